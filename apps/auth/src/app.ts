@@ -1,0 +1,56 @@
+import { createDataSource, databaseCheck, runMigrations } from '@dtp/database';
+import { EventTransport, OutboxRelay } from '@dtp/events';
+import { createHttpApp, listenService, newServiceContext, ServiceDefinition } from '@dtp/service-kit';
+import { AuthConfig } from './config';
+import { authEntities } from './entities';
+import { authMigrations } from './migrations';
+import { AuthModule } from './auth.module';
+
+export interface AuthDeps {
+  transport: EventTransport;
+}
+
+const dbOptions = (config: AuthConfig) => ({
+  url: config.DATABASE_URL,
+  service: 'auth',
+  entities: authEntities,
+  migrations: authMigrations,
+  poolSize: config.DB_POOL_SIZE,
+});
+
+export const authService: ServiceDefinition<AuthConfig, AuthDeps> = {
+  name: 'auth',
+  configClass: AuthConfig,
+  migrate: async (config, logger) => {
+    await runMigrations(dbOptions(config), logger);
+  },
+  async start(config, deps, logger) {
+    const ctx = newServiceContext('auth', logger);
+    const ds = createDataSource(dbOptions(config));
+    await ds.initialize();
+    ctx.readiness.add('database', databaseCheck(ds));
+    ctx.readiness.add('events', () => deps.transport.check());
+    const app = await createHttpApp({
+      ctx,
+      module: AuthModule.forRoot(config, ds),
+      docs: {
+        title: 'Diamond Traceability Platform: auth API',
+        description: 'OAuth 2.0 client-credentials token issuer, JWKS and participant onboarding ({auth_url}).',
+        version: '1.35.0',
+        bearer: false,
+      },
+    });
+    const relay = new OutboxRelay({ service: 'auth', databaseUrl: config.DATABASE_URL, transport: deps.transport, logger, registry: ctx.metrics.registry });
+    await relay.start();
+    return listenService({
+      name: 'auth',
+      app,
+      config,
+      ctx,
+      onClose: async () => {
+        await relay.stop();
+        await ds.destroy();
+      },
+    });
+  },
+};

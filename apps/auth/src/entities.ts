@@ -1,0 +1,2 @@
+/** Every TypeORM entity of the auth database. */
+export const authEntities: Function[] = [];

@@ -1,0 +1,2 @@
+/** Every TypeORM entity of the gis database. */
+export const gisEntities: Function[] = [];

@@ -1,0 +1,55 @@
+import { createDataSource, databaseCheck, runMigrations } from '@dtp/database';
+import { EventTransport, OutboxRelay } from '@dtp/events';
+import { createHttpApp, listenService, newServiceContext, ServiceDefinition } from '@dtp/service-kit';
+import { PlatformConfig } from './config';
+import { platformEntities } from './entities';
+import { platformMigrations } from './migrations';
+import { PlatformModule } from './platform.module';
+
+export interface PlatformDeps {
+  transport: EventTransport;
+}
+
+const dbOptions = (config: PlatformConfig) => ({
+  url: config.DATABASE_URL,
+  service: 'platform',
+  entities: platformEntities,
+  migrations: platformMigrations,
+  poolSize: config.DB_POOL_SIZE,
+});
+
+export const platformService: ServiceDefinition<PlatformConfig, PlatformDeps> = {
+  name: 'platform',
+  configClass: PlatformConfig,
+  migrate: async (config, logger) => {
+    await runMigrations(dbOptions(config), logger);
+  },
+  async start(config, deps, logger) {
+    const ctx = newServiceContext('platform', logger);
+    const ds = createDataSource(dbOptions(config));
+    await ds.initialize();
+    ctx.readiness.add('database', databaseCheck(ds));
+    ctx.readiness.add('events', () => deps.transport.check());
+    const app = await createHttpApp({
+      ctx,
+      module: PlatformModule.forRoot(config, ds),
+      docs: {
+        title: 'Diamond Traceability Platform: platform API',
+        description: 'Registration, files, deletion, shipments and transfers, graded measurements ({base_url}).',
+        version: '1.35.0',
+      },
+    });
+    const relay = new OutboxRelay({ service: 'platform', databaseUrl: config.DATABASE_URL, transport: deps.transport, logger, registry: ctx.metrics.registry });
+    await relay.start();
+    return listenService({
+      name: 'platform',
+      app,
+      config,
+      ctx,
+      onClose: async () => {
+        await relay.stop();
+        await ds.destroy();
+      },
+    });
+  },
+};

@@ -1,0 +1,34 @@
+import { IsInt, IsOptional, IsString, IsUrl, Min } from 'class-validator';
+import { TokenCheckingConfig } from '@dtp/auth-guard';
+
+const url = { require_tld: false, require_protocol: true };
+
+export class PlatformConfig extends TokenCheckingConfig {
+  override PORT: number = 3002;
+
+  /** This service's own database (postgres://user:pass@host:port/dtp_platform). */
+  @IsUrl({ ...url, protocols: ['postgres', 'postgresql'] })
+  DATABASE_URL!: string;
+
+  /** The audience tokens must carry to call this API: the platform's public base address. */
+  @IsUrl(url)
+  PLATFORM_AUDIENCE: string = 'http://localhost:3002';
+
+  /** Public base address, used in pagination links and shipment `sender`. */
+  @IsUrl(url)
+  PUBLIC_BASE_URL: string = 'http://localhost:3002';
+
+  /** Where the content-addressed blob store keeps file bytes (filesystem backend). */
+  @IsString()
+  BLOB_STORE_DIR: string = '.data/blobs';
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  FILE_SIZE_LIMIT_BYTES: number = 50 * 1024 * 1024;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  DB_POOL_SIZE: number = 20;
+}

@@ -1,0 +1,2 @@
+/** Every TypeORM entity of the platform database. */
+export const platformEntities: Function[] = [];

@@ -1,0 +1,23 @@
+import { IsInt, IsOptional, IsString, IsUrl, Min } from 'class-validator';
+import { TokenCheckingConfig } from '@dtp/auth-guard';
+
+const url = { require_tld: false, require_protocol: true };
+
+export class SearchConfig extends TokenCheckingConfig {
+  override PORT: number = 3003;
+
+  @IsUrl({ ...url, protocols: ['postgres', 'postgresql'] })
+  DATABASE_URL!: string;
+
+  /** The audience tokens must carry: {search_url}/v1. */
+  @IsUrl(url)
+  SEARCH_AUDIENCE: string = 'http://localhost:3003/v1';
+
+  @IsString()
+  BLOB_STORE_DIR: string = '.data/blobs';
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  DB_POOL_SIZE: number = 20;
+}

@@ -1,0 +1,2 @@
+/** Every TypeORM entity of the search database. */
+export const searchEntities: Function[] = [];

@@ -1,0 +1,5 @@
+export * from './auth-guard.module';
+export * from './caller';
+export * from './config';
+export * from './jwt-auth.guard';
+export * from './token-verifier';

@@ -1,0 +1,58 @@
+import { Type } from 'class-transformer';
+import {
+  IsISO31661Alpha2,
+  IsIn,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  ValidateNested,
+} from 'class-validator';
+import { ROLE_VALUES, Role } from '../enums/participant';
+import { NAME_MAX_LENGTH } from '../rules/limits';
+
+/**
+ * Body of `POST {auth_url}/oauth/token` (JSON or form). Everything is optional here: the token
+ * endpoint maps missing/wrong values to RFC 6749 5.2 errors itself. `scope` is accepted (RFC 6749 4.4.2)
+ * and ignored.
+ */
+export class TokenRequestDto {
+  @IsOptional() @IsString() grant_type?: string;
+  @IsOptional() @IsString() client_id?: string;
+  @IsOptional() @IsString() client_secret?: string;
+  @IsOptional() @IsString() audience?: string;
+  @IsOptional() @IsString() scope?: string;
+}
+
+const COUNTRY_CODE_MESSAGE = 'country_code must be an ISO 3166-1 alpha-2 code (two uppercase letters)';
+
+/** Provenance declared for a producer at onboarding. */
+export class ProvenanceInputDto {
+  @IsString() @IsNotEmpty() name!: string;
+  @IsString() @IsNotEmpty() type!: string;
+
+  /** ISO 3166-1 alpha-2, two uppercase letters. */
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Z]{2}$/, { message: COUNTRY_CODE_MESSAGE })
+  @IsISO31661Alpha2({ message: COUNTRY_CODE_MESSAGE })
+  country_code?: string | null;
+}
+
+/** Body of `POST {auth_url}/admin/participants`. */
+export class OnboardParticipantDto {
+  @IsString()
+  @Length(1, NAME_MAX_LENGTH, { message: `name must be 1 to ${NAME_MAX_LENGTH} characters` })
+  name!: string;
+
+  @IsIn(ROLE_VALUES)
+  role!: Role;
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => ProvenanceInputDto)
+  provenance?: ProvenanceInputDto | null;
+}

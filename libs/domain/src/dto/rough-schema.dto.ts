@@ -1,0 +1,63 @@
+import { IsIn, IsOptional, IsString } from 'class-validator';
+import {
+  COLOUR_VALUES,
+  Colour,
+  FANCY_COLOUR_INTENSITY_VALUES,
+  FANCY_COLOUR_VALUES,
+  FLUORESCENCE_COLOUR_VALUES,
+  FLUORESCENCE_INTENSITY_VALUES,
+  FancyColour,
+  FancyColourIntensity,
+  FluorescenceColour,
+  FluorescenceIntensity,
+} from '../enums/grading-scales';
+import { IsPositiveDecimal } from './validators';
+
+/** RoughSchema: rough diamond data in a request. Unknown fields are rejected; only `carats` is required. */
+export class RoughSchemaDto {
+  /** Number > 0 or decimal text > 0 ("1.25"); the service stores it as decimal text. */
+  @IsPositiveDecimal()
+  carats!: number | string;
+
+  /** Single letter D to Z. */
+  @IsOptional()
+  @IsIn(COLOUR_VALUES)
+  colour?: Colour | null;
+
+  @IsOptional()
+  @IsString()
+  display_colour?: string | null;
+
+  @IsOptional()
+  @IsIn(FANCY_COLOUR_VALUES)
+  fancy_colour?: FancyColour | null;
+
+  @IsOptional()
+  @IsIn(FANCY_COLOUR_INTENSITY_VALUES)
+  fancy_colour_intensity?: FancyColourIntensity | null;
+
+  @IsOptional()
+  @IsString()
+  fancy_colour_overtone?: string | null;
+
+  @IsOptional()
+  @IsIn(FLUORESCENCE_COLOUR_VALUES)
+  fluorescence_colour?: FluorescenceColour | null;
+
+  @IsOptional()
+  @IsIn(FLUORESCENCE_INTENSITY_VALUES)
+  fluorescence_intensity?: FluorescenceIntensity | null;
+
+  @IsOptional()
+  @IsString()
+  model?: string | null;
+
+  @IsOptional()
+  @IsString()
+  quality?: string | null;
+
+  /** e.g. tension, light stress. */
+  @IsOptional()
+  @IsString()
+  stress?: string | null;
+}

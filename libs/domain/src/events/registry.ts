@@ -1,0 +1,77 @@
+import { DiamondDeletedData, DiamondDeletedPayload } from './diamond-deleted';
+import { DiamondUpsertedData, DiamondUpsertedPayload } from './diamond-upserted';
+import { EligibilityChangedData, EligibilityChangedPayload } from './eligibility-changed';
+import { GradingSubmittedData, GradingSubmittedPayload } from './grading-submitted';
+import { ParticipantOnboardedData, ParticipantOnboardedPayload } from './participant-onboarded';
+import { ShipmentChangedData, ShipmentChangedPayload } from './shipment-changed';
+import { EventType, Topic, Topics } from './topics';
+
+/** Payload (`data`) type of each event type. */
+export interface EventPayloads {
+  'participant.onboarded': ParticipantOnboardedData;
+  'diamond.upserted': DiamondUpsertedData;
+  'diamond.deleted': DiamondDeletedData;
+  'shipment.changed': ShipmentChangedData;
+  'grading.submitted': GradingSubmittedData;
+  'eligibility.changed': EligibilityChangedData;
+}
+
+export interface EventDefinition<E extends EventType> {
+  topic: Topic;
+  /** Current version of this event's `data` shape. */
+  schemaVersion: number;
+  /** class-validator class that checks an incoming `data`. */
+  payloadClass: new () => object;
+  /** The aggregate id = envelope key = Kafka key. */
+  keyOf: (data: EventPayloads[E]) => string;
+}
+
+export const EVENT_DEFINITIONS: { readonly [E in EventType]: EventDefinition<E> } = Object.freeze({
+  'participant.onboarded': {
+    topic: Topics.AUTH_PARTICIPANTS,
+    schemaVersion: 1,
+    payloadClass: ParticipantOnboardedPayload,
+    keyOf: (d: ParticipantOnboardedData) => d.participant_id,
+  },
+  'diamond.upserted': {
+    topic: Topics.PLATFORM_DIAMONDS,
+    schemaVersion: 1,
+    payloadClass: DiamondUpsertedPayload,
+    keyOf: (d: DiamondUpsertedData) => d.diamond_id,
+  },
+  'diamond.deleted': {
+    topic: Topics.PLATFORM_DIAMONDS,
+    schemaVersion: 1,
+    payloadClass: DiamondDeletedPayload,
+    keyOf: (d: DiamondDeletedData) => d.diamond_id,
+  },
+  'shipment.changed': {
+    topic: Topics.PLATFORM_SHIPMENTS,
+    schemaVersion: 1,
+    payloadClass: ShipmentChangedPayload,
+    keyOf: (d: ShipmentChangedData) => d.shipment_id,
+  },
+  'grading.submitted': {
+    topic: Topics.GIS_GRADINGS,
+    schemaVersion: 1,
+    payloadClass: GradingSubmittedPayload,
+    keyOf: (d: GradingSubmittedData) => d.diamond_id,
+  },
+  'eligibility.changed': {
+    topic: Topics.GIS_ELIGIBILITY,
+    schemaVersion: 1,
+    payloadClass: EligibilityChangedPayload,
+    keyOf: (d: EligibilityChangedData) => d.diamond_id,
+  },
+});
+
+/** Event types carried by each topic. */
+export const TOPIC_EVENT_TYPES: Readonly<Record<Topic, readonly EventType[]>> = Object.freeze(
+  Object.values(Topics).reduce(
+    (acc, topic) => {
+      acc[topic] = (Object.keys(EVENT_DEFINITIONS) as EventType[]).filter((t) => EVENT_DEFINITIONS[t].topic === topic);
+      return acc;
+    },
+    {} as Record<Topic, EventType[]>,
+  ),
+);

@@ -1,0 +1,44 @@
+/**
+ * Kafka topics (versioned names; DESIGN.md "Services" and "Events"). The Kafka key of every message is
+ * the aggregate id (EventDefinition.keyOf), and each topic is keyed so it can be compacted.
+ */
+export const Topics = Object.freeze({
+  /** auth -> platform: participants onboarded. */
+  AUTH_PARTICIPANTS: 'auth.participants.v1',
+  /** platform -> search, gis: whole DiamondV1 records (event-carried state) and deletions (+ tombstone). */
+  PLATFORM_DIAMONDS: 'platform.diamonds.v1',
+  /** platform -> (anyone): shipment status changes. */
+  PLATFORM_SHIPMENTS: 'platform.shipments.v1',
+  /** gis -> platform: lab gradings, become `source: gis` graded measurements. */
+  GIS_GRADINGS: 'gis.gradings.v1',
+  /** gis -> platform: a diamond's `gis_status` (lab eligibility), shown on its record. */
+  GIS_ELIGIBILITY: 'gis.eligibility.v1',
+} as const);
+export type Topic = (typeof Topics)[keyof typeof Topics];
+export const TOPIC_VALUES: readonly Topic[] = Object.freeze(Object.values(Topics));
+
+/** Consumer group of each consuming service (one group per service). */
+export const ConsumerGroups = Object.freeze({
+  PLATFORM: 'platform',
+  SEARCH: 'search',
+  GIS: 'gis',
+} as const);
+export type ConsumerGroup = (typeof ConsumerGroups)[keyof typeof ConsumerGroups];
+
+/** Which topics each service consumes. */
+export const SUBSCRIPTIONS: Readonly<Record<ConsumerGroup, readonly Topic[]>> = Object.freeze({
+  platform: [Topics.AUTH_PARTICIPANTS, Topics.GIS_GRADINGS, Topics.GIS_ELIGIBILITY],
+  search: [Topics.PLATFORM_DIAMONDS],
+  gis: [Topics.PLATFORM_DIAMONDS],
+});
+
+export const EventTypes = Object.freeze({
+  PARTICIPANT_ONBOARDED: 'participant.onboarded',
+  DIAMOND_UPSERTED: 'diamond.upserted',
+  DIAMOND_DELETED: 'diamond.deleted',
+  SHIPMENT_CHANGED: 'shipment.changed',
+  GRADING_SUBMITTED: 'grading.submitted',
+  ELIGIBILITY_CHANGED: 'eligibility.changed',
+} as const);
+export type EventType = (typeof EventTypes)[keyof typeof EventTypes];
+export const EVENT_TYPE_VALUES: readonly EventType[] = Object.freeze(Object.values(EventTypes));

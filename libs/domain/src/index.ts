@@ -1,0 +1,9 @@
+/**
+ * @dtp/domain: the spec's enums, request DTOs (class-validator), response records, event contracts
+ * and pure rules shared by the auth, platform, search and gis services. Imports nothing from apps.
+ */
+export * from './enums';
+export * from './rules';
+export * from './dto';
+export * from './records';
+export * from './events';

@@ -1,0 +1,43 @@
+import { Decimal } from 'decimal.js';
+
+/** Values the API accepts where it means a decimal: a JS number, decimal text or a Decimal. */
+export type DecimalInput = number | string | Decimal;
+
+/**
+ * Plain decimal text as accepted in request bodies: digits, optionally a dot and more digits.
+ * No sign, no exponent, no surrounding whitespace, no leading/trailing dot ("1.25", "0.5", "3").
+ */
+export const DECIMAL_TEXT_PATTERN = /^\d+(\.\d+)?$/;
+
+/** True when `value` is a finite number or plain decimal text (see DECIMAL_TEXT_PATTERN). */
+export function isDecimalValue(value: unknown): value is number | string {
+  if (typeof value === 'number') return Number.isFinite(value);
+  return typeof value === 'string' && DECIMAL_TEXT_PATTERN.test(value);
+}
+
+/** Converts an accepted decimal value to Decimal (throws on anything else). */
+export function toDecimal(value: DecimalInput): Decimal {
+  if (value instanceof Decimal) return value;
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    throw new TypeError(`not a finite number: ${value}`);
+  }
+  if (typeof value === 'string' && !/^-?\d+(\.\d+)?$/.test(value.trim())) {
+    throw new TypeError(`not decimal text: ${JSON.stringify(value)}`);
+  }
+  // decimal.js reads a number through its shortest round-trip text: 1.02 -> "1.02" exactly.
+  return new Decimal(typeof value === 'string' ? value.trim() : value);
+}
+
+/**
+ * The decimal text stored for a value (graded measurements, rough/polished carats). Decimal text as
+ * given by the caller is kept verbatim ("1.50" stays "1.50"); numbers are written without exponent.
+ */
+export function toDecimalText(value: DecimalInput): string {
+  if (typeof value === 'string' && DECIMAL_TEXT_PATTERN.test(value)) return value;
+  return toDecimal(value).toFixed();
+}
+
+/** |a - b| as decimal text, computed in decimal arithmetic. */
+export function absDifference(a: DecimalInput, b: DecimalInput): string {
+  return toDecimal(a).minus(toDecimal(b)).abs().toFixed();
+}

@@ -1,0 +1,103 @@
+import { EventTransport, IncomingMessage, OutgoingMessage, SubscribeOptions, Subscription } from './transport';
+
+interface Group {
+  topic: string;
+  group: string;
+  position: number;
+  handlers: SubscribeOptions['handler'][];
+  running: boolean;
+  wake?: () => void;
+  closed: boolean;
+}
+
+/**
+ * The in-process bus of `npm start`: a topic is an append-only array (one partition, so order is total),
+ * each consumer group has a position and one delivery loop; a failing handler is retried with backoff, like a
+ * Kafka consumer that does not commit. Holds the log in memory only: the outbox tables are the durable record.
+ */
+export class InProcessTransport implements EventTransport {
+  readonly kind = 'in-process' as const;
+  private readonly logs = new Map<string, IncomingMessage[]>();
+  private readonly groups = new Map<string, Group>();
+  private closed = false;
+
+  constructor(private readonly onHandlerError: (err: unknown, message: IncomingMessage) => void = () => {}) {}
+
+  async publish(messages: OutgoingMessage[]): Promise<void> {
+    if (this.closed) throw new Error('transport closed');
+    for (const m of messages) {
+      const log = this.log(m.topic);
+      log.push({ topic: m.topic, partition: 0, offset: String(log.length), key: m.key, value: m.value });
+    }
+    for (const g of this.groups.values()) g.wake?.();
+  }
+
+  async subscribe(opts: SubscribeOptions): Promise<Subscription> {
+    const id = `${opts.topic}\u0000${opts.group}`;
+    let group = this.groups.get(id);
+    if (!group) {
+      const start = opts.fromBeginning === false ? this.log(opts.topic).length : 0;
+      group = { topic: opts.topic, group: opts.group, position: start, handlers: [], running: false, closed: false };
+      this.groups.set(id, group);
+    }
+    group.handlers.push(opts.handler);
+    if (!group.running) void this.loop(group);
+    const g = group;
+    return {
+      close: async () => {
+        g.handlers = g.handlers.filter((h) => h !== opts.handler);
+        if (g.handlers.length === 0) {
+          g.closed = true;
+          g.wake?.();
+          this.groups.delete(id);
+        }
+      },
+    };
+  }
+
+  async check(): Promise<void> {
+    if (this.closed) throw new Error('transport closed');
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const g of this.groups.values()) {
+      g.closed = true;
+      g.wake?.();
+    }
+  }
+
+  private log(topic: string): IncomingMessage[] {
+    let log = this.logs.get(topic);
+    if (!log) {
+      log = [];
+      this.logs.set(topic, log);
+    }
+    return log;
+  }
+
+  private async loop(g: Group): Promise<void> {
+    g.running = true;
+    let delay = 50;
+    while (!g.closed) {
+      const log = this.log(g.topic);
+      if (g.position >= log.length) {
+        await new Promise<void>((resolve) => (g.wake = resolve));
+        g.wake = undefined;
+        continue;
+      }
+      const message = log[g.position];
+      try {
+        // Groups share the partition: one handler of the group takes it (one consumer per partition).
+        await g.handlers[0](message);
+        g.position += 1;
+        delay = 50;
+      } catch (err) {
+        this.onHandlerError(err, message);
+        await new Promise((r) => setTimeout(r, delay));
+        delay = Math.min(delay * 2, 5000);
+      }
+    }
+    g.running = false;
+  }
+}

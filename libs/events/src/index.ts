@@ -1,0 +1,5 @@
+export * from './in-process.transport';
+export * from './outbox';
+export * from './outbox-relay';
+export * from './transport';
+export * from './from-env';

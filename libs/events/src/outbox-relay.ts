@@ -1,0 +1,174 @@
+import { Client } from 'pg';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Logger } from 'pino';
+import { OUTBOX_CHANNEL } from './outbox';
+import { EventTransport, OutgoingMessage } from './transport';
+
+export interface OutboxRelayOptions {
+  service: string;
+  databaseUrl: string;
+  transport: EventTransport;
+  logger: Logger;
+  registry?: Registry;
+  batchSize?: number;
+  /** Fallback poll when no NOTIFY arrives (covers a lost LISTEN connection). */
+  pollIntervalMs?: number;
+  maxBackoffMs?: number;
+}
+
+interface Row {
+  id: string;
+  topic: string;
+  key: string;
+  payload: unknown | null;
+  created_at: Date;
+}
+
+/**
+ * Publishes outbox rows in id order and marks them published. One relay per database holds a session advisory
+ * lock, so replicas never publish out of order. A crash between publish and mark re-publishes the batch: the
+ * consumers are idempotent by revision. While the broker is away it retries with exponential backoff.
+ */
+export class OutboxRelay {
+  private client?: Client;
+  private listener?: Client;
+  private running = false;
+  private wake?: () => void;
+  private pending = true;
+  private loopDone?: Promise<void>;
+  private readonly backlog?: Gauge;
+  private readonly lag?: Histogram;
+  private readonly published?: Counter;
+  private readonly failures?: Counter;
+
+  constructor(private readonly opts: OutboxRelayOptions) {
+    if (opts.registry) {
+      this.backlog = new Gauge({ name: 'outbox_backlog', help: 'Outbox rows not yet published', registers: [opts.registry] });
+      this.lag = new Histogram({
+        name: 'outbox_publish_lag_seconds',
+        help: 'Time from an outbox row being written to it being published',
+        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+        registers: [opts.registry],
+      });
+      this.published = new Counter({ name: 'outbox_published_total', help: 'Outbox rows published', registers: [opts.registry] });
+      this.failures = new Counter({ name: 'outbox_publish_failures_total', help: 'Failed publish attempts', registers: [opts.registry] });
+    }
+  }
+
+  async start(): Promise<void> {
+    this.running = true;
+    this.loopDone = this.loop();
+  }
+
+  /** Ask for an immediate pass (also triggered by NOTIFY). */
+  poke(): void {
+    this.pending = true;
+    this.wake?.();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loopDone;
+    await this.disconnect();
+  }
+
+  private async connect(): Promise<void> {
+    if (this.client) return;
+    const client = new Client({ connectionString: this.opts.databaseUrl, application_name: `dtp-${this.opts.service}-relay` });
+    client.on('error', () => undefined);
+    await client.connect();
+    // Only one relay per database publishes; the others wait for the lock.
+    for (;;) {
+      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [`outbox:${this.opts.service}`]);
+      if (rows[0].ok) break;
+      if (!this.running) {
+        await client.end();
+        throw new Error('stopped');
+      }
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+    const listener = new Client({ connectionString: this.opts.databaseUrl, application_name: `dtp-${this.opts.service}-listen` });
+    listener.on('error', () => undefined);
+    listener.on('notification', () => this.poke());
+    await listener.connect();
+    await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
+    this.client = client;
+    this.listener = listener;
+  }
+
+  private async disconnect(): Promise<void> {
+    const c = this.client;
+    const l = this.listener;
+    this.client = undefined;
+    this.listener = undefined;
+    await Promise.all([c?.end().catch(() => undefined), l?.end().catch(() => undefined)]);
+  }
+
+  private async loop(): Promise<void> {
+    let backoff = 100;
+    const poll = this.opts.pollIntervalMs ?? 2000;
+    while (this.running) {
+      try {
+        await this.connect();
+        let n = 0;
+        if (this.pending) {
+          this.pending = false;
+          do n = await this.publishBatch();
+          while (n > 0 && this.running);
+          await this.updateBacklog();
+        }
+        backoff = 100;
+        if (!this.pending && this.running) {
+          await new Promise<void>((resolve) => {
+            this.wake = resolve;
+            setTimeout(() => {
+              this.pending = true;
+              resolve();
+            }, poll).unref();
+          });
+          this.wake = undefined;
+        }
+      } catch (err) {
+        if (!this.running) break;
+        this.failures?.inc();
+        this.opts.logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: backoff }, 'outbox relay: publish failed, retrying');
+        if (this.client && !(await this.alive())) await this.disconnect();
+        this.pending = true;
+        await new Promise((r) => setTimeout(r, backoff));
+        backoff = Math.min(backoff * 2, this.opts.maxBackoffMs ?? 10_000);
+      }
+    }
+  }
+
+  private async alive(): Promise<boolean> {
+    try {
+      await this.client!.query('SELECT 1');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async publishBatch(): Promise<number> {
+    const client = this.client!;
+    const { rows } = await client.query<Row>(
+      'SELECT id, topic, key, payload, created_at FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1',
+      [this.opts.batchSize ?? 500],
+    );
+    if (rows.length === 0) return 0;
+    const messages: OutgoingMessage[] = rows.map((r) => ({ topic: r.topic, key: r.key, value: r.payload }));
+    await this.opts.transport.publish(messages);
+    await client.query('UPDATE outbox SET published_at = clock_timestamp() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
+    const now = Date.now();
+    for (const r of rows) this.lag?.observe((now - r.created_at.getTime()) / 1000);
+    this.published?.inc(rows.length);
+    return rows.length;
+  }
+
+  private async updateBacklog(): Promise<void> {
+    if (!this.backlog) return;
+    const { rows } = await this.client!.query<{ n: string }>('SELECT count(*) AS n FROM outbox WHERE published_at IS NULL');
+    this.backlog.set(Number(rows[0].n));
+  }
+}

@@ -1,0 +1,52 @@
+import type { EntityManager, QueryRunner } from 'typeorm';
+
+/**
+ * The transactional outbox: every producing service has this table in its own database and writes its events
+ * there in the same transaction as the change. A statement trigger NOTIFYs the relay on commit.
+ */
+export const OUTBOX_CHANNEL = 'dtp_outbox';
+
+export async function createOutboxTable(q: QueryRunner): Promise<void> {
+  await q.query(`
+    CREATE TABLE outbox (
+      id bigserial PRIMARY KEY,
+      topic text NOT NULL,
+      key text NOT NULL,
+      event_type text NOT NULL,
+      revision bigint NOT NULL,
+      payload jsonb,
+      created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+      published_at timestamptz
+    )`);
+  await q.query(`CREATE INDEX outbox_unpublished ON outbox (id) WHERE published_at IS NULL`);
+  await q.query(`
+    CREATE FUNCTION outbox_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN PERFORM pg_notify('${OUTBOX_CHANNEL}', ''); RETURN NULL; END $$`);
+  await q.query(`CREATE TRIGGER outbox_notify AFTER INSERT ON outbox FOR EACH STATEMENT EXECUTE FUNCTION outbox_notify()`);
+}
+
+export async function dropOutboxTable(q: QueryRunner): Promise<void> {
+  await q.query(`DROP TABLE IF EXISTS outbox`);
+  await q.query(`DROP FUNCTION IF EXISTS outbox_notify()`);
+}
+
+export interface OutboxEvent {
+  topic: string;
+  key: string;
+  eventType: string;
+  revision: number;
+  /** The envelope to publish; null publishes a tombstone for `key`. */
+  payload: unknown | null;
+}
+
+/** Appends events to the outbox inside the caller's transaction (pass the transaction's manager). */
+export async function writeOutbox(manager: EntityManager, events: OutboxEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const values: unknown[] = [];
+  const rows = events.map((e, i) => {
+    values.push(e.topic, e.key, e.eventType, e.revision, e.payload === null ? null : JSON.stringify(e.payload));
+    const o = i * 5;
+    return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}::jsonb)`;
+  });
+  await manager.query(`INSERT INTO outbox (topic, key, event_type, revision, payload) VALUES ${rows.join(', ')}`, values);
+}

@@ -1,0 +1,41 @@
+/**
+ * The one interface services use to move events. Two implementations: Kafka (separate processes,
+ * `KAFKA_BROKERS` set) and the in-process bus (`npm start`). Services never import either directly.
+ */
+export interface OutgoingMessage {
+  topic: string;
+  /** Always the aggregate id: events of one aggregate stay in order. */
+  key: string;
+  /** The JSON envelope; null is a tombstone (compaction removes the key). */
+  value: unknown | null;
+}
+
+export interface IncomingMessage {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string;
+  value: unknown | null;
+}
+
+export interface SubscribeOptions {
+  topic: string;
+  group: string;
+  /** Start from the beginning of the topic when the group has no committed position. */
+  fromBeginning?: boolean;
+  /** Must resolve before the next message of the partition is delivered; a rejection is retried. */
+  handler: (message: IncomingMessage) => Promise<void>;
+}
+
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+export interface EventTransport {
+  readonly kind: 'in-process' | 'kafka';
+  publish(messages: OutgoingMessage[]): Promise<void>;
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /** Throws when the transport cannot currently reach its broker (readiness). */
+  check(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,134 @@
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  UnprocessableEntityException,
+  ValidationError,
+} from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** One entry of the FastAPI-style 422 body: `{"detail": [{loc, msg, type}]}`. */
+export interface ValidationDetail {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+}
+
+const TYPE_BY_CONSTRAINT: Record<string, string> = {
+  whitelistValidation: 'extra_forbidden',
+  isDefined: 'missing',
+  isNotEmpty: 'missing',
+  isString: 'string_type',
+  isInt: 'int_type',
+  isNumber: 'number_type',
+  isBoolean: 'bool_type',
+  isObject: 'dict_type',
+  isArray: 'list_type',
+  isEnum: 'enum',
+  isIn: 'enum',
+  isIso8601: 'datetime_parsing',
+  isDateString: 'datetime_parsing',
+  arrayMaxSize: 'too_long',
+  arrayMinSize: 'too_short',
+  maxLength: 'string_too_long',
+  minLength: 'string_too_short',
+  min: 'greater_than_equal',
+  max: 'less_than_equal',
+  matches: 'string_pattern_mismatch',
+  nestedValidation: 'model_type',
+};
+
+/** Flattens class-validator errors to detail entries, one per failed rule, located from the root. */
+export function toValidationDetails(errors: ValidationError[], root: string = 'body'): ValidationDetail[] {
+  const out: ValidationDetail[] = [];
+  const walk = (list: ValidationError[], loc: (string | number)[]) => {
+    for (const e of list) {
+      const key = /^\d+$/.test(e.property) ? Number(e.property) : e.property;
+      const here = [...loc, key];
+      for (const [name, msg] of Object.entries(e.constraints ?? {})) {
+        const type = TYPE_BY_CONSTRAINT[name] ?? name.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
+        const message = name === 'whitelistValidation' ? `${String(key)}: extra fields not permitted` : msg;
+        out.push({ loc: here, msg: message, type });
+      }
+      if (e.children?.length) walk(e.children, here);
+    }
+  };
+  walk(errors, [root]);
+  return out;
+}
+
+export class RequestValidationException extends UnprocessableEntityException {
+  constructor(readonly details: ValidationDetail[]) {
+    super({ detail: details, message: details.map((d) => `${d.loc.slice(1).join('.') || d.loc[0]}: ${d.msg}`).join('; ') });
+  }
+}
+
+/** A body that cannot be parsed at all (malformed JSON, wrong content type) is also a 422 with `detail`. */
+function bodyParseDetail(err: { code?: string; message: string; statusCode?: number }): ValidationDetail[] | null {
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return [{ loc: ['body'], msg: err.message, type: 'content_type' }];
+  if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return [{ loc: ['body'], msg: 'Field required', type: 'missing' }];
+  if (err.statusCode === 400 && err instanceof SyntaxError) return [{ loc: ['body'], msg: `JSON decode error: ${err.message}`, type: 'json_invalid' }];
+  return null;
+}
+
+/**
+ * Every error leaves as JSON. HttpExceptions whose response is an object are sent as that object (so a
+ * handler decides the exact body, e.g. `{message, reason}`); string responses become `{message}`. Anything
+ * else is a 500 with the request id, logged with its stack.
+ */
+@Catch()
+export class JsonExceptionFilter implements ExceptionFilter {
+  catch(exception: unknown, host: ArgumentsHost) {
+    const ctx = host.switchToHttp();
+    const reply = ctx.getResponse<FastifyReply>();
+    const request = ctx.getRequest<FastifyRequest>();
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      const response = exception.getResponse();
+      const body =
+        typeof response === 'object' && response !== null
+          ? normaliseNestBody(response as Record<string, unknown>, status)
+          : { message: String(response) };
+      for (const [name, value] of Object.entries(exceptionHeaders(exception))) void reply.header(name, value);
+      return void reply.status(status).send(body);
+    }
+    const err = exception as { code?: string; message: string; statusCode?: number };
+    const parse = err && typeof err === 'object' ? bodyParseDetail(err) : null;
+    if (parse) return void reply.status(HttpStatus.UNPROCESSABLE_ENTITY).send({ detail: parse, message: parse[0].msg });
+    if (err?.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+      return void reply.status(err.statusCode).send({ message: err.message, code: err.code });
+    }
+    request.log.error({ err: exception }, 'unhandled error');
+    return void reply
+      .status(HttpStatus.INTERNAL_SERVER_ERROR)
+      .send({ message: 'Internal server error; contact the platform administrators if it persists', request_id: request.id });
+  }
+}
+
+/** Nest's built-in exceptions answer `{statusCode, message, error}`; keep `message`, drop the noise. */
+function normaliseNestBody(body: Record<string, unknown>, status: number): Record<string, unknown> {
+  if ('statusCode' in body && 'message' in body && Object.keys(body).every((k) => ['statusCode', 'message', 'error'].includes(k))) {
+    const message = Array.isArray(body.message) ? body.message.join('; ') : body.message;
+    return { message, error: body.error ?? HttpStatus[status] };
+  }
+  return body;
+}
+
+/** Exceptions may carry response headers (e.g. WWW-Authenticate, Retry-After) in a `headers` field. */
+function exceptionHeaders(exception: HttpException): Record<string, string> {
+  const h = (exception as HttpException & { headers?: Record<string, string> }).headers;
+  return h ?? {};
+}
+
+/** An HttpException that also sets response headers. */
+export class HttpErrorWithHeaders extends HttpException {
+  constructor(
+    body: Record<string, unknown>,
+    status: number,
+    readonly headers: Record<string, string>,
+  ) {
+    super(body, status);
+  }
+}

@@ -1,0 +1,35 @@
+import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { ServiceMetrics } from './metrics';
+import { Public } from './public.decorator';
+import { Readiness } from './readiness';
+
+/** Liveness, readiness and Prometheus metrics; no token needed. */
+@ApiExcludeController()
+@Public()
+@Controller()
+export class OpsController {
+  constructor(
+    @Inject(Readiness) private readonly readiness: Readiness,
+    @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
+  ) {}
+
+  @Get('health/live')
+  live() {
+    return { status: 'ok' };
+  }
+
+  @Get('health/ready')
+  async ready(@Res() reply: FastifyReply) {
+    const { ready, checks } = await this.readiness.evaluate();
+    return reply.status(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks });
+  }
+
+  @Get('metrics')
+  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
+  async scrape(@Res() reply: FastifyReply) {
+    const body = await this.metrics.registry.metrics();
+    return reply.header('Content-Type', this.metrics.registry.contentType).send(body);
+  }
+}

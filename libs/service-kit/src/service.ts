@@ -1,0 +1,102 @@
+import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Logger } from 'pino';
+import { loadConfig } from './config';
+import { createLogger } from './logger';
+
+/** Variables every service reads. Service config classes extend this. */
+export class BaseServiceConfig {
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT!: number;
+
+  @IsOptional()
+  @IsString()
+  HOST: string = '0.0.0.0';
+
+  @IsOptional()
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL: string = 'info';
+
+  /** How long readiness reports "draining" before the server stops accepting requests on SIGTERM. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  SHUTDOWN_DRAIN_MS: number = 0;
+}
+
+export interface RunningService {
+  name: string;
+  url: string;
+  app: NestFastifyApplication;
+  /** Graceful stop: readiness fails, in-flight requests finish, background work stops, pools close. */
+  close(): Promise<void>;
+}
+
+/** How a service is described to the runners (`npm start`, its own `main.ts`, tests). */
+export interface ServiceDefinition<C extends BaseServiceConfig, D> {
+  name: string;
+  configClass: new () => C;
+  /** Runs this service's migrations against the database in its config. */
+  migrate(config: C, logger: Logger): Promise<void>;
+  start(config: C, deps: D, logger: Logger): Promise<RunningService>;
+}
+
+/** Reads and validates a service's config; on failure prints which variables are wrong and exits 1. */
+export function configOrExit<C extends object>(name: string, cls: new () => C, env: Record<string, string | undefined>): C {
+  try {
+    return loadConfig(name, cls, env);
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
+}
+
+/**
+ * Runs one service as its own process: validate config, migrate when asked, listen, and stop gracefully on
+ * SIGTERM/SIGINT (readiness drains first, then the server closes after in-flight requests).
+ */
+export async function runStandalone<C extends BaseServiceConfig, D>(
+  def: ServiceDefinition<C, D>,
+  deps: (config: C, logger: Logger) => Promise<D>,
+  env: Record<string, string | undefined> = process.env,
+): Promise<void> {
+  const config = configOrExit(def.name, def.configClass, env);
+  const logger = createLogger(def.name, config.LOG_LEVEL);
+  if (env.MIGRATE_ON_START === 'true') await def.migrate(config, logger);
+  const service = await def.start(config, await deps(config, logger), logger);
+  logger.info({ url: service.url }, `${def.name} ready`);
+  onShutdownSignal(async () => {
+    logger.info('shutting down');
+    await service.close();
+    logger.info('stopped');
+  });
+}
+
+/** Calls `stop` once on the first SIGINT/SIGTERM; a second signal exits at once. */
+export function onShutdownSignal(stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      process.stderr.write(`received ${signal} again, exiting now\n`);
+      process.exit(130);
+    }
+    stopping = true;
+    stop().then(
+      () => process.exit(0),
+      (err) => {
+        process.stderr.write(`shutdown failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', handler);
+  process.on('SIGTERM', handler);
+}
+
+export async function sleep(ms: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export { createLogger };

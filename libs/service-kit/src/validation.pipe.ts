@@ -1,0 +1,41 @@
+import { ArgumentMetadata, HttpStatus, ValidationPipe } from '@nestjs/common';
+import { RequestValidationException, toValidationDetails } from './errors';
+
+/**
+ * The global pipe: unknown fields rejected, payloads transformed to DTO classes, failures answered 422 with
+ * `detail` entries located at `body`, `query` or `path`.
+ */
+export class ApiValidationPipe extends ValidationPipe {
+  constructor() {
+    super({
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      forbidUnknownValues: true,
+      transform: true,
+      errorHttpStatusCode: HttpStatus.UNPROCESSABLE_ENTITY,
+      validationError: { target: false, value: true },
+      exceptionFactory: (errors) => new RequestValidationException(toValidationDetails(errors)),
+    });
+  }
+
+  override async transform(value: unknown, metadata: ArgumentMetadata) {
+    if (metadata.type === 'body' && metadata.metatype && !isPlainBody(value)) {
+      throw new RequestValidationException([
+        { loc: ['body'], msg: 'Input should be a JSON object', type: value === undefined ? 'missing' : 'dict_type' },
+      ]);
+    }
+    try {
+      return await super.transform(value, metadata);
+    } catch (err) {
+      if (err instanceof RequestValidationException && metadata.type !== 'body') {
+        const root = metadata.type === 'param' ? 'path' : metadata.type;
+        throw new RequestValidationException(err.details.map((d) => ({ ...d, loc: [root, ...d.loc.slice(1)] })));
+      }
+      throw err;
+    }
+  }
+}
+
+function isPlainBody(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

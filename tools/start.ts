@@ -1,0 +1,95 @@
+/**
+ * `npm start`: the whole stack in one process. Starts an embedded PostgreSQL (data under .data/, kept between
+ * runs) unless DATABASE_URL names a server, creates one database per service, runs every migration, and serves
+ * auth, platform, search and gis on 3001-3004 with one in-process event bus. Ctrl-C stops everything cleanly.
+ */
+import 'reflect-metadata';
+import path from 'node:path';
+import { ensureDatabase, withDatabase } from '@dtp/database';
+import { InProcessTransport } from '@dtp/events';
+import { configOrExit, createLogger, onShutdownSignal, RunningService } from '@dtp/service-kit';
+import { authService } from '@dtp/auth';
+import { platformService } from '@dtp/platform';
+import { searchService } from '@dtp/search';
+import { gisService } from '@dtp/gis';
+
+const root = path.join(__dirname, '..');
+const started = Date.now();
+
+const DEV_DEFAULTS: Record<string, string> = {
+  AUTH_ADMIN_TOKEN: 'dev-admin-token',
+  BLOB_STORE_DIR: path.join(root, '.data', 'blobs'),
+};
+
+async function main() {
+  const env = { ...DEV_DEFAULTS, ...process.env };
+  const log = createLogger('start', env.LOG_LEVEL ?? 'info');
+
+  let serverUrl = env.DATABASE_URL;
+  let stopPostgres: (() => Promise<void>) | undefined;
+  if (!serverUrl) {
+    const { startEmbeddedPostgres } = await import('./embedded-pg.mjs');
+    const port = Number(env.DTP_PG_PORT ?? 54329);
+    const pg = await startEmbeddedPostgres({ dataDir: path.join(root, '.data', 'postgres'), port, persistent: true });
+    serverUrl = pg.url;
+    stopPostgres = pg.stop;
+    log.info({ port }, 'embedded PostgreSQL started (data in .data/postgres)');
+  }
+
+  const ports = { auth: 3001, platform: 3002, search: 3003, gis: 3004 } as const;
+  const envFor = (name: keyof typeof ports): Record<string, string | undefined> => ({
+    ...env,
+    PORT: env[`${name.toUpperCase()}_PORT`] ?? String(ports[name]),
+    DATABASE_URL: env[`${name.toUpperCase()}_DATABASE_URL`] ?? withDatabase(serverUrl!, `dtp_${name}`),
+  });
+
+  const auth = configOrExit('auth', authService.configClass, envFor('auth'));
+  const platform = configOrExit('platform', platformService.configClass, envFor('platform'));
+  const search = configOrExit('search', searchService.configClass, envFor('search'));
+  const gis = configOrExit('gis', gisService.configClass, envFor('gis'));
+
+  for (const url of [auth.DATABASE_URL, platform.DATABASE_URL, search.DATABASE_URL, gis.DATABASE_URL]) await ensureDatabase(url);
+  await Promise.all([
+    authService.migrate(auth, log),
+    platformService.migrate(platform, log),
+    searchService.migrate(search, log),
+    gisService.migrate(gis, log),
+  ]);
+
+  const transport = new InProcessTransport((err, m) => log.error({ err, topic: m.topic, key: m.key }, 'event handler failed; retrying'));
+  const logger = (name: string) => createLogger(name, env.LOG_LEVEL ?? 'info');
+  const services: RunningService[] = [];
+  services.push(await authService.start(auth, { transport }, logger('auth')));
+  services.push(
+    ...(await Promise.all([
+      platformService.start(platform, { transport }, logger('platform')),
+      searchService.start(search, { transport }, logger('search')),
+      gisService.start(gis, { transport }, logger('gis')),
+    ])),
+  );
+
+  onShutdownSignal(async () => {
+    process.stdout.write('\nstopping ...\n');
+    for (const s of [...services].reverse()) await s.close();
+    await transport.close();
+    await stopPostgres?.();
+    process.stdout.write('stopped cleanly\n');
+  });
+
+  const lines = [
+    '',
+    `  auth      {auth_url}    ${services[0].url}    docs: ${services[0].url}/docs`,
+    `  platform  {base_url}    ${services[1].url}    docs: ${services[1].url}/docs`,
+    `  search    {search_url}  ${services[2].url}    docs: ${services[2].url}/docs`,
+    `  gis       {gis_url}     ${services[3].url}    docs: ${services[3].url}/docs`,
+    '',
+    `ready: 4 services up in ${((Date.now() - started) / 1000).toFixed(1)} s (admin token for onboarding: ${auth.AUTH_ADMIN_TOKEN === DEV_DEFAULTS.AUTH_ADMIN_TOKEN ? 'dev-admin-token' : 'from AUTH_ADMIN_TOKEN'}); Ctrl-C stops`,
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`start failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});

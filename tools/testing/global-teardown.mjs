@@ -1,0 +1,3 @@
+export default async function globalTeardown() {
+  if (globalThis.__DTP_PG__) await globalThis.__DTP_PG__.stop();
+}
