@@ -2,6 +2,7 @@
  * @dtp/domain: the spec's enums, request DTOs (class-validator), response records, event contracts
  * and pure rules shared by the auth, platform, search and gis services. Imports nothing from apps.
  */
+import 'reflect-metadata';
 export * from './enums';
 export * from './rules';
 export * from './dto';

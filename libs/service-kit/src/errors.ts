@@ -69,7 +69,8 @@ export class RequestValidationException extends UnprocessableEntityException {
 function bodyParseDetail(err: { code?: string; message: string; statusCode?: number }): ValidationDetail[] | null {
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return [{ loc: ['body'], msg: err.message, type: 'content_type' }];
   if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return [{ loc: ['body'], msg: 'Field required', type: 'missing' }];
-  if (err.statusCode === 400 && err instanceof SyntaxError) return [{ loc: ['body'], msg: `JSON decode error: ${err.message}`, type: 'json_invalid' }];
+  const invalidJson = err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (err.statusCode === 400 && /JSON/i.test(err.message));
+  if (invalidJson || err instanceof SyntaxError) return [{ loc: ['body'], msg: `JSON decode error: ${err.message}`, type: 'json_invalid' }];
   return null;
 }
 
@@ -87,6 +88,9 @@ export class JsonExceptionFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const response = exception.getResponse();
+      // Nest turns Fastify's body-parsing errors into plain HttpExceptions with a string message.
+      const parse = typeof response === 'string' ? bodyParseDetail({ statusCode: status, message: response }) : null;
+      if (parse) return void reply.status(HttpStatus.UNPROCESSABLE_ENTITY).send({ detail: parse, message: parse[0].msg });
       const body =
         typeof response === 'object' && response !== null
           ? normaliseNestBody(response as Record<string, unknown>, status)
@@ -94,17 +98,25 @@ export class JsonExceptionFilter implements ExceptionFilter {
       for (const [name, value] of Object.entries(exceptionHeaders(exception))) void reply.header(name, value);
       return void reply.status(status).send(body);
     }
-    const err = exception as { code?: string; message: string; statusCode?: number };
-    const parse = err && typeof err === 'object' ? bodyParseDetail(err) : null;
-    if (parse) return void reply.status(HttpStatus.UNPROCESSABLE_ENTITY).send({ detail: parse, message: parse[0].msg });
-    if (err?.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
-      return void reply.status(err.statusCode).send({ message: err.message, code: err.code });
-    }
-    request.log.error({ err: exception }, 'unhandled error');
-    return void reply
-      .status(HttpStatus.INTERNAL_SERVER_ERROR)
-      .send({ message: 'Internal server error; contact the platform administrators if it persists', request_id: request.id });
+    return sendPlainError(exception, request, reply);
   }
+}
+
+/**
+ * Errors that are not HttpExceptions: body parsing failures (422 with `detail`), Fastify's own 4xx errors, and
+ * everything else as a 500 that names the request id but not the cause.
+ */
+export function sendPlainError(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const err = exception as { code?: string; message: string; statusCode?: number };
+  const parse = err && typeof err === 'object' ? bodyParseDetail(err) : null;
+  if (parse) return void reply.status(HttpStatus.UNPROCESSABLE_ENTITY).send({ detail: parse, message: parse[0].msg });
+  if (err?.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
+    return void reply.status(err.statusCode).send({ message: err.message, code: err.code });
+  }
+  request.log.error({ err: exception }, 'unhandled error');
+  return void reply
+    .status(HttpStatus.INTERNAL_SERVER_ERROR)
+    .send({ message: 'Internal server error; contact the platform administrators if it persists', request_id: request.id });
 }
 
 /** Nest's built-in exceptions answer `{statusCode, message, error}`; keep `message`, drop the noise. */

@@ -1,3 +1,4 @@
+import 'reflect-metadata'; // class-transformer's @Type reads design:type metadata
 import { Type } from 'class-transformer';
 import {
   IsISO31661Alpha2,

@@ -1,3 +1,4 @@
+import 'reflect-metadata'; // class-transformer's @Type reads design:type metadata
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsString, ValidateNested } from 'class-validator';
 import { DELETE_LIMIT } from '../rules/limits';

@@ -1,3 +1,4 @@
+import 'reflect-metadata'; // class-transformer's @Type reads design:type metadata
 import { Type } from 'class-transformer';
 import { IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
 import { ASSURANCE_LEVEL_VALUES, AssuranceLevel } from '../enums/diamond-state';

@@ -1,3 +1,4 @@
+import 'reflect-metadata'; // class-transformer's @Type reads design:type metadata
 import { Type } from 'class-transformer';
 import { IsIn, IsNotEmpty, IsObject, IsOptional, IsString, IsUUID, ValidateNested } from 'class-validator';
 import { ProvenanceInputDto } from '../../dto/auth.dto';

@@ -1,0 +1,32 @@
+import { ClassConstructor, plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { toValidationDetail } from './validation-detail';
+
+/**
+ * Test helpers (not exported from the library): validate a plain body the way the services' global
+ * ValidationPipe does (transform, whitelist, forbidNonWhitelisted).
+ */
+export function validatePlain<T extends object>(cls: ClassConstructor<T>, plain: unknown) {
+  const instance = plainToInstance(cls, plain) as T;
+  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true });
+  return { instance, errors, detail: toValidationDetail(errors, []) };
+}
+
+/** Dotted paths of the failed fields, de-duplicated, e.g. ['rough.carats']. */
+export function failedPaths<T extends object>(cls: ClassConstructor<T>, plain: unknown): string[] {
+  return [...new Set(validatePlain(cls, plain).detail.map((d) => d.loc.join('.')))];
+}
+
+/** All messages, for asserting on wording. */
+export function messages<T extends object>(cls: ClassConstructor<T>, plain: unknown): string[] {
+  return validatePlain(cls, plain).detail.map((d) => d.msg);
+}
+
+/** A copy of `base` with `key` replaced (or removed when value is the REMOVE marker). */
+export const REMOVE = Symbol('remove');
+export function withField<T extends object>(base: T, key: string, value: unknown): Record<string, unknown> {
+  const copy: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  if (value === REMOVE) delete copy[key];
+  else copy[key] = value;
+  return copy;
+}

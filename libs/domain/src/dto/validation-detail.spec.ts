@@ -1,0 +1,31 @@
+import { CreateRoughDiamondDto } from './create-rough-diamond.dto';
+import { validatePlain } from './spec-helpers';
+import { toValidationDetail } from './validation-detail';
+
+describe('toValidationDetail', () => {
+  it('lists every bad field with its path, message and constraint type', () => {
+    const { errors } = validatePlain(CreateRoughDiamondDto, {
+      box_id: '',
+      participant_id: 'P1',
+      participant_timestamp: '2024-05-01T10:00:00Z',
+      rough: { carats: 'abc', extra: true },
+    });
+    expect(toValidationDetail(errors)).toEqual([
+      { loc: ['body', 'box_id'], msg: 'box_id should not be empty', type: 'isNotEmpty' },
+      { loc: ['body', 'rough', 'extra'], msg: 'property extra should not exist', type: 'whitelistValidation' },
+      {
+        loc: ['body', 'rough', 'carats'],
+        msg: 'carats must be a number greater than 0 or decimal text such as "1.25"',
+        type: 'isPositiveDecimal',
+      },
+    ]);
+  });
+
+  it('uses numbers for array indices and honours the root', () => {
+    const detail = toValidationDetail(
+      [{ property: 'cuts', children: [{ property: '1', children: [], constraints: { x: 'bad' } }] }],
+      ['query'],
+    );
+    expect(detail).toEqual([{ loc: ['query', 'cuts', 1], msg: 'bad', type: 'x' }]);
+  });
+});

@@ -1,0 +1,120 @@
+import {
+  IsDiamondIdFormat,
+  IsEntitySpecificTags,
+  IsIsoDateTime,
+  IsNonNegativeDecimal,
+  IsOptionalNonNull,
+  IsPlainObject,
+  IsPositiveDecimal,
+  IsStringMap,
+  NoSurroundingWhitespace,
+} from './validators';
+import { failedPaths, messages } from './spec-helpers';
+
+class Probe {
+  @IsPositiveDecimal() positive!: unknown;
+  @IsNonNegativeDecimal() non_negative!: unknown;
+  @NoSurroundingWhitespace() trimmed!: unknown;
+  @IsDiamondIdFormat() diamond_id!: unknown;
+  @IsEntitySpecificTags() tags!: unknown;
+  @IsPlainObject() obj!: unknown;
+  @IsStringMap() map!: unknown;
+  @IsIsoDateTime() at!: unknown;
+  @IsOptionalNonNull() @IsPositiveDecimal() maybe?: unknown;
+}
+
+const valid = {
+  positive: '1.25',
+  non_negative: 0,
+  trimmed: 'abc',
+  diamond_id: '01hx5q8k2m3n4p5r6s7t8v9w0y',
+  tags: { dit_session_id: 'x', other: 1 },
+  obj: {},
+  map: { a: 'b' },
+  at: '2024-05-01T10:00:00Z',
+};
+const fails = (field: string, value: unknown) => failedPaths(Probe, { ...valid, [field]: value });
+
+describe('custom validators', () => {
+  it('accepts a valid probe', () => {
+    expect(failedPaths(Probe, valid)).toEqual([]);
+  });
+
+  describe('IsPositiveDecimal', () => {
+    it.each([1, 0.01, 1e5, '1.25', '3', '0.001', '00012.50'])('accepts %p', (v) => {
+      expect(fails('positive', v)).toEqual([]);
+    });
+    it.each([0, -1, '0', '0.00', '-1', 'abc', '1e5', '', ' 1.2', '1.2 ', '.5', '5.', '1,5', NaN, Infinity,
+      -Infinity, true, false, null, undefined, {}, [], ['1']])('rejects %p', (v) => {
+      expect(fails('positive', v)).toEqual(['positive']);
+    });
+    it('names the field and the reason', () => {
+      expect(messages(Probe, { ...valid, positive: 'abc' })).toEqual([
+        'positive must be a number greater than 0 or decimal text such as "1.25"',
+      ]);
+    });
+  });
+
+  describe('IsNonNegativeDecimal', () => {
+    it.each([0, '0', '0.0', 2.5])('accepts %p', (v) => expect(fails('non_negative', v)).toEqual([]));
+    it.each([-0.1, '-0', 'x', null])('rejects %p', (v) => expect(fails('non_negative', v)).toEqual(['non_negative']));
+  });
+
+  describe('NoSurroundingWhitespace', () => {
+    it.each(['a b', 'ERP-1'])('accepts %p', (v) => expect(fails('trimmed', v)).toEqual([]));
+    it.each([' a', 'a ', '\ta', 'a\n', '\u00a0a'])('rejects %p', (v) => {
+      expect(fails('trimmed', v)).toEqual(['trimmed']);
+      expect(messages(Probe, { ...valid, trimmed: v })).toEqual(['trimmed must not have leading or trailing whitespace']);
+    });
+  });
+
+  describe('IsDiamondIdFormat', () => {
+    it.each(['a'.repeat(20), '0'.repeat(98)])('accepts %p', (v) => expect(fails('diamond_id', v)).toEqual([]));
+    it.each(['a'.repeat(19), 'a'.repeat(99), '01HX5Q8K2M3N4P5R6S7T8V9W0Y', 'abc-def-ghi-jkl-mno-pqr', 123])(
+      'rejects %p',
+      (v) => expect(fails('diamond_id', v)).toEqual(['diamond_id']),
+    );
+  });
+
+  describe('IsEntitySpecificTags', () => {
+    it.each([{}, { dit_session_id: null }, { dit_session_id: 's', extra: { a: 1 } }])('accepts %p', (v) =>
+      expect(fails('tags', v)).toEqual([]),
+    );
+    it('rejects a non-string dit_session_id with a message naming it', () => {
+      expect(fails('tags', { dit_session_id: 5 })).toEqual(['tags']);
+      expect(messages(Probe, { ...valid, tags: { dit_session_id: 5 } })).toEqual([
+        'tags.dit_session_id must be a string or null',
+      ]);
+    });
+    it.each(['x', [], 1])('rejects non-object %p', (v) => expect(fails('tags', v)).toEqual(['tags']));
+  });
+
+  it('IsPlainObject rejects arrays and null', () => {
+    expect(fails('obj', [])).toEqual(['obj']);
+    expect(fails('obj', null)).toEqual(['obj']);
+    expect(fails('obj', { a: [1] })).toEqual([]);
+  });
+
+  it('IsStringMap requires string values', () => {
+    expect(fails('map', { a: 1 })).toEqual(['map']);
+    expect(fails('map', {})).toEqual([]);
+  });
+
+  describe('IsIsoDateTime', () => {
+    it.each(['2024-05-01T10:00:00Z', '2024-05-01T10:00:00.123+02:00', '2024-05-01T10:00'])('accepts %p', (v) =>
+      expect(fails('at', v)).toEqual([]),
+    );
+    it.each(['yesterday', '2023-02-30T10:00:00Z', '2024-13-01T00:00:00Z', 1714557600000, ''])('rejects %p', (v) =>
+      expect(fails('at', v)).toEqual(['at']),
+    );
+  });
+
+  describe('IsOptionalNonNull', () => {
+    it('skips an absent value', () => expect(fails('maybe', undefined)).toEqual([]));
+    it('validates null', () => expect(fails('maybe', null)).toEqual(['maybe']));
+    it('validates a present value', () => {
+      expect(fails('maybe', '2')).toEqual([]);
+      expect(fails('maybe', '-2')).toEqual(['maybe']);
+    });
+  });
+});

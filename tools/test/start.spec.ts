@@ -1,0 +1,74 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import net from 'node:net';
+import { createTestDatabase } from '@dtp/testing';
+
+const root = path.join(__dirname, '..', '..');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function run(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/start.ts'], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+async function waitFor(predicate: () => boolean, ms: number): Promise<void> {
+  const until = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > until) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('npm start (tools/start.ts)', () => {
+  it('serves four ready services, then stops cleanly on SIGINT', async () => {
+    const names = ['auth', 'platform', 'search', 'gis'] as const;
+    const env: Record<string, string> = {};
+    const ports: Record<string, number> = {};
+    for (const n of names) {
+      ports[n] = await freePort();
+      env[`${n.toUpperCase()}_PORT`] = String(ports[n]);
+      env[`${n.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`start${n}`);
+    }
+    env.AUTH_ISSUER = `http://localhost:${ports.auth}`;
+    env.BLOB_STORE_DIR = `/tmp/dtp-start-test-${process.pid}`;
+    const proc = run({ ...env, DATABASE_URL: process.env.DTP_TEST_PG_URL! });
+    try {
+      await waitFor(() => proc.output().includes('ready: 4 services up'), 45_000).catch((err) => {
+        throw new Error(`${String(err)}; output:\n${proc.output()}`);
+      });
+      for (const n of names) {
+        const res = await fetch(`http://localhost:${ports[n]}/health/ready`);
+        expect({ n, status: res.status }).toEqual({ n, status: 200 });
+      }
+      proc.child.kill('SIGINT');
+      expect(await proc.exited).toBe(0);
+      expect(proc.output()).toContain('stopped cleanly');
+      await expect(fetch(`http://localhost:${ports.auth}/health/live`)).rejects.toThrow();
+    } finally {
+      proc.child.kill('SIGKILL');
+    }
+  });
+
+  it('refuses to start when a variable is malformed, naming it', async () => {
+    const proc = run({ DATABASE_URL: process.env.DTP_TEST_PG_URL!, AUTH_ADMIN_TOKEN: 'short', PLATFORM_PORT: 'not-a-port' });
+    expect(await proc.exited).toBe(1);
+    expect(proc.output()).toMatch(/auth: invalid configuration/);
+    expect(proc.output()).toMatch(/AUTH_ADMIN_TOKEN/);
+  });
+});
