@@ -8,55 +8,14 @@ import {
   ValidationError,
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { toValidationDetail, ValidationDetailItem } from '@dtp/domain';
 
 /** One entry of the FastAPI-style 422 body: `{"detail": [{loc, msg, type}]}`. */
-export interface ValidationDetail {
-  loc: (string | number)[];
-  msg: string;
-  type: string;
-}
+export type ValidationDetail = ValidationDetailItem;
 
-const TYPE_BY_CONSTRAINT: Record<string, string> = {
-  whitelistValidation: 'extra_forbidden',
-  isDefined: 'missing',
-  isNotEmpty: 'missing',
-  isString: 'string_type',
-  isInt: 'int_type',
-  isNumber: 'number_type',
-  isBoolean: 'bool_type',
-  isObject: 'dict_type',
-  isArray: 'list_type',
-  isEnum: 'enum',
-  isIn: 'enum',
-  isIso8601: 'datetime_parsing',
-  isDateString: 'datetime_parsing',
-  arrayMaxSize: 'too_long',
-  arrayMinSize: 'too_short',
-  maxLength: 'string_too_long',
-  minLength: 'string_too_short',
-  min: 'greater_than_equal',
-  max: 'less_than_equal',
-  matches: 'string_pattern_mismatch',
-  nestedValidation: 'model_type',
-};
-
-/** Flattens class-validator errors to detail entries, one per failed rule, located from the root. */
+/** Flattens class-validator errors to detail entries located from `root` (one implementation: @dtp/domain). */
 export function toValidationDetails(errors: ValidationError[], root: string = 'body'): ValidationDetail[] {
-  const out: ValidationDetail[] = [];
-  const walk = (list: ValidationError[], loc: (string | number)[]) => {
-    for (const e of list) {
-      const key = /^\d+$/.test(e.property) ? Number(e.property) : e.property;
-      const here = [...loc, key];
-      for (const [name, msg] of Object.entries(e.constraints ?? {})) {
-        const type = TYPE_BY_CONSTRAINT[name] ?? name.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
-        const message = name === 'whitelistValidation' ? `${String(key)}: extra fields not permitted` : msg;
-        out.push({ loc: here, msg: message, type });
-      }
-      if (e.children?.length) walk(e.children, here);
-    }
-  };
-  walk(errors, [root]);
-  return out;
+  return toValidationDetail(errors, [root]);
 }
 
 export class RequestValidationException extends UnprocessableEntityException {

@@ -11,12 +11,12 @@ describe('toValidationDetail', () => {
       rough: { carats: 'abc', extra: true },
     });
     expect(toValidationDetail(errors)).toEqual([
-      { loc: ['body', 'box_id'], msg: 'box_id should not be empty', type: 'isNotEmpty' },
-      { loc: ['body', 'rough', 'extra'], msg: 'property extra should not exist', type: 'whitelistValidation' },
+      { loc: ['body', 'box_id'], msg: 'box_id should not be empty', type: 'missing' },
+      { loc: ['body', 'rough', 'extra'], msg: 'extra: extra fields not permitted', type: 'extra_forbidden' },
       {
         loc: ['body', 'rough', 'carats'],
         msg: 'carats must be a number greater than 0 or decimal text such as "1.25"',
-        type: 'isPositiveDecimal',
+        type: 'is_positive_decimal',
       },
     ]);
   });

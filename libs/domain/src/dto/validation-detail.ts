@@ -7,6 +7,36 @@ export interface ValidationDetailItem {
   type: string;
 }
 
+/** FastAPI-style error types for the class-validator constraints that have a well-known equivalent. */
+const TYPE_BY_CONSTRAINT: Record<string, string> = {
+  whitelistValidation: 'extra_forbidden',
+  isDefined: 'missing',
+  isNotEmpty: 'missing',
+  isString: 'string_type',
+  isInt: 'int_type',
+  isNumber: 'number_type',
+  isBoolean: 'bool_type',
+  isObject: 'dict_type',
+  isArray: 'list_type',
+  isEnum: 'enum',
+  isIn: 'enum',
+  isIso8601: 'datetime_parsing',
+  isDateString: 'datetime_parsing',
+  arrayMaxSize: 'too_long',
+  arrayMinSize: 'too_short',
+  maxLength: 'string_too_long',
+  minLength: 'string_too_short',
+  min: 'greater_than_equal',
+  max: 'less_than_equal',
+  matches: 'string_pattern_mismatch',
+  nestedValidation: 'model_type',
+};
+
+/** `isPositiveDecimal` → `is_positive_decimal` for constraints without a FastAPI equivalent. */
+export function validationErrorType(constraint: string): string {
+  return TYPE_BY_CONSTRAINT[constraint] ?? constraint.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
+}
+
 /**
  * Flattens class-validator errors into `detail` entries, one per failed constraint, with `loc` the path
  * to the field (array indices as numbers), prefixed with `root` (e.g. ['body'] or ['query']).
@@ -20,7 +50,10 @@ export function toValidationDetail(
     for (const error of list) {
       const key = /^\d+$/.test(error.property) ? Number(error.property) : error.property;
       const loc = [...path, key];
-      for (const [type, msg] of Object.entries(error.constraints ?? {})) out.push({ loc, msg, type });
+      for (const [constraint, msg] of Object.entries(error.constraints ?? {})) {
+        const message = constraint === 'whitelistValidation' ? `${String(key)}: extra fields not permitted` : msg;
+        out.push({ loc, msg: message, type: validationErrorType(constraint) });
+      }
       if (error.children?.length) walk(error.children, loc);
     }
   };
