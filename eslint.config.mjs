@@ -33,6 +33,7 @@ export default [
             { sourceTag: 'scope:platform', onlyDependOnLibsWithTags: ['scope:platform', 'scope:shared'] },
             { sourceTag: 'scope:search', onlyDependOnLibsWithTags: ['scope:search', 'scope:shared'] },
             { sourceTag: 'scope:gis', onlyDependOnLibsWithTags: ['scope:gis', 'scope:shared'] },
+            { sourceTag: 'scope:testing', onlyDependOnLibsWithTags: ['scope:auth', 'scope:platform', 'scope:search', 'scope:gis', 'scope:shared'] },
           ],
         },
       ],

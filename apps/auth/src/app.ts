@@ -4,7 +4,8 @@ import { createHttpApp, listenService, newServiceContext, ServiceDefinition } fr
 import { AuthConfig } from './config';
 import { authEntities } from './entities';
 import { authMigrations } from './migrations';
-import { AuthModule } from './auth.module';
+import { AuthModule, buildAuthCore } from './auth.module';
+import { registerTokenResponseHook } from './token/token-response.hook';
 
 export interface AuthDeps {
   transport: EventTransport;
@@ -30,9 +31,14 @@ export const authService: ServiceDefinition<AuthConfig, AuthDeps> = {
     await ds.initialize();
     ctx.readiness.add('database', databaseCheck(ds));
     ctx.readiness.add('events', () => deps.transport.check());
+    const core = buildAuthCore(config, ds, logger);
+    await core.keys.ensureActiveKey();
     const app = await createHttpApp({
       ctx,
-      module: AuthModule.forRoot(config, ds),
+      module: AuthModule.forRoot(config, ds, core),
+      // RFC 6749 4.4 form bodies: Nest's Fastify adapter already parses application/x-www-form-urlencoded
+      // (registering @fastify/formbody as well fails with "Content type parser already present").
+      configure: async (fastify) => registerTokenResponseHook(fastify),
       docs: {
         title: 'Diamond Traceability Platform: auth API',
         description: 'OAuth 2.0 client-credentials token issuer, JWKS and participant onboarding ({auth_url}).',

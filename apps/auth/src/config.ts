@@ -1,4 +1,5 @@
-import { IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
+import type { AudienceKind } from '@dtp/domain';
 import { BaseServiceConfig } from '@dtp/service-kit';
 
 const url = { require_tld: false, require_protocol: true };
@@ -18,6 +19,7 @@ export class AuthConfig extends BaseServiceConfig {
   @MinLength(12)
   AUTH_ADMIN_TOKEN!: string;
 
+  /** Lifetime of access tokens (`expires_in`). A retired signing key stays in the JWKS this long. */
   @IsOptional()
   @IsInt()
   @Min(60)
@@ -34,8 +36,48 @@ export class AuthConfig extends BaseServiceConfig {
   @IsUrl(url)
   GIS_AUDIENCE: string = 'http://localhost:3004';
 
+  /** Token requests per minute per client_id (429 past it). */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  TOKEN_RATE_LIMIT_PER_CLIENT: number = 300;
+
+  /** Token requests per minute per remote address (429 past it). */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  TOKEN_RATE_LIMIT_PER_IP: number = 600;
+
+  /** scrypt cost of new client secret hashes: N = 2^SCRYPT_LOG_N (r = 8, p = 1). Stored per hash. */
+  @IsOptional()
+  @IsInt()
+  @Min(14)
+  @Max(17)
+  SCRYPT_LOG_N: number = 14;
+
+  /** How long the signing key in use is cached before the database is asked again (picks up rotations). */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  SIGNING_KEY_CACHE_SECONDS: number = 10;
+
+  /**
+   * Optional: 32 bytes (base64 or base64url, 43-44 characters) that encrypt the private signing keys at rest
+   * (AES-256-GCM). Without it they are stored as plain JWK text; production should set it or use a KMS.
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9+/_-]{43}=?$/, { message: 'SIGNING_KEY_ENCRYPTION_KEY must be 32 bytes in base64' })
+  SIGNING_KEY_ENCRYPTION_KEY?: string;
+
   @IsOptional()
   @IsInt()
   @Min(1)
   DB_POOL_SIZE: number = 10;
+
+  /** The audience address of each API. */
+  audiences(): Record<AudienceKind, string> {
+    return { platform: this.PLATFORM_AUDIENCE, search: this.SEARCH_AUDIENCE, gis: this.GIS_AUDIENCE };
+  }
 }

@@ -1,2 +1,6 @@
+import { ClientEntity } from './credentials/client.entity';
+import { SigningKeyEntity } from './keys/signing-key.entity';
+import { ParticipantEntity } from './participants/participant.entity';
+
 /** Every TypeORM entity of the auth database. */
-export const authEntities: Function[] = [];
+export const authEntities: Function[] = [ParticipantEntity, ClientEntity, SigningKeyEntity];

@@ -1,13 +1,23 @@
-import { CanActivate, ExecutionContext, ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import {
+  CanActivate,
+  ExecutionContext,
+  ForbiddenException,
+  Inject,
+  Injectable,
+  ServiceUnavailableException,
+  UnauthorizedException,
+} from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { IS_PUBLIC_KEY } from '@dtp/service-kit';
 import type { Role } from '@dtp/domain';
 import { Caller, ROLES_KEY } from './caller';
-import { TokenError, TokenVerifier } from './token-verifier';
+import { KeysUnavailableError, TokenError, TokenVerifier } from './token-verifier';
 
 /**
  * Global guard: every route needs a valid access token for this service's audience unless marked @Public().
- * Accepts `Authorization: <token>` (the spec's form) and `Authorization: Bearer <token>`.
+ * Accepts `Authorization: <token>` (the spec's form) and `Authorization: Bearer <token>`. Answers 401 (JSON
+ * `{message, error: "invalid_token"}` and a `WWW-Authenticate: Bearer` challenge) for a missing or bad token,
+ * 403 `{message}` when @Roles excludes the caller's role, 503 when the issuer's keys cannot be fetched.
  */
 @Injectable()
 export class JwtAuthGuard implements CanActivate {
@@ -25,6 +35,11 @@ export class JwtAuthGuard implements CanActivate {
       req.caller = await this.verifier.verify(token);
     } catch (err) {
       if (err instanceof TokenError) throw unauthorized(err.message);
+      if (err instanceof KeysUnavailableError) {
+        const e = new ServiceUnavailableException({ message: 'tokens cannot be checked right now: the issuer\'s signing keys are unavailable; retry later' });
+        (e as ServiceUnavailableException & { headers: Record<string, string> }).headers = { 'Retry-After': '5' };
+        throw e;
+      }
       throw err;
     }
     const roles = this.reflector.getAllAndOverride<Role[] | undefined>(ROLES_KEY, targets);

@@ -7,39 +7,51 @@ export interface TokenVerifierOptions {
   /** This service's own audience; a token for another audience is refused. */
   audience: string;
   jwksUrl: string;
+  /** Seconds of clock skew tolerated on exp/nbf/iat (default 5). */
+  clockToleranceSeconds?: number;
 }
 
+/** The token is not acceptable: 401. */
 export class TokenError extends Error {}
 
+/** The issuer's keys could not be fetched, so no token can be checked now: 503, not the caller's fault. */
+export class KeysUnavailableError extends Error {}
+
 const ROLES = new Set(['producer', 'manufacturer', 'retailer', 'grading_lab', 'non_participant']);
+/** At most one JWKS refetch per second for tokens whose `kid` is not known yet. */
+const COOLDOWN_MS = 1000;
 
 /**
- * Verifies RFC 9068 access tokens against the issuer's JWKS (cached by jose; an unknown `kid` triggers a
- * refetch, at most every 10 s). Only ES256 is accepted, so `alg: none` and HS256-with-the-public-key fail.
+ * Verifies RFC 9068 access tokens against the issuer's JWKS. jose caches the key set (10 min) and refetches it
+ * when a token names an unknown `kid`, at most once per second; a token signed by a key published during that
+ * second waits for the next refetch instead of failing, so a key rotation never refuses good tokens. Only ES256
+ * is accepted (`alg: none`, HS256 signed with the public key and every other algorithm fail), `typ` must be
+ * `at+jwt`, and iss, aud, exp, iat, sub, jti, participant_id and role are required.
  */
 export class TokenVerifier {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet>;
 
   constructor(private readonly opts: TokenVerifierOptions) {
-    this.jwks = createRemoteJWKSet(new URL(opts.jwksUrl), { cooldownDuration: 10_000, cacheMaxAge: 10 * 60_000, timeoutDuration: 5000 });
+    this.jwks = createRemoteJWKSet(new URL(opts.jwksUrl), { cooldownDuration: COOLDOWN_MS, cacheMaxAge: 10 * 60_000, timeoutDuration: 5000 });
   }
 
   async verify(token: string): Promise<Caller> {
     let payload: JWTPayload;
     try {
-      ({ payload } = await jwtVerify(token, this.jwks, {
-        issuer: this.opts.issuer,
-        audience: this.opts.audience,
-        algorithms: ['ES256'],
-        typ: 'at+jwt',
-        requiredClaims: ['exp', 'iat', 'sub', 'jti'],
-      }));
+      payload = await this.check(token);
     } catch (err) {
-      throw new TokenError(describe(err));
+      if (err instanceof errors.JWKSNoMatchingKey && this.jwks.coolingDown) {
+        await new Promise((resolve) => setTimeout(resolve, COOLDOWN_MS));
+        payload = await this.check(token).catch((again: unknown) => {
+          throw classify(again);
+        });
+      } else {
+        throw classify(err);
+      }
     }
     const participantId = payload.participant_id;
     const role = payload.role;
-    if (typeof participantId !== 'string' || typeof role !== 'string' || !ROLES.has(role)) {
+    if (typeof participantId !== 'string' || participantId === '' || typeof role !== 'string' || !ROLES.has(role)) {
       throw new TokenError('token lacks participant_id or role');
     }
     return {
@@ -49,15 +61,44 @@ export class TokenVerifier {
       name: typeof payload.name === 'string' ? payload.name : undefined,
     };
   }
+
+  private async check(token: string): Promise<JWTPayload> {
+    const { payload } = await jwtVerify(token, this.jwks, {
+      issuer: this.opts.issuer,
+      audience: this.opts.audience,
+      algorithms: ['ES256'],
+      typ: 'at+jwt',
+      clockTolerance: this.opts.clockToleranceSeconds ?? 5,
+      requiredClaims: ['iss', 'aud', 'exp', 'iat', 'sub', 'jti'],
+    });
+    return payload;
+  }
 }
 
-function describe(err: unknown): string {
+/** TokenError (401) for a bad token; KeysUnavailableError (503) when the key set could not be had. */
+function classify(err: unknown): Error {
+  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid) return new KeysUnavailableError(`could not fetch the signing keys: ${err.message}`);
+  // jose reports a non-200 or non-JSON key set answer with the base JOSEError class.
+  if (err instanceof errors.JOSEError && err.code === 'ERR_JOSE_GENERIC') return new KeysUnavailableError(`could not fetch the signing keys: ${err.message}`);
+  if (err instanceof errors.JOSEError) return new TokenError(describe(err));
+  if (isNetworkError(err)) return new KeysUnavailableError(`could not fetch the signing keys: ${(err as Error).message}`);
+  return new TokenError('token is invalid');
+}
+
+/** Duck-typed: errors from Node's own http module may come from another realm (Jest), so no instanceof Error. */
+function isNetworkError(err: unknown): boolean {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^(ECONNREFUSED|ECONNRESET|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|EPIPE)$/.test(code);
+}
+
+function describe(err: errors.JOSEError): string {
   if (err instanceof errors.JWTExpired) return 'token expired';
   if (err instanceof errors.JWTClaimValidationFailed) return `token claim "${err.claim}" is not acceptable (${err.reason})`;
   if (err instanceof errors.JWSSignatureVerificationFailed) return 'token signature is invalid';
   if (err instanceof errors.JWKSNoMatchingKey) return 'token was not signed by a known key';
+  if (err instanceof errors.JWKSMultipleMatchingKeys) return 'token does not name its signing key (kid)';
   if (err instanceof errors.JOSEAlgNotAllowed) return 'token algorithm is not allowed';
+  if (err instanceof errors.JOSENotSupported) return 'token uses an unsupported algorithm';
   if (err instanceof errors.JWSInvalid || err instanceof errors.JWTInvalid) return 'token is malformed';
-  if (err instanceof errors.JWKSTimeout) return 'could not fetch the signing keys in time';
   return 'token is invalid';
 }

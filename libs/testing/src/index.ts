@@ -1,2 +1,4 @@
 export * from './database';
 export * from './stack';
+export * from './auth-helpers';
+export * from './kafka';

@@ -1,4 +1,5 @@
 import { Outbox1763769600000 } from './1763769600000-outbox';
+import { AuthSchema1763856000000 } from './1763856000000-auth-schema';
 
 /** Every migration of the auth database, in order. Add new ones at the end. */
-export const authMigrations = [Outbox1763769600000];
+export const authMigrations = [Outbox1763769600000, AuthSchema1763856000000];

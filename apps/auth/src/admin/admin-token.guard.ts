@@ -1,0 +1,30 @@
+import { CanActivate, ExecutionContext, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { AUTH_CONFIG } from '../tokens';
+import type { AuthConfig } from '../config';
+
+const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
+
+/**
+ * The admin API answers only to `Authorization: Bearer <AUTH_ADMIN_TOKEN>`. Both sides are hashed to the same
+ * length first, then compared with timingSafeEqual, so neither the content nor the length leaks through timing.
+ */
+@Injectable()
+export class AdminTokenGuard implements CanActivate {
+  private readonly expected: Buffer;
+
+  constructor(@Inject(AUTH_CONFIG) config: AuthConfig) {
+    this.expected = digest(config.AUTH_ADMIN_TOKEN);
+  }
+
+  canActivate(ctx: ExecutionContext): boolean {
+    const header = ctx.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers.authorization ?? '';
+    const match = /^\s*bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match || !timingSafeEqual(digest(match[1]), this.expected)) {
+      const e = new UnauthorizedException({ message: 'admin API: missing or wrong admin token (Authorization: Bearer <AUTH_ADMIN_TOKEN>)' });
+      (e as UnauthorizedException & { headers: Record<string, string> }).headers = { 'WWW-Authenticate': 'Bearer realm="dtp-admin"' };
+      throw e;
+    }
+    return true;
+  }
+}

@@ -1,0 +1,46 @@
+import { decoyHash, hashSecret, newClientId, newClientSecret, verifySecret } from './secret-hash';
+
+describe('client secrets', () => {
+  it('are 32 random bytes in base64url, and ids are distinct', () => {
+    const a = newClientSecret();
+    expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(a, 'base64url')).toHaveLength(32);
+    expect(newClientSecret()).not.toBe(a);
+    expect(newClientId()).not.toBe(newClientId());
+  });
+
+  it('hash with scrypt, a per-secret salt and the parameters stored', async () => {
+    const secret = newClientSecret();
+    const h1 = await hashSecret(secret);
+    const h2 = await hashSecret(secret);
+    expect(h1).toMatch(/^scrypt\$14\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(h1).not.toBe(h2);
+    expect(h1).not.toContain(secret);
+  });
+
+  it('verify the right secret only', async () => {
+    const secret = newClientSecret();
+    const stored = await hashSecret(secret);
+    await expect(verifySecret(secret, stored)).resolves.toBe(true);
+    await expect(verifySecret(`${secret}x`, stored)).resolves.toBe(false);
+    await expect(verifySecret('', stored)).resolves.toBe(false);
+  });
+
+  it('verify with the parameters stored in the hash', async () => {
+    const secret = newClientSecret();
+    const stronger = await hashSecret(secret, { logN: 15, r: 8, p: 1 });
+    expect(stronger.startsWith('scrypt$15$8$1$')).toBe(true);
+    await expect(verifySecret(secret, stronger)).resolves.toBe(true);
+  });
+
+  it('refuse malformed or out-of-range stored hashes', async () => {
+    await expect(verifySecret('x', 'bcrypt$whatever')).rejects.toThrow('unsupported');
+    await expect(verifySecret('x', 'scrypt$30$8$1$AAAA$AAAA')).rejects.toThrow('out-of-range');
+  });
+
+  it('a decoy hash matches nothing a caller could send', async () => {
+    const decoy = await decoyHash();
+    await expect(verifySecret('', decoy)).resolves.toBe(false);
+    await expect(verifySecret(newClientSecret(), decoy)).resolves.toBe(false);
+  });
+});

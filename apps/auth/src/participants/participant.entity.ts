@@ -1,0 +1,27 @@
+import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
+import type { Role } from '@dtp/domain';
+
+export interface ProvenanceValue {
+  name: string;
+  type: string;
+  country_code?: string | null;
+}
+
+/** A participant of the network: one role each. Never returned as an API body (see participant.mapper.ts). */
+@Entity({ name: 'participants' })
+export class ParticipantEntity {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('text')
+  name!: string;
+
+  @Column('text')
+  role!: Role;
+
+  @Column('jsonb', { nullable: true })
+  provenance!: ProvenanceValue | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

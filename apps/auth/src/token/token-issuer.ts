@@ -1,0 +1,31 @@
+import { SignJWT } from 'jose';
+import { randomUUID } from 'node:crypto';
+import type { TokenResponse } from '@dtp/domain';
+import { SIGNING_ALG, SigningKeys } from '../keys/signing-keys';
+import type { AuthenticatedClient } from '../participants/participants.service';
+
+/** Signs RFC 9068 access tokens (`typ: at+jwt`, ES256, `kid`). */
+export class TokenIssuer {
+  constructor(
+    private readonly keys: SigningKeys,
+    private readonly issuer: string,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  async issue(client: AuthenticatedClient, audience: string): Promise<TokenResponse> {
+    const { kid, key } = await this.keys.active();
+    const now = Math.floor(Date.now() / 1000);
+    const p = client.participant;
+    const token = await new SignJWT({ client_id: client.clientId, participant_id: p.id, role: p.role, name: p.name })
+      .setProtectedHeader({ alg: SIGNING_ALG, typ: 'at+jwt', kid })
+      .setIssuer(this.issuer)
+      .setSubject(client.clientId)
+      .setAudience(audience)
+      .setIssuedAt(now)
+      .setNotBefore(now)
+      .setExpirationTime(now + this.ttlSeconds)
+      .setJti(randomUUID())
+      .sign(key.reveal());
+    return { access_token: token, token_type: 'Bearer', expires_in: this.ttlSeconds };
+  }
+}

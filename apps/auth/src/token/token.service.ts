@@ -1,0 +1,40 @@
+import { mayRequestAudience, AUDIENCE_KIND_VALUES, AudienceKind, TokenResponse } from '@dtp/domain';
+import { ParticipantsService } from '../participants/participants.service';
+import { OAuthError } from './oauth-error';
+import { TokenIssuer } from './token-issuer';
+import { TokenRateLimits } from './token-rate-limits';
+import { invalidClient, parseTokenRequest } from './token-request';
+
+const strip = (s: string) => s.replace(/\/+$/, '');
+
+/** The client-credentials grant (RFC 6749 4.4) with RFC 8707-style `invalid_target` for a refused audience. */
+export class TokenService {
+  private readonly audienceByAddress: Map<string, { kind: AudienceKind; canonical: string }>;
+
+  constructor(
+    private readonly participants: ParticipantsService,
+    private readonly issuer: TokenIssuer,
+    private readonly limits: TokenRateLimits,
+    audiences: Record<AudienceKind, string>,
+  ) {
+    this.audienceByAddress = new Map(AUDIENCE_KIND_VALUES.map((kind) => [strip(audiences[kind]), { kind, canonical: audiences[kind] }]));
+  }
+
+  async token(body: unknown, authorization: string | undefined, remoteAddress: string): Promise<TokenResponse> {
+    await this.limits.consumeIp(remoteAddress);
+    const req = parseTokenRequest(body, authorization);
+    if (!req.clientId || req.clientSecret === undefined) {
+      throw invalidClient(req.basic, 'client authentication is required: client_id and client_secret, or HTTP Basic');
+    }
+    await this.limits.consumeClient(req.clientId);
+    const client = await this.participants.authenticate(req.clientId, req.clientSecret);
+    if (!client) throw invalidClient(req.basic);
+    if (!req.audience) throw new OAuthError('invalid_request', 'parameter "audience" is required');
+    const target = this.audienceByAddress.get(strip(req.audience));
+    if (!target) throw new OAuthError('invalid_target', `audience "${req.audience}" is not an API of this platform`);
+    if (!mayRequestAudience(client.participant.role, target.kind)) {
+      throw new OAuthError('invalid_target', `a ${client.participant.role} may not request a token for the ${target.kind} API`);
+    }
+    return this.issuer.issue(client, target.canonical);
+  }
+}
