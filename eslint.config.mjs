@@ -33,14 +33,14 @@ export default [
             { sourceTag: 'scope:platform', onlyDependOnLibsWithTags: ['scope:platform', 'scope:shared'] },
             { sourceTag: 'scope:search', onlyDependOnLibsWithTags: ['scope:search', 'scope:shared'] },
             { sourceTag: 'scope:gis', onlyDependOnLibsWithTags: ['scope:gis', 'scope:shared'] },
-            { sourceTag: 'scope:testing', onlyDependOnLibsWithTags: ['scope:auth', 'scope:platform', 'scope:search', 'scope:gis', 'scope:shared'] },
           ],
         },
       ],
     },
   },
   {
-    files: ['**/*.spec.ts', 'tools/**/*.ts', 'bench/**/*.ts'],
+    // Test harnesses, runners and benchmarks start the apps themselves, so they may import them.
+    files: ['**/*.spec.ts', 'tools/**/*.ts', 'bench/**/*.ts', 'libs/testing/**/*.ts', 'e2e/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off', '@nx/enforce-module-boundaries': 'off' },
   },
 ];
