@@ -1,13 +1,18 @@
 import { createDataSource, databaseCheck, runMigrations } from '@dtp/database';
+import { BlobStore, blobStoreFromConfig } from '@dtp/blob-store';
 import { EventTransport, OutboxRelay } from '@dtp/events';
 import { createHttpApp, listenService, newServiceContext, ServiceDefinition } from '@dtp/service-kit';
 import { GisConfig } from './config';
+import { DiamondEventsConsumer } from './diamonds/diamond-events.consumer';
 import { gisEntities } from './entities';
 import { gisMigrations } from './migrations';
 import { GisModule } from './gis.module';
+import { ValidationWorker } from './validation/validation.worker';
 
 export interface GisDeps {
   transport: EventTransport;
+  /** Where scan reports are read from; default: from config (BLOB_STORE=fs with BLOB_STORE_DIR, or s3 with S3_*). */
+  blobStore?: BlobStore;
 }
 
 const dbOptions = (config: GisConfig) => ({
@@ -30,9 +35,10 @@ export const gisService: ServiceDefinition<GisConfig, GisDeps> = {
     await ds.initialize();
     ctx.readiness.add('database', databaseCheck(ds));
     ctx.readiness.add('events', () => deps.transport.check());
+    const blobStore = deps.blobStore ?? blobStoreFromConfig(config);
     const app = await createHttpApp({
       ctx,
-      module: GisModule.forRoot(config, ds),
+      module: GisModule.forRoot(config, ds, blobStore),
       docs: {
         title: 'Diamond Traceability Platform: gis API',
         description: 'Grading integration: verify, validate, poll, history and grading submission ({gis_url}).',
@@ -41,12 +47,18 @@ export const gisService: ServiceDefinition<GisConfig, GisDeps> = {
     });
     const relay = new OutboxRelay({ service: 'gis', databaseUrl: config.DATABASE_URL, transport: deps.transport, logger, registry: ctx.metrics.registry });
     await relay.start();
+    const consumer = app.get(DiamondEventsConsumer);
+    await consumer.start(deps.transport);
+    const worker = app.get(ValidationWorker);
+    if (config.validationWorkerEnabled) await worker.start();
     return listenService({
       name: 'gis',
       app,
       config,
       ctx,
       onClose: async () => {
+        await consumer.stop();
+        await worker.stop();
         await relay.stop();
         await ds.destroy();
       },

@@ -1,0 +1,73 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { ConsumerGroups, EventTypes, KnownEventEnvelope, Topics } from '@dtp/domain';
+import { ConsumeContext, EventTransport, RunningConsumer, runConsumer } from '@dtp/events';
+import { LOGGER, ServiceMetrics } from '@dtp/service-kit';
+import { DiamondsRepository, declaredCarats, holderOf, newestScanReportHash } from './diamonds.repository';
+import { EligibilityService } from './eligibility.service';
+
+/**
+ * Feeds GIS's view of diamonds from platform.diamonds.v1 (group `gis`) through @dtp/events' runConsumer:
+ * payloads validated, an event applied only when its revision is newer than the one held (in the same
+ * transaction as its effect), poison messages parked in `parked_events`, tombstones skipped.
+ *
+ * `diamond.upserted`: keeps lifecycle_state, unlock_status, declared polished carats/shape, the holder (when
+ * the record names one) and the newest scan report's hash; the report is parsed on first sight (once per
+ * hash) and the diamond's gis_status re-published when it changes. `diamond.deleted`: the row is kept,
+ * marked deleted (410 from then on).
+ */
+@Injectable()
+export class DiamondEventsConsumer {
+  private running?: RunningConsumer;
+
+  constructor(
+    @Inject(DataSource) private readonly ds: DataSource,
+    private readonly diamonds: DiamondsRepository,
+    private readonly eligibility: EligibilityService,
+    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly metrics: ServiceMetrics,
+  ) {}
+
+  async start(transport: EventTransport): Promise<void> {
+    this.running = await runConsumer({
+      transport,
+      topic: Topics.PLATFORM_DIAMONDS,
+      group: ConsumerGroups.GIS,
+      dataSource: this.ds,
+      logger: this.logger,
+      registry: this.metrics.registry,
+      handle: (envelope, ctx) => this.apply(envelope, ctx),
+    });
+  }
+
+  async stop(): Promise<void> {
+    await this.running?.close();
+    this.running = undefined;
+  }
+
+  private async apply(envelope: KnownEventEnvelope, ctx: ConsumeContext): Promise<void> {
+    if (envelope.event_type === EventTypes.DIAMOND_UPSERTED) {
+      const record = envelope.data;
+      const hash = newestScanReportHash(record);
+      // Parse before writing: the report's outcome is cached by hash outside this transaction.
+      const facts = await this.eligibility.reportFacts(hash);
+      await this.diamonds.upsert(ctx.manager, {
+        diamondId: record.diamond_id,
+        revision: envelope.revision,
+        versionId: record.version_id,
+        lifecycleState: record.lifecycle_state,
+        currentStage: record.current_stage,
+        unlockStatus: record.unlock_status,
+        carats: declaredCarats(record),
+        shape: typeof record.polished?.shape === 'string' ? record.polished.shape : null,
+        holderParticipantId: holderOf(record),
+        scanReportHash: hash,
+      });
+      await this.eligibility.publishIfChanged(ctx.manager, record.diamond_id, { hash, facts });
+    } else if (envelope.event_type === EventTypes.DIAMOND_DELETED) {
+      await this.diamonds.markDeleted(ctx.manager, envelope.data.diamond_id, envelope.revision);
+    }
+    // Other event types never arrive on this topic (validateEnvelope checks the topic's event types).
+  }
+}

@@ -1,0 +1,135 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { DiamondV1, GisIneligibilityReason, GisStatus } from '@dtp/domain';
+import { GisDiamondEntity } from './gis-diamond.entity';
+
+/** What GIS keeps of an upserted DiamondV1 record. */
+export interface DiamondViewValues {
+  diamondId: string;
+  revision: number;
+  versionId: string;
+  lifecycleState: string;
+  currentStage: string;
+  unlockStatus: string;
+  carats: string | null;
+  shape: string | null;
+  holderParticipantId: string | null;
+  scanReportHash: string | null;
+}
+
+const FIELDS: Record<keyof GisDiamondEntity, string> = {
+  diamondId: 'diamond_id',
+  revision: 'revision',
+  versionId: 'version_id',
+  lifecycleState: 'lifecycle_state',
+  currentStage: 'current_stage',
+  unlockStatus: 'unlock_status',
+  carats: 'carats',
+  shape: 'shape',
+  holderParticipantId: 'holder_participant_id',
+  scanReportHash: 'scan_report_hash',
+  deleted: 'deleted',
+  deletedAt: 'deleted_at',
+  gisStatus: 'gis_status',
+  gisReason: 'gis_reason',
+  eligibilityRevision: 'eligibility_revision',
+  gradingRevision: 'grading_revision',
+  updatedAt: 'updated_at',
+};
+const SELECT_LIST = Object.entries(FIELDS)
+  .map(([prop, col]) => `${col} AS "${prop}"`)
+  .join(', ');
+
+/** gis_diamonds: GIS's own view of diamonds. */
+@Injectable()
+export class DiamondsRepository {
+  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+
+  async find(diamondId: string, manager: EntityManager = this.ds.manager): Promise<GisDiamondEntity | null> {
+    const rows = (await manager.query(`SELECT ${SELECT_LIST} FROM gis_diamonds WHERE diamond_id = $1`, [diamondId])) as GisDiamondEntity[];
+    return rows[0] ?? null;
+  }
+
+  /** The row, locked until the transaction ends (eligibility and grading revisions are counted under it). */
+  async lock(manager: EntityManager, diamondId: string): Promise<GisDiamondEntity | null> {
+    const rows = (await manager.query(`SELECT ${SELECT_LIST} FROM gis_diamonds WHERE diamond_id = $1 FOR UPDATE`, [diamondId])) as GisDiamondEntity[];
+    return rows[0] ?? null;
+  }
+
+  /** Inserts or refreshes the view of a diamond; a deleted diamond stays deleted. */
+  async upsert(manager: EntityManager, v: DiamondViewValues): Promise<void> {
+    await manager.query(
+      `INSERT INTO gis_diamonds (diamond_id, revision, version_id, lifecycle_state, current_stage, unlock_status, carats, shape,
+                                 holder_participant_id, scan_report_hash, deleted)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, false)
+       ON CONFLICT (diamond_id) DO UPDATE SET
+         revision = EXCLUDED.revision, version_id = EXCLUDED.version_id, lifecycle_state = EXCLUDED.lifecycle_state,
+         current_stage = EXCLUDED.current_stage, unlock_status = EXCLUDED.unlock_status, carats = EXCLUDED.carats,
+         shape = EXCLUDED.shape, holder_participant_id = EXCLUDED.holder_participant_id,
+         scan_report_hash = EXCLUDED.scan_report_hash, updated_at = clock_timestamp()
+       WHERE NOT gis_diamonds.deleted`,
+      [v.diamondId, v.revision, v.versionId, v.lifecycleState, v.currentStage, v.unlockStatus, v.carats, v.shape, v.holderParticipantId, v.scanReportHash],
+    );
+  }
+
+  /** Marks a diamond deleted (kept, so verify/validate answer 410), creating the row when GIS never saw it. */
+  async markDeleted(manager: EntityManager, diamondId: string, revision: number): Promise<void> {
+    await manager.query(
+      `INSERT INTO gis_diamonds (diamond_id, revision, deleted, deleted_at) VALUES ($1, $2, true, clock_timestamp())
+       ON CONFLICT (diamond_id) DO UPDATE SET revision = EXCLUDED.revision, deleted = true,
+         deleted_at = COALESCE(gis_diamonds.deleted_at, EXCLUDED.deleted_at), updated_at = clock_timestamp()`,
+      [diamondId, revision],
+    );
+  }
+
+  /** Stores a new gis_status and returns the eligibility event revision to publish it under. */
+  async setEligibility(manager: EntityManager, diamondId: string, status: GisStatus | null, reason: GisIneligibilityReason | null): Promise<number> {
+    const [rows] = (await manager.query(
+      `UPDATE gis_diamonds SET gis_status = $2, gis_reason = $3, eligibility_revision = eligibility_revision + 1
+       WHERE diamond_id = $1 RETURNING eligibility_revision`,
+      [diamondId, status, reason],
+    )) as [{ eligibility_revision: string }[], number];
+    return Number(rows[0].eligibility_revision);
+  }
+
+  /** Counts one more grading for the diamond and returns its revision (call with the row locked). */
+  async nextGradingRevision(manager: EntityManager, diamondId: string): Promise<number> {
+    const [rows] = (await manager.query(
+      `UPDATE gis_diamonds SET grading_revision = grading_revision + 1 WHERE diamond_id = $1 RETURNING grading_revision`,
+      [diamondId],
+    )) as [{ grading_revision: string }[], number];
+    return Number(rows[0].grading_revision);
+  }
+}
+
+/** The newest attached scan report of a record: latest `uploaded_at`, later position on ties. */
+export function newestScanReportHash(record: DiamondV1): string | null {
+  const refs = record.polished?.scan_reports;
+  if (!Array.isArray(refs)) return null;
+  let best: { hash: string; at: number; index: number } | null = null;
+  refs.forEach((ref, index) => {
+    if (!ref || typeof ref.hash !== 'string' || ref.hash === '') return;
+    const parsed = typeof ref.uploaded_at === 'string' ? Date.parse(ref.uploaded_at) : NaN;
+    const at = Number.isNaN(parsed) ? -Infinity : parsed;
+    if (!best || at > best.at || (at === best.at && index > best.index)) best = { hash: ref.hash, at, index };
+  });
+  return (best as { hash: string } | null)?.hash ?? null;
+}
+
+/** The holder's participant id when the record carries one (platform may add `holder_participant_id`). */
+export function holderOf(record: DiamondV1): string | null {
+  const r = record as unknown as Record<string, unknown>;
+  for (const key of ['holder_participant_id', 'holder_id', 'holder']) {
+    const value = r[key];
+    if (typeof value === 'string' && value !== '') return value;
+  }
+  return null;
+}
+
+/** Declared polished carats as text (the record carries decimal text; numbers are tolerated). */
+export function declaredCarats(record: DiamondV1): string | null {
+  const c = record.polished?.carats as unknown;
+  if (typeof c === 'string' && /^\d+(\.\d+)?$/.test(c)) return c;
+  if (typeof c === 'number' && Number.isFinite(c) && c > 0) return String(c);
+  return null;
+}

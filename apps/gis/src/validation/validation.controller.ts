@@ -1,0 +1,47 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ValidateAccepted, ValidateJsonRequestDto, ValidationHistoryEntry, ValidationPoll } from '@dtp/domain';
+import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
+import { unwrap } from '../common/http-errors';
+import { ValidationService } from './validation.service';
+
+@ApiTags('grading integration')
+@Roles('grading_lab')
+@Controller('v2/diamonds/:diamond_id')
+export class ValidationController {
+  constructor(private readonly validations: ValidationService) {}
+
+  @Post('validate-json')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Validate measurements against the scan report (asynchronous)',
+    description:
+      '202 `{diamond_id, request_id, status_url, verification_status: "Pending"}`; 404 `{detail}`; 410 deleted; 409 ' +
+      '`{reason, detail}` ineligible (incl. `shape_not_supported`); 412 `{reason: "no_successful_verify", detail}` ' +
+      'without a successful verify of this diamond by the calling lab; 422 body errors.',
+  })
+  async validate(
+    @Param('diamond_id') diamondId: string,
+    @Body() body: ValidateJsonRequestDto,
+    @CurrentCaller() caller: Caller,
+  ): Promise<ValidateAccepted> {
+    return unwrap(await this.validations.accept(diamondId, body, caller)) as ValidateAccepted;
+  }
+
+  /** Declared before `validate/:request_id` so `historic` is never taken for a request id. */
+  @Get('validate/historic')
+  @ApiOperation({ summary: "The calling lab's answered or errored validation requests for a diamond, newest first, with `expired`" })
+  async history(@Param('diamond_id') diamondId: string, @CurrentCaller() caller: Caller): Promise<ValidationHistoryEntry[]> {
+    return unwrap(await this.validations.history(diamondId, caller)) as ValidationHistoryEntry[];
+  }
+
+  @Get('validate/:request_id')
+  @ApiOperation({ summary: 'Poll a validation request (the calling lab\'s own); 404 `{detail}` for any other' })
+  async poll(
+    @Param('diamond_id') diamondId: string,
+    @Param('request_id') requestId: string,
+    @CurrentCaller() caller: Caller,
+  ): Promise<ValidationPoll> {
+    return unwrap(await this.validations.poll(diamondId, requestId, caller)) as ValidationPoll;
+  }
+}

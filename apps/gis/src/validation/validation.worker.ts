@@ -1,0 +1,191 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Client } from 'pg';
+import type { Logger } from 'pino';
+import { Counter, Histogram } from 'prom-client';
+import { LOGGER, ServiceMetrics } from '@dtp/service-kit';
+import { GIS_CONFIG } from '../common/tokens';
+import { GisConfig } from '../config';
+import { VALIDATION_CHANNEL } from '../migrations/1764115200000-gis-schema';
+import { ScanReportRepository } from '../scan-reports/scan-report.repository';
+import type { ScanReportValues } from '../scan-reports/scan-report.parser';
+import { ValidationInput, compareValidation } from './validation-compare';
+import { ValidationRequestEntity } from './validation-request.entity';
+import { ValidationRepository } from './validation.repository';
+
+/**
+ * Answers validation jobs. Any number of workers (GIS replicas) share the `validation_requests` table:
+ * - a worker claims up to VALIDATION_WORKER_CONCURRENCY Pending jobs with `FOR UPDATE SKIP LOCKED`, stamping
+ *   `claimed_by`/`claimed_at` (its lease) and counting the attempt;
+ * - it wakes at once on `NOTIFY gis_validation` (sent by the insert trigger at commit) and otherwise polls every
+ *   VALIDATION_POLL_MS, which also picks up jobs whose lease (claimed_at + VALIDATION_LEASE_SECONDS) ran out
+ *   because their worker crashed or was stopped mid-job;
+ * - an answer is stored only while the worker still holds the job (claimed_by), so a job is answered once;
+ * - a job whose processing throws is answered `Unverifiable` with `verification_error` (never left Pending), and
+ *   a job claimed more than VALIDATION_MAX_ATTEMPTS times (its workers keep dying) likewise.
+ */
+@Injectable()
+export class ValidationWorker {
+  readonly workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private running = false;
+  private loopDone?: Promise<void>;
+  private wake?: () => void;
+  private pending = true;
+  private listener?: Client;
+  private readonly answered: Counter;
+  /** Extracted values by report hash (immutable once parsed): saves a query per job. */
+  private readonly reportCache = new Map<string, ScanReportValues>();
+  private readonly latency: Histogram;
+
+  constructor(
+    private readonly requests: ValidationRepository,
+    private readonly scanReports: ScanReportRepository,
+    @Inject(GIS_CONFIG) private readonly config: GisConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+    metrics: ServiceMetrics,
+  ) {
+    const registry = metrics.registry;
+    this.answered =
+      (registry.getSingleMetric('gis_validations_answered_total') as Counter | undefined) ??
+      new Counter({
+        name: 'gis_validations_answered_total',
+        help: 'Validation requests answered, by status and whether processing failed',
+        labelNames: ['status', 'error'],
+        registers: [registry],
+      });
+    this.latency =
+      (registry.getSingleMetric('gis_validation_answer_seconds') as Histogram | undefined) ??
+      new Histogram({
+        name: 'gis_validation_answer_seconds',
+        help: 'Time from a validation request being accepted to its answer',
+        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60],
+        registers: [registry],
+      });
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    await this.listen();
+    this.loopDone = this.loop();
+    this.logger.info({ workerId: this.workerId }, 'validation worker started');
+  }
+
+  /** Stops claiming, finishes the jobs in hand, closes the LISTEN connection. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.wake?.();
+    await this.loopDone;
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => undefined);
+  }
+
+  /** Ask for an immediate pass. */
+  poke(): void {
+    this.pending = true;
+    this.wake?.();
+  }
+
+  private async listen(): Promise<void> {
+    try {
+      const client = new Client({ connectionString: this.config.DATABASE_URL, application_name: 'dtp-gis-validation-listen' });
+      client.on('error', (err) => {
+        this.logger.warn({ err: err.message }, 'validation worker: LISTEN connection lost; polling until it is back');
+        if (this.listener === client) this.listener = undefined;
+      });
+      client.on('notification', () => this.poke());
+      await client.connect();
+      await client.query(`LISTEN ${VALIDATION_CHANNEL}`);
+      this.listener = client;
+    } catch (err) {
+      this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'validation worker: LISTEN failed; polling only');
+    }
+  }
+
+  private async loop(): Promise<void> {
+    let backoff = 100;
+    while (this.running) {
+      try {
+        if (!this.listener) await this.listen();
+        let claimed = 0;
+        if (this.pending) {
+          this.pending = false;
+          do claimed = await this.runBatch();
+          while (claimed > 0 && this.running);
+        }
+        backoff = 100;
+        if (this.running && !this.pending) await this.idle(this.config.VALIDATION_POLL_MS);
+      } catch (err) {
+        if (!this.running) break;
+        this.logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: backoff }, 'validation worker: pass failed');
+        this.pending = true;
+        await this.idle(backoff);
+        backoff = Math.min(backoff * 2, 10_000);
+      }
+    }
+  }
+
+  private async idle(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pending = true;
+        resolve();
+      }, ms);
+      timer.unref();
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = undefined;
+  }
+
+  /** Claims and answers one batch; returns how many jobs it claimed. */
+  async runBatch(): Promise<number> {
+    const jobs = await this.requests.claim(this.workerId, this.config.VALIDATION_LEASE_SECONDS, this.config.VALIDATION_WORKER_CONCURRENCY);
+    await Promise.all(jobs.map((job) => this.process(job)));
+    return jobs.length;
+  }
+
+  private async reportValues(hash: string): Promise<ScanReportValues> {
+    const cached = this.reportCache.get(hash);
+    if (cached) return cached;
+    const report = await this.scanReports.find(hash);
+    if (!report || report.outcome !== 'parsed' || !report.extracted) throw new Error(`the scan report ${hash} has no extracted values`);
+    if (this.reportCache.size >= 1000) this.reportCache.delete(this.reportCache.keys().next().value as string);
+    this.reportCache.set(hash, report.extracted);
+    return report.extracted;
+  }
+
+  private async process(job: ValidationRequestEntity): Promise<void> {
+    let result: Parameters<ValidationRepository['answer']>[2];
+    if (job.attempts > this.config.VALIDATION_MAX_ATTEMPTS) {
+      result = {
+        status: 'Unverifiable',
+        description: null,
+        error: `validation could not be completed: processing was interrupted ${job.attempts - 1} times`,
+        parameters: null,
+      };
+    } else {
+      try {
+        const values = await this.reportValues(job.scanReportHash);
+        const outcome = compareValidation(job.request as unknown as ValidationInput, values);
+        result = { status: outcome.status, description: outcome.description, error: null, parameters: outcome.parameters };
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        this.logger.error({ requestId: job.requestId, err: message }, 'validation job failed');
+        result = { status: 'Unverifiable', description: null, error: `validation failed: ${message}`, parameters: null };
+      }
+    }
+    const stored = await this.requests.answer(job.requestId, this.workerId, result);
+    if (!stored) {
+      this.logger.warn({ requestId: job.requestId }, 'validation job was answered by another worker (lease expired)');
+      return;
+    }
+    this.answered.inc({ status: result.status, error: String(result.error !== null) });
+    this.latency.observe((Date.now() - new Date(job.requestedAt).getTime()) / 1000);
+  }
+}

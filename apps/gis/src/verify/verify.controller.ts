@@ -1,0 +1,25 @@
+import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { VerifyRequestDto, VerifyResponse } from '@dtp/domain';
+import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
+import { unwrap } from '../common/http-errors';
+import { VerifyService } from './verify.service';
+
+@ApiTags('grading integration')
+@Controller('v2/diamonds/:diamond_id')
+export class VerifyController {
+  constructor(private readonly verifier: VerifyService) {}
+
+  @Post('verify')
+  @HttpCode(200)
+  @Roles('grading_lab')
+  @ApiOperation({
+    summary: 'Verify a physical diamond against the registered polished diamond (carat weight and shape group)',
+    description:
+      '200 `{status: "success", is_locked}` or `{status: "failure", data}`; 404 `{detail}` unknown; 410 deleted; ' +
+      '409 `{reason, detail}` ineligible; 422 body errors; 503 scan report not readable yet.',
+  })
+  async verify(@Param('diamond_id') diamondId: string, @Body() body: VerifyRequestDto, @CurrentCaller() caller: Caller): Promise<VerifyResponse> {
+    return unwrap(await this.verifier.verify(diamondId, body, caller)) as VerifyResponse;
+  }
+}
