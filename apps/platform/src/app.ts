@@ -1,9 +1,12 @@
+import multipart from '@fastify/multipart';
 import { createDataSource, databaseCheck, runMigrations } from '@dtp/database';
 import { EventTransport, OutboxRelay } from '@dtp/events';
 import { createHttpApp, listenService, newServiceContext, ServiceDefinition } from '@dtp/service-kit';
 import { PlatformConfig } from './config';
 import { platformEntities } from './entities';
 import { platformMigrations } from './migrations';
+import { PlatformDb } from './db/platform-db';
+import { ParticipantsConsumer } from './participants/participants.consumer';
 import { PlatformModule } from './platform.module';
 
 export interface PlatformDeps {
@@ -38,8 +41,16 @@ export const platformService: ServiceDefinition<PlatformConfig, PlatformDeps> = 
         description: 'Registration, files, deletion, shipments and transfers, graded measurements ({base_url}).',
         version: '1.35.0',
       },
+      configure: async (fastify) => {
+        await fastify.register(multipart, { limits: { fileSize: config.FILE_SIZE_LIMIT_BYTES, files: 1, fields: 10, parts: 20 } });
+      },
     });
-    const relay = new OutboxRelay({ service: 'platform', databaseUrl: config.DATABASE_URL, transport: deps.transport, logger, registry: ctx.metrics.registry });
+    const participants = app.get(ParticipantsConsumer);
+    await participants.start(deps.transport, logger, ctx.metrics.registry);
+    // Writes wake the relay themselves (db/outbox-signal.ts); the poll is the safety net.
+    const relay = new OutboxRelay({ service: 'platform', databaseUrl: config.DATABASE_URL, transport: deps.transport, logger, registry: ctx.metrics.registry, pollIntervalMs: 500 });
+    const db = app.get(PlatformDb);
+    db.signal.attachRelay(() => relay.poke());
     await relay.start();
     return listenService({
       name: 'platform',
@@ -47,6 +58,8 @@ export const platformService: ServiceDefinition<PlatformConfig, PlatformDeps> = 
       config,
       ctx,
       onClose: async () => {
+        db.signal.close();
+        await participants.stop();
         await relay.stop();
         await ds.destroy();
       },

@@ -1,9 +1,19 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuthGuardModule } from '@dtp/auth-guard';
+import { blobStoreFromConfig } from '@dtp/blob-store';
 import { PlatformConfig } from './config';
+import { PlatformDb } from './db/platform-db';
+import { DeletionModule } from './deletion/deletion.module';
+import { DiamondsCoreModule } from './diamonds/diamonds-core.module';
+import { FilesModule } from './files/files.module';
+import { GradedMeasurementsModule } from './graded-measurements/graded-measurements.module';
+import { ParticipantsModule } from './participants/participants.module';
+import { RegistrationModule } from './registration/registration.module';
+import { BLOB_STORE, PLATFORM_CONFIG } from './tokens';
+import { UnlockModule } from './unlock/unlock.module';
 
-export const PLATFORM_CONFIG = Symbol('PLATFORM_CONFIG');
+export { PLATFORM_CONFIG, BLOB_STORE };
 
 @Module({})
 export class PlatformModule {
@@ -11,12 +21,24 @@ export class PlatformModule {
     return {
       module: PlatformModule,
       global: true,
-      imports: [AuthGuardModule.forRoot({ issuer: config.AUTH_ISSUER, audience: config.PLATFORM_AUDIENCE, jwksUrl: config.jwksUrl })],
+      imports: [
+        AuthGuardModule.forRoot({ issuer: config.AUTH_ISSUER, audience: config.PLATFORM_AUDIENCE, jwksUrl: config.jwksUrl }),
+        DiamondsCoreModule,
+        ParticipantsModule,
+        RegistrationModule,
+        FilesModule,
+        DeletionModule,
+        UnlockModule,
+        GradedMeasurementsModule,
+      ],
       providers: [
         { provide: PLATFORM_CONFIG, useValue: config },
         { provide: DataSource, useValue: ds },
+        { provide: PlatformDb, useValue: new PlatformDb(ds) },
+        // BLOB_STORE=fs (default, BLOB_STORE_DIR) or s3 (S3_BUCKET, S3_ENDPOINT, ...): see @dtp/blob-store from-config.
+        { provide: BLOB_STORE, useValue: blobStoreFromConfig(config) },
       ],
-      exports: [PLATFORM_CONFIG, DataSource],
+      exports: [PLATFORM_CONFIG, DataSource, PlatformDb, BLOB_STORE],
     };
   }
 }

@@ -4,7 +4,7 @@ interface Group {
   topic: string;
   group: string;
   position: number;
-  handlers: SubscribeOptions['handler'][];
+  handlers: SubscribeOptions[];
   running: boolean;
   wake?: () => void;
   closed: boolean;
@@ -40,12 +40,12 @@ export class InProcessTransport implements EventTransport {
       group = { topic: opts.topic, group: opts.group, position: start, handlers: [], running: false, closed: false };
       this.groups.set(id, group);
     }
-    group.handlers.push(opts.handler);
+    group.handlers.push(opts);
     if (!group.running) void this.loop(group);
     const g = group;
     return {
       close: async () => {
-        g.handlers = g.handlers.filter((h) => h !== opts.handler);
+        g.handlers = g.handlers.filter((h) => h !== opts);
         if (g.handlers.length === 0) {
           g.closed = true;
           g.wake?.();
@@ -87,10 +87,17 @@ export class InProcessTransport implements EventTransport {
         continue;
       }
       const message = log[g.position];
+      // Groups share the partition: one subscriber of the group takes it (one consumer per partition).
+      const sub = g.handlers[0];
       try {
-        // Groups share the partition: one handler of the group takes it (one consumer per partition).
-        await g.handlers[0](message);
-        g.position += 1;
+        if (sub.batchHandler) {
+          const batch = log.slice(g.position, g.position + (sub.maxBatch ?? 100));
+          await sub.batchHandler(batch);
+          g.position += batch.length;
+        } else {
+          await sub.handler(message);
+          g.position += 1;
+        }
         delay = 50;
       } catch (err) {
         this.onHandlerError(err, message);

@@ -1,50 +1,153 @@
-import { Consumer, Kafka, logLevel, Producer } from 'kafkajs';
+import net from 'node:net';
+import { Admin, Consumer, ISocketFactory, Kafka, KafkaMessage, logLevel, Partitioners, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
-import { EventTransport, OutgoingMessage, SubscribeOptions, Subscription } from './transport';
+import { EventTransport, IncomingMessage, OutgoingMessage, SubscribeOptions, Subscription } from './transport';
 
 export interface KafkaTransportOptions {
   clientId: string;
   brokers: string[];
   logger: Logger;
-  /** Lower in tests: how long a fetch waits for data before returning empty. */
+  /** How long a fetch waits for data before returning empty (default 100 ms: low latency, small cost). */
   maxWaitTimeInMs?: number;
+  /** Partitions one consumer processes at the same time (order stays per partition, so per key). Default 4. */
+  partitionsConsumedConcurrently?: number;
+  /** Consumer session timeout (default 30 s): a consumer silent for that long loses its partitions. */
+  sessionTimeoutMs?: number;
+  /** Connection timeout for brokers (default 3 s). */
+  connectionTimeoutMs?: number;
+  /**
+   * Broker addresses to reach through another address (`{"10.0.0.5:9092": "127.0.0.1:19092"}`): port forwards,
+   * and the fault-injection proxy of the end-to-end tests. Brokers advertise their own address in metadata, so a
+   * forward must cover those too. From env: KAFKA_CONNECT_VIA="host:port=host:port,...".
+   */
+  connectVia?: Record<string, string>;
+}
+
+/** Parses KAFKA_CONNECT_VIA ("a:1=b:2,c:3=d:4"). */
+export function parseConnectVia(value: string | undefined): Record<string, string> | undefined {
+  if (!value) return undefined;
+  const map: Record<string, string> = {};
+  for (const pair of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const [from, to] = pair.split('=');
+    if (!from || !to || !/^[^:]+:\d+$/.test(from) || !/^[^:]+:\d+$/.test(to)) throw new Error(`KAFKA_CONNECT_VIA: bad entry "${pair}" (want host:port=host:port)`);
+    map[from] = to;
+  }
+  return map;
+}
+
+function socketFactory(via: Record<string, string>): ISocketFactory {
+  return ({ host, port, onConnect }) => {
+    const target = via[`${host}:${port}`];
+    const [h, p] = target ? [target.slice(0, target.lastIndexOf(':')), Number(target.slice(target.lastIndexOf(':') + 1))] : [host, port];
+    const socket = net.connect({ host: h, port: p }, onConnect);
+    socket.setKeepAlive(true, 60_000);
+    return socket;
+  };
+}
+
+export interface TopicSpec {
+  topic: string;
+  numPartitions?: number;
+  /** `cleanup.policy=compact`: the latest value per key survives, tombstones remove keys. */
+  compacted?: boolean;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function parseValue(value: Buffer | null): unknown {
+  if (value === null) return null;
+  const text = value.toString('utf8');
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Delivered as text: the consumer's validation parks it with the reason instead of failing the partition.
+    return text;
+  }
 }
 
 /**
  * Kafka through kafkajs. The producer is not idempotent (the librdkafka mock cluster refuses that) and topics
- * are auto-created on first use (no admin CreateTopics call): ordering per key comes from the key, de-duplication
- * from the consumers' revision checks.
+ * are auto-created on first use when the broker refuses the admin CreateTopics call: ordering per key comes
+ * from the key (one partition per key), de-duplication from the consumers' revision checks.
+ *
+ * Consumers: a rejected handler is retried with backoff, in place, until it succeeds (the partition waits; other
+ * partitions go on); offsets are committed only after the handler resolved. A consumer that kafkajs gives up on
+ * (broker away for long) is recreated, so a subscription lives until it is closed.
  */
 export class KafkaTransport implements EventTransport {
   readonly kind = 'kafka' as const;
   private readonly kafka: Kafka;
   private readonly producer: Producer;
-  private readonly consumers = new Set<Consumer>();
-  private connected = false;
+  private readonly subscriptions = new Set<Subscription>();
+  private connected?: Promise<void>;
+  private admin?: Admin;
+  private closed = false;
 
   constructor(private readonly opts: KafkaTransportOptions) {
     this.kafka = new Kafka({
       clientId: opts.clientId,
       brokers: opts.brokers,
       logLevel: logLevel.WARN,
+      connectionTimeout: opts.connectionTimeoutMs ?? 3000,
+      ...(opts.connectVia ? { socketFactory: socketFactory(opts.connectVia) } : {}),
       retry: { retries: 5, initialRetryTime: 100, maxRetryTime: 2000 },
       logCreator: () => (entry) => {
         const level = entry.level <= logLevel.ERROR ? 'error' : entry.level === logLevel.WARN ? 'warn' : 'debug';
-        opts.logger[level]({ kafka: entry.namespace, ...entry.log }, `kafka: ${entry.log.message}`);
+        const { message, ...rest } = entry.log;
+        opts.logger[level]({ kafka: entry.namespace, ...rest }, `kafka: ${message}`);
       },
     });
-    this.producer = this.kafka.producer({ allowAutoTopicCreation: true, idempotent: false });
+    this.producer = this.kafka.producer({
+      allowAutoTopicCreation: true,
+      idempotent: false,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
   }
 
   async connect(): Promise<void> {
-    await this.producer.connect();
-    this.connected = true;
+    this.connected ??= this.producer.connect().catch((err: unknown) => {
+      this.connected = undefined;
+      throw err;
+    });
+    await this.connected;
+  }
+
+  /**
+   * Creates topics through the admin API when the broker offers it (real Kafka: partitions, compaction); a broker
+   * that refuses CreateTopics (the mock cluster) auto-creates them on first use instead. Never throws for that.
+   */
+  async ensureTopics(specs: TopicSpec[]): Promise<void> {
+    const admin = this.kafka.admin();
+    try {
+      await admin.connect();
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: specs.map((s) => ({
+          topic: s.topic,
+          numPartitions: s.numPartitions ?? 4,
+          configEntries: s.compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : [],
+        })),
+      });
+    } catch (err) {
+      this.opts.logger.info(
+        { err: err instanceof Error ? err.message : String(err), topics: specs.map((s) => s.topic) },
+        'kafka: CreateTopics refused or failed; relying on topic auto-creation',
+      );
+    } finally {
+      await admin.disconnect().catch(() => undefined);
+    }
   }
 
   async publish(messages: OutgoingMessage[]): Promise<void> {
-    if (!this.connected) await this.connect();
+    if (this.closed) throw new Error('transport closed');
+    if (messages.length === 0) return;
+    await this.connect();
     const byTopic = new Map<string, OutgoingMessage[]>();
-    for (const m of messages) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
+    for (const m of messages) {
+      const list = byTopic.get(m.topic);
+      if (list) list.push(m);
+      else byTopic.set(m.topic, [m]);
+    }
     await this.producer.sendBatch({
       acks: -1,
       topicMessages: [...byTopic].map(([topic, list]) => ({
@@ -55,48 +158,155 @@ export class KafkaTransport implements EventTransport {
   }
 
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
-    const consumer = this.kafka.consumer({
-      groupId: opts.group,
-      allowAutoTopicCreation: true,
-      maxWaitTimeInMs: this.opts.maxWaitTimeInMs ?? 500,
-      retry: { retries: Number.MAX_SAFE_INTEGER, initialRetryTime: 200, maxRetryTime: 5000 },
+    if (this.closed) throw new Error('transport closed');
+    const log = this.opts.logger.child({ topic: opts.topic, group: opts.group });
+    let active = true;
+    let consumer: Consumer | undefined;
+    let restarting: Promise<void> | undefined;
+
+    const deliver = async (messages: IncomingMessage[], heartbeat: () => Promise<void>) => {
+      let delay = 100;
+      const message = messages[0];
+      for (;;) {
+        try {
+          if (opts.batchHandler) await opts.batchHandler(messages);
+          else await opts.handler(message);
+          return;
+        } catch (err) {
+          // Stop retrying on close: the offset stays uncommitted, the next consumer gets the message again.
+          if (!active) throw err;
+          log.warn(
+            { key: message.key, partition: message.partition, offset: message.offset, err: err instanceof Error ? err.message : String(err), retryInMs: delay },
+            'event handler failed; retrying',
+          );
+          await sleep(delay);
+          delay = Math.min(delay * 2, 5000);
+          await heartbeat().catch(() => undefined);
+        }
+      }
+    };
+    const incoming = (topic: string, partition: number, message: KafkaMessage): IncomingMessage => ({
+      topic,
+      partition,
+      offset: message.offset,
+      key: message.key?.toString('utf8') ?? '',
+      value: parseValue(message.value),
     });
-    await consumer.connect();
-    await consumer.subscribe({ topic: opts.topic, fromBeginning: opts.fromBeginning ?? true });
-    await consumer.run({
-      autoCommit: true,
-      eachMessage: async ({ topic, partition, message }) => {
-        await opts.handler({
-          topic,
-          partition,
-          offset: message.offset,
-          key: message.key?.toString() ?? '',
-          value: message.value === null ? null : JSON.parse(message.value.toString()),
-        });
-      },
-    });
-    this.consumers.add(consumer);
-    return {
+    const maxBatch = opts.maxBatch ?? 100;
+
+    const start = async (): Promise<Consumer> => {
+      const c = this.kafka.consumer({
+        groupId: opts.group,
+        allowAutoTopicCreation: true,
+        maxWaitTimeInMs: this.opts.maxWaitTimeInMs ?? 100,
+        sessionTimeout: this.opts.sessionTimeoutMs ?? 30_000,
+        heartbeatInterval: 1000,
+        retry: { retries: 30, initialRetryTime: 200, maxRetryTime: 5000 },
+      });
+      c.on(c.events.CRASH, (event) => {
+        if (event.payload.restart || !active) return;
+        // kafkajs gave up (e.g. no broker for a long time): start a fresh consumer after a pause.
+        log.warn({ err: event.payload.error.message }, 'kafka consumer crashed; recreating it');
+        restarting ??= (async () => {
+          await c.disconnect().catch(() => undefined);
+          while (active) {
+            await sleep(1000);
+            try {
+              consumer = await start();
+              break;
+            } catch (err) {
+              log.warn({ err: err instanceof Error ? err.message : String(err) }, 'kafka consumer restart failed; retrying');
+            }
+          }
+          restarting = undefined;
+        })();
+      });
+      try {
+        await c.connect();
+        await c.subscribe({ topic: opts.topic, fromBeginning: opts.fromBeginning ?? true });
+        const common = {
+          autoCommit: true,
+          autoCommitInterval: 1000,
+          partitionsConsumedConcurrently: this.opts.partitionsConsumedConcurrently ?? 4,
+        };
+        if (opts.batchHandler) {
+          await c.run({
+            ...common,
+            eachBatchAutoResolve: false,
+            eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
+              for (let i = 0; i < batch.messages.length; i += maxBatch) {
+                if (!isRunning() || isStale()) break;
+                const chunk = batch.messages.slice(i, i + maxBatch);
+                await deliver(chunk.map((m) => incoming(batch.topic, batch.partition, m)), heartbeat);
+                resolveOffset(chunk[chunk.length - 1].offset);
+                await commitOffsetsIfNecessary();
+                await heartbeat();
+              }
+            },
+          });
+        } else {
+          await c.run({
+            ...common,
+            eachMessage: async ({ topic, partition, message, heartbeat }) => {
+              await deliver([incoming(topic, partition, message)], heartbeat);
+            },
+          });
+        }
+      } catch (err) {
+        await c.disconnect().catch(() => undefined);
+        throw err;
+      }
+      return c;
+    };
+
+    consumer = await start();
+    const subscription: Subscription = {
       close: async () => {
-        this.consumers.delete(consumer);
-        await consumer.disconnect();
+        if (!active) return;
+        active = false;
+        this.subscriptions.delete(subscription);
+        await restarting;
+        await consumer?.disconnect().catch(() => undefined);
       },
     };
+    this.subscriptions.add(subscription);
+    return subscription;
   }
 
-  async check(): Promise<void> {
+  /** Low and high watermarks of every partition of `topic` (high = the offset the next message will get). */
+  async topicOffsets(topic: string): Promise<{ partition: number; low: number; high: number }[]> {
     const admin = this.kafka.admin();
     await admin.connect();
     try {
-      await admin.describeCluster();
+      const offsets = await admin.fetchTopicOffsets(topic);
+      return offsets.map((o) => ({ partition: o.partition, low: Number(o.low), high: Number(o.high) }));
     } finally {
-      await admin.disconnect();
+      await admin.disconnect().catch(() => undefined);
+    }
+  }
+
+  async check(): Promise<void> {
+    if (this.closed) throw new Error('transport closed');
+    if (!this.admin) {
+      const admin = this.kafka.admin();
+      await admin.connect();
+      this.admin = admin;
+    }
+    try {
+      await this.admin.describeCluster();
+    } catch (err) {
+      const admin = this.admin;
+      this.admin = undefined;
+      await admin?.disconnect().catch(() => undefined);
+      throw err;
     }
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.consumers].map((c) => c.disconnect()));
-    this.consumers.clear();
-    await this.producer.disconnect();
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+    await this.admin?.disconnect().catch(() => undefined);
+    await this.producer.disconnect().catch(() => undefined);
   }
 }

@@ -14,6 +14,12 @@ export interface OutboxRelayOptions {
   /** Fallback poll when no NOTIFY arrives (covers a lost LISTEN connection). */
   pollIntervalMs?: number;
   maxBackoffMs?: number;
+  /**
+   * Fault injection for tests: runs after a batch was published and before it is marked. Throwing here is a
+   * crash between publish and mark. (Env DTP_FAULT_RELAY_KILL_AFTER_PUBLISH=N SIGKILLs the process after the
+   * N-th published batch: the same fault for a service running as its own process.)
+   */
+  afterPublish?: (messages: OutgoingMessage[]) => Promise<void> | void;
 }
 
 interface Row {
@@ -22,6 +28,11 @@ interface Row {
   key: string;
   payload: unknown | null;
   created_at: Date;
+}
+
+function metric<T>(registry: Registry | undefined, name: string, make: (registers: Registry[]) => T): T | undefined {
+  if (!registry) return undefined;
+  return (registry.getSingleMetric(name) as T | undefined) ?? make([registry]);
 }
 
 /**
@@ -36,23 +47,27 @@ export class OutboxRelay {
   private wake?: () => void;
   private pending = true;
   private loopDone?: Promise<void>;
+  private batches = 0;
   private readonly backlog?: Gauge;
   private readonly lag?: Histogram;
   private readonly published?: Counter;
   private readonly failures?: Counter;
+  private readonly killAfter = Number(process.env.DTP_FAULT_RELAY_KILL_AFTER_PUBLISH ?? 0);
 
   constructor(private readonly opts: OutboxRelayOptions) {
-    if (opts.registry) {
-      this.backlog = new Gauge({ name: 'outbox_backlog', help: 'Outbox rows not yet published', registers: [opts.registry] });
-      this.lag = new Histogram({
+    const registry = opts.registry;
+    this.backlog = metric(registry, 'outbox_backlog', (registers) => new Gauge({ name: 'outbox_backlog', help: 'Outbox rows not yet published', registers }));
+    this.lag = metric(registry, 'outbox_publish_lag_seconds', (registers) =>
+      new Histogram({
         name: 'outbox_publish_lag_seconds',
         help: 'Time from an outbox row being written to it being published',
         buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-        registers: [opts.registry],
-      });
-      this.published = new Counter({ name: 'outbox_published_total', help: 'Outbox rows published', registers: [opts.registry] });
-      this.failures = new Counter({ name: 'outbox_publish_failures_total', help: 'Failed publish attempts', registers: [opts.registry] });
-    }
+        registers,
+      }));
+    this.published = metric(registry, 'outbox_published_total', (registers) =>
+      new Counter({ name: 'outbox_published_total', help: 'Outbox rows published', registers }));
+    this.failures = metric(registry, 'outbox_publish_failures_total', (registers) =>
+      new Counter({ name: 'outbox_publish_failures_total', help: 'Failed publish attempts', registers }));
   }
 
   async start(): Promise<void> {
@@ -73,28 +88,51 @@ export class OutboxRelay {
     await this.disconnect();
   }
 
+  /** Sleeps `ms`, or less when poked or stopped. */
+  private async pause(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.wake = undefined;
+  }
+
   private async connect(): Promise<void> {
-    if (this.client) return;
-    const client = new Client({ connectionString: this.opts.databaseUrl, application_name: `dtp-${this.opts.service}-relay` });
-    client.on('error', () => undefined);
-    await client.connect();
-    // Only one relay per database publishes; the others wait for the lock.
-    for (;;) {
-      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [`outbox:${this.opts.service}`]);
-      if (rows[0].ok) break;
-      if (!this.running) {
-        await client.end();
-        throw new Error('stopped');
+    if (!this.client) {
+      const client = new Client({ connectionString: this.opts.databaseUrl, application_name: `dtp-${this.opts.service}-relay` });
+      client.on('error', () => undefined);
+      await client.connect();
+      // Only one relay per database publishes; the others wait for the lock.
+      for (;;) {
+        const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [`outbox:${this.opts.service}`]);
+        if (rows[0].ok) break;
+        if (!this.running) {
+          await client.end();
+          throw new Error('stopped');
+        }
+        await this.pause(1000);
       }
-      await new Promise((r) => setTimeout(r, 1000));
+      this.client = client;
     }
-    const listener = new Client({ connectionString: this.opts.databaseUrl, application_name: `dtp-${this.opts.service}-listen` });
-    listener.on('error', () => undefined);
-    listener.on('notification', () => this.poke());
-    await listener.connect();
-    await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
-    this.client = client;
-    this.listener = listener;
+    if (!this.listener) {
+      const listener = new Client({ connectionString: this.opts.databaseUrl, application_name: `dtp-${this.opts.service}-listen` });
+      const lost = () => {
+        if (this.listener === listener) this.listener = undefined;
+        void listener.end().catch(() => undefined);
+      };
+      listener.on('error', lost);
+      listener.on('end', lost);
+      listener.on('notification', () => this.poke());
+      await listener.connect();
+      await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
+      this.listener = listener;
+      // Rows committed while nobody listened: look now.
+      this.pending = true;
+    }
   }
 
   private async disconnect(): Promise<void> {
@@ -111,31 +149,26 @@ export class OutboxRelay {
     while (this.running) {
       try {
         await this.connect();
-        let n = 0;
         if (this.pending) {
           this.pending = false;
+          let n = 0;
           do n = await this.publishBatch();
           while (n > 0 && this.running);
           await this.updateBacklog();
         }
         backoff = 100;
         if (!this.pending && this.running) {
-          await new Promise<void>((resolve) => {
-            this.wake = resolve;
-            setTimeout(() => {
-              this.pending = true;
-              resolve();
-            }, poll).unref();
-          });
-          this.wake = undefined;
+          await this.pause(poll);
+          this.pending = true;
         }
       } catch (err) {
         if (!this.running) break;
         this.failures?.inc();
         this.opts.logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: backoff }, 'outbox relay: publish failed, retrying');
         if (this.client && !(await this.alive())) await this.disconnect();
+        if (this.client) await this.updateBacklog().catch(() => undefined);
         this.pending = true;
-        await new Promise((r) => setTimeout(r, backoff));
+        await this.pause(backoff);
         backoff = Math.min(backoff * 2, this.opts.maxBackoffMs ?? 10_000);
       }
     }
@@ -159,9 +192,15 @@ export class OutboxRelay {
     if (rows.length === 0) return 0;
     const messages: OutgoingMessage[] = rows.map((r) => ({ topic: r.topic, key: r.key, value: r.payload }));
     await this.opts.transport.publish(messages);
+    this.batches += 1;
+    if (this.killAfter > 0 && this.batches >= this.killAfter) {
+      this.opts.logger.warn({ rows: rows.length }, 'fault injection: killing the process between publish and mark');
+      process.kill(process.pid, 'SIGKILL');
+    }
+    await this.opts.afterPublish?.(messages);
     await client.query('UPDATE outbox SET published_at = clock_timestamp() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
     const now = Date.now();
-    for (const r of rows) this.lag?.observe((now - r.created_at.getTime()) / 1000);
+    for (const r of rows) this.lag?.observe(Math.max(0, now - r.created_at.getTime()) / 1000);
     this.published?.inc(rows.length);
     return rows.length;
   }

@@ -39,14 +39,31 @@ export interface OutboxEvent {
   payload: unknown | null;
 }
 
-/** Appends events to the outbox inside the caller's transaction (pass the transaction's manager). */
-export async function writeOutbox(manager: EntityManager, events: OutboxEvent[]): Promise<void> {
-  if (events.length === 0) return;
+/**
+ * Anything that runs a parameterised query inside the caller's transaction: a TypeORM EntityManager, or a
+ * small adapter over a `pg` client.
+ */
+export interface OutboxQueryable {
+  query(query: string, parameters?: unknown[]): Promise<unknown>;
+}
+
+/**
+ * The outbox INSERT for `events` as SQL text plus its values, numbering parameters from `$firstParam`, so a
+ * caller can embed it in a larger statement (e.g. `WITH d AS (INSERT ...) <outbox insert> ...`).
+ */
+export function outboxInsert(events: OutboxEvent[], firstParam = 1): { sql: string; values: unknown[] } {
   const values: unknown[] = [];
   const rows = events.map((e, i) => {
     values.push(e.topic, e.key, e.eventType, e.revision, e.payload === null ? null : JSON.stringify(e.payload));
-    const o = i * 5;
-    return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}, $${o + 5}::jsonb)`;
+    const o = firstParam - 1 + i * 5;
+    return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}::bigint, $${o + 5}::jsonb)`;
   });
-  await manager.query(`INSERT INTO outbox (topic, key, event_type, revision, payload) VALUES ${rows.join(', ')}`, values);
+  return { sql: `INSERT INTO outbox (topic, key, event_type, revision, payload) VALUES ${rows.join(', ')}`, values };
+}
+
+/** Appends events to the outbox inside the caller's transaction (pass the transaction's manager). */
+export async function writeOutbox(manager: EntityManager | OutboxQueryable, events: OutboxEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const { sql, values } = outboxInsert(events);
+  await manager.query(sql, values);
 }

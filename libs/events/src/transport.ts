@@ -25,6 +25,13 @@ export interface SubscribeOptions {
   fromBeginning?: boolean;
   /** Must resolve before the next message of the partition is delivered; a rejection is retried. */
   handler: (message: IncomingMessage) => Promise<void>;
+  /**
+   * Optional, used instead of `handler` when given: consecutive messages of ONE partition (in order, at most
+   * `maxBatch`), so a consumer can apply them in one transaction. A rejection retries the same messages.
+   */
+  batchHandler?: (messages: IncomingMessage[]) => Promise<void>;
+  /** Largest batch for `batchHandler` (default 100). */
+  maxBatch?: number;
 }
 
 export interface Subscription {

@@ -1,0 +1,57 @@
+import { Injectable } from '@nestjs/common';
+import { DiamondV1, isDiamondId, newVersionId } from '@dtp/domain';
+import type { Caller } from '@dtp/auth-guard';
+import { writeOutbox } from '@dtp/events';
+import { Sql } from '../db/platform-db';
+import { GradedMeasurementsRepository } from '../graded-measurements/graded-measurements.repository';
+import { toGradingDataView } from '../graded-measurements/graded-measurement.row';
+import { diamondUpserted } from './diamond-events';
+import { diamondNotFound } from './diamond-errors';
+import { toDiamondV1 } from './diamond.mapper';
+import { DiamondRow } from './diamond.row';
+import { DiamondsRepository } from './diamonds.repository';
+
+/** Columns a change may never set through `commit` (identity and bookkeeping). */
+type ChangeableColumn = Exclude<keyof DiamondRow, 'diamond_id' | 'legacy_id' | 'version_id' | 'revision' | 'system_timestamp' | 'created_at'>;
+export type DiamondPatch = Partial<Pick<DiamondRow, ChangeableColumn>>;
+
+/**
+ * Loading a diamond on behalf of its holder, and committing a change to it: every change gets a new version_id,
+ * revision + 1, system_timestamp now, and a `diamond.upserted` outbox row with the whole new record, all in the
+ * caller's transaction.
+ */
+@Injectable()
+export class DiamondChanges {
+  constructor(
+    private readonly diamonds: DiamondsRepository,
+    private readonly graded: GradedMeasurementsRepository,
+  ) {}
+
+  /**
+   * The diamond if `caller` holds it (locked FOR UPDATE when asked, to serialise changes to it); otherwise the
+   * 404 that also hides whether it exists.
+   */
+  async loadHeld(sql: Sql, diamondId: string, caller: Caller, opts: { lock?: boolean } = {}): Promise<DiamondRow> {
+    if (!isDiamondId(diamondId)) throw diamondNotFound();
+    const row = await this.diamonds.find(sql, diamondId, opts);
+    if (!row || row.holder_id !== caller.participantId) throw diamondNotFound();
+    return row;
+  }
+
+  /** The DiamondV1 of a stored row, with its active graded measurement. */
+  async record(sql: Sql, row: DiamondRow): Promise<DiamondV1> {
+    const active = await this.graded.active(sql, row.diamond_id);
+    return toDiamondV1(row, active ? toGradingDataView(active) : null);
+  }
+
+  /** Applies `patch` to the (locked) row `before` as one new version, and writes its outbox event. */
+  async commit(sql: Sql, before: DiamondRow, patch: DiamondPatch, now: Date = new Date()): Promise<DiamondV1> {
+    const revision = Number(before.revision) + 1;
+    const after: DiamondRow = { ...before, ...patch, revision, version_id: newVersionId(), system_timestamp: now };
+    const columns = [...(Object.keys(patch) as (keyof DiamondRow)[]), 'revision', 'version_id', 'system_timestamp'] as const;
+    await this.diamonds.update(sql, after, columns);
+    const record = await this.record(sql, after);
+    await writeOutbox(sql, [diamondUpserted(record, revision, now)]);
+    return record;
+  }
+}

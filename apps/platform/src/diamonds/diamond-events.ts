@@ -1,0 +1,20 @@
+import { DiamondV1, EventTypes, makeEnvelope, Topics } from '@dtp/domain';
+import type { OutboxEvent } from '@dtp/events';
+
+/** `diamond.upserted` carrying the whole current record (event-carried state); revision = the diamond's. */
+export function diamondUpserted(record: DiamondV1, revision: number, at: Date = new Date()): OutboxEvent {
+  const envelope = makeEnvelope({ event_type: EventTypes.DIAMOND_UPSERTED, data: record, revision, occurred_at: at });
+  return { topic: Topics.PLATFORM_DIAMONDS, key: record.diamond_id, eventType: envelope.event_type, revision, payload: envelope };
+}
+
+/**
+ * `diamond.deleted` followed by a tombstone (null payload, same key) so the compacted topic forgets the
+ * diamond. `revision` is the diamond's last revision plus one.
+ */
+export function diamondDeleted(diamondId: string, revision: number, at: Date = new Date()): OutboxEvent[] {
+  const envelope = makeEnvelope({ event_type: EventTypes.DIAMOND_DELETED, data: { diamond_id: diamondId }, revision, occurred_at: at });
+  return [
+    { topic: Topics.PLATFORM_DIAMONDS, key: diamondId, eventType: envelope.event_type, revision, payload: envelope },
+    { topic: Topics.PLATFORM_DIAMONDS, key: diamondId, eventType: envelope.event_type, revision, payload: null },
+  ];
+}

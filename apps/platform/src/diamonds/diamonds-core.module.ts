@@ -1,0 +1,14 @@
+import { Global, Module } from '@nestjs/common';
+import { GradedMeasurementsRepository } from '../graded-measurements/graded-measurements.repository';
+import { ParticipantDirectory } from '../participants/participant-directory';
+import { ParticipantsRepository } from '../participants/participants.repository';
+import { DiamondChanges } from './diamond-changes';
+import { DiamondsRepository } from './diamonds.repository';
+
+/** Repositories and the change writer every feature shares. */
+@Global()
+@Module({
+  providers: [DiamondsRepository, GradedMeasurementsRepository, DiamondChanges, ParticipantsRepository, ParticipantDirectory],
+  exports: [DiamondsRepository, GradedMeasurementsRepository, DiamondChanges, ParticipantsRepository, ParticipantDirectory],
+})
+export class DiamondsCoreModule {}

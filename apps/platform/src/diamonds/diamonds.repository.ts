@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import { outboxInsert, OutboxEvent } from '@dtp/events';
+import { Sql } from '../db/platform-db';
+import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS, DiamondRow } from './diamond.row';
+
+const param = (col: keyof DiamondRow, i: number) => (DIAMOND_JSON_COLUMNS.has(col) ? `$${i}::jsonb` : `$${i}`);
+const INSERT_SQL = `INSERT INTO diamonds (${DIAMOND_COLUMNS.join(', ')}) VALUES (${DIAMOND_COLUMNS.map((c, i) => param(c, i + 1)).join(', ')})`;
+
+function value(row: DiamondRow, col: keyof DiamondRow): unknown {
+  const v = row[col];
+  return DIAMOND_JSON_COLUMNS.has(col) && v !== null ? JSON.stringify(v) : v;
+}
+
+/** A diamond in a subtree query, with its depth below the root (root = 0). */
+export interface SubtreeMember {
+  diamond_id: string;
+  participant_id: string | null;
+  uploader_id: string;
+  holder_id: string;
+  unlock_status: DiamondRow['unlock_status'];
+  possession_state: DiamondRow['possession_state'];
+  revision: string;
+  depth: number;
+}
+
+/** SQL over `diamonds`. Every method takes the Sql of the caller's transaction (or the pool). */
+@Injectable()
+export class DiamondsRepository {
+  /**
+   * Inserts a new diamond and its outbox events in ONE statement (a data-modifying CTE), so the hot path costs
+   * one round trip and one implicit transaction: either both rows exist or neither does. A duplicate
+   * (box_scope, box_id, participant_id) fails the whole statement with a unique violation.
+   */
+  async insertWithOutbox(sql: Sql, row: DiamondRow, events: OutboxEvent[]): Promise<void> {
+    const values = DIAMOND_COLUMNS.map((c) => value(row, c));
+    const outbox = outboxInsert(events, values.length + 1);
+    await sql.exec(`WITH d AS (${INSERT_SQL}) ${outbox.sql}`, [...values, ...outbox.values], `diamond_insert_with_${events.length}_events`);
+  }
+
+  async find(sql: Sql, diamondId: string, opts: { lock?: boolean } = {}): Promise<DiamondRow | null> {
+    const rows = await sql.rows<DiamondRow>(`SELECT * FROM diamonds WHERE diamond_id = $1${opts.lock ? ' FOR UPDATE' : ''}`, [diamondId]);
+    return rows[0] ?? null;
+  }
+
+  /** Writes the given columns of `row` (its diamond_id selects the row). */
+  async update(sql: Sql, row: DiamondRow, columns: readonly (keyof DiamondRow)[]): Promise<void> {
+    const sets = columns.map((c, i) => `${c} = ${param(c, i + 2)}`);
+    const n = await sql.exec(`UPDATE diamonds SET ${sets.join(', ')} WHERE diamond_id = $1`, [row.diamond_id, ...columns.map((c) => value(row, c))]);
+    if (n !== 1) throw new Error(`diamond ${row.diamond_id} vanished during an update`);
+  }
+
+  /** The root and every descendant (diamond_parent_id links), root first, ordered by depth. */
+  async subtree(sql: Sql, rootId: string): Promise<SubtreeMember[]> {
+    return sql.rows<SubtreeMember>(
+      `WITH RECURSIVE t AS (
+         SELECT diamond_id, participant_id, uploader_id, holder_id, unlock_status, possession_state, revision, 0 AS depth
+           FROM diamonds WHERE diamond_id = $1
+         UNION ALL
+         SELECT c.diamond_id, c.participant_id, c.uploader_id, c.holder_id, c.unlock_status, c.possession_state, c.revision, t.depth + 1
+           FROM diamonds c JOIN t ON c.diamond_parent_id = t.diamond_id
+       )
+       SELECT * FROM t ORDER BY depth, diamond_id`,
+      [rootId],
+    );
+  }
+
+  /** Locks the given rows (in a stable order, so two deleters never deadlock) and returns which still exist. */
+  async lockMany(sql: Sql, ids: string[]): Promise<string[]> {
+    const rows = await sql.rows<{ diamond_id: string }>(
+      `SELECT diamond_id FROM diamonds WHERE diamond_id = ANY($1::text[]) ORDER BY diamond_id FOR UPDATE`,
+      [ids],
+    );
+    return rows.map((r) => r.diamond_id);
+  }
+
+  /** Deletes the rows (graded measurements go with them: ON DELETE CASCADE). */
+  async deleteMany(sql: Sql, ids: string[]): Promise<number> {
+    return sql.exec(`DELETE FROM diamonds WHERE diamond_id = ANY($1::text[])`, [ids]);
+  }
+}

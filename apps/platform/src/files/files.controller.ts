@@ -1,0 +1,46 @@
+import { Controller, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { FastifyRequest } from 'fastify';
+import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
+import type { BlobStore } from '@dtp/blob-store';
+import { FILE_KIND_VALUES, FileKind } from '@dtp/domain';
+import { RequestValidationException } from '@dtp/service-kit';
+import type { PlatformConfig } from '../config';
+import { BLOB_STORE, PLATFORM_CONFIG } from '../tokens';
+import { AttachedRef, FilesService, UPLOAD_FIELDS } from './files.service';
+import { receiveUpload } from './multipart-upload';
+
+@ApiTags('files')
+@Controller()
+export class FilesController {
+  constructor(
+    private readonly files: FilesService,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+  ) {}
+
+  @Post('diamonds/:diamond_id/files/:kind')
+  @HttpCode(201)
+  @Roles('producer', 'manufacturer', 'retailer')
+  @ApiConsumes('multipart/form-data')
+  @ApiOperation({
+    summary: 'Attach a file to a diamond you hold',
+    description:
+      '`kind`: image, video, scan, scan_report, grading_certificate, supplementary. Multipart fields: `file` (required), ' +
+      '`description`, and `image_type` for images. 201 with the file ref; 413 past the size limit; 404 when not found or not held.',
+  })
+  async upload(
+    @CurrentCaller() caller: Caller,
+    @Param('diamond_id') diamondId: string,
+    @Param('kind') kind: string,
+    @Req() req: FastifyRequest,
+  ): Promise<AttachedRef> {
+    if (!(FILE_KIND_VALUES as readonly string[]).includes(kind)) {
+      throw new RequestValidationException([{ loc: ['path', 'kind'], msg: `kind must be one of: ${FILE_KIND_VALUES.join(', ')}`, type: 'enum' }]);
+    }
+    const fileKind = kind as FileKind;
+    await this.files.assertHolder(caller, diamondId);
+    const upload = await receiveUpload(req, this.blobs, { limitBytes: this.config.FILE_SIZE_LIMIT_BYTES, fields: UPLOAD_FIELDS[fileKind] });
+    return this.files.attach(caller, diamondId, fileKind, upload);
+  }
+}

@@ -1,0 +1,88 @@
+import { Injectable } from '@nestjs/common';
+import type { Caller } from '@dtp/auth-guard';
+import { DiamondV1Polished, FileKind, FileRef, GradingCertificateRef, ImageRef } from '@dtp/domain';
+import { PlatformDb } from '../db/platform-db';
+import { DiamondChanges } from '../diamonds/diamond-changes';
+import { DiamondRow } from '../diamonds/diamond.row';
+import type { ReceivedUpload } from './multipart-upload';
+
+export type AttachedRef = FileRef | ImageRef | GradingCertificateRef;
+
+/** Text fields each kind of upload accepts besides `file`. */
+export const UPLOAD_FIELDS: Readonly<Record<FileKind, readonly string[]>> = {
+  image: ['description', 'image_type'],
+  video: ['description'],
+  scan: ['description'],
+  scan_report: ['description'],
+  grading_certificate: ['description'],
+  supplementary: ['description'],
+};
+
+/** Puts `ref` into a list, replacing a ref to the same bytes (re-uploading a file updates its ref). */
+function withRef<T extends { hash: string }>(list: T[] | null | undefined, ref: T): T[] {
+  const rest = (list ?? []).filter((r) => r.hash !== ref.hash);
+  return [...rest, ref];
+}
+
+/** Attaching uploaded files to a diamond: the ref goes into `polished` as a new version of the record. */
+@Injectable()
+export class FilesService {
+  constructor(
+    private readonly db: PlatformDb,
+    private readonly changes: DiamondChanges,
+  ) {}
+
+  /** 404 unless the caller holds the diamond (checked before any bytes are read). */
+  async assertHolder(caller: Caller, diamondId: string): Promise<void> {
+    await this.changes.loadHeld(this.db.sql, diamondId, caller);
+  }
+
+  async attach(caller: Caller, diamondId: string, kind: FileKind, upload: ReceivedUpload): Promise<AttachedRef> {
+    const description = upload.fields.description ?? null;
+    const base: FileRef = {
+      hash: upload.hash,
+      filename: upload.filename,
+      description,
+      content_type: upload.contentType,
+      size: upload.size,
+      uploaded_at: new Date().toISOString(),
+    };
+    return this.db.tx(async (sql) => {
+      // Holder again, under the row lock: the diamond may have moved on while the bytes streamed in.
+      const row = await this.changes.loadHeld(sql, diamondId, caller, { lock: true });
+      const { polished, ref } = applyRef(row, kind, base, upload.fields);
+      await this.changes.commit(sql, row, { polished });
+      return ref;
+    });
+  }
+}
+
+/** The new `polished` section with the ref recorded where its kind belongs. */
+export function applyRef(row: DiamondRow, kind: FileKind, base: FileRef, fields: Record<string, string>): { polished: DiamondV1Polished; ref: AttachedRef } {
+  const polished: DiamondV1Polished = { ...row.polished };
+  switch (kind) {
+    case 'image': {
+      const ref: ImageRef = { ...base, image_type: fields.image_type ?? null };
+      polished.images = withRef(polished.images, ref);
+      return { polished, ref };
+    }
+    case 'video':
+      polished.videos = withRef(polished.videos, base);
+      return { polished, ref: base };
+    case 'scan':
+      polished.scan = base; // one scan per diamond: a new upload replaces it
+      return { polished, ref: base };
+    case 'scan_report':
+      polished.scan_reports = withRef(polished.scan_reports, base);
+      return { polished, ref: base };
+    case 'supplementary':
+      polished.supplementary_files = withRef(polished.supplementary_files, base);
+      return { polished, ref: base };
+    case 'grading_certificate': {
+      // GradingCertificateRef has exactly the spec's members (its unknown fields are rejected).
+      const ref: GradingCertificateRef = { hash: base.hash, filename: base.filename, description: base.description };
+      polished.grading_certificates = withRef(polished.grading_certificates, ref);
+      return { polished, ref };
+    }
+  }
+}

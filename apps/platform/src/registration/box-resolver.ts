@@ -1,0 +1,40 @@
+import { Injectable } from '@nestjs/common';
+import type { Caller } from '@dtp/auth-guard';
+import type { DiamondV1Provenance } from '@dtp/domain';
+import type { Sql } from '../db/platform-db';
+
+/** The caller's own box (a producer's sight box, a manufacturer's own parcel). */
+export interface OwnBox {
+  kind: 'own';
+  /** Uniqueness namespace of participant_id: the registering participant. */
+  scope: string;
+}
+
+/**
+ * An accepted inbound rough shipment the caller registers against (issue 5 implements this). Provenance and
+ * producer are inherited from the shipped diamonds; `reserve` runs inside the registration's transaction, locks
+ * the shipment and checks that the running count and weight stay within the shipment's totals (409 otherwise).
+ */
+export interface ShipmentBox {
+  kind: 'shipment';
+  /** Uniqueness namespace: the shipment. */
+  scope: string;
+  producerUuid: string;
+  provenance: DiamondV1Provenance;
+  reserve(sql: Sql, carats: string): Promise<void>;
+}
+
+export type ResolvedBox = OwnBox | ShipmentBox;
+
+/** Decides what a registration's `box_id` names. The seam where shipment registration plugs in. */
+export abstract class BoxResolver {
+  abstract resolve(caller: Caller, boxId: string): Promise<ResolvedBox>;
+}
+
+/** Until shipments exist every box_id is the caller's own box. */
+@Injectable()
+export class OwnBoxResolver extends BoxResolver {
+  async resolve(caller: Caller, _boxId: string): Promise<ResolvedBox> {
+    return { kind: 'own', scope: caller.participantId };
+  }
+}

@@ -1,0 +1,144 @@
+import { ConflictException, Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Caller } from '@dtp/auth-guard';
+import { CreateRoughDiamondDto, DiamondV1, DiamondV1Rough, newDiamondId, newVersionId, toDecimalText } from '@dtp/domain';
+import { RequestValidationException } from '@dtp/service-kit';
+import { PG_UNIQUE_VIOLATION, PlatformDb, pgConstraint, pgErrorCode, Sql } from '../db/platform-db';
+import { diamondUpserted } from '../diamonds/diamond-events';
+import { toDiamondV1 } from '../diamonds/diamond.mapper';
+import { DiamondRow } from '../diamonds/diamond.row';
+import { DiamondsRepository } from '../diamonds/diamonds.repository';
+import { ParticipantDirectory } from '../participants/participant-directory';
+import { lockParticipant } from '../participants/participant-lock';
+import { ParticipantsRepository } from '../participants/participants.repository';
+import { ProvenanceDecision, provenanceForRegistration } from '../participants/provenance';
+import { BoxResolver, ResolvedBox } from './box-resolver';
+
+const UNIQUE_INDEX = 'diamonds_box_participant_id';
+
+/** Rough registration: `POST /diamonds/rough/create`. */
+@Injectable()
+export class RegistrationService {
+  constructor(
+    private readonly db: PlatformDb,
+    private readonly diamonds: DiamondsRepository,
+    private readonly directory: ParticipantDirectory,
+    private readonly participants: ParticipantsRepository,
+    @Inject(BoxResolver) private readonly boxes: BoxResolver,
+  ) {}
+
+  async registerRough(caller: Caller, dto: CreateRoughDiamondDto): Promise<DiamondV1> {
+    checkSafeIntegers(dto);
+    const box = await this.boxes.resolve(caller, dto.box_id);
+    const now = new Date();
+    try {
+      if (box.kind === 'shipment') {
+        const row = newRoughRow(caller, dto, box, { provenance: box.provenance, pending: false }, box.producerUuid, now);
+        return await this.db.tx(async (sql) => {
+          await box.reserve(sql, row.rough.carats!);
+          return this.insert(sql, row, now);
+        });
+      }
+      const decision = provenanceForRegistration(caller, await this.directory.get(caller.participantId));
+      if (!decision.pending) {
+        // The hot path: one statement (diamond + outbox row), no explicit transaction.
+        const record = await this.insert(this.db.sql, newRoughRow(caller, dto, box, decision, caller.participantId, now), now);
+        this.db.committed();
+        return record;
+      }
+      // The participant's onboarding event has not arrived: serialise with its consumer (same advisory lock), so
+      // either we see the participant now or the consumer sees our pending diamond and fixes its provenance.
+      return await this.db.tx(async (sql) => {
+        await lockParticipant(sql, caller.participantId);
+        const again = provenanceForRegistration(caller, await this.participants.find(sql, caller.participantId));
+        return this.insert(sql, newRoughRow(caller, dto, box, again, caller.participantId, now), now);
+      });
+    } catch (err) {
+      if (pgErrorCode(err) === PG_UNIQUE_VIOLATION && pgConstraint(err) === UNIQUE_INDEX) {
+        throw new ConflictException({
+          message: `diamond is not unique: participant_id ${dto.participant_id} is already registered in box ${dto.box_id}`,
+          reason: 'diamond_not_unique',
+        });
+      }
+      throw err;
+    }
+  }
+
+  private async insert(sql: Sql, row: DiamondRow, now: Date): Promise<DiamondV1> {
+    const record = toDiamondV1(row, null);
+    await this.diamonds.insertWithOutbox(sql, row, [diamondUpserted(record, 1, now)]);
+    return record;
+  }
+}
+
+/** A new rough diamond as registered: locked, held by the registering participant, revision 1. */
+export function newRoughRow(
+  caller: Caller,
+  dto: CreateRoughDiamondDto,
+  box: ResolvedBox,
+  decision: ProvenanceDecision,
+  producerUuid: string,
+  now: Date,
+): DiamondRow {
+  return {
+    diamond_id: newDiamondId(),
+    legacy_id: randomUUID(),
+    version_id: newVersionId(),
+    revision: 1,
+    uploader_id: caller.participantId,
+    holder_id: caller.participantId,
+    producer_uuid: producerUuid,
+    box_scope: box.scope,
+    box_id: dto.box_id,
+    participant_id: dto.participant_id,
+    diamond_parent_id: null,
+    participant_parent_id: null,
+    legacy_parent_id: null,
+    lifecycle_state: 'rough',
+    current_stage: 'rough',
+    possession_state: 'held',
+    unlock_status: 'locked',
+    assurance_level: dto.assurance_level ?? 'assured',
+    rough_check: false,
+    provenance_pending: decision.pending,
+    box_description: dto.box_description ?? null,
+    sight_no: dto.sight_no ?? null,
+    sight_year: dto.sight_year ?? null,
+    participant_timestamp: dto.participant_timestamp,
+    system_timestamp: now,
+    created_at: now,
+    archived_at: null,
+    gis_status: null,
+    three_d_plan_available: false,
+    verification_status: 'Verified',
+    verification_description: 'verified record',
+    verification_status_modified_at: null,
+    rough: roughOf(dto),
+    polished: {},
+    provenance: decision.provenance,
+    entity_specific_tags: dto.entity_specific_tags ?? null,
+    supplementary_tags: dto.supplementary_tags ?? null,
+    data_requests: [],
+    rough_objective_verification_results: [],
+    polished_objective_verification_results: [],
+  };
+}
+
+/** The supplied RoughSchema members, carats as decimal text; members that were not supplied are omitted. */
+export function roughOf(dto: CreateRoughDiamondDto): DiamondV1Rough {
+  const rough: Record<string, unknown> = { carats: toDecimalText(dto.rough.carats) };
+  for (const [key, value] of Object.entries(dto.rough)) {
+    if (key !== 'carats' && value !== undefined) rough[key] = value;
+  }
+  return rough as DiamondV1Rough;
+}
+
+/** sight_no/sight_year are stored as bigint; integers beyond JavaScript's safe range would not round-trip. */
+function checkSafeIntegers(dto: CreateRoughDiamondDto): void {
+  const bad = (['sight_no', 'sight_year'] as const).filter((k) => typeof dto[k] === 'number' && !Number.isSafeInteger(dto[k]));
+  if (bad.length > 0) {
+    throw new RequestValidationException(
+      bad.map((k) => ({ loc: ['body', k], msg: `${k} must be an integer between -9007199254740991 and 9007199254740991`, type: 'int_type' })),
+    );
+  }
+}

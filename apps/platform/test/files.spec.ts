@@ -1,0 +1,196 @@
+import { createHash } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { DiamondV1, FileRef, ImageRef } from '@dtp/domain';
+import type { ParticipantWithToken } from '@dtp/testing';
+import { BLOB_STORE, PLATFORM_CONFIG } from '../src/tokens';
+import type { FilesystemBlobStore } from '@dtp/blob-store';
+import type { PlatformConfig } from '../src/config';
+import { outboxCount, outboxRows, participant, participantKnown, PlatformFixture, register, startPlatform } from './helpers';
+
+const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+
+async function upload(
+  f: PlatformFixture,
+  token: string | null,
+  diamondId: string,
+  kind: string,
+  parts: { file?: { bytes: Buffer; name: string; type?: string }; fields?: Record<string, string> },
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const form = new FormData();
+  for (const [k, v] of Object.entries(parts.fields ?? {})) form.append(k, v);
+  if (parts.file) form.append('file', new Blob([parts.file.bytes], { type: parts.file.type ?? 'application/octet-stream' }), parts.file.name);
+  const headers: Record<string, string> = token ? { authorization: token } : {};
+  const res = await fetch(`${f.url}/diamonds/${diamondId}/files/${kind}`, { method: 'POST', headers, body: form, signal: AbortSignal.timeout(10_000) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function current(f: PlatformFixture, diamondId: string): Promise<DiamondV1> {
+  const rows = await outboxRows(f, diamondId);
+  return rows[rows.length - 1].payload!.data as unknown as DiamondV1;
+}
+
+describe('POST /diamonds/{diamond_id}/files/{kind}', () => {
+  let f: PlatformFixture;
+  let producer: ParticipantWithToken;
+  let blobDir: string;
+
+  beforeAll(async () => {
+    f = await startPlatform({ FILE_SIZE_LIMIT_BYTES: String(64 * 1024) });
+    producer = await participant(f, 'producer');
+    await participantKnown(f, producer.participant_id);
+    const app = f.stack.services.platform!.app;
+    blobDir = (app.get(BLOB_STORE) as FilesystemBlobStore).dir;
+    expect(app.get<PlatformConfig>(PLATFORM_CONFIG).FILE_SIZE_LIMIT_BYTES).toBe(64 * 1024);
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  it('stores an image, answers 201 with its ref and records it on the diamond as a new version', async () => {
+    const d = await register(f, producer);
+    const bytes = Buffer.from(`a photo of ${d.diamond_id}`);
+    const before = Date.now();
+    const res = await upload(f, producer.token, d.diamond_id, 'image', {
+      file: { bytes, name: 'front.jpg', type: 'image/jpeg' },
+      fields: { description: 'table view', image_type: 'front' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      hash: sha256(bytes),
+      filename: 'front.jpg',
+      description: 'table view',
+      content_type: 'image/jpeg',
+      size: bytes.length,
+      uploaded_at: expect.any(String),
+      image_type: 'front',
+    });
+    expect(Date.parse(res.body.uploaded_at as string)).toBeGreaterThanOrEqual(before - 1000);
+
+    const rows = await outboxRows(f, d.diamond_id);
+    expect(rows.map((r) => [r.event_type, r.revision])).toEqual([
+      ['diamond.upserted', '1'],
+      ['diamond.upserted', '2'],
+    ]);
+    const record = rows[1].payload!.data as unknown as DiamondV1;
+    expect(record.polished.images).toEqual([res.body]);
+    expect(record.version_id).not.toBe(d.version_id);
+    expect(record.rough).toEqual(d.rough);
+    const { rows: stored } = await f.db.query(`SELECT revision, version_id, polished FROM diamonds WHERE diamond_id = $1`, [d.diamond_id]);
+    expect(stored[0]).toEqual({ revision: '2', version_id: record.version_id, polished: { images: [res.body] } });
+  });
+
+  it('records each kind where it belongs; a new scan replaces the old one', async () => {
+    const d = await register(f, producer);
+    const refs: Record<string, Record<string, unknown>> = {};
+    for (const kind of ['video', 'scan', 'scan_report', 'grading_certificate', 'supplementary']) {
+      const res = await upload(f, producer.token, d.diamond_id, kind, { file: { bytes: Buffer.from(`${kind} of ${d.diamond_id}`), name: `${kind}.bin` }, fields: { description: kind } });
+      expect({ kind, status: res.status }).toEqual({ kind, status: 201 });
+      refs[kind] = res.body;
+    }
+    expect(refs.grading_certificate).toEqual({ hash: sha256(`grading_certificate of ${d.diamond_id}`), filename: 'grading_certificate.bin', description: 'grading_certificate' });
+    const scan2 = await upload(f, producer.token, d.diamond_id, 'scan', { file: { bytes: Buffer.from('second scan'), name: 'scan2.bin' } });
+    expect(scan2.status).toBe(201);
+    expect(scan2.body.description).toBeNull();
+    const record = await current(f, d.diamond_id);
+    expect(record.polished).toEqual({
+      videos: [refs.video],
+      scan: scan2.body,
+      scan_reports: [refs.scan_report],
+      grading_certificates: [refs.grading_certificate],
+      supplementary_files: [refs.supplementary],
+    });
+    expect((await outboxRows(f, d.diamond_id)).map((r) => Number(r.revision))).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('stores the same bytes once, however many diamonds and uploads refer to them', async () => {
+    const a = await register(f, producer);
+    const b = await register(f, producer);
+    const bytes = Buffer.from(`shared certificate ${Date.now()}`);
+    const hash = sha256(bytes);
+    for (const d of [a, b, a]) {
+      const res = await upload(f, producer.token, d.diamond_id, 'supplementary', { file: { bytes, name: 'cert.pdf', type: 'application/pdf' } });
+      expect(res.status).toBe(201);
+      expect(res.body.hash).toBe(hash);
+    }
+    expect(await readdir(path.join(blobDir, hash.slice(0, 2)))).toEqual([hash]);
+    // Re-uploading the same bytes to the same diamond updates its ref instead of listing it twice.
+    expect((await current(f, a.diamond_id)).polished.supplementary_files!.map((r: FileRef) => r.hash)).toEqual([hash]);
+    expect(await readdir(path.join(blobDir, 'tmp'))).toEqual([]);
+  });
+
+  it('streams a file right up to the limit', async () => {
+    const d = await register(f, producer);
+    const bytes = Buffer.alloc(64 * 1024, 9);
+    const res = await upload(f, producer.token, d.diamond_id, 'video', { file: { bytes, name: 'max.mp4', type: 'video/mp4' } });
+    expect(res.status).toBe(201);
+    expect(res.body.size).toBe(64 * 1024);
+  });
+
+  it('answers 413 past the size limit, removes the temp file and changes nothing', async () => {
+    const d = await register(f, producer);
+    const before = await outboxCount(f);
+    const bytes = Buffer.alloc(64 * 1024 + 1, 3);
+    const res = await upload(f, producer.token, d.diamond_id, 'video', { file: { bytes, name: 'big.mp4' }, fields: { description: 'too big' } });
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ message: expect.stringContaining('65536'), reason: 'file_too_large' });
+    expect(await outboxCount(f)).toBe(before);
+    expect(await readdir(path.join(blobDir, 'tmp'))).toEqual([]);
+    const { rows } = await f.db.query(`SELECT revision FROM diamonds WHERE diamond_id = $1`, [d.diamond_id]);
+    expect(rows[0].revision).toBe('1');
+    const big = Buffer.alloc(300 * 1024, 4);
+    const res2 = await upload(f, producer.token, d.diamond_id, 'image', { file: { bytes: big, name: 'huge.png' } });
+    expect(res2.status).toBe(413);
+    expect(await readdir(path.join(blobDir, 'tmp'))).toEqual([]);
+  });
+
+  it('answers 422 for a missing file, an unknown kind, unknown fields, image_type on a non-image and a non-multipart body', async () => {
+    const d = await register(f, producer);
+    const before = await outboxCount(f);
+    const file = { bytes: Buffer.from('x'), name: 'x.bin' };
+    const cases: [string, Parameters<typeof upload>[4], string][] = [
+      ['image', { fields: { description: 'no file' } }, 'body.file'],
+      ['hologram', { file }, 'path.kind'],
+      ['image', { file, fields: { colour: 'D' } }, 'body.colour'],
+      ['video', { file, fields: { image_type: 'front' } }, 'body.image_type'],
+    ];
+    for (const [kind, parts, loc] of cases) {
+      const res = await upload(f, producer.token, d.diamond_id, kind, parts);
+      expect({ loc, status: res.status }).toEqual({ loc, status: 422 });
+      expect((res.body.detail as { loc: unknown[] }[]).map((x) => x.loc.join('.'))).toContain(loc);
+    }
+    const json = await fetch(`${f.url}/diamonds/${d.diamond_id}/files/image`, {
+      method: 'POST',
+      headers: { authorization: producer.token, 'content-type': 'application/json' },
+      body: JSON.stringify({ file: 'abc' }),
+    });
+    expect(json.status).toBe(422);
+    expect(await outboxCount(f)).toBe(before);
+  });
+
+  it('answers 404 for another participant\'s diamond and for unknown ids, 401 without a token', async () => {
+    const d = await register(f, producer);
+    const other = await participant(f, 'manufacturer');
+    const file = { bytes: Buffer.from('intruder'), name: 'i.jpg' };
+    const res = await upload(f, other.token, d.diamond_id, 'image', { file });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ message: 'diamond not found' });
+    const unknown = await upload(f, producer.token, '01hzzzzzzzzzzzzzzzzzzzzzzz', 'image', { file });
+    expect(unknown).toEqual({ status: 404, body: { message: 'diamond not found' } });
+    expect((await upload(f, producer.token, '..%2F..%2Fetc', 'image', { file })).status).toBe(404);
+    expect((await upload(f, null, d.diamond_id, 'image', { file })).status).toBe(401);
+    // The intruder's bytes were never stored.
+    expect(await f.stack.services.platform!.app.get<FilesystemBlobStore>(BLOB_STORE).has(sha256('intruder'))).toBe(false);
+  });
+
+  it('lets only the holder attach files: after the diamond changes hands the uploader gets 404', async () => {
+    const d = await register(f, producer);
+    const retailer = await participant(f, 'retailer');
+    await f.db.query(`UPDATE diamonds SET holder_id = $2 WHERE diamond_id = $1`, [d.diamond_id, retailer.participant_id]);
+    const file = { bytes: Buffer.from(`holder file ${d.diamond_id}`), name: 'h.jpg', type: 'image/jpeg' };
+    expect((await upload(f, producer.token, d.diamond_id, 'image', { file })).status).toBe(404);
+    const ok = await upload(f, retailer.token, d.diamond_id, 'image', { file });
+    expect(ok.status).toBe(201);
+    expect(((await current(f, d.diamond_id)).polished.images as ImageRef[])[0].image_type).toBeNull();
+  });
+});

@@ -1,0 +1,116 @@
+import { Client } from 'pg';
+import type { DiamondV1 } from '@dtp/domain';
+import { participantWithToken, ParticipantWithToken, startTestStack, TestStack } from '@dtp/testing';
+import type { Role } from '@dtp/domain';
+
+/** The platform stack of one spec file: auth + platform, and a pg client on platform's own database. */
+export interface PlatformFixture {
+  stack: TestStack;
+  url: string;
+  db: Client;
+  close(): Promise<void>;
+}
+
+export async function startPlatform(env: Record<string, string> = {}): Promise<PlatformFixture> {
+  const stack = await startTestStack({ services: ['auth', 'platform'], env: { platform: env } });
+  const db = new Client({ connectionString: stack.databases.platform });
+  await db.connect();
+  return {
+    stack,
+    url: stack.urls.platform!,
+    db,
+    close: async () => {
+      await db.end();
+      await stack.close();
+    },
+  };
+}
+
+export async function participant(f: PlatformFixture, role: Role, opts?: Parameters<typeof participantWithToken>[3]): Promise<ParticipantWithToken> {
+  return participantWithToken(f.stack, role, 'platform', opts);
+}
+
+export interface JsonResponse<T = unknown> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** A JSON call to platform; `token` null sends no Authorization header. */
+export async function call<T = unknown>(
+  f: PlatformFixture,
+  method: string,
+  path: string,
+  token: string | null,
+  body?: unknown,
+): Promise<JsonResponse<T>> {
+  const headers: Record<string, string> = {};
+  if (token !== null) headers.authorization = token;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${f.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, body: (text === '' ? null : JSON.parse(text)) as T, headers: res.headers };
+}
+
+let seq = 0;
+/** A unique participant_id for this test run. */
+export function pid(prefix = 'erp'): string {
+  seq += 1;
+  return `${prefix}-${process.pid}-${Date.now().toString(36)}-${seq}`;
+}
+
+export function roughBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    box_id: 'BOX-1',
+    participant_id: pid(),
+    participant_timestamp: '2024-03-01T10:00:00Z',
+    rough: { carats: 1.25 },
+    ...overrides,
+  };
+}
+
+/** Registers a rough diamond and returns the record (fails the test on anything but 200). */
+export async function register(f: PlatformFixture, who: ParticipantWithToken, overrides: Record<string, unknown> = {}): Promise<DiamondV1> {
+  const res = await call<DiamondV1>(f, 'POST', '/diamonds/rough/create', who.token, roughBody(overrides));
+  if (res.status !== 200) throw new Error(`registration failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+export interface OutboxRow {
+  id: string;
+  topic: string;
+  key: string;
+  event_type: string;
+  revision: string;
+  payload: { event_type: string; revision: number; key: string; data: Record<string, unknown> } | null;
+}
+
+export async function outboxRows(f: PlatformFixture, key?: string): Promise<OutboxRow[]> {
+  const { rows } = key
+    ? await f.db.query<OutboxRow>(`SELECT * FROM outbox WHERE key = $1 ORDER BY id`, [key])
+    : await f.db.query<OutboxRow>(`SELECT * FROM outbox ORDER BY id`);
+  return rows;
+}
+
+export async function outboxCount(f: PlatformFixture): Promise<number> {
+  const { rows } = await f.db.query<{ n: string }>(`SELECT count(*) AS n FROM outbox`);
+  return Number(rows[0].n);
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** Waits until platform has consumed the participant's onboarding event. */
+export async function participantKnown(f: PlatformFixture, participantId: string): Promise<void> {
+  await waitFor(`participant ${participantId} on platform`, async () => {
+    const { rows } = await f.db.query(`SELECT 1 FROM participants WHERE participant_id = $1`, [participantId]);
+    return rows.length > 0;
+  });
+}

@@ -1,0 +1,28 @@
+import { createDataSource, runMigrations } from '@dtp/database';
+import { createTestDatabase } from '@dtp/testing';
+import { platformEntities } from '../src/entities';
+import { platformMigrations } from '../src/migrations';
+
+describe('platform migrations', () => {
+  it('apply on an empty database, undo completely with their down, and apply again', async () => {
+    const url = await createTestDatabase('platform_migrations');
+    const opts = { url, service: 'platform', entities: platformEntities, migrations: platformMigrations };
+    expect(await runMigrations(opts)).toHaveLength(platformMigrations.length);
+    const ds = createDataSource(opts);
+    await ds.initialize();
+    try {
+      const tables = async () =>
+        (await ds.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations' ORDER BY 1`)).map(
+          (r: { tablename: string }) => r.tablename,
+        );
+      expect(await tables()).toEqual(['consumer_state', 'diamonds', 'graded_measurements', 'outbox', 'parked_events', 'participants']);
+      const triggers = await ds.query(`SELECT tgname FROM pg_trigger WHERE NOT tgisinternal`);
+      expect(triggers).toEqual([]);
+      for (let i = 0; i < platformMigrations.length; i++) await ds.undoLastMigration({ transaction: 'each' });
+      expect(await tables()).toEqual([]);
+    } finally {
+      await ds.destroy();
+    }
+    expect(await runMigrations(opts)).toHaveLength(platformMigrations.length);
+  });
+});

@@ -1,0 +1,273 @@
+/**
+ * Platform benchmark (`npm run bench -- platform`): rough registration throughput and latency.
+ *
+ * Starts an embedded PostgreSQL (durable settings: fsync on, synchronous commit; throw-away data dir under /tmp),
+ * then auth + platform in a CHILD process (LOG_LEVEL=warn, in-process event bus, the outbox relay running), the
+ * way the service runs in production: its own process, its own event loop. From this process:
+ *  - onboards a producer, gets a token, and drives POST /diamonds/rough/create with autocannon (64 connections,
+ *    BENCH_DURATION_S seconds, default 10), each request with a unique participant_id;
+ *  - anchor: the same machine's raw PostgreSQL in the same run: 64 pg clients, each doing one transaction that
+ *    inserts an equivalent diamond row and its outbox row into the same tables with the same indexes (a database
+ *    migrated with platform's own migrations), through the same single prepared statement the service sends. Measured
+ *    before and after the HTTP run and averaged (other work on the machine moves both).
+ * Figures: throughput (ratio = service / raw, higher is better) and p50/p99 latency (ratio = service / raw,
+ * lower is better).
+ */
+import autocannon from 'autocannon';
+import { spawn, ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { Client } from 'pg';
+import pino from 'pino';
+import { ensureDatabase, withDatabase } from '@dtp/database';
+import { InProcessTransport, outboxInsert } from '@dtp/events';
+import { CreateRoughDiamondDto, newDiamondId, newVersionId } from '@dtp/domain';
+import { loadConfig, RunningService } from '@dtp/service-kit';
+import { authService } from '@dtp/auth';
+import { platformService } from '@dtp/platform';
+import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS, DiamondRow } from '../apps/platform/src/diamonds/diamond.row';
+import { toDiamondV1 } from '../apps/platform/src/diamonds/diamond.mapper';
+import { diamondUpserted } from '../apps/platform/src/diamonds/diamond-events';
+import { newRoughRow } from '../apps/platform/src/registration/registration.service';
+import type { Benchmark } from './run';
+
+const ISSUER = 'http://auth.bench';
+const AUDIENCE = 'http://platform.bench';
+const ADMIN = 'bench-admin-token-0123456789';
+const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
+const CONNECTIONS = 64;
+const SERVER_FLAG = 'DTP_BENCH_PLATFORM_SERVER';
+
+const roughRequest = (participantId: string) => ({
+  box_id: 'SIGHT-2024-03',
+  participant_id: participantId,
+  participant_timestamp: '2024-03-01T10:00:00Z',
+  box_description: 'March sight',
+  sight_no: 3,
+  sight_year: 2024,
+  rough: { carats: 1.25, colour: 'D', model: 'M-1', quality: 'Q1', stress: 'light stress' },
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Child process: auth + platform on loopback ports, announced on stdout as `READY {"auth": url, "platform": url}`.
+
+async function serve(): Promise<void> {
+  const serverUrl = process.env.BENCH_PG_URL!;
+  const logger = pino({ level: 'warn' });
+  const transport = new InProcessTransport((err) => logger.error({ err }, 'event handler failed'));
+  const common = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', AUTH_ISSUER: ISSUER, PLATFORM_AUDIENCE: AUDIENCE };
+  const authConfig = loadConfig('auth', authService.configClass, {
+    ...common,
+    DATABASE_URL: withDatabase(serverUrl, 'bench_auth'),
+    AUTH_ADMIN_TOKEN: ADMIN,
+    TOKEN_RATE_LIMIT_PER_CLIENT: '100000000',
+    TOKEN_RATE_LIMIT_PER_IP: '100000000',
+  });
+  const platformConfig = loadConfig('platform', platformService.configClass, {
+    ...common,
+    DATABASE_URL: withDatabase(serverUrl, 'bench_platform'),
+    AUTH_JWKS_URL: 'http://127.0.0.1:9/unused', // replaced below once auth listens
+    BLOB_STORE_DIR: process.env.BENCH_BLOB_DIR!,
+    ...(process.env.BENCH_DB_POOL_SIZE ? { DB_POOL_SIZE: process.env.BENCH_DB_POOL_SIZE } : {}),
+  });
+  await authService.migrate(authConfig, logger);
+  await platformService.migrate(platformConfig, logger);
+  const services: RunningService[] = [];
+  const auth = await authService.start(authConfig, { transport }, logger);
+  services.push(auth);
+  platformConfig.AUTH_JWKS_URL = `${auth.url.replace('localhost', '127.0.0.1')}/.well-known/jwks.json`;
+  const platform = await platformService.start(platformConfig, { transport }, logger);
+  services.push(platform);
+  process.stdout.write(`READY ${JSON.stringify({ auth: auth.url.replace('localhost', '127.0.0.1'), platform: platform.url.replace('localhost', '127.0.0.1') })}\n`);
+  process.on('SIGTERM', () => {
+    void (async () => {
+      for (const s of services.reverse()) await s.close().catch(() => undefined);
+      await transport.close();
+      process.exit(0);
+    })();
+  });
+}
+
+async function startServer(pgUrl: string, blobDir: string): Promise<{ child: ChildProcess; urls: { auth: string; platform: string } }> {
+  const root = path.join(__dirname, '..');
+  const prof = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
+  const child = spawn(process.execPath, [...prof, '-r', path.join(root, 'tools/register.js'), __filename], {
+    cwd: root,
+    env: { ...process.env, [SERVER_FLAG]: '1', BENCH_PG_URL: pgUrl, BENCH_BLOB_DIR: blobDir },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const urls = await new Promise<{ auth: string; platform: string }>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      if (line.startsWith('READY ')) resolve(JSON.parse(line.slice(6)) as { auth: string; platform: string });
+    });
+    child.once('exit', (code) => reject(new Error(`platform bench server exited with ${code}`)));
+  });
+  return { child, urls };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Anchor: raw PostgreSQL doing the same write.
+
+let rawSeq = 0;
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** 64 pg clients, each looping one transaction (diamond row + outbox row, one statement) for `seconds`. */
+async function rawInsertRate(dbUrl: string, seconds: number, producerId: string): Promise<{ rate: number; p50: number; p99: number }> {
+  const caller = { participantId: producerId, role: 'producer' as const, clientId: 'bench', name: 'Bench Mining' };
+  const dto = roughRequest('template') as unknown as CreateRoughDiamondDto;
+  const provenance = { provenance: { provenance_name: 'Jwaneng', provenance_type: 'mine', is_locked: true, is_country_code_available: true, country_code: 'BW' }, pending: false };
+  const param = (col: keyof DiamondRow, i: number) => (DIAMOND_JSON_COLUMNS.has(col) ? `$${i}::jsonb` : `$${i}`);
+  const insert = `INSERT INTO diamonds (${DIAMOND_COLUMNS.join(', ')}) VALUES (${DIAMOND_COLUMNS.map((c, i) => param(c, i + 1)).join(', ')})`;
+  const outboxSql = outboxInsert([{ topic: 't', key: 'k', eventType: 'e', revision: 1, payload: {} }], DIAMOND_COLUMNS.length + 1).sql;
+  const sql = `WITH d AS (${insert}) ${outboxSql}`;
+  const paramsFor = () => {
+    const now = new Date();
+    const row = newRoughRow(caller, { ...dto, participant_id: `raw-${process.pid}-${rawSeq++}` } as CreateRoughDiamondDto, { kind: 'own', scope: producerId }, provenance, producerId, now);
+    row.diamond_id = newDiamondId();
+    row.legacy_id = randomUUID();
+    row.version_id = newVersionId();
+    const event = diamondUpserted(toDiamondV1(row), 1, now);
+    const values = DIAMOND_COLUMNS.map((c) => (DIAMOND_JSON_COLUMNS.has(c) && row[c] !== null ? JSON.stringify(row[c]) : row[c]));
+    return [...values, ...outboxInsert([event], DIAMOND_COLUMNS.length + 1).values];
+  };
+  const clients = await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      const c = new Client({ connectionString: dbUrl });
+      c.on('error', () => undefined);
+      await c.connect();
+      return c;
+    }),
+  );
+  const latencies: number[] = [];
+  let done = 0;
+  const started = Date.now();
+  const until = started + seconds * 1000;
+  try {
+    await Promise.all(
+      clients.map(async (c) => {
+        while (Date.now() < until) {
+          const params = paramsFor();
+          const t = process.hrtime.bigint();
+          await c.query({ name: 'raw_insert', text: sql, values: params });
+          latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+          done += 1;
+        }
+      }),
+    );
+  } finally {
+    await Promise.all(clients.map((c) => c.end()));
+  }
+  latencies.sort((a, b) => a - b);
+  return { rate: done / ((Date.now() - started) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function load(url: string, token: string, seconds: number, prefix: string): Promise<autocannon.Result> {
+  let n = 0;
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: `${url}/diamonds/rough/create`,
+        connections: CONNECTIONS,
+        duration: seconds,
+        method: 'POST',
+        headers: { authorization: token, 'content-type': 'application/json' },
+        requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(roughRequest(`${prefix}-${n++}`)) }) }],
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+  });
+}
+
+const bench: Benchmark = async (report) => {
+  const { startEmbeddedPostgres, freePort } = await import('../tools/embedded-pg.mjs');
+  const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  const dataDir = `/tmp/dtp-bench-platform-${tag}`;
+  const blobDir = `/tmp/dtp-bench-platform-blobs-${tag}`;
+  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
+  let server: ChildProcess | undefined;
+  try {
+    for (const name of ['bench_auth', 'bench_platform', 'bench_anchor']) await ensureDatabase(withDatabase(pg.url, name));
+    const anchorDb = withDatabase(pg.url, 'bench_anchor');
+    const anchorConfig = loadConfig('platform', platformService.configClass, { PORT: '0', DATABASE_URL: anchorDb });
+    await platformService.migrate(anchorConfig, pino({ level: 'silent' }));
+
+    const started = await startServer(pg.url, blobDir);
+    server = started.child;
+    const { auth, platform } = started.urls;
+
+    const onboarded = await fetch(`${auth}/admin/participants`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Bench Mining', role: 'producer', provenance: { name: 'Jwaneng', type: 'mine', country_code: 'BW' } }),
+    });
+    const creds = (await onboarded.json()) as { participant_id: string; client_id: string; client_secret: string };
+    const tokenRes = await fetch(`${auth}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: creds.client_id, client_secret: creds.client_secret, audience: AUDIENCE }),
+    });
+    const token = ((await tokenRes.json()) as { access_token: string }).access_token;
+    // Wait until platform has consumed the onboarding event (registrations then take the one-statement path).
+    const platformDb = new Client({ connectionString: withDatabase(pg.url, 'bench_platform') });
+    platformDb.on('error', () => undefined);
+    await platformDb.connect();
+    for (let i = 0; ; i++) {
+      const { rowCount } = await platformDb.query('SELECT 1 FROM participants WHERE participant_id = $1', [creds.participant_id]);
+      if (rowCount === 1) break;
+      if (i > 200) throw new Error('platform never received the onboarding event');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const probe = await fetch(`${platform}/diamonds/rough/create`, { method: 'POST', headers: { authorization: token, 'content-type': 'application/json' }, body: JSON.stringify(roughRequest('probe')) });
+    if (probe.status !== 200) throw new Error(`registration probe answered ${probe.status}: ${await probe.text()}`);
+
+    await load(platform, token, 2, 'warm'); // JIT, pools, JWKS cache
+    const before = await rawInsertRate(anchorDb, Math.max(3, DURATION / 2), creds.participant_id);
+    const result = await load(platform, token, DURATION, 'run');
+    const after = await rawInsertRate(anchorDb, Math.max(3, DURATION / 2), creds.participant_id);
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`registration benchmark: ${result.non2xx} non-2xx, ${result.errors} errors`);
+    const { rows } = await platformDb.query<{ n: number }>(`SELECT count(*)::int AS n FROM diamonds WHERE participant_id LIKE 'run-%'`);
+    await platformDb.end();
+    // Requests still in flight when autocannon stops are completed by the server but not counted by autocannon.
+    if (rows[0].n < result['2xx'] || rows[0].n > result['2xx'] + CONNECTIONS) {
+      throw new Error(`expected ${result['2xx']} (+ up to ${CONNECTIONS} in flight) stored diamonds, found ${rows[0].n}`);
+    }
+
+    const anchor = { rate: (before.rate + after.rate) / 2, p50: (before.p50 + after.p50) / 2, p99: (before.p99 + after.p99) / 2 };
+    const rate = result['2xx'] / DURATION;
+    report({ name: 'platform.rough_create.throughput', value: round(rate), unit: 'req/s', anchor: round(anchor.rate), ratio: round(rate / anchor.rate, 3) });
+    report({ name: 'platform.rough_create.p99', value: result.latency.p99, unit: 'ms', anchor: round(anchor.p99, 2), ratio: round(result.latency.p99 / anchor.p99, 3) });
+    report({ name: 'platform.rough_create.p50', value: result.latency.p50, unit: 'ms', anchor: round(anchor.p50, 2), ratio: round(result.latency.p50 / anchor.p50, 3) });
+  } finally {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((r) => server!.once('exit', r));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    await pg.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(blobDir, { recursive: true, force: true });
+  }
+};
+
+function round(n: number, digits = 1): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+if (process.env[SERVER_FLAG] === '1') {
+  serve().catch((err) => {
+    process.stderr.write(`platform bench server failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}
+
+export default bench;

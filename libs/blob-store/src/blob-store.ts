@@ -1,0 +1,58 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * A content-addressed store of file bytes (DESIGN.md "Services"): every blob is keyed by the lowercase hex
+ * SHA-256 of its bytes, so the same bytes are stored once and a key never changes meaning. Platform writes it;
+ * search and GIS only read it. Implementations: a directory on disk (FilesystemBlobStore); an S3-compatible
+ * bucket later. Every implementation must pass `blobStoreContract`.
+ */
+export interface BlobStore {
+  /**
+   * Streams `source` into the store, computing the SHA-256 on the fly (never buffering the whole content).
+   * Rejects with BlobTooLargeError past `maxBytes` and with the source's error if it fails; either way nothing
+   * is stored.
+   */
+  put(source: BlobSource, opts?: BlobPutOptions): Promise<BlobPutResult>;
+  /** The bytes of a blob, or null when the store does not hold `hash` (or `hash` is not a SHA-256 hex key). */
+  get(hash: string): Promise<BlobContent | null>;
+  stat(hash: string): Promise<BlobStat | null>;
+  has(hash: string): Promise<boolean>;
+}
+
+export type BlobSource = Readable | AsyncIterable<Uint8Array>;
+
+export interface BlobPutOptions {
+  /** Refuse content longer than this many bytes. */
+  maxBytes?: number;
+}
+
+export interface BlobPutResult {
+  /** Lowercase hex SHA-256 of the bytes: the key. */
+  hash: string;
+  size: number;
+  /** False when the store already held these bytes (nothing new was written). */
+  created: boolean;
+}
+
+export interface BlobStat {
+  size: number;
+}
+
+export interface BlobContent extends BlobStat {
+  stream: Readable;
+}
+
+/** Content longer than the caller's limit. */
+export class BlobTooLargeError extends Error {
+  constructor(readonly limitBytes: number) {
+    super(`content exceeds the limit of ${limitBytes} bytes`);
+    this.name = 'BlobTooLargeError';
+  }
+}
+
+export const BLOB_HASH_PATTERN = /^[0-9a-f]{64}$/;
+
+/** True for a well-formed key (64 lowercase hex characters). Anything else is never looked up. */
+export function isBlobHash(value: unknown): value is string {
+  return typeof value === 'string' && BLOB_HASH_PATTERN.test(value);
+}

@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto';
+import { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { Topics } from '@dtp/domain';
+import { kafkaTestBrokers } from '@dtp/testing';
+import { ConsumeOutcome, InProcessTransport, KafkaTransport, ParkEventError, RetryEventError, runConsumer, RunningConsumer, RunConsumerOptions } from '../src';
+import { eventsDatabase, logger, newId, onboarded, waitFor } from './helpers';
+
+const topic = Topics.AUTH_PARTICIPANTS;
+
+describe.each([
+  ['one message per transaction', false],
+  ['batches (one transaction per run of messages)', true],
+])('runConsumer (real PostgreSQL): %s', (_mode, batch) => {
+  let ds: DataSource;
+  let transport: InProcessTransport;
+  let consumer: RunningConsumer | undefined;
+  let registry: Registry;
+
+  beforeAll(async () => {
+    ({ ds } = await eventsDatabase('consumer'));
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+  });
+  beforeEach(() => {
+    transport = new InProcessTransport();
+    registry = new Registry();
+  });
+  afterEach(async () => {
+    await consumer?.close();
+    consumer = undefined;
+    await transport.close();
+  });
+
+  const settled: { outcome: ConsumeOutcome; key: string }[] = [];
+  const start = async (handle?: RunConsumerOptions['handle'], extra: Partial<RunConsumerOptions> = {}) => {
+    settled.length = 0;
+    consumer = await runConsumer({
+      transport,
+      topic,
+      group: `g-${randomUUID()}`,
+      dataSource: ds,
+      logger,
+      registry,
+      batch,
+      onSettled: (outcome, m) => settled.push({ outcome, key: m.key }),
+      handle:
+        handle ??
+        (async (event, { manager }) => {
+          if (event.event_type !== 'participant.onboarded') throw new ParkEventError('unexpected');
+          await manager.query(
+            `INSERT INTO participants (id, name) VALUES ($1, $2)
+             ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, applied = participants.applied + 1`,
+            [event.data.participant_id, event.data.name],
+          );
+        }),
+      ...extra,
+    });
+    return consumer;
+  };
+  const send = (key: string, value: unknown) => transport.publish([{ topic, key, value }]);
+  const row = async (id: string) => ((await ds.query('SELECT name, applied FROM participants WHERE id = $1', [id])) as { name: string; applied: number }[])[0];
+  const parked = async (key: string) =>
+    (await ds.query('SELECT consumer, topic, key, partition, "offset", payload, raw, reason FROM parked_events WHERE key = $1 ORDER BY id', [key])) as {
+      reason: string; payload: unknown; raw: string | null; offset: string;
+    }[];
+  const metricValue = async (name: string) => {
+    const m = (await registry.getSingleMetric(name)?.get())?.values ?? [];
+    return m.reduce((s, v) => s + v.value, 0);
+  };
+
+  it('applies newer revisions once, skips duplicates and older ones, stores progress with the effect', async () => {
+    const c = await start();
+    const id = newId();
+    await send(id, onboarded(id, 1, 'one'));
+    await send(id, onboarded(id, 2, 'two'));
+    await send(id, onboarded(id, 2, 'two again'));
+    await send(id, onboarded(id, 1, 'one again'));
+    await send(id, onboarded(id, 4, 'four')); // a gap (compacted topic): newer, applied
+    await waitFor(() => settled.length === 5, '5 settled');
+    expect(settled.map((s) => s.outcome)).toEqual(['applied', 'applied', 'duplicate', 'duplicate', 'applied']);
+    expect(await row(id)).toEqual({ name: 'four', applied: 3 });
+    const state = await ds.query('SELECT consumer, revision FROM consumer_state WHERE key = $1', [id]);
+    expect(state).toEqual([{ consumer: c.group, revision: '4' }]);
+    expect(c.counts).toEqual(expect.objectContaining({ applied: 3, duplicate: 2, parked: 0 }));
+    expect(await metricValue('consumer_applied_total')).toBe(3);
+    expect(await metricValue('consumer_duplicates_total')).toBe(2);
+  });
+
+  it('parks an invalid message (bad payload, bad JSON, key mismatch) with the reason and goes on', async () => {
+    await start();
+    const id = newId();
+    const bad = { ...onboarded(id, 1), data: { participant_id: id, name: 'x', role: 'emperor', provenance: null } };
+    await send(id, bad);
+    await send(id, '{not json');
+    await send(id, onboarded(newId(), 1));
+    await send(id, onboarded(id, 1, 'good'));
+    await waitFor(() => settled.length === 4, '4 settled');
+    expect(settled.map((s) => s.outcome)).toEqual(['parked', 'parked', 'parked', 'applied']);
+    const rows = await parked(id);
+    expect(rows.map((r) => r.reason)).toEqual([
+      expect.stringMatching(/^invalid event: invalid data: .*role/),
+      'invalid event: message value is not valid JSON',
+      expect.stringMatching(/differs from envelope key/),
+    ]);
+    expect(rows[0].payload).toEqual(bad);
+    expect(rows[1]).toEqual(expect.objectContaining({ payload: null, raw: '{not json', offset: '1' }));
+    expect(await row(id)).toEqual({ name: 'good', applied: 1 });
+    expect(await metricValue('consumer_parked_total')).toBe(3);
+  });
+
+  it('parks on ParkEventError and after maxAttempts ordinary failures, rolling back the partial effect', async () => {
+    const refuse = newId();
+    const broken = newId();
+    let brokenCalls = 0;
+    await start(
+      async (event, { manager }) => {
+        if (event.event_type !== 'participant.onboarded') return;
+        await manager.query('INSERT INTO participants (id, name) VALUES ($1, $2)', [event.data.participant_id, event.data.name]);
+        if (event.data.participant_id === refuse) throw new ParkEventError('recipient unknown for good');
+        if (event.data.participant_id === broken) {
+          brokenCalls += 1;
+          throw new TypeError('bug in handler');
+        }
+      },
+      { maxAttempts: 3 },
+    );
+    await send(refuse, onboarded(refuse, 1));
+    await send(broken, onboarded(broken, 1));
+    const ok = newId();
+    await send(ok, onboarded(ok, 1, 'ok'));
+    await waitFor(() => settled.length === 3, '3 settled');
+    expect(settled.map((s) => s.outcome)).toEqual(['parked', 'parked', 'applied']);
+    // 3 attempts one at a time (+1 when it first came in a batch, which then fell back to single messages).
+    expect(brokenCalls).toBeGreaterThanOrEqual(3);
+    expect(brokenCalls).toBeLessThanOrEqual(4);
+    expect((await parked(refuse))[0].reason).toBe('recipient unknown for good');
+    expect((await parked(broken))[0].reason).toBe('handler failed 3 times: bug in handler');
+    expect(await row(refuse)).toBeUndefined();
+    expect(await row(broken)).toBeUndefined();
+    expect(await row(ok)).toEqual({ name: 'ok', applied: 1 });
+    // Parked events hold no progress: a corrected redelivery can still apply.
+    expect(await ds.query('SELECT 1 FROM consumer_state WHERE key = $1', [refuse])).toEqual([]);
+  });
+
+  it('retries temporary failures (database errors, RetryEventError) for as long as it takes, never parking them', async () => {
+    const id = newId();
+    let calls = 0;
+    await start(async (event, { manager }) => {
+      if (event.event_type !== 'participant.onboarded') return;
+      calls += 1;
+      if (calls <= 3) throw Object.assign(new Error('connection terminated unexpectedly'), { code: '08006' });
+      if (calls <= 8) throw new RetryEventError('blob store away');
+      await manager.query('INSERT INTO participants (id, name) VALUES ($1, $2)', [event.data.participant_id, event.data.name]);
+    });
+    await send(id, onboarded(id, 1, 'eventually'));
+    await waitFor(() => settled.length === 1, 'settled', 30_000);
+    expect(settled[0].outcome).toBe('applied');
+    expect(calls).toBeGreaterThanOrEqual(9);
+    expect(await parked(id)).toEqual([]);
+    expect(await row(id)).toEqual({ name: 'eventually', applied: 1 });
+  });
+
+  it('tombstones go to onTombstone in a transaction, or are skipped without it', async () => {
+    const id = newId();
+    const seen: (number | null)[] = [];
+    await start(undefined, {
+      onTombstone: async (key, { manager, heldRevision }) => {
+        seen.push(heldRevision);
+        await manager.query('DELETE FROM participants WHERE id = $1', [key]);
+      },
+    });
+    await send(id, onboarded(id, 1));
+    await send(id, null);
+    await waitFor(() => settled.length === 2, 'tombstone');
+    expect(settled.map((s) => s.outcome)).toEqual(['applied', 'tombstone']);
+    expect(seen).toEqual([1]);
+    expect(await row(id)).toBeUndefined();
+    await consumer!.close();
+
+    await start(undefined, { fromBeginning: false });
+    await send(id, null);
+    await waitFor(() => settled.length === 1, 'skipped tombstone');
+    expect(settled[0].outcome).toBe('tombstone_skipped');
+  });
+
+  it('keeps progress per state name: a fresh group with the same stateName skips what is held', async () => {
+    const id = newId();
+    await send(id, onboarded(id, 1, 'first'));
+    await start(undefined, { stateName: 'shared-state' });
+    await waitFor(() => settled.length === 1, 'first');
+    await consumer!.close();
+    await start(undefined, { stateName: 'shared-state' }); // another group: reads from the beginning
+    await send(id, onboarded(id, 2, 'second'));
+    await waitFor(() => settled.length === 2, 'replay');
+    expect(settled.map((s) => s.outcome)).toEqual(['duplicate', 'applied']);
+    expect(await row(id)).toEqual({ name: 'second', applied: 2 });
+  });
+
+  it('works the same over Kafka: redelivered duplicates are absorbed', async () => {
+    const kafka = new KafkaTransport({ clientId: 'consumer-test', brokers: kafkaTestBrokers(), logger, maxWaitTimeInMs: 50, sessionTimeoutMs: 6000 });
+    const kafkaTopic = `${topic}`;
+    try {
+      const ids = [newId(), newId(), newId()];
+      const messages = ids.flatMap((id) => [1, 2, 2, 3, 1].map((rev) => ({ topic: kafkaTopic, key: id, value: onboarded(id, rev, `r${rev}`) })));
+      await kafka.publish(messages);
+      settled.length = 0;
+      const outcomes: ConsumeOutcome[] = [];
+      const c = await runConsumer({
+        transport: kafka, topic: kafkaTopic, group: `g-${randomUUID()}`, dataSource: ds, logger, batch,
+        onSettled: (o, m) => ids.includes(m.key) && outcomes.push(o),
+        handle: async (event, { manager }) => {
+          if (event.event_type !== 'participant.onboarded') return;
+          await manager.query(
+            `INSERT INTO participants (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, applied = participants.applied + 1`,
+            [event.data.participant_id, event.data.name],
+          );
+        },
+      });
+      await waitFor(() => outcomes.length === 15, 'kafka messages', 30_000);
+      await c.close();
+      for (const id of ids) expect(await row(id)).toEqual({ name: 'r3', applied: 3 });
+      expect(outcomes.filter((o) => o === 'duplicate')).toHaveLength(6);
+    } finally {
+      await kafka.close();
+    }
+  });
+
+  it('a batch with a message to park and one failing handler still applies the others exactly once, in order', async () => {
+    const a = newId();
+    const b = newId();
+    let bFails = 1;
+    await start(async (event, { manager }) => {
+      if (event.event_type !== 'participant.onboarded') return;
+      if (event.key === b && bFails > 0) {
+        bFails -= 1;
+        throw new RetryEventError('b not yet');
+      }
+      await manager.query(
+        `INSERT INTO participants (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, applied = participants.applied + 1`,
+        [event.data.participant_id, event.data.name],
+      );
+    });
+    await transport.publish([
+      { topic, key: a, value: onboarded(a, 1, 'a1') },
+      { topic, key: a, value: { broken: true } },
+      { topic, key: b, value: onboarded(b, 1, 'b1') },
+      { topic, key: a, value: onboarded(a, 2, 'a2') },
+      { topic, key: a, value: onboarded(a, 1, 'a1 again') },
+    ]);
+    await waitFor(() => settled.length >= 5, 'five settled', 20_000);
+    const byKey = (k: string) => settled.filter((x) => x.key === k).map((x) => x.outcome);
+    expect(byKey(a)).toEqual(['applied', 'parked', 'applied', 'duplicate']);
+    expect(byKey(b)).toEqual(['applied']);
+    expect(await row(a)).toEqual({ name: 'a2', applied: 2 });
+    expect(await row(b)).toEqual({ name: 'b1', applied: 1 });
+    expect(await parked(a)).toHaveLength(1);
+  });
+});
