@@ -6,6 +6,7 @@ import { PlatformConfig } from './config';
 import { platformEntities } from './entities';
 import { platformMigrations } from './migrations';
 import { PlatformDb } from './db/platform-db';
+import { GisEventsConsumer } from './gis-events/gis-events.consumer';
 import { ParticipantsConsumer } from './participants/participants.consumer';
 import { PlatformModule } from './platform.module';
 
@@ -47,6 +48,8 @@ export const platformService: ServiceDefinition<PlatformConfig, PlatformDeps> = 
     });
     const participants = app.get(ParticipantsConsumer);
     await participants.start(deps.transport, logger, ctx.metrics.registry);
+    const gisEvents = app.get(GisEventsConsumer);
+    await gisEvents.start(deps.transport, logger, ctx.metrics.registry);
     // Writes wake the relay themselves (db/outbox-signal.ts); the poll is the safety net.
     const relay = new OutboxRelay({ service: 'platform', databaseUrl: config.DATABASE_URL, transport: deps.transport, logger, registry: ctx.metrics.registry, pollIntervalMs: 500 });
     const db = app.get(PlatformDb);
@@ -60,6 +63,7 @@ export const platformService: ServiceDefinition<PlatformConfig, PlatformDeps> = 
       onClose: async () => {
         db.signal.close();
         await participants.stop();
+        await gisEvents.stop();
         await relay.stop();
         await ds.destroy();
       },

@@ -7,6 +7,7 @@ import { PlatformDb } from './db/platform-db';
 import { DeletionModule } from './deletion/deletion.module';
 import { DiamondsCoreModule } from './diamonds/diamonds-core.module';
 import { FilesModule } from './files/files.module';
+import { GisEventsModule } from './gis-events/gis-events.module';
 import { GradedMeasurementsModule } from './graded-measurements/graded-measurements.module';
 import { ParticipantsModule } from './participants/participants.module';
 import { RegistrationModule } from './registration/registration.module';
@@ -30,6 +31,7 @@ export class PlatformModule {
         DeletionModule,
         UnlockModule,
         GradedMeasurementsModule,
+        GisEventsModule,
       ],
       providers: [
         { provide: PLATFORM_CONFIG, useValue: config },

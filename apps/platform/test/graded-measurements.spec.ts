@@ -1,6 +1,6 @@
-import type { DiamondV1, GradedMeasurementsResponse, GradingDataView, GradingSubmittedData } from '@dtp/domain';
+import { makeEnvelope, Topics } from '@dtp/domain';
+import type { DiamondV1, GisStatus, GradedMeasurementsResponse, GradingDataView, GradingSubmittedData } from '@dtp/domain';
 import type { ParticipantWithToken } from '@dtp/testing';
-import { GradedMeasurementsService } from '../src/graded-measurements/graded-measurements.service';
 import { call, outboxCount, outboxRows, participant, participantKnown, PlatformFixture, register, startPlatform } from './helpers';
 
 describe('graded measurements', () => {
@@ -173,10 +173,19 @@ describe('graded measurements', () => {
     expect(await outboxCount(f)).toBe(before);
   });
 
-  it('records a lab grading from GIS once (idempotent), selectable like any other', async () => {
+  const publish = async (topic: string, envelope: { key: string }) => f.stack.transport.publish([{ topic, key: envelope.key, value: envelope }]);
+  const eventually = async <T>(probe: () => Promise<T>, ok: (v: T) => boolean, ms = 10_000): Promise<T> => {
+    const until = Date.now() + ms;
+    for (;;) {
+      const v = await probe();
+      if (ok(v) || Date.now() > until) return v;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+
+  it('records a lab grading arriving on gis.gradings.v1 once (redelivery changes nothing), selectable like any other', async () => {
     const d = await register(f, producer);
-    const service = f.stack.services.platform!.app.get(GradedMeasurementsService);
-    const event: GradingSubmittedData = {
+    const data: GradingSubmittedData = {
       diamond_id: d.diamond_id,
       grading_id: `gis-${d.diamond_id}`,
       submitted_by: null,
@@ -191,13 +200,52 @@ describe('graded measurements', () => {
       },
     };
     const before = await outboxCount(f);
-    expect(await service.recordGisGrading(event)).toBe('recorded');
-    expect(await service.recordGisGrading(event)).toBe('duplicate');
-    expect(await service.recordGisGrading({ ...event, diamond_id: '01hzzzzzzzzzzzzzzzzzzzzzzz', grading_id: 'x' })).toBe('diamond_not_found');
-    expect(await outboxCount(f)).toBe(before);
-    const list = (await call<GradedMeasurementsResponse>(f, 'GET', path(d), producer.token)).body.results;
-    expect(list).toEqual([{ id: event.grading_id, source: 'gis', is_active: false, is_selectable: true, ...event.data }]);
-    expect((await select(d, event.grading_id)).status).toBe(200);
+    const envelope = makeEnvelope({ event_type: 'grading.submitted', data, revision: 1 });
+    await publish(Topics.GIS_GRADINGS, envelope);
+    await publish(Topics.GIS_GRADINGS, envelope); // a redelivery
+    const list = (
+      await eventually(
+        () => call<GradedMeasurementsResponse>(f, 'GET', path(d), producer.token),
+        (r) => r.body.results.length > 0,
+      )
+    ).body.results;
+    expect(list).toEqual([{ id: data.grading_id, source: 'gis', is_active: false, is_selectable: true, ...data.data }]);
+    // A second grading of the same diamond (next revision) is recorded too; the redelivery was not.
+    const second = { ...data, grading_id: `gis2-${d.diamond_id}` };
+    await publish(Topics.GIS_GRADINGS, makeEnvelope({ event_type: 'grading.submitted', data: second, revision: 2 }));
+    const both = await eventually(
+      async () => (await call<GradedMeasurementsResponse>(f, 'GET', path(d), producer.token)).body.results,
+      (r) => r.length === 2,
+    );
+    expect(both.map((g) => g.id).sort()).toEqual([data.grading_id, second.grading_id].sort());
+    expect(await outboxCount(f)).toBe(before); // an inactive record is not a change of the diamond record
+    expect((await select(d, data.grading_id)).status).toBe(200);
     expect((await latest(d)).record.grading).toEqual([{ ...list[0], is_active: true }]);
+  });
+
+  it('parks a grading for an unknown diamond and keeps consuming', async () => {
+    const ghost = { diamond_id: '01hzzzzzzzzzzzzzzzzzzzzzzz', grading_id: 'ghost', submitted_by: null, data: { grader_certificate_number: 'C', grader_report_number: 'R', grading_lab: 'Other', graded_date: '2024-05-01T00:00:00Z', carats: '1', shape: 'Round' } } as GradingSubmittedData;
+    await publish(Topics.GIS_GRADINGS, makeEnvelope({ event_type: 'grading.submitted', data: ghost, revision: 1 }));
+    const parked = await eventually(
+      async () => (await f.db.query<{ reason: string }>(`SELECT reason FROM parked_events WHERE key = $1`, [ghost.diamond_id])).rows,
+      (r) => r.length > 0,
+    );
+    expect(parked[0].reason).toMatch(/not found/);
+  });
+
+  it('shows the gis_status from gis.eligibility.v1 on the record, as a new version, once per change', async () => {
+    const d = await register(f, producer);
+    expect(d.gis_status).toBeNull();
+    const status = (revision: number, gis_status: GisStatus | null) =>
+      publish(Topics.GIS_ELIGIBILITY, makeEnvelope({ event_type: 'eligibility.changed', data: { diamond_id: d.diamond_id, gis_status }, revision }));
+    await status(1, 'missing_report');
+    const first = await eventually(() => latest(d), (l) => l.record.gis_status === 'missing_report');
+    expect(first).toMatchObject({ revision: 2, record: { gis_status: 'missing_report' } });
+    expect(first.record.version_id).not.toBe(d.version_id);
+    await status(1, 'eligible'); // stale redelivery of revision 1: ignored
+    await status(2, 'eligible');
+    const second = await eventually(() => latest(d), (l) => l.record.gis_status === 'eligible');
+    expect(second.revision).toBe(3);
+    expect((await outboxRows(f, d.diamond_id)).map((r) => r.payload?.data && (r.payload.data as unknown as DiamondV1).gis_status)).toEqual([null, 'missing_report', 'eligible']);
   });
 });

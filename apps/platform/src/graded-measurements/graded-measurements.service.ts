@@ -107,18 +107,20 @@ export class GradedMeasurementsService {
    * whose id is the event's grading_id, so a redelivered event inserts nothing. Not a change of the diamond
    * record until the holder selects it. For the consumer that wires gis.gradings.v1.
    */
-  async recordGisGrading(event: GradingSubmittedData): Promise<GisGradingOutcome> {
+  /**
+   * Stores a lab's grading (from gis.gradings.v1) as an inactive, selectable `source: gis` record, once per
+   * grading_id. Runs in the caller's transaction (the consumer's, so progress and effect commit together).
+   */
+  async recordGisGrading(sql: Sql, event: GradingSubmittedData): Promise<GisGradingOutcome> {
     if (!isDiamondId(event.diamond_id)) return 'diamond_not_found';
-    return this.db.tx(async (sql) => {
-      const rows = await sql.rows<{ diamond_id: string }>(`SELECT diamond_id FROM diamonds WHERE diamond_id = $1 FOR SHARE`, [event.diamond_id]);
-      if (rows.length === 0) return 'diamond_not_found';
-      const inserted = await this.graded.insert(
-        sql,
-        { id: event.grading_id, diamond_id: event.diamond_id, source: 'gis', data: toGradingData(event.data), created_by: event.submitted_by ?? null },
-        { ifAbsent: true },
-      );
-      return inserted ? 'recorded' : 'duplicate';
-    });
+    const rows = await sql.rows<{ diamond_id: string }>(`SELECT diamond_id FROM diamonds WHERE diamond_id = $1 FOR SHARE`, [event.diamond_id]);
+    if (rows.length === 0) return 'diamond_not_found';
+    const inserted = await this.graded.insert(
+      sql,
+      { id: event.grading_id, diamond_id: event.diamond_id, source: 'gis', data: toGradingData(event.data), created_by: event.submitted_by ?? null },
+      { ifAbsent: true },
+    );
+    return inserted ? 'recorded' : 'duplicate';
   }
 
   private async findOr404(sql: Sql, diamond: DiamondRow, gradingId: string): Promise<GradedMeasurementRow> {
