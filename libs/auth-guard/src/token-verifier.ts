@@ -30,12 +30,30 @@ const COOLDOWN_MS = 1000;
  */
 export class TokenVerifier {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet>;
+  /**
+   * Tokens already verified, until their `exp`: a client reuses its token for up to an hour, and the ES256
+   * check is the costliest step of a request. Keyed by the whole token text, so any altered token misses.
+   */
+  private readonly verified = new Map<string, { caller: Caller; expiresAt: number }>();
+  private static readonly CACHE_MAX = 10_000;
 
   constructor(private readonly opts: TokenVerifierOptions) {
     this.jwks = createRemoteJWKSet(new URL(opts.jwksUrl), { cooldownDuration: COOLDOWN_MS, cacheMaxAge: 10 * 60_000, timeoutDuration: 5000 });
   }
 
   async verify(token: string): Promise<Caller> {
+    const hit = this.verified.get(token);
+    if (hit) {
+      if (hit.expiresAt > Date.now()) return hit.caller;
+      this.verified.delete(token);
+    }
+    const { caller, exp } = await this.verifyUncached(token);
+    if (this.verified.size >= TokenVerifier.CACHE_MAX) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(token, { caller, expiresAt: exp * 1000 });
+    return caller;
+  }
+
+  private async verifyUncached(token: string): Promise<{ caller: Caller; exp: number }> {
     let payload: JWTPayload;
     try {
       payload = await this.check(token);
@@ -54,12 +72,13 @@ export class TokenVerifier {
     if (typeof participantId !== 'string' || participantId === '' || typeof role !== 'string' || !ROLES.has(role)) {
       throw new TokenError('token lacks participant_id or role');
     }
-    return {
+    const caller: Caller = {
       participantId,
       role: role as Caller['role'],
       clientId: typeof payload.client_id === 'string' ? payload.client_id : String(payload.sub),
       name: typeof payload.name === 'string' ? payload.name : undefined,
     };
+    return { caller, exp: payload.exp! };
   }
 
   private async check(token: string): Promise<JWTPayload> {

@@ -2,6 +2,7 @@ import { createSecretKey, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { decodeProtectedHeader, generateKeyPair, importJWK, JWK, KeyLike, SignJWT, UnsecuredJWT } from 'jose';
 import { runCli } from '../../../apps/auth/src/cli/commands';
+import { TokenVerifier } from '../src/token-verifier';
 import {
   GuardedApp,
   onboard,
@@ -164,6 +165,17 @@ describe('@dtp/auth-guard against the real auth service', () => {
       const { kid, key } = await activeKey();
       const now = Math.floor(Date.now() / 1000);
       await expect401(await call(platform, await forge({ key, kid, iat: now - 7200, exp: now - 3600 })), /expired/);
+    });
+
+    it('a token accepted (and remembered) while valid is refused once it expires', async () => {
+      const verifier = new TokenVerifier({ issuer: TEST_ISSUER, audience: TEST_AUDIENCES.platform, jwksUrl: `${stack.urls.auth}/.well-known/jwks.json`, clockToleranceSeconds: 0 });
+      const { kid, key } = await activeKey();
+      const now = Math.floor(Date.now() / 1000);
+      const token = await forge({ key, kid, iat: now - 60, exp: now + 2 });
+      await expect(verifier.verify(token)).resolves.toMatchObject({ participantId: producer.participant_id });
+      await expect(verifier.verify(token)).resolves.toMatchObject({ participantId: producer.participant_id });
+      await new Promise((r) => setTimeout(r, (now + 2) * 1000 - Date.now() + 1100));
+      await expect(verifier.verify(token)).rejects.toThrow(/expired/);
     });
 
     it('tampered payload', async () => {
