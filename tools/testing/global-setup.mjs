@@ -1,9 +1,25 @@
 // Jest global setup: one real PostgreSQL for the whole run (embedded, or the server in DATABASE_URL).
 // Each test file creates its own databases on it (libs/testing: createTestDatabase).
+// Also one Kafka wire-protocol peer (the kcat mock cluster, tools/kafka-peer.mjs) for the Kafka tests:
+// KAFKA_TEST_BROKERS. When it cannot start, KAFKA_TEST_ERROR says why and every Kafka test fails with it.
 import { randomBytes } from 'node:crypto';
 import { startEmbeddedPostgres, freePort } from '../embedded-pg.mjs';
+import { startKafkaPeer } from '../kafka-peer.mjs';
+
+async function startKafka() {
+  if (process.env.KAFKA_TEST_BROKERS) return;
+  try {
+    const peer = await startKafkaPeer({ log: (line) => process.stderr.write(`${line}\n`) });
+    process.env.KAFKA_TEST_BROKERS = peer.brokers;
+    globalThis.__DTP_KAFKA__ = peer;
+  } catch (err) {
+    process.env.KAFKA_TEST_ERROR = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`[kafka-peer] could not start: ${process.env.KAFKA_TEST_ERROR} (Kafka tests will fail)\n`);
+  }
+}
 
 export default async function globalSetup() {
+  await startKafka();
   if (process.env.DATABASE_URL) {
     process.env.DTP_TEST_PG_URL = process.env.DATABASE_URL.replace(/\/[^/]*$/, '');
     return;

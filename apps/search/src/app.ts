@@ -1,16 +1,20 @@
+import { BlobStore, blobStoreFromConfig } from '@dtp/blob-store';
 import { createDataSource, databaseCheck, runMigrations } from '@dtp/database';
 import { EventTransport } from '@dtp/events';
 import { createHttpApp, listenService, newServiceContext, ServiceDefinition } from '@dtp/service-kit';
 import { SearchConfig } from './config';
 import { searchEntities } from './entities';
 import { searchMigrations } from './migrations';
+import { startDiamondsConsumer } from './read-model/diamonds-consumer';
 import { SearchModule } from './search.module';
 
 export interface SearchDeps {
   transport: EventTransport;
+  /** Defaults to the store named by the config (BLOB_STORE, BLOB_STORE_DIR, S3_*). */
+  blobStore?: BlobStore;
 }
 
-const dbOptions = (config: SearchConfig) => ({
+export const searchDbOptions = (config: Pick<SearchConfig, 'DATABASE_URL' | 'DB_POOL_SIZE'>) => ({
   url: config.DATABASE_URL,
   service: 'search',
   entities: searchEntities,
@@ -18,35 +22,54 @@ const dbOptions = (config: SearchConfig) => ({
   poolSize: config.DB_POOL_SIZE,
 });
 
+export { SearchConfig } from './config';
+export { ReadModelRepository } from './read-model/read-model.repository';
+export { SEARCH_CONSUMER, startDiamondsConsumer } from './read-model/diamonds-consumer';
+
 export const searchService: ServiceDefinition<SearchConfig, SearchDeps> = {
   name: 'search',
   configClass: SearchConfig,
   migrate: async (config, logger) => {
-    await runMigrations(dbOptions(config), logger);
+    await runMigrations(searchDbOptions(config), logger);
   },
   async start(config, deps, logger) {
     const ctx = newServiceContext('search', logger);
-    const ds = createDataSource(dbOptions(config));
+    const ds = createDataSource(searchDbOptions(config));
     await ds.initialize();
     ctx.readiness.add('database', databaseCheck(ds));
     ctx.readiness.add('events', () => deps.transport.check());
+    const blobs = deps.blobStore ?? blobStoreFromConfig(config);
     const app = await createHttpApp({
       ctx,
-      module: SearchModule.forRoot(config, ds),
+      module: SearchModule.forRoot(config, ds, blobs),
       docs: {
         title: 'Diamond Traceability Platform: search API',
-        description: 'Read-only search of diamond records, their ancestors and files ({search_url}/v1).',
+        description:
+          'Read-only search of diamond records, their ancestors and files ({search_url}/v1), for non-participants. ' +
+          'Eventually consistent with platform: a change is typically visible within a fraction of a second.',
         version: '1.35.0',
       },
     });
+    let consumer;
+    try {
+      consumer = await startDiamondsConsumer({ transport: deps.transport, dataSource: ds, logger, registry: ctx.metrics.registry });
+    } catch (err) {
+      await app.close();
+      await ds.destroy();
+      throw err;
+    }
+    const running = consumer;
     return listenService({
       name: 'search',
       app,
       config,
       ctx,
       onClose: async () => {
+        await running.close();
         await ds.destroy();
       },
     });
   },
 };
+export { rebuildReadModel } from './read-model/rebuild';
+export type { RebuildResult } from './read-model/rebuild';

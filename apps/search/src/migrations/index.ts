@@ -1,2 +1,4 @@
+import { SearchReadModel1763900000000 } from './1763900000000-search-read-model';
+
 /** Every migration of the search database, in order. Add new ones at the end. */
-export const searchMigrations: Function[] = [];
+export const searchMigrations: Function[] = [SearchReadModel1763900000000];

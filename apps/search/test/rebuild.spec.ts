@@ -1,0 +1,81 @@
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import pino from 'pino';
+import { createDataSource, runMigrations } from '@dtp/database';
+import { KafkaTransport, OutgoingMessage } from '@dtp/events';
+import { createTestDatabase, kafkaTestBrokers } from '@dtp/testing';
+import { rebuildReadModel, ReadModelRepository, searchDbOptions } from '../src/app';
+import { deleted, diamondRecord, upserted } from './support';
+
+const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+const root = path.join(__dirname, '..', '..', '..');
+
+describe('rebuilding the search read model by replaying the topic (Kafka peer)', () => {
+  const topic = `platform.diamonds.v1.rebuild-${randomUUID()}`;
+  let kafka: KafkaTransport;
+  let url: string;
+  const expected = new Map<string, string>();
+
+  beforeAll(async () => {
+    kafka = new KafkaTransport({ clientId: 'rebuild-test', brokers: kafkaTestBrokers(), logger, maxWaitTimeInMs: 50, sessionTimeoutMs: 6000 });
+    const messages: OutgoingMessage[] = [];
+    for (let i = 0; i < 30; i += 1) {
+      const r1 = diamondRecord();
+      messages.push({ topic, key: r1.diamond_id, value: upserted(r1, 1) });
+      expected.set(r1.diamond_id, r1.version_id);
+      if (i % 3 === 0) {
+        const r2 = { ...r1, version_id: randomUUID(), unlock_status: 'unlocked' as const };
+        messages.push({ topic, key: r1.diamond_id, value: upserted(r2, 2) });
+        expected.set(r1.diamond_id, r2.version_id);
+      }
+      if (i % 6 === 1) {
+        messages.push({ topic, key: r1.diamond_id, value: deleted(r1.diamond_id, 2) }, { topic, key: r1.diamond_id, value: null });
+        expected.delete(r1.diamond_id);
+      }
+    }
+    messages.push({ topic, key: 'junk', value: { hello: 'not an envelope' } });
+    await kafka.publish(messages);
+    url = await createTestDatabase('rebuild');
+    await runMigrations(searchDbOptions({ DATABASE_URL: url, DB_POOL_SIZE: 4 }));
+  });
+
+  afterAll(async () => {
+    await kafka?.close();
+  });
+
+  it('drops the read model, replays everything and ends with the latest record of every live diamond', async () => {
+    const ds = createDataSource(searchDbOptions({ DATABASE_URL: url, DB_POOL_SIZE: 4 }));
+    await ds.initialize();
+    try {
+      const repo = new ReadModelRepository(ds);
+      const stale = diamondRecord();
+      await repo.upsert(stale, 7); // not in the topic: must disappear
+      const progress: number[] = [];
+      const result = await rebuildReadModel({ dataSource: ds, transport: kafka, logger, topic, onProgress: (done) => progress.push(done) });
+      expect(result).toEqual({ messages: 30 + 10 + 10 + 1, count: 25, parked: 1 });
+      expect(progress[progress.length - 1]).toBe(51);
+      expect(await repo.versions()).toEqual(expected);
+      expect(await repo.find(stale.diamond_id)).toBeNull();
+    } finally {
+      await ds.destroy();
+    }
+  });
+
+  it('the CLI (npm run search:rebuild) prints the count and checks it against --expect-count', () => {
+    const run = (expect: number) =>
+      spawnSync(process.execPath, ['-r', './tools/register.js', 'tools/rebuild-search.ts', '--topic', topic, '--expect-count', String(expect), '--no-progress'], {
+        cwd: root,
+        env: { ...process.env, SEARCH_DATABASE_URL: url, KAFKA_BROKERS: kafkaTestBrokers().join(','), KAFKA_SESSION_TIMEOUT_MS: '6000', LOG_LEVEL: 'error' },
+        encoding: 'utf8',
+        timeout: 90_000,
+      });
+    const ok = run(25);
+    expect(ok.stdout).toMatch(/rebuilt: 25 diamonds from 51 events/);
+    expect(ok.stdout).toMatch(/count matches --expect-count: 25/);
+    expect(ok.status).toBe(0);
+    const bad = run(26);
+    expect(bad.stdout).toMatch(/MISMATCH: 25 diamonds in search, 26 expected/);
+    expect(bad.status).toBe(1);
+  });
+});

@@ -1,0 +1,78 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { DiamondV1 } from '@dtp/domain';
+import { participantWithToken, ParticipantWithToken, startTestStack, TestStack } from '@dtp/testing';
+import { eventually, withDb } from './support';
+
+/** Search fed by a running platform (in-process transport): what platform commits, search serves. */
+describe('search behind a running platform', () => {
+  let stack: TestStack;
+  let producer: ParticipantWithToken;
+  let reader: ParticipantWithToken;
+
+  const platform = async <T>(method: string, p: string, body?: unknown): Promise<{ status: number; body: T }> => {
+    const res = await fetch(`${stack.urls.platform}${p}`, {
+      method,
+      headers: { authorization: producer.token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+  };
+  const search = (p: string) => fetch(`${stack.urls.search}${p}`, { headers: { authorization: reader.token } });
+
+  beforeAll(async () => {
+    const blobs = await mkdtemp(path.join(tmpdir(), 'dtp-search-platform-'));
+    stack = await startTestStack({
+      services: ['auth', 'platform', 'search'],
+      env: { platform: { BLOB_STORE_DIR: blobs }, search: { BLOB_STORE_DIR: blobs } },
+    });
+    producer = await participantWithToken(stack, 'producer', 'platform');
+    reader = await participantWithToken(stack, 'non_participant', 'search');
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('registration, file attachment and deletion show up in search with the same version_id', async () => {
+    const created = await platform<DiamondV1>('POST', '/diamonds/rough/create', {
+      box_id: 'BOX-S', participant_id: `erp-${Date.now()}`, participant_timestamp: '2024-03-01T10:00:00Z', rough: { carats: 2.5 },
+    });
+    expect(created.status).toBe(200);
+    const id = created.body.diamond_id;
+    const seen = await eventually(async () => {
+      const res = await search(`/v1/diamonds/${id}`);
+      return res.status === 200 ? ((await res.json()) as DiamondV1) : undefined;
+    }, 'registered diamond in search');
+    expect(seen).toEqual(created.body);
+
+    const bytes = Buffer.from('<ScanReport format="dtp-scan-report"/>\n');
+    const hash = createHash('sha256').update(bytes).digest('hex');
+    const form = new FormData();
+    form.append('file', new Blob([bytes], { type: 'application/xml' }), 'report.xml');
+    form.append('description', 'scan report');
+    const up = await fetch(`${stack.urls.platform}/diamonds/${id}/files/scan_report`, { method: 'POST', headers: { authorization: producer.token }, body: form });
+    expect(up.status).toBe(201);
+    const file = await eventually(async () => {
+      const res = await search(`/v1/diamonds/${id}/files/${hash}`);
+      return res.status === 200 ? res : undefined;
+    }, 'file in search');
+    expect(file.headers.get('etag')).toBe(`"${hash}"`);
+    expect(file.headers.get('content-type')).toMatch(/^application\/xml/);
+    expect(Buffer.from(await file.arrayBuffer()).equals(bytes)).toBe(true);
+
+    const platformVersion = await withDb(stack.databases.platform!, async (c) =>
+      (await c.query<{ version_id: string }>('SELECT version_id FROM diamonds WHERE diamond_id = $1', [id])).rows[0].version_id,
+    );
+    const record = (await (await search(`/v1/diamonds/${id}`)).json()) as DiamondV1;
+    expect(record.version_id).toBe(platformVersion);
+
+    const del = await platform<{ results: { status: string }[] }>('POST', '/bulk/diamonds/delete', { diamonds: [{ diamond_id: id }] });
+    expect(del.status).toBe(200);
+    await eventually(async () => ((await search(`/v1/diamonds/${id}`)).status === 404 ? true : undefined), 'deleted diamond gone from search');
+    expect((await search(`/v1/diamonds/${id}/files/${hash}`)).status).toBe(404);
+  });
+});

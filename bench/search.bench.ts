@@ -1,0 +1,336 @@
+/**
+ * Search benchmark (`npm run bench -- search`).
+ *
+ * Starts an embedded PostgreSQL (durable settings, throw-away data dir under /tmp) and a Kafka wire-protocol peer
+ * (the kcat mock cluster, tools/kafka-peer.mjs), then two CHILD processes (LOG_LEVEL=warn, KafkaTransport:
+ * outbox -> relay -> Kafka -> search's consumer): auth + platform, and search plus the anchor: a bare Fastify
+ * server whose GET /v1/diamonds/:id does the same primary-key select with `pg` (same pool size) and sends the
+ * record.
+ *
+ * 1. Reads: BENCH_READ_IDS (default 2,000) records in the read model; autocannon, 64 connections,
+ *    BENCH_DURATION_S (default 10) s of GET /v1/diamonds/{id} cycling over the ids, against search (with a
+ *    non_participant token) and against the anchor, anchor measured before and after and averaged.
+ *    Figures: search.read.throughput (ratio = search / anchor, higher is better) and search.read.p99
+ *    (ratio = search / anchor, lower is better).
+ * 2. Lag: a steady BENCH_LAG_RATE (default 200) registrations per second for BENCH_LAG_S (default 10) s through
+ *    platform; for each diamond, the time from the commit of its registration (its outbox row's clock_timestamp)
+ *    to its row in search's read model being written (same PostgreSQL server, same clock).
+ *    Figures: search.visibility_lag.p50 / .p99 (ms; no anchor).
+ */
+import autocannon from 'autocannon';
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import Fastify from 'fastify';
+import { Client, Pool } from 'pg';
+import pino from 'pino';
+import { createDataSource, ensureDatabase, withDatabase } from '@dtp/database';
+import { DiamondV1, newDiamondId } from '@dtp/domain';
+import { KafkaTransport } from '@dtp/events';
+import { loadConfig, RunningService } from '@dtp/service-kit';
+import { authService } from '@dtp/auth';
+import { platformService } from '@dtp/platform';
+import { ReadModelRepository, searchDbOptions, searchService } from '@dtp/search';
+import type { Benchmark } from './run';
+
+const ISSUER = 'http://auth.bench';
+const AUDIENCES = { platform: 'http://platform.bench', search: 'http://search.bench/v1', gis: 'http://gis.bench' };
+const ADMIN = 'bench-admin-token-0123456789';
+const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
+const READ_IDS = Number(process.env.BENCH_READ_IDS ?? 2000);
+const LAG_RATE = Number(process.env.BENCH_LAG_RATE ?? 200);
+const LAG_SECONDS = Number(process.env.BENCH_LAG_S ?? 10);
+const CONNECTIONS = 64;
+const POOL_SIZE = 20;
+const SERVER_FLAG = 'DTP_BENCH_SEARCH_SERVER';
+
+interface Urls {
+  auth: string;
+  platform: string;
+  search: string;
+  anchor: string;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Child process: the services and the anchor, announced on stdout as `READY {...urls}`.
+
+async function serve(role: string): Promise<void> {
+  const serverUrl = process.env.BENCH_PG_URL!;
+  const logger = pino({ level: 'warn' });
+  const transport = new KafkaTransport({ clientId: `dtp-bench-${role}`, brokers: [process.env.BENCH_KAFKA!], logger, maxWaitTimeInMs: 100, sessionTimeoutMs: 6000 });
+  await transport.connect();
+  const common = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    AUTH_ISSUER: ISSUER,
+    PLATFORM_AUDIENCE: AUDIENCES.platform,
+    SEARCH_AUDIENCE: AUDIENCES.search,
+    GIS_AUDIENCE: AUDIENCES.gis,
+    BLOB_STORE_DIR: process.env.BENCH_BLOB_DIR!,
+    DB_POOL_SIZE: String(POOL_SIZE),
+    AUTH_JWKS_URL: process.env.BENCH_JWKS ?? 'http://127.0.0.1:9/unused',
+  };
+  const local = (u: string) => u.replace('localhost', '127.0.0.1');
+  const services: RunningService[] = [];
+  const closers: (() => Promise<unknown>)[] = [];
+  let urls: Partial<Urls>;
+  if (role === 'platform') {
+    const authConfig = loadConfig('auth', authService.configClass, {
+      ...common,
+      DATABASE_URL: withDatabase(serverUrl, 'bench_auth'),
+      AUTH_ADMIN_TOKEN: ADMIN,
+      TOKEN_RATE_LIMIT_PER_CLIENT: '100000000',
+      TOKEN_RATE_LIMIT_PER_IP: '100000000',
+    });
+    await authService.migrate(authConfig, logger);
+    const auth = await authService.start(authConfig, { transport }, logger);
+    services.push(auth);
+    const jwks = `${local(auth.url)}/.well-known/jwks.json`;
+    const platformConfig = loadConfig('platform', platformService.configClass, { ...common, DATABASE_URL: withDatabase(serverUrl, 'bench_platform'), AUTH_JWKS_URL: jwks });
+    await platformService.migrate(platformConfig, logger);
+    const platform = await platformService.start(platformConfig, { transport }, logger);
+    services.push(platform);
+    urls = { auth: local(auth.url), platform: local(platform.url) };
+  } else {
+    const searchConfig = loadConfig('search', searchService.configClass, { ...common, DATABASE_URL: withDatabase(serverUrl, 'bench_search') });
+    await searchService.migrate(searchConfig, logger);
+    const search = await searchService.start(searchConfig, { transport }, logger);
+    services.push(search);
+    // The anchor: a bare Fastify handler doing the same primary-key select with pg, same pool size.
+    const pool = new Pool({ connectionString: searchConfig.DATABASE_URL, max: POOL_SIZE });
+    const anchor = Fastify({ logger: false });
+    anchor.get<{ Params: { id: string } }>('/v1/diamonds/:id', async (req, reply) => {
+      const { rows } = await pool.query<{ record: DiamondV1 }>('SELECT record FROM search_diamonds WHERE diamond_id = $1 AND record IS NOT NULL', [req.params.id]);
+      if (rows.length === 0) return reply.status(404).send({ message: 'not found' });
+      return rows[0].record;
+    });
+    await anchor.listen({ port: 0, host: '127.0.0.1' });
+    closers.push(() => anchor.close(), () => pool.end());
+    urls = { search: local(search.url), anchor: `http://127.0.0.1:${(anchor.server.address() as { port: number }).port}` };
+  }
+  process.stdout.write(`READY ${JSON.stringify(urls)}\n`);
+  process.on('SIGTERM', () => {
+    void (async () => {
+      for (const c of closers) await c().catch(() => undefined);
+      for (const s of services.reverse()) await s.close().catch(() => undefined);
+      await transport.close();
+      process.exit(0);
+    })();
+  });
+}
+
+async function startServer(role: 'platform' | 'search', env: Record<string, string>): Promise<{ child: ChildProcess; urls: Partial<Urls> }> {
+  const root = path.join(__dirname, '..');
+  const child = spawn(process.execPath, ['-r', path.join(root, 'tools/register.js'), __filename], {
+    cwd: root,
+    env: { ...process.env, ...env, [SERVER_FLAG]: role },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const urls = await new Promise<Partial<Urls>>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      if (line.startsWith('READY ')) resolve(JSON.parse(line.slice(6)) as Partial<Urls>);
+    });
+    child.once('exit', (code) => reject(new Error(`search bench ${role} server exited with ${code}`)));
+  });
+  return { child, urls };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+function readLoad(url: string, ids: string[], token: string | null, seconds: number): Promise<autocannon.Result> {
+  let n = 0;
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url,
+        connections: CONNECTIONS,
+        duration: seconds,
+        headers: token ? { authorization: token } : {},
+        requests: [{ setupRequest: (req) => ({ ...req, path: `/v1/diamonds/${ids[n++ % ids.length]}` }) }],
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+  });
+}
+
+async function postJson<T>(url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${url}: ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+async function credentials(authUrl: string, role: string, audience: string): Promise<string> {
+  const p = await postJson<{ client_id: string; client_secret: string }>(
+    `${authUrl}/admin/participants`,
+    { name: `bench ${role}`, role, ...(role === 'producer' ? { provenance: { name: 'Jwaneng', type: 'mine', country_code: 'BW' } } : {}) },
+    { authorization: `Bearer ${ADMIN}` },
+  );
+  const t = await postJson<{ access_token: string }>(`${authUrl}/oauth/token`, {
+    grant_type: 'client_credentials',
+    client_id: p.client_id,
+    client_secret: p.client_secret,
+    audience,
+  });
+  return t.access_token;
+}
+
+function record(i: number): DiamondV1 {
+  const now = new Date().toISOString();
+  return {
+    assurance_level: 'assured', current_stage: 'rough', diamond_id: newDiamondId(), id: randomUUID(), is_current: true,
+    lifecycle_state: 'rough', participant_timestamp: now, polished: {}, possession_state: 'held', producer_uuid: randomUUID(),
+    provenance: { provenance_name: 'Jwaneng', provenance_type: 'mine', is_locked: true, is_country_code_available: true, country_code: 'BW' },
+    rough: { carats: '1.25', colour: 'D', model: 'M-1', quality: 'Q1', stress: 'light stress' }, rough_check: false,
+    polished_objective_verification_results: [], rough_objective_verification_results: [], system_timestamp: now,
+    unlock_status: 'locked', version_id: randomUUID(), box_id: 'SIGHT-2024-03', participant_id: `bench-${i}`, schema_version: '1',
+    sight_no: 3, sight_year: 2024, box_description: 'March sight', grading: null, data_requests: [], three_d_plan_available: false,
+    verification_status: 'Verified', verification_description: 'verified record', gis_status: null, archived_at: null,
+  };
+}
+
+/** Registers at a steady `rate` per second for `seconds`; returns how many succeeded. */
+async function steadyRegistrations(platformUrl: string, token: string, rate: number, seconds: number): Promise<number> {
+  let ok = 0;
+  let failed = 0;
+  const inflight: Promise<void>[] = [];
+  const started = Date.now();
+  const total = rate * seconds;
+  for (let i = 0; i < total; i += 1) {
+    const due = started + (i * 1000) / rate;
+    const wait = due - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    inflight.push(
+      postJson(`${platformUrl}/diamonds/rough/create`, {
+        box_id: 'LAG-BOX', participant_id: `lag-${i}-${randomBytes(3).toString('hex')}`,
+        participant_timestamp: '2024-03-01T10:00:00Z', rough: { carats: 1.25 },
+      }, { authorization: token }).then(() => void (ok += 1), () => void (failed += 1)),
+    );
+  }
+  await Promise.all(inflight);
+  if (failed > 0) process.stderr.write(`# ${failed} registrations failed\n`);
+  return ok;
+}
+
+async function q<T>(url: string, sql: string): Promise<T[]> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(sql)).rows as T[];
+  } finally {
+    await c.end();
+  }
+}
+
+const bench: Benchmark = async (report) => {
+  const { startEmbeddedPostgres, freePort } = await import('../tools/embedded-pg.mjs');
+  const { startKafkaPeer } = await import('../tools/kafka-peer.mjs');
+  const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  const dataDir = `/tmp/dtp-bench-search-${tag}`;
+  const blobDir = `/tmp/dtp-bench-search-blobs-${tag}`;
+  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
+  const peer = await startKafkaPeer({ log: (l) => process.stderr.write(`# ${l}\n`) });
+  const servers: ChildProcess[] = [];
+  try {
+    for (const name of ['bench_auth', 'bench_platform', 'bench_search']) await ensureDatabase(withDatabase(pg.url, name));
+    const env = { BENCH_PG_URL: pg.url, BENCH_BLOB_DIR: blobDir, BENCH_KAFKA: peer.brokers };
+    const a = await startServer('platform', env);
+    servers.push(a.child);
+    const b = await startServer('search', { ...env, BENCH_JWKS: `${a.urls.auth}/.well-known/jwks.json` });
+    servers.push(b.child);
+    const urls = { ...a.urls, ...b.urls } as Urls;
+    const searchDb = withDatabase(pg.url, 'bench_search');
+    const platformDb = withDatabase(pg.url, 'bench_platform');
+
+    // 1. Reads.
+    const ds = createDataSource(searchDbOptions({ DATABASE_URL: searchDb, DB_POOL_SIZE: 4 }));
+    await ds.initialize();
+    const repo = new ReadModelRepository(ds);
+    const ids: string[] = [];
+    for (let i = 0; i < READ_IDS; i += 1) {
+      const r = record(i);
+      await repo.upsert(r, 1);
+      ids.push(r.diamond_id);
+    }
+    await ds.destroy();
+    const reader = await credentials(urls.auth, 'non_participant', AUDIENCES.search);
+    const check = await fetch(`${urls.search}/v1/diamonds/${ids[0]}`, { headers: { authorization: reader } });
+    if (check.status !== 200) throw new Error(`search answered ${check.status} to the warm-up read`);
+    await readLoad(urls.search, ids, reader, 2); // warm-up (JIT, pools, JWKS)
+    await readLoad(urls.anchor, ids, null, 2);
+    const anchor1 = await readLoad(urls.anchor, ids, null, DURATION);
+    const service = await readLoad(urls.search, ids, reader, DURATION);
+    const anchor2 = await readLoad(urls.anchor, ids, null, DURATION);
+    const non2xx = service.non2xx + service.errors;
+    if (non2xx > 0) process.stderr.write(`# search reads: ${non2xx} non-2xx or errors\n`);
+    const anchorRps = (anchor1.requests.average + anchor2.requests.average) / 2;
+    const anchorP99 = (anchor1.latency.p99 + anchor2.latency.p99) / 2;
+    const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+    report({ name: 'search.read.throughput', value: round(service.requests.average, 0), unit: 'req/s', anchor: round(anchorRps, 0), ratio: round(service.requests.average / anchorRps) });
+    report({ name: 'search.read.p99', value: service.latency.p99, unit: 'ms', anchor: round(anchorP99, 1), ratio: round(service.latency.p99 / anchorP99) });
+
+    // 2. Visibility lag under a steady registration rate, through Kafka.
+    const producer = await credentials(urls.auth, 'producer', AUDIENCES.platform);
+    await steadyRegistrations(urls.platform, producer, 20, 1); // warm-up
+    const [{ before }] = await q<{ before: string }>(platformDb, 'SELECT coalesce(max(id), 0)::text AS before FROM outbox');
+    const ok = await steadyRegistrations(urls.platform, producer, LAG_RATE, LAG_SECONDS);
+    const commits = await q<{ key: string; t: string }>(
+      platformDb,
+      `SELECT key, (extract(epoch FROM created_at) * 1000)::float8::text AS t FROM outbox WHERE id > ${Number(before)} AND event_type = 'diamond.upserted'`,
+    );
+    const [relayLag] = await q<{ p50: number; p99: number }>(
+      platformDb,
+      `SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM published_at - created_at) * 1000) AS p50,
+              percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM published_at - created_at) * 1000) AS p99
+       FROM outbox WHERE id > ${Number(before)}`,
+    );
+    process.stderr.write(`# outbox commit -> published: p50 ${Math.round(relayLag.p50)} ms, p99 ${Math.round(relayLag.p99)} ms\n`);
+    const committed = new Map(commits.map((c) => [c.key, Number(c.t)]));
+    const deadline = Date.now() + 60_000;
+    let applied = new Map<string, number>();
+    while (Date.now() < deadline) {
+      const rows = await q<{ diamond_id: string; t: string }>(
+        searchDb,
+        'SELECT diamond_id, (extract(epoch FROM updated_at) * 1000)::float8::text AS t FROM search_diamonds',
+      );
+      applied = new Map(rows.map((r) => [r.diamond_id, Number(r.t)]));
+      if ([...committed.keys()].every((k) => applied.has(k))) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const lags = [...committed].filter(([k]) => applied.has(k)).map(([k, t]) => applied.get(k)! - t).sort((a, b) => a - b);
+    if (lags.length < committed.size) process.stderr.write(`# ${committed.size - lags.length} registrations never reached search\n`);
+    process.stderr.write(`# lag: ${ok} registrations at ${LAG_RATE}/s for ${LAG_SECONDS} s, ${lags.length} measured\n`);
+    report({ name: 'search.visibility_lag.p50', value: round(percentile(lags, 50), 1), unit: 'ms', anchor: null, ratio: null });
+    report({ name: 'search.visibility_lag.p99', value: round(percentile(lags, 99), 1), unit: 'ms', anchor: null, ratio: null });
+  } finally {
+    for (const server of servers.reverse()) {
+      if (server.exitCode !== null) continue;
+      const exited = new Promise((r) => server.once('exit', r));
+      server.kill('SIGTERM');
+      const timer = setTimeout(() => server.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }
+    await peer.stop();
+    await pg.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(blobDir, { recursive: true, force: true });
+  }
+};
+
+if (process.env[SERVER_FLAG]) {
+  serve(process.env[SERVER_FLAG]).catch((err) => {
+    process.stderr.write(`search bench server failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}
+
+export default bench;

@@ -1,0 +1,156 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createTestDatabase, kafkaTestBrokers, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TEST_ISSUER } from '@dtp/testing';
+import { KafkaProxy } from './kafka-proxy';
+
+export type AppName = 'auth' | 'platform' | 'search' | 'gis';
+const ROOT = path.join(__dirname, '..', '..', '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** One service running as its own Node process (`node -r ./tools/register.js apps/<app>/src/main.ts`). */
+export class ServiceProcess {
+  child?: ChildProcess;
+  readonly url: string;
+  private output: string[] = [];
+  exited?: Promise<number | null>;
+
+  constructor(
+    readonly name: AppName,
+    readonly port: number,
+    readonly env: Record<string, string>,
+  ) {
+    this.url = `http://127.0.0.1:${port}`;
+  }
+
+  async start(extraEnv: Record<string, string> = {}): Promise<void> {
+    this.output = [];
+    const child = spawn(process.execPath, ['-r', './tools/register.js', `apps/${this.name}/src/main.ts`], {
+      cwd: ROOT,
+      env: { ...process.env, ...this.env, ...extraEnv, PORT: String(this.port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    const keep = (chunk: Buffer) => {
+      this.output.push(chunk.toString());
+      if (this.output.length > 200) this.output.splice(0, this.output.length - 200);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+    await this.waitReady();
+  }
+
+  async waitReady(timeoutMs = 60_000): Promise<void> {
+    const until = Date.now() + timeoutMs;
+    let exitCode: number | null | undefined;
+    void this.exited?.then((c) => (exitCode = c ?? -1));
+    for (;;) {
+      if (exitCode !== undefined) throw new Error(`${this.name} exited (${exitCode}) before it was ready:\n${this.logTail()}`);
+      try {
+        const res = await fetch(`${this.url}/health/ready`);
+        if (res.status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > until) throw new Error(`${this.name} not ready after ${timeoutMs} ms:\n${this.logTail()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  logTail(): string {
+    return this.output.join('').split('\n').slice(-30).join('\n');
+  }
+
+  /** SIGKILL: no graceful anything (no offset commit, no relay mark). */
+  async kill(): Promise<void> {
+    if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill('SIGKILL');
+    await this.exited;
+  }
+
+  /** SIGTERM and wait (graceful stop). */
+  async stop(): Promise<void> {
+    if (!this.child || this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.child.kill('SIGTERM');
+    const timer = setTimeout(() => this.child?.kill('SIGKILL'), 10_000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+export interface ProcessStack {
+  services: Record<AppName, ServiceProcess>;
+  urls: Record<AppName, string>;
+  databases: Record<AppName, string>;
+  proxy: KafkaProxy;
+  blobDir: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts auth, platform, search and gis as separate processes, each with its own fresh database (migrated on
+ * start), all talking to the Kafka peer of this test run through a TCP proxy the test can take down.
+ */
+export async function startProcessStack(names: AppName[] = ['auth', 'platform', 'search', 'gis']): Promise<ProcessStack> {
+  const [broker] = kafkaTestBrokers();
+  const [host, port] = broker.split(':');
+  const proxy = new KafkaProxy({ host, port: Number(port) });
+  const via = await proxy.start();
+  const blobDir = await mkdtemp(path.join(tmpdir(), 'dtp-e2e-blobs-'));
+  const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()] as const))) as Record<AppName, number>;
+  const databases = {} as Record<AppName, string>;
+  for (const n of names) databases[n] = await createTestDatabase(`e2e${n}`);
+  const authUrl = `http://127.0.0.1:${ports.auth}`;
+  const services = {} as Record<AppName, ServiceProcess>;
+  for (const n of names) {
+    services[n] = new ServiceProcess(n, ports[n], {
+      HOST: '127.0.0.1',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+      DATABASE_URL: databases[n],
+      MIGRATE_ON_START: 'true',
+      AUTH_ISSUER: TEST_ISSUER,
+      AUTH_JWKS_URL: `${authUrl}/.well-known/jwks.json`,
+      AUTH_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      PLATFORM_AUDIENCE: TEST_AUDIENCES.platform,
+      SEARCH_AUDIENCE: TEST_AUDIENCES.search,
+      GIS_AUDIENCE: TEST_AUDIENCES.gis,
+      BLOB_STORE_DIR: blobDir,
+      KAFKA_BROKERS: broker,
+      KAFKA_CONNECT_VIA: `${broker}=${via}`,
+      KAFKA_SESSION_TIMEOUT_MS: '6000',
+      KAFKA_MAX_WAIT_MS: '50',
+      SHUTDOWN_DRAIN_MS: '0',
+    });
+  }
+  const stack: ProcessStack = {
+    services,
+    urls: Object.fromEntries(names.map((n) => [n, services[n].url])) as Record<AppName, string>,
+    databases,
+    proxy,
+    blobDir,
+    close: async () => {
+      await Promise.all(names.map((n) => services[n].stop()));
+      await proxy.stop();
+    },
+  };
+  try {
+    await Promise.all(names.map((n) => services[n].start()));
+  } catch (err) {
+    await stack.close();
+    throw err;
+  }
+  return stack;
+}

@@ -1,0 +1,141 @@
+/**
+ * `npm run start:kafka`: the four services as SEPARATE processes talking through Kafka (DESIGN.md "Running it").
+ *
+ * - Kafka: KAFKA_BROKERS (a real broker); without it, a local Kafka wire-protocol peer is started (the kcat mock
+ *   cluster, tools/kafka-peer.mjs; installed with apt-get when absent) - good for trying it, not for keeping data.
+ * - PostgreSQL: DATABASE_URL names a server (one database per service: dtp_auth, dtp_platform, dtp_search,
+ *   dtp_gis, or <NAME>_DATABASE_URL each); without it the embedded PostgreSQL of `npm start` (data in .data/).
+ * - Each service: `node -r ./tools/register.js apps/<app>/src/main.ts` with MIGRATE_ON_START=true, its own port
+ *   (AUTH_PORT... default 3001-3004). Output is prefixed with the service name. Ctrl-C stops them all (SIGTERM,
+ *   graceful), then the peer and PostgreSQL. A service that dies stops the others.
+ */
+import 'reflect-metadata';
+import { ChildProcess, spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
+import { ensureDatabase, withDatabase } from '@dtp/database';
+
+const root = path.join(__dirname, '..');
+const names = ['auth', 'platform', 'search', 'gis'] as const;
+type Name = (typeof names)[number];
+const defaultPorts: Record<Name, number> = { auth: 3001, platform: 3002, search: 3003, gis: 3004 };
+
+const say = (line: string) => process.stdout.write(`[start:kafka] ${line}\n`);
+
+async function main() {
+  const started = Date.now();
+  const env = { ...process.env };
+  const stops: (() => Promise<void>)[] = [];
+
+  let brokers = env.KAFKA_BROKERS;
+  if (!brokers) {
+    const { startKafkaPeer } = await import('./kafka-peer.mjs');
+    say('KAFKA_BROKERS is not set: starting a local Kafka wire-protocol peer (kcat mock cluster; data lives in memory)');
+    const peer = await startKafkaPeer({ log: say });
+    brokers = peer.brokers;
+    stops.push(peer.stop);
+  }
+
+  let serverUrl = env.DATABASE_URL;
+  if (!serverUrl) {
+    const { startEmbeddedPostgres } = await import('./embedded-pg.mjs');
+    const port = Number(env.DTP_PG_PORT ?? 54329);
+    const pg = await startEmbeddedPostgres({ dataDir: path.join(root, '.data', 'postgres'), port, persistent: true });
+    serverUrl = pg.url;
+    stops.push(pg.stop);
+    say(`embedded PostgreSQL on port ${port} (data in .data/postgres)`);
+  }
+
+  const port = (n: Name) => Number(env[`${n.toUpperCase()}_PORT`] ?? defaultPorts[n]);
+  const authUrl = `http://localhost:${port('auth')}`;
+  const dbUrl = (n: Name) => env[`${n.toUpperCase()}_DATABASE_URL`] ?? withDatabase(serverUrl, `dtp_${n}`);
+  for (const n of names) await ensureDatabase(dbUrl(n));
+
+  const children = new Map<Name, ChildProcess>();
+  let stopping = false;
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping ...');
+    await Promise.all(
+      [...children.values()].map(
+        (c) =>
+          new Promise<void>((resolve) => {
+            if (c.exitCode !== null || c.signalCode !== null) return resolve();
+            c.once('exit', () => resolve());
+            c.kill('SIGTERM');
+            setTimeout(() => c.kill('SIGKILL'), 15_000).unref();
+          }),
+      ),
+    );
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    say('stopped cleanly');
+    process.exit(code);
+  };
+  process.on('exit', () => {
+    for (const c of children.values()) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  });
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+
+  for (const n of names) {
+    const child = spawn(process.execPath, ['-r', './tools/register.js', `apps/${n}/src/main.ts`], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Own process group: Ctrl-C reaches only this runner, which stops each service once, gracefully.
+      detached: true,
+      env: {
+        AUTH_ADMIN_TOKEN: 'dev-admin-token',
+        BLOB_STORE_DIR: path.join(root, '.data', 'blobs'),
+        AUTH_ISSUER: authUrl,
+        ...env,
+        PORT: String(port(n)),
+        DATABASE_URL: dbUrl(n),
+        KAFKA_BROKERS: brokers,
+        MIGRATE_ON_START: 'true',
+      },
+    });
+    children.set(n, child);
+    for (const stream of [child.stdout!, child.stderr!]) {
+      readline.createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${n.padEnd(8)} | ${line}\n`));
+    }
+    child.once('exit', (code, signal) => {
+      if (stopping) return;
+      say(`${n} exited (${signal ?? code}); stopping the others`);
+      void stopAll(1);
+    });
+  }
+
+  // Ready when every service answers /health/ready.
+  const ready = async (n: Name) => {
+    for (;;) {
+      if (stopping) return;
+      try {
+        if ((await fetch(`http://127.0.0.1:${port(n)}/health/ready`)).status === 200) return;
+      } catch {
+        // not up yet
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  };
+  await Promise.all(names.map(ready));
+  if (stopping) return;
+  process.stdout.write(
+    [
+      '',
+      `  auth      {auth_url}    http://localhost:${port('auth')}    docs: http://localhost:${port('auth')}/docs`,
+      `  platform  {base_url}    http://localhost:${port('platform')}    docs: http://localhost:${port('platform')}/docs`,
+      `  search    {search_url}  http://localhost:${port('search')}    docs: http://localhost:${port('search')}/docs`,
+      `  gis       {gis_url}     http://localhost:${port('gis')}    docs: http://localhost:${port('gis')}/docs`,
+      `  kafka     ${brokers}`,
+      '',
+      `ready: 4 services as separate processes over Kafka in ${((Date.now() - started) / 1000).toFixed(1)} s; Ctrl-C stops`,
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch((err) => {
+  process.stderr.write(`start:kafka failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
