@@ -196,7 +196,7 @@ export class KafkaTransport implements EventTransport {
 
     const start = async (): Promise<Consumer> => {
       const c = this.kafka.consumer({
-        groupId: opts.group,
+        groupId: kafkaGroupId(opts.group, opts.topic),
         allowAutoTopicCreation: true,
         maxWaitTimeInMs: this.opts.maxWaitTimeInMs ?? 100,
         sessionTimeout: this.opts.sessionTimeoutMs ?? 30_000,
@@ -310,3 +310,14 @@ export class KafkaTransport implements EventTransport {
     await this.producer.disconnect().catch(() => undefined);
   }
 }
+
+/**
+ * The Kafka consumer group of one subscription: the service's group qualified by the topic (`platform` reading
+ * `gis.gradings.v1` is group `platform.gis.gradings.v1`). A subscription is one (group, topic) pair, as in the
+ * in-process bus; several kafkajs consumers sharing one group id but subscribing to different topics would keep
+ * rebalancing ("received unsubscribed topics") and never settle.
+ */
+export function kafkaGroupId(group: string, topic: string): string {
+  return `${group}.${topic}`;
+}
+
