@@ -9,8 +9,10 @@ import { DiamondsCoreModule } from './diamonds/diamonds-core.module';
 import { FilesModule } from './files/files.module';
 import { GisEventsModule } from './gis-events/gis-events.module';
 import { GradedMeasurementsModule } from './graded-measurements/graded-measurements.module';
+import { LifecycleModule } from './lifecycle/lifecycle.module';
 import { ParticipantsModule } from './participants/participants.module';
 import { RegistrationModule } from './registration/registration.module';
+import { ShipmentsModule } from './shipments/shipments.module';
 import { BLOB_STORE, PLATFORM_CONFIG } from './tokens';
 import { UnlockModule } from './unlock/unlock.module';
 
@@ -32,6 +34,8 @@ export class PlatformModule {
         UnlockModule,
         GradedMeasurementsModule,
         GisEventsModule,
+        ShipmentsModule,
+        LifecycleModule,
       ],
       providers: [
         { provide: PLATFORM_CONFIG, useValue: config },

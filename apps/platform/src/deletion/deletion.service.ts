@@ -12,6 +12,7 @@ import { writeOutbox } from '@dtp/events';
 import { PG_DEADLOCK_DETECTED, PG_FOREIGN_KEY_VIOLATION, PlatformDb, pgErrorCode, Sql } from '../db/platform-db';
 import { diamondDeleted } from '../diamonds/diamond-events';
 import { DiamondsRepository, SubtreeMember } from '../diamonds/diamonds.repository';
+import { ShipmentsRepository } from '../shipments/shipments.repository';
 
 const ATTEMPTS = 3;
 
@@ -33,6 +34,7 @@ export class DeletionService {
   constructor(
     private readonly db: PlatformDb,
     private readonly diamonds: DiamondsRepository,
+    private readonly shipments: ShipmentsRepository,
   ) {}
 
   async deleteMany(caller: Caller, entries: BulkDeleteEntryDto[]): Promise<BulkDeleteResponse> {
@@ -95,6 +97,8 @@ export class DeletionService {
       );
     }
     const ids = tree.map((d) => d.diamond_id);
+    // Diamonds registered against a shipment give their place back, so a corrected one can be registered again.
+    await this.shipments.releaseRegistrations(sql, ids);
     const deleted = await this.diamonds.deleteMany(sql, ids);
     if (deleted !== ids.length) throw new Error(`deleted ${deleted} of ${ids.length} diamonds in the subtree of ${diamondId}`);
     const now = new Date();

@@ -6,7 +6,7 @@ import { Sql } from '../db/platform-db';
 import { GradedMeasurementsRepository } from '../graded-measurements/graded-measurements.repository';
 import { toGradingDataView } from '../graded-measurements/graded-measurement.row';
 import { diamondUpserted } from './diamond-events';
-import { diamondNotFound } from './diamond-errors';
+import { diamondInTransit, diamondNotFound } from './diamond-errors';
 import { toDiamondV1 } from './diamond.mapper';
 import { DiamondRow } from './diamond.row';
 import { DiamondsRepository } from './diamonds.repository';
@@ -29,12 +29,14 @@ export class DiamondChanges {
 
   /**
    * The diamond if `caller` holds it (locked FOR UPDATE when asked, to serialise changes to it); otherwise the
-   * 404 that also hides whether it exists.
+   * 404 that also hides whether it exists. A diamond in transit (in a shipment not answered yet) cannot be
+   * changed: 409 `in_transit`, unless the caller only reads (`readOnly`).
    */
-  async loadHeld(sql: Sql, diamondId: string, caller: Caller, opts: { lock?: boolean } = {}): Promise<DiamondRow> {
+  async loadHeld(sql: Sql, diamondId: string, caller: Caller, opts: { lock?: boolean; readOnly?: boolean } = {}): Promise<DiamondRow> {
     if (!isDiamondId(diamondId)) throw diamondNotFound();
     const row = await this.diamonds.find(sql, diamondId, opts);
     if (!row || row.holder_id !== caller.participantId) throw diamondNotFound();
+    if (!opts.readOnly && row.possession_state === 'in_transit') throw diamondInTransit(diamondId);
     return row;
   }
 
@@ -53,5 +55,21 @@ export class DiamondChanges {
     const record = await this.record(sql, after);
     await writeOutbox(sql, [diamondUpserted(record, revision, now)]);
     return record;
+  }
+
+  /**
+   * Applies a patch to each of many (locked) rows as one new version each, in one UPDATE and one outbox INSERT
+   * (transfers of up to 1,000 diamonds). Records come back in the order of `befores`.
+   */
+  async commitMany(sql: Sql, befores: DiamondRow[], patch: (row: DiamondRow) => DiamondPatch, now: Date = new Date()): Promise<DiamondV1[]> {
+    if (befores.length === 0) return [];
+    const patches = befores.map(patch);
+    const columns = [...new Set(patches.flatMap((p) => Object.keys(p) as (keyof DiamondRow)[])), 'revision', 'version_id', 'system_timestamp'] as const;
+    const afters = befores.map((b, i): DiamondRow => ({ ...b, ...patches[i], revision: Number(b.revision) + 1, version_id: newVersionId(), system_timestamp: now }));
+    await this.diamonds.updateMany(sql, afters, columns);
+    const active = new Map((await this.graded.activeMany(sql, afters.map((a) => a.diamond_id))).map((g) => [g.diamond_id, toGradingDataView(g)]));
+    const records = afters.map((a) => toDiamondV1(a, active.get(a.diamond_id) ?? null));
+    await writeOutbox(sql, records.map((r, i) => diamondUpserted(r, Number(afters[i].revision), now)));
+    return records;
   }
 }

@@ -49,6 +49,23 @@ export class DiamondsRepository {
     if (n !== 1) throw new Error(`diamond ${row.diamond_id} vanished during an update`);
   }
 
+  /** The given diamonds, locked FOR UPDATE in a stable order (diamond_id), so two writers never deadlock. */
+  async findManyForUpdate(sql: Sql, ids: string[]): Promise<DiamondRow[]> {
+    return sql.rows<DiamondRow>(`SELECT * FROM diamonds WHERE diamond_id = ANY($1::text[]) ORDER BY diamond_id FOR UPDATE`, [ids]);
+  }
+
+  /** Writes the given columns of many rows in one statement (each row's diamond_id selects it). */
+  async updateMany(sql: Sql, rows: DiamondRow[], columns: readonly (keyof DiamondRow)[]): Promise<void> {
+    if (rows.length === 0) return;
+    const sets = columns.map((c) => `${c} = v.${c}`).join(', ');
+    const data = rows.map((r) => Object.fromEntries(['diamond_id', ...columns].map((c) => [c, r[c as keyof DiamondRow]])));
+    const n = await sql.exec(
+      `UPDATE diamonds d SET ${sets} FROM jsonb_populate_recordset(NULL::diamonds, $1::jsonb) v WHERE d.diamond_id = v.diamond_id`,
+      [JSON.stringify(data)],
+    );
+    if (n !== rows.length) throw new Error(`updated ${n} of ${rows.length} diamonds: some vanished during an update`);
+  }
+
   /** The root and every descendant (diamond_parent_id links), root first, ordered by depth. */
   async subtree(sql: Sql, rootId: string): Promise<SubtreeMember[]> {
     return sql.rows<SubtreeMember>(

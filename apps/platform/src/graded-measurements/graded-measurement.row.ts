@@ -12,6 +12,8 @@ export interface GradedMeasurementRow {
   created_by: string | null;
   created_at: Date;
   updated_at: Date;
+  /** Set when a transfer left this (inactive) record behind: only the active record travels downstream. */
+  held_back_at?: Date | null;
 }
 
 /** The spec's GradingDataView of a stored record. */

@@ -15,7 +15,7 @@ export interface NewGradedMeasurement {
 @Injectable()
 export class GradedMeasurementsRepository {
   async list(sql: Sql, diamondId: string): Promise<GradedMeasurementRow[]> {
-    return sql.rows<GradedMeasurementRow>(`SELECT * FROM graded_measurements WHERE diamond_id = $1 ORDER BY created_at, id`, [diamondId]);
+    return sql.rows<GradedMeasurementRow>(`SELECT * FROM graded_measurements WHERE diamond_id = $1 AND held_back_at IS NULL ORDER BY created_at, id`, [diamondId]);
   }
 
   async active(sql: Sql, diamondId: string): Promise<GradedMeasurementRow | null> {
@@ -23,8 +23,25 @@ export class GradedMeasurementsRepository {
     return rows[0] ?? null;
   }
 
+  /** The active record of each of the given diamonds (those that have one). */
+  async activeMany(sql: Sql, diamondIds: string[]): Promise<GradedMeasurementRow[]> {
+    return sql.rows<GradedMeasurementRow>(`SELECT * FROM graded_measurements WHERE diamond_id = ANY($1::text[]) AND is_active`, [diamondIds]);
+  }
+
+  /**
+   * On a transfer only the active record travels downstream: the others are held back (kept, but no longer
+   * listed or selectable for anyone). Returns how many were held back.
+   */
+  async holdBackInactive(sql: Sql, diamondIds: string[]): Promise<number> {
+    return sql.exec(
+      `UPDATE graded_measurements SET held_back_at = clock_timestamp(), updated_at = clock_timestamp()
+        WHERE diamond_id = ANY($1::text[]) AND NOT is_active AND held_back_at IS NULL`,
+      [diamondIds],
+    );
+  }
+
   async find(sql: Sql, diamondId: string, id: string): Promise<GradedMeasurementRow | null> {
-    const rows = await sql.rows<GradedMeasurementRow>(`SELECT * FROM graded_measurements WHERE diamond_id = $1 AND id = $2`, [diamondId, id]);
+    const rows = await sql.rows<GradedMeasurementRow>(`SELECT * FROM graded_measurements WHERE diamond_id = $1 AND id = $2 AND held_back_at IS NULL`, [diamondId, id]);
     return rows[0] ?? null;
   }
 

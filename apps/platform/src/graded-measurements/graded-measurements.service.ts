@@ -50,7 +50,7 @@ export class GradedMeasurementsService {
   ) {}
 
   async list(caller: Caller, diamondId: string): Promise<GradedMeasurementsResponse> {
-    await this.changes.loadHeld(this.db.sql, diamondId, caller);
+    await this.changes.loadHeld(this.db.sql, diamondId, caller, { readOnly: true });
     const rows = await this.graded.list(this.db.sql, diamondId);
     return { results: rows.map(toGradingDataView) };
   }

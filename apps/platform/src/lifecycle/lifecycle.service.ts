@@ -1,0 +1,127 @@
+import { ConflictException, Injectable } from '@nestjs/common';
+import type { Caller } from '@dtp/auth-guard';
+import {
+  CreatePolishedDiamondDto,
+  DestroyDiamondDto,
+  DiamondV1,
+  SplitDiamondDto,
+  toDecimal,
+} from '@dtp/domain';
+import { Decimal } from 'decimal.js';
+import { PG_UNIQUE_VIOLATION, PlatformDb, pgErrorCode, Sql } from '../db/platform-db';
+import { DiamondChanges } from '../diamonds/diamond-changes';
+import { diamondUpserted } from '../diamonds/diamond-events';
+import { toDiamondV1 } from '../diamonds/diamond.mapper';
+import { DiamondRow } from '../diamonds/diamond.row';
+import { DiamondsRepository } from '../diamonds/diamonds.repository';
+import { assertTransition } from './lifecycle-errors';
+import { newChildRow, polishedFromSchema, roughFromSchema } from './lifecycle-rows';
+
+/** The answer of a split: the parent (now `split`) and its cuts in request order. */
+export interface SplitResult {
+  parent: DiamondV1;
+  cuts: DiamondV1[];
+}
+
+/**
+ * Manufacturing moves of a rough diamond the caller (a manufacturer) holds, not in transit: polish (a polished
+ * child), split (rough cuts), destroy. The parent row is locked FOR UPDATE, the move is checked against the
+ * domain's LIFECYCLE_TRANSITIONS (409 `illegal_transition` otherwise), and parent and children are written with
+ * their own `diamond.upserted` events in one transaction.
+ */
+@Injectable()
+export class LifecycleService {
+  constructor(
+    private readonly db: PlatformDb,
+    private readonly diamonds: DiamondsRepository,
+    private readonly changes: DiamondChanges,
+  ) {}
+
+  async polish(caller: Caller, dto: CreatePolishedDiamondDto): Promise<DiamondV1> {
+    const now = new Date();
+    return this.tx(async (sql) => {
+      const parent = await this.changes.loadHeld(sql, dto.parent_diamond_id, caller, { lock: true });
+      assertTransition(parent, 'polished');
+      const polished = polishedFromSchema(dto.polished);
+      checkWeight(parent, toDecimal(polished.carats!), 'polished_exceeds_parent_weight', 'the polished diamond');
+      await this.changes.commit(sql, parent, { lifecycle_state: 'polished', participant_timestamp: dto.participant_timestamp }, now);
+      const child = newChildRow(parent, caller, {
+        participantId: dto.participant_id,
+        participantTimestamp: dto.participant_timestamp,
+        stage: 'polished',
+        // The rough it was cut from travels with it (search shows the rough and polished data of one stone).
+        rough: parent.rough,
+        polished,
+        entitySpecificTags: dto.entity_specific_tags ?? null,
+        supplementaryTags: dto.supplementary_tags ?? null,
+      }, now);
+      return this.insert(sql, child, now);
+    });
+  }
+
+  async split(caller: Caller, diamondId: string, dto: SplitDiamondDto): Promise<SplitResult> {
+    const now = new Date();
+    return this.tx(async (sql) => {
+      const parent = await this.changes.loadHeld(sql, diamondId, caller, { lock: true });
+      assertTransition(parent, 'split');
+      const roughs = dto.cuts.map((c) => roughFromSchema(c.rough));
+      const total = roughs.reduce((sum, r) => sum.plus(toDecimal(r.carats!)), new Decimal(0));
+      checkWeight(parent, total, 'cuts_exceed_parent_weight', `the ${roughs.length} cuts together`);
+      const record = await this.changes.commit(sql, parent, { lifecycle_state: 'split', participant_timestamp: dto.participant_timestamp }, now);
+      const cuts: DiamondV1[] = [];
+      for (const [i, cut] of dto.cuts.entries()) {
+        const child = newChildRow(parent, caller, {
+          participantId: cut.participant_id,
+          participantTimestamp: dto.participant_timestamp,
+          stage: 'rough',
+          rough: roughs[i],
+          polished: {},
+        }, now);
+        cuts.push(await this.insert(sql, child, now));
+      }
+      return { parent: record, cuts };
+    });
+  }
+
+  async destroy(caller: Caller, diamondId: string, dto: DestroyDiamondDto): Promise<DiamondV1> {
+    return this.tx(async (sql) => {
+      const row = await this.changes.loadHeld(sql, diamondId, caller, { lock: true });
+      assertTransition(row, 'destroyed');
+      return this.changes.commit(sql, row, {
+        lifecycle_state: 'destroyed',
+        ...(dto.participant_timestamp ? { participant_timestamp: dto.participant_timestamp } : {}),
+      });
+    });
+  }
+
+  private async insert(sql: Sql, row: DiamondRow, now: Date): Promise<DiamondV1> {
+    const record = toDiamondV1(row, null);
+    await this.diamonds.insertWithOutbox(sql, row, [diamondUpserted(record, 1, now)]);
+    return record;
+  }
+
+  /** A transaction whose duplicate child participant_id answers like a duplicate registration. */
+  private async tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.tx(fn);
+    } catch (err) {
+      if (pgErrorCode(err) === PG_UNIQUE_VIOLATION) {
+        throw new ConflictException({ message: 'diamond is not unique: participant_id is already used by a sibling', reason: 'diamond_not_unique' });
+      }
+      throw err;
+    }
+  }
+}
+
+/** What comes out of a rough diamond cannot weigh more than it (decimal arithmetic). */
+function checkWeight(parent: DiamondRow, carats: Decimal, reason: string, what: string): void {
+  const parentCarats = parent.rough.carats;
+  if (parentCarats === undefined || parentCarats === null) return;
+  if (carats.lte(toDecimal(parentCarats))) return;
+  throw new ConflictException({
+    message: `${what} weigh(s) ${carats.toFixed()} ct, more than the ${parentCarats} ct of rough diamond ${parent.diamond_id}`,
+    reason,
+    parent_carats: parentCarats,
+    carats: carats.toFixed(),
+  });
+}
