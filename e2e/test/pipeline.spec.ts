@@ -18,7 +18,7 @@ describe('event pipeline end to end (separate processes, Kafka peer)', () => {
     stack = await startProcessStack();
     producer = await caller(stack.urls.auth, 'producer', 'platform');
     reader = await caller(stack.urls.auth, 'non_participant', 'search');
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await stack?.close();
