@@ -25,6 +25,18 @@ export async function createOutboxTable(q: QueryRunner): Promise<void> {
   await q.query(`CREATE TRIGGER outbox_notify AFTER INSERT ON outbox FOR EACH STATEMENT EXECUTE FUNCTION outbox_notify()`);
 }
 
+/**
+ * The payload is stored as `json`, not `jsonb`: jsonb reorders an object's keys (shortest first), and the event
+ * would reach consumers (and search's callers) with DiamondV1's members shuffled. Nothing queries inside it.
+ */
+export async function outboxPayloadAsJson(q: QueryRunner): Promise<void> {
+  await q.query(`ALTER TABLE outbox ALTER COLUMN payload TYPE json USING payload::json`);
+}
+
+export async function outboxPayloadAsJsonb(q: QueryRunner): Promise<void> {
+  await q.query(`ALTER TABLE outbox ALTER COLUMN payload TYPE jsonb USING payload::jsonb`);
+}
+
 export async function dropOutboxTable(q: QueryRunner): Promise<void> {
   await q.query(`DROP TABLE IF EXISTS outbox`);
   await q.query(`DROP FUNCTION IF EXISTS outbox_notify()`);
@@ -56,7 +68,7 @@ export function outboxInsert(events: OutboxEvent[], firstParam = 1): { sql: stri
   const rows = events.map((e, i) => {
     values.push(e.topic, e.key, e.eventType, e.revision, e.payload === null ? null : JSON.stringify(e.payload));
     const o = firstParam - 1 + i * 5;
-    return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}::bigint, $${o + 5}::jsonb)`;
+    return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}::bigint, $${o + 5}::json)`;
   });
   return { sql: `INSERT INTO outbox (topic, key, event_type, revision, payload) VALUES ${rows.join(', ')}`, values };
 }

@@ -3,6 +3,7 @@ import { Diamonds1764028800000 } from './1764028800000-diamonds';
 import { PlatformConsumerTables1764028800001 } from './1764028800001-platform-consumer-tables';
 import { PlatformOutboxSignal1764028800002 } from './1764028800002-platform-outbox-signal';
 import { Shipments1764201600000 } from './1764201600000-shipments';
+import { OutboxPayloadJson1764288000000 } from './1764288000000-outbox-payload-json';
 
 /** Every migration of the platform database, in order. Add new ones at the end. */
-export const platformMigrations = [Outbox1763769600000, Diamonds1764028800000, PlatformConsumerTables1764028800001, PlatformOutboxSignal1764028800002, Shipments1764201600000];
+export const platformMigrations = [Outbox1763769600000, Diamonds1764028800000, PlatformConsumerTables1764028800001, PlatformOutboxSignal1764028800002, Shipments1764201600000, OutboxPayloadJson1764288000000];

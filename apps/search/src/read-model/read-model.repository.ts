@@ -18,7 +18,7 @@ export class ReadModelRepository {
     const rows = (await manager.query(
       `WITH up AS (
          INSERT INTO search_diamonds (diamond_id, revision, version_id, parent_id, record, deleted_at)
-         VALUES ($1, $2, $3, $4, $5::jsonb, NULL)
+         VALUES ($1, $2, $3, $4, $5::json, NULL)
          ON CONFLICT (diamond_id) DO UPDATE
            SET revision = EXCLUDED.revision, version_id = EXCLUDED.version_id, parent_id = EXCLUDED.parent_id,
                record = EXCLUDED.record, deleted_at = NULL, updated_at = clock_timestamp()
