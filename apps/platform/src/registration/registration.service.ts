@@ -1,13 +1,13 @@
 import { ConflictException, Inject, Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import type { Caller } from '@dtp/auth-guard';
-import { CreateRoughDiamondDto, DiamondV1, DiamondV1Rough, newDiamondId, newVersionId, toDecimalText } from '@dtp/domain';
+import { CreateRoughDiamondDto, DiamondV1 } from '@dtp/domain';
 import { RequestValidationException } from '@dtp/service-kit';
 import { PG_UNIQUE_VIOLATION, PlatformDb, pgConstraint, pgErrorCode, Sql } from '../db/platform-db';
 import { diamondUpserted } from '../diamonds/diamond-events';
 import { toDiamondV1 } from '../diamonds/diamond.mapper';
 import { DiamondRow } from '../diamonds/diamond.row';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
+import { newDiamondRow, roughFromSchema } from '../diamonds/new-diamond-row';
 import { ParticipantDirectory } from '../participants/participant-directory';
 import { lockParticipant } from '../participants/participant-lock';
 import { ParticipantsRepository } from '../participants/participants.repository';
@@ -80,58 +80,35 @@ export function newRoughRow(
   producerUuid: string,
   now: Date,
 ): DiamondRow {
-  return {
-    diamond_id: newDiamondId(),
-    legacy_id: randomUUID(),
-    version_id: newVersionId(),
-    revision: 1,
-    uploader_id: caller.participantId,
-    holder_id: caller.participantId,
-    producer_uuid: producerUuid,
-    box_scope: box.scope,
-    box_id: dto.box_id,
-    participant_id: dto.participant_id,
-    diamond_parent_id: null,
-    participant_parent_id: null,
-    legacy_parent_id: null,
-    lifecycle_state: 'rough',
-    current_stage: 'rough',
-    possession_state: 'held',
-    unlock_status: 'locked',
-    assurance_level: dto.assurance_level ?? 'assured',
-    rough_check: false,
-    provenance_pending: decision.pending,
-    box_description: dto.box_description ?? null,
-    sight_no: dto.sight_no ?? null,
-    sight_year: dto.sight_year ?? null,
-    participant_timestamp: dto.participant_timestamp,
-    system_timestamp: now,
-    created_at: now,
-    archived_at: null,
-    gis_status: null,
-    three_d_plan_available: false,
-    verification_status: 'Verified',
-    verification_description: 'verified record',
-    verification_status_modified_at: null,
-    rough: roughOf(dto),
-    polished: {},
-    provenance: decision.provenance,
-    entity_specific_tags: dto.entity_specific_tags ?? null,
-    supplementary_tags: dto.supplementary_tags ?? null,
-    data_requests: [],
-    rough_objective_verification_results: [],
-    polished_objective_verification_results: [],
-  };
+  return newDiamondRow(
+    {
+      uploader_id: caller.participantId,
+      holder_id: caller.participantId,
+      producer_uuid: producerUuid,
+      box_scope: box.scope,
+      box_id: dto.box_id,
+      participant_id: dto.participant_id,
+      diamond_parent_id: null,
+      participant_parent_id: null,
+      legacy_parent_id: null,
+      lifecycle_state: 'rough',
+      current_stage: 'rough',
+      assurance_level: dto.assurance_level ?? 'assured',
+      provenance_pending: decision.pending,
+      box_description: dto.box_description ?? null,
+      sight_no: dto.sight_no ?? null,
+      sight_year: dto.sight_year ?? null,
+      participant_timestamp: dto.participant_timestamp,
+      rough: roughFromSchema(dto.rough),
+      polished: {},
+      provenance: decision.provenance,
+      entity_specific_tags: dto.entity_specific_tags ?? null,
+      supplementary_tags: dto.supplementary_tags ?? null,
+    },
+    now,
+  );
 }
 
-/** The supplied RoughSchema members, carats as decimal text; members that were not supplied are omitted. */
-export function roughOf(dto: CreateRoughDiamondDto): DiamondV1Rough {
-  const rough: Record<string, unknown> = { carats: toDecimalText(dto.rough.carats) };
-  for (const [key, value] of Object.entries(dto.rough)) {
-    if (key !== 'carats' && value !== undefined) rough[key] = value;
-  }
-  return rough as DiamondV1Rough;
-}
 
 /** sight_no/sight_year are stored as bigint; integers beyond JavaScript's safe range would not round-trip. */
 function checkSafeIntegers(dto: CreateRoughDiamondDto): void {
