@@ -40,7 +40,7 @@ export default [
   },
   {
     // Test harnesses, runners and benchmarks start the apps themselves, so they may import them.
-    files: ['**/*.spec.ts', 'tools/**/*.ts', 'bench/**/*.ts', 'libs/testing/**/*.ts', 'e2e/**/*.ts'],
+    files: ['**/*.spec.ts', '**/test/**/*.ts', 'tools/**/*.ts', 'bench/**/*.ts', 'libs/testing/**/*.ts', 'e2e/**/*.ts'],
     rules: { '@typescript-eslint/no-non-null-assertion': 'off', '@nx/enforce-module-boundaries': 'off' },
   },
 ];
