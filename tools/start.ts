@@ -16,9 +16,12 @@ import { gisService } from '@dtp/gis';
 const root = path.join(__dirname, '..');
 const started = Date.now();
 
+/** Where `npm start` keeps its PostgreSQL cluster and file blobs between runs (DTP_DATA_DIR moves it). */
+const dataRoot = process.env.DTP_DATA_DIR ? path.resolve(process.env.DTP_DATA_DIR) : path.join(root, '.data');
+
 const DEV_DEFAULTS: Record<string, string> = {
   AUTH_ADMIN_TOKEN: 'dev-admin-token',
-  BLOB_STORE_DIR: path.join(root, '.data', 'blobs'),
+  BLOB_STORE_DIR: path.join(dataRoot, 'blobs'),
 };
 
 async function main() {
@@ -30,10 +33,11 @@ async function main() {
   if (!serverUrl) {
     const { startEmbeddedPostgres } = await import('./embedded-pg.mjs');
     const port = Number(env.DTP_PG_PORT ?? 54329);
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(root, '.data', 'postgres'), port, persistent: true });
+    const dataDir = path.join(dataRoot, 'postgres');
+    const pg = await startEmbeddedPostgres({ dataDir, port, persistent: true });
     serverUrl = pg.url;
     stopPostgres = pg.stop;
-    log.info({ port }, 'embedded PostgreSQL started (data in .data/postgres)');
+    log.info({ port, dataDir }, 'embedded PostgreSQL started');
   }
 
   const ports = { auth: 3001, platform: 3002, search: 3003, gis: 3004 } as const;

@@ -1,4 +1,5 @@
-import { ChildProcess, spawn } from 'node:child_process';
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import net from 'node:net';
 import { createTestDatabase } from '@dtp/testing';
@@ -64,6 +65,60 @@ describe('npm start (tools/start.ts)', () => {
       proc.child.kill('SIGKILL');
     }
   });
+
+  it('with its embedded PostgreSQL: SIGINT leaves no process behind, and a second start finds the data again', async () => {
+    const dataDir = `/tmp/dtp-start-embedded-${process.pid}-${Date.now()}`;
+    const names = ['auth', 'platform', 'search', 'gis'] as const;
+    const env: Record<string, string> = { DTP_DATA_DIR: dataDir, DTP_PG_PORT: String(await freePort()), DATABASE_URL: '' };
+    const ports: Record<string, number> = {};
+    for (const n of names) {
+      ports[n] = await freePort();
+      env[`${n.toUpperCase()}_PORT`] = String(ports[n]);
+    }
+    const startOnce = async () => {
+      const proc = run(env);
+      await waitFor(() => proc.output().includes('ready: 4 services up'), 60_000).catch((err) => {
+        proc.child.kill('SIGKILL');
+        throw new Error(`${String(err)}; output:\n${proc.output()}`);
+      });
+      return proc;
+    };
+    const postgresOf = () => {
+      try {
+        return execFileSync('pgrep', ['-f', `postgres -D ${dataDir}/postgres`], { encoding: 'utf8' }).trim();
+      } catch {
+        return '';
+      }
+    };
+    const admin = { authorization: 'Bearer dev-admin-token', 'content-type': 'application/json' };
+    const first = await startOnce();
+    let participantId: string;
+    try {
+      const res = await fetch(`http://localhost:${ports.auth}/admin/participants`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Keeps Mining', role: 'producer' }) });
+      expect(res.status).toBe(201);
+      participantId = ((await res.json()) as { participant_id: string }).participant_id;
+      expect(postgresOf()).not.toBe('');
+      first.child.kill('SIGINT');
+      expect(await first.exited).toBe(0);
+    } finally {
+      first.child.kill('SIGKILL');
+    }
+    expect(first.output()).toContain('stopped cleanly');
+    expect(first.output()).not.toMatch(/"level":"(warn|error)"/);
+    expect(postgresOf()).toBe('');
+
+    const second = await startOnce();
+    try {
+      const res = await fetch(`http://localhost:${ports.auth}/admin/participants/${participantId}`, { headers: admin });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ participant_id: participantId, name: 'Keeps Mining' });
+      second.child.kill('SIGINT');
+      expect(await second.exited).toBe(0);
+    } finally {
+      second.child.kill('SIGKILL');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 150_000);
 
   it('refuses to start when a variable is malformed, naming it', async () => {
     const proc = run({ DATABASE_URL: process.env.DTP_TEST_PG_URL!, AUTH_ADMIN_TOKEN: 'short', PLATFORM_PORT: 'not-a-port' });
