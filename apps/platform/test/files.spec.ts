@@ -194,3 +194,32 @@ describe('POST /diamonds/{diamond_id}/files/{kind}', () => {
     expect(((await current(f, d.diamond_id)).polished.images as ImageRef[])[0].image_type).toBeNull();
   });
 });
+
+describe('POST /diamonds/{diamond_id}/files/{kind} when the blob store fails', () => {
+  let f: PlatformFixture;
+  let producer: ParticipantWithToken;
+
+  beforeAll(async () => {
+    // A "directory" under a regular file: every write fails (ENOTDIR), even for root.
+    f = await startPlatform({ BLOB_STORE_DIR: '/etc/hostname/blobs' });
+    producer = await participant(f, 'producer');
+    await participantKnown(f, producer.participant_id);
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  it('answers a prompt JSON 500 that names no internals, and changes nothing', async () => {
+    const d = await register(f, producer);
+    const before = await outboxCount(f);
+    const started = Date.now();
+    const res = await upload(f, producer.token, d.diamond_id, 'image', { file: { bytes: Buffer.alloc(4 * 1024 * 1024, 7), name: 'a.jpg' } });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ message: expect.stringContaining('could not be stored'), request_id: expect.any(String) });
+    expect(JSON.stringify(res.body)).not.toContain('ENOTDIR');
+    expect(await outboxCount(f)).toBe(before);
+    // The service still answers the next request.
+    expect((await upload(f, producer.token, d.diamond_id, 'image', { fields: { description: 'x' } })).status).toBe(422);
+  });
+});

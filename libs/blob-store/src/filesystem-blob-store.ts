@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { once } from 'node:events';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import {
@@ -39,6 +40,7 @@ export class FilesystemBlobStore implements BlobStore {
     const digest = createHash('sha256');
     let size = 0;
     const limit = opts.maxBytes;
+    const out = createWriteStream(temp, { flags: 'wx', mode: 0o644 });
     try {
       await pipeline(
         source,
@@ -51,7 +53,7 @@ export class FilesystemBlobStore implements BlobStore {
             yield chunk;
           }
         },
-        createWriteStream(temp, { flags: 'wx', mode: 0o644 }),
+        out,
       );
       const fh = await open(temp, 'r');
       try {
@@ -69,6 +71,9 @@ export class FilesystemBlobStore implements BlobStore {
       await rename(temp, final);
       return { hash, size, created: true };
     } catch (err) {
+      // The file may still be opening when the pipeline fails: remove it only once the stream has closed, or a
+      // late open would leave a stray temp file behind.
+      if (!out.closed) await once(out, 'close').catch(() => undefined);
       await rm(temp, { force: true });
       throw err;
     }

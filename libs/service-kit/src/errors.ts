@@ -50,10 +50,14 @@ export class JsonExceptionFilter implements ExceptionFilter {
       // Nest turns Fastify's body-parsing errors into plain HttpExceptions with a string message.
       const parse = typeof response === 'string' ? bodyParseDetail({ statusCode: status, message: response }) : null;
       if (parse) return void reply.status(HttpStatus.UNPROCESSABLE_ENTITY).send({ detail: parse, message: parse[0].msg });
-      const body =
+      const body: Record<string, unknown> =
         typeof response === 'object' && response !== null
           ? normaliseNestBody(response as Record<string, unknown>, status)
           : { message: String(response) };
+      if (status >= 500) {
+        request.log.error({ err: exception.cause ?? exception, status }, 'request failed');
+        body.request_id ??= request.id;
+      }
       for (const [name, value] of Object.entries(exceptionHeaders(exception))) void reply.header(name, value);
       return void reply.status(status).send(body);
     }

@@ -1,4 +1,4 @@
-import { HttpException, HttpStatus } from '@nestjs/common';
+import { HttpException, HttpStatus, InternalServerErrorException } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import '@fastify/multipart';
 import { BlobStore, BlobTooLargeError } from '@dtp/blob-store';
@@ -83,5 +83,10 @@ function translate(err: unknown, limitBytes: number): unknown {
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
     return new RequestValidationException([{ loc: ['body'], msg: 'too many form fields', type: 'too_long' }]);
   }
-  return err;
+  if (err instanceof HttpException) return err;
+  // The store failed (disk, permissions, object store away): a 500 that says what failed, logged with its cause.
+  return new InternalServerErrorException(
+    { message: 'the file could not be stored; contact the platform administrators if it persists' },
+    { cause: err },
+  );
 }
