@@ -149,6 +149,8 @@ describe('the production build', () => {
         NODE_ENV: 'production',
         LOG_LEVEL: 'warn',
         KAFKA_BROKERS: brokers,
+        // Its own consumer groups: other test files' stacks share the Kafka peer.
+        KAFKA_GROUP_PREFIX: `deploy-${process.pid}-${Date.now()}.`,
         AUTH_ADMIN_TOKEN: ADMIN_TOKEN,
         AUTH_ISSUER: url('auth'),
         PLATFORM_AUDIENCE: url('platform'),

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
 import net from 'node:net';
@@ -110,6 +111,7 @@ export async function startProcessStack(names: AppName[] = ['auth', 'platform', 
   const proxy = new KafkaProxy({ host, port: Number(port) });
   const via = await proxy.start();
   const blobDir = await mkdtemp(path.join(tmpdir(), 'dtp-e2e-blobs-'));
+  const groupPrefix = `e2e-${process.pid}-${randomBytes(4).toString('hex')}.`;
   const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()] as const))) as Record<AppName, number>;
   const databases = {} as Record<AppName, string>;
   for (const n of names) databases[n] = await createTestDatabase(`e2e${n}`);
@@ -130,6 +132,8 @@ export async function startProcessStack(names: AppName[] = ['auth', 'platform', 
       BLOB_STORE_DIR: blobDir,
       KAFKA_BROKERS: broker,
       KAFKA_CONNECT_VIA: `${broker}=${via}`,
+      // Each stack its own consumer groups: stacks of other test files share the Kafka peer.
+      KAFKA_GROUP_PREFIX: groupPrefix,
       KAFKA_SESSION_TIMEOUT_MS: '6000',
       KAFKA_MAX_WAIT_MS: '50',
       SHUTDOWN_DRAIN_MS: '0',

@@ -25,6 +25,7 @@ export async function transportFromEnv(service: string, logger: Logger, env = pr
       maxWaitTimeInMs: env.KAFKA_MAX_WAIT_MS ? Number(env.KAFKA_MAX_WAIT_MS) : undefined,
       sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS ? Number(env.KAFKA_SESSION_TIMEOUT_MS) : undefined,
       connectVia: parseConnectVia(env.KAFKA_CONNECT_VIA),
+      groupPrefix: env.KAFKA_GROUP_PREFIX,
     });
     await t.ensureTopics(TOPIC_SPECS);
     await t.connect();

@@ -21,6 +21,11 @@ export interface KafkaTransportOptions {
    * forward must cover those too. From env: KAFKA_CONNECT_VIA="host:port=host:port,...".
    */
   connectVia?: Record<string, string>;
+  /**
+   * Prefix of every consumer group id (KAFKA_GROUP_PREFIX): lets several deployments (sandbox and live, or two
+   * test stacks) share one Kafka cluster without joining each other's groups.
+   */
+  groupPrefix?: string;
 }
 
 /** Parses KAFKA_CONNECT_VIA ("a:1=b:2,c:3=d:4"). */
@@ -196,7 +201,7 @@ export class KafkaTransport implements EventTransport {
 
     const start = async (): Promise<Consumer> => {
       const c = this.kafka.consumer({
-        groupId: kafkaGroupId(opts.group, opts.topic),
+        groupId: `${this.opts.groupPrefix ?? ''}${kafkaGroupId(opts.group, opts.topic)}`,
         allowAutoTopicCreation: true,
         maxWaitTimeInMs: this.opts.maxWaitTimeInMs ?? 100,
         sessionTimeout: this.opts.sessionTimeoutMs ?? 30_000,
