@@ -144,13 +144,15 @@ describe('the production build', () => {
       delete s3env.KAFKA_BROKERS;
       const bucket = await run(process.execPath, ['k8s/overlays/kind/create-bucket.js'], { PATH: process.env.PATH, ...s3env });
       if (bucket.code !== 0) throw new Error(`create-bucket.js failed: ${bucket.output}`);
+      const kafkaPrefix = `deploy-${process.pid}-${Date.now()}.`;
       const common = {
         PATH: process.env.PATH,
         NODE_ENV: 'production',
         LOG_LEVEL: 'warn',
         KAFKA_BROKERS: brokers,
-        // Its own consumer groups: other test files' stacks share the Kafka peer.
-        KAFKA_GROUP_PREFIX: `deploy-${process.pid}-${Date.now()}.`,
+        // Its own topics and consumer groups: other test files' stacks share the Kafka peer.
+        KAFKA_GROUP_PREFIX: kafkaPrefix,
+        KAFKA_TOPIC_PREFIX: kafkaPrefix,
         AUTH_ADMIN_TOKEN: ADMIN_TOKEN,
         AUTH_ISSUER: url('auth'),
         PLATFORM_AUDIENCE: url('platform'),

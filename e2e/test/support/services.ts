@@ -132,8 +132,9 @@ export async function startProcessStack(names: AppName[] = ['auth', 'platform', 
       BLOB_STORE_DIR: blobDir,
       KAFKA_BROKERS: broker,
       KAFKA_CONNECT_VIA: `${broker}=${via}`,
-      // Each stack its own consumer groups: stacks of other test files share the Kafka peer.
+      // Each stack its own topics and consumer groups: stacks of other test files share the Kafka peer.
       KAFKA_GROUP_PREFIX: groupPrefix,
+      KAFKA_TOPIC_PREFIX: groupPrefix,
       KAFKA_SESSION_TIMEOUT_MS: '6000',
       KAFKA_MAX_WAIT_MS: '50',
       SHUTDOWN_DRAIN_MS: '0',

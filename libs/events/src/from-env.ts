@@ -26,6 +26,7 @@ export async function transportFromEnv(service: string, logger: Logger, env = pr
       sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS ? Number(env.KAFKA_SESSION_TIMEOUT_MS) : undefined,
       connectVia: parseConnectVia(env.KAFKA_CONNECT_VIA),
       groupPrefix: env.KAFKA_GROUP_PREFIX,
+      topicPrefix: env.KAFKA_TOPIC_PREFIX,
     });
     await t.ensureTopics(TOPIC_SPECS);
     await t.connect();

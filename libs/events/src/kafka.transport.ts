@@ -26,6 +26,11 @@ export interface KafkaTransportOptions {
    * test stacks) share one Kafka cluster without joining each other's groups.
    */
   groupPrefix?: string;
+  /**
+   * Prefix of every topic name on the wire (KAFKA_TOPIC_PREFIX); services keep using the plain names of
+   * `Topics`. With groupPrefix, it keeps deployments (or test stacks) sharing one cluster fully apart.
+   */
+  topicPrefix?: string;
 }
 
 /** Parses KAFKA_CONNECT_VIA ("a:1=b:2,c:3=d:4"). */
@@ -109,6 +114,11 @@ export class KafkaTransport implements EventTransport {
     });
   }
 
+  /** The topic's name on the wire (with KAFKA_TOPIC_PREFIX). */
+  private wire(topic: string): string {
+    return `${this.opts.topicPrefix ?? ''}${topic}`;
+  }
+
   async connect(): Promise<void> {
     this.connected ??= this.producer.connect().catch((err: unknown) => {
       this.connected = undefined;
@@ -128,7 +138,7 @@ export class KafkaTransport implements EventTransport {
       await admin.createTopics({
         waitForLeaders: true,
         topics: specs.map((s) => ({
-          topic: s.topic,
+          topic: this.wire(s.topic),
           numPartitions: s.numPartitions ?? 4,
           configEntries: s.compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : [],
         })),
@@ -156,7 +166,7 @@ export class KafkaTransport implements EventTransport {
     await this.producer.sendBatch({
       acks: -1,
       topicMessages: [...byTopic].map(([topic, list]) => ({
-        topic,
+        topic: this.wire(topic),
         messages: list.map((m) => ({ key: m.key, value: m.value === null ? null : JSON.stringify(m.value) })),
       })),
     });
@@ -190,8 +200,8 @@ export class KafkaTransport implements EventTransport {
         }
       }
     };
-    const incoming = (topic: string, partition: number, message: KafkaMessage): IncomingMessage => ({
-      topic,
+    const incoming = (_wireTopic: string, partition: number, message: KafkaMessage): IncomingMessage => ({
+      topic: opts.topic,
       partition,
       offset: message.offset,
       key: message.key?.toString('utf8') ?? '',
@@ -228,7 +238,7 @@ export class KafkaTransport implements EventTransport {
       });
       try {
         await c.connect();
-        await c.subscribe({ topic: opts.topic, fromBeginning: opts.fromBeginning ?? true });
+        await c.subscribe({ topic: this.wire(opts.topic), fromBeginning: opts.fromBeginning ?? true });
         const common = {
           autoCommit: true,
           autoCommitInterval: 1000,
@@ -283,7 +293,7 @@ export class KafkaTransport implements EventTransport {
     const admin = this.kafka.admin();
     await admin.connect();
     try {
-      const offsets = await admin.fetchTopicOffsets(topic);
+      const offsets = await admin.fetchTopicOffsets(this.wire(topic));
       return offsets.map((o) => ({ partition: o.partition, low: Number(o.low), high: Number(o.high) }));
     } finally {
       await admin.disconnect().catch(() => undefined);
