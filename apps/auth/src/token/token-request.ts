@@ -1,4 +1,4 @@
-import { OAuthError } from './oauth-error';
+import { clientValue, OAuthError } from './oauth-error';
 
 /** The parameters of a token request after client authentication has been sorted out. */
 export interface TokenParams {
@@ -20,8 +20,8 @@ export function invalidClient(basic: boolean, description = 'client authenticati
 function param(body: Record<string, unknown>, name: string): string | undefined {
   const value = body[name];
   if (value === undefined || value === null || value === '') return undefined;
-  if (Array.isArray(value)) throw new OAuthError('invalid_request', `parameter "${name}" must not be repeated`);
-  if (typeof value !== 'string') throw new OAuthError('invalid_request', `parameter "${name}" must be a string`);
+  if (Array.isArray(value)) throw new OAuthError('invalid_request', `parameter ${name} must not be repeated`);
+  if (typeof value !== 'string') throw new OAuthError('invalid_request', `parameter ${name} must be a string`);
   return value;
 }
 
@@ -50,9 +50,9 @@ export function parseTokenRequest(body: unknown, authorization: string | undefin
   }
   const b = body as Record<string, unknown>;
   const grantType = param(b, 'grant_type');
-  if (!grantType) throw new OAuthError('invalid_request', 'parameter "grant_type" is required');
+  if (!grantType) throw new OAuthError('invalid_request', 'parameter grant_type is required');
   if (grantType !== 'client_credentials') {
-    throw new OAuthError('unsupported_grant_type', `grant_type "${grantType}" is not supported; use "client_credentials"`);
+    throw new OAuthError('unsupported_grant_type', `grant_type ${clientValue(grantType)} is not supported; use client_credentials`);
   }
   const audience = param(b, 'audience');
   let clientId = param(b, 'client_id');

@@ -1,6 +1,6 @@
 import { mayRequestAudience, AUDIENCE_KIND_VALUES, AudienceKind, TokenResponse } from '@dtp/domain';
 import { ParticipantsService } from '../participants/participants.service';
-import { OAuthError } from './oauth-error';
+import { clientValue, OAuthError } from './oauth-error';
 import { TokenIssuer } from './token-issuer';
 import { TokenRateLimits } from './token-rate-limits';
 import { invalidClient, parseTokenRequest } from './token-request';
@@ -29,9 +29,9 @@ export class TokenService {
     await this.limits.consumeClient(req.clientId);
     const client = await this.participants.authenticate(req.clientId, req.clientSecret);
     if (!client) throw invalidClient(req.basic);
-    if (!req.audience) throw new OAuthError('invalid_request', 'parameter "audience" is required');
+    if (!req.audience) throw new OAuthError('invalid_request', 'parameter audience is required');
     const target = this.audienceByAddress.get(strip(req.audience));
-    if (!target) throw new OAuthError('invalid_target', `audience "${req.audience}" is not an API of this platform`);
+    if (!target) throw new OAuthError('invalid_target', `audience ${clientValue(req.audience)} is not an API of this platform`);
     if (!mayRequestAudience(client.participant.role, target.kind)) {
       throw new OAuthError('invalid_target', `a ${client.participant.role} may not request a token for the ${target.kind} API`);
     }
