@@ -92,9 +92,12 @@ const CASES: Case[] = [
   { name: 'a revoked client', status: 401, error: 'invalid_client', send: (c) => json(creds(c.revoked)) },
   { name: 'client_id a number', status: 400, error: 'invalid_request', send: (c) => json({ ...creds(c.producer), client_id: 12 }) },
   { name: 'client_secret an array', status: 400, error: 'invalid_request', send: (c) => json({ ...creds(c.producer), client_secret: ['"', '\\'] }) },
-  ...HOSTILE.filter(([what]) => !['a NUL', 'control characters', 'DEL', 'a lone surrogate', 'a long value'].includes(what)).map(
-    ([what, value]): Case => ({ name: `a client_id with ${what}`, status: 401, error: 'invalid_client', send: (c) => json({ ...creds(c.producer), client_id: value }) }),
-  ),
+  ...HOSTILE.flatMap(([what, value]): Case[] => [
+    { name: `a client_id with ${what}`, status: 401, error: 'invalid_client', send: (c) => json({ ...creds(c.producer), client_id: value }) },
+    { name: `a client_secret with ${what} (form)`, status: 401, error: 'invalid_client', send: (c) => form(Object.entries({ ...creds(c.producer), client_secret: value }) as [string, string][]) },
+    // (cut to 1,000 characters: past Node's 16 KiB header limit the server answers 431 before any route)
+    { name: `a Basic client_id with ${what}`, status: 401, error: 'invalid_client', challenge: true, send: () => json(grantOnly, { authorization: `Basic ${Buffer.from(`${encodeURIComponent(value.slice(0, 1000).replace(/[\ud800-\udfff]/g, '?'))}:x`).toString('base64')}` }) },
+  ]),
   { name: 'a Basic wrong secret', status: 401, error: 'invalid_client', challenge: true, send: (c) => form(Object.entries(grantOnly), { authorization: basic(c.producer.client_id, 'nope') }) },
   { name: 'a Basic unknown client with quotes', status: 401, error: 'invalid_client', challenge: true, send: () => json(grantOnly, { authorization: basic('a"b\\c', 'x') }) },
   { name: 'Basic without credentials', status: 401, error: 'invalid_client', challenge: true, send: () => json(grantOnly, { authorization: 'Basic' }) },

@@ -1,4 +1,4 @@
-import { decoyHash, hashSecret, newClientId, newClientSecret, verifySecret } from './secret-hash';
+import { decoyHash, hashSecret, isCredentialText, newClientId, newClientSecret, verifySecret } from './secret-hash';
 
 describe('client secrets', () => {
   it('are 32 random bytes in base64url, and ids are distinct', () => {
@@ -24,6 +24,22 @@ describe('client secrets', () => {
     await expect(verifySecret(secret, stored)).resolves.toBe(true);
     await expect(verifySecret(`${secret}x`, stored)).resolves.toBe(false);
     await expect(verifySecret('', stored)).resolves.toBe(false);
+  });
+
+  it('match byte for byte: trailing NULs (which HMAC would pad away) or other non-printable text never match', async () => {
+    const secret = newClientSecret();
+    const stored = await hashSecret(secret);
+    for (const candidate of [`${secret}\u0000`, `${secret}${'\u0000'.repeat(21)}`, `${secret}\u0000garbage`, `${secret}\ud800`, `${secret}\u00e9`, '\u0000']) {
+      await expect(verifySecret(candidate, stored)).resolves.toBe(false);
+    }
+    await expect(verifySecret(secret, stored)).resolves.toBe(true);
+  });
+
+  it('are printable ASCII only (RFC 6749 VSCHAR), 1 to 256 characters', async () => {
+    expect(isCredentialText(newClientSecret())).toBe(true);
+    expect(isCredentialText(' ~')).toBe(true);
+    for (const bad of ['', 'a\u0000', 'a\u001f', 'a\u007f', 'é', '\ud800', 'x'.repeat(257)]) expect(isCredentialText(bad)).toBe(false);
+    await expect(hashSecret('a\u0000')).rejects.toThrow('printable ASCII');
   });
 
   it('verify with the parameters stored in the hash', async () => {

@@ -15,6 +15,24 @@ export interface ScryptParams {
 }
 
 export const DEFAULT_SCRYPT: ScryptParams = { logN: 14, r: 8, p: 1 };
+
+/** Longest client id or secret accepted (ours are 26 and 43 characters). */
+export const MAX_CREDENTIAL_LENGTH = 256;
+
+/**
+ * Client ids and secrets are RFC 6749 VSCHARs (Appendix A.1, A.2): printable ASCII, %x20-7E, here 1 to 256 of
+ * them. Anything else (NUL, control characters, DEL, non-ASCII, lone surrogates) is refused before any lookup
+ * or derivation.
+ *
+ * Why this matters beyond tidiness: scrypt's inner PBKDF2-HMAC-SHA256 uses the secret as the HMAC key, and HMAC
+ * pads a key shorter than its 64-byte block with zero bytes, so `secret` and `secret + "\0"` (and any further NULs
+ * up to 64 bytes) derive the same hash; and UTF-8 encoding turns every lone surrogate into U+FFFD, so two
+ * different strings can become the same bytes. Restricted to printable ASCII, the bytes hashed are exactly the
+ * characters sent and no trailing zero byte can exist, so a secret matches byte for byte or not at all.
+ */
+export function isCredentialText(value: string): boolean {
+  return value.length >= 1 && value.length <= MAX_CREDENTIAL_LENGTH && /^[\x20-\x7E]+$/.test(value);
+}
 const KEY_LENGTH = 32;
 const SALT_LENGTH = 16;
 
@@ -37,6 +55,7 @@ export function newClientId(): string {
 }
 
 export async function hashSecret(secret: string, params: ScryptParams = DEFAULT_SCRYPT): Promise<string> {
+  if (!isCredentialText(secret)) throw new Error('a client secret must be 1 to 256 printable ASCII characters');
   const salt = randomBytes(SALT_LENGTH);
   const hash = await derive(secret, salt, params);
   return ['scrypt', params.logN, params.r, params.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
@@ -57,11 +76,15 @@ function parseHash(stored: string): ParsedHash {
   return { logN, r, p, salt: Buffer.from(parts[4], 'base64url'), hash: Buffer.from(parts[5], 'base64url') };
 }
 
-/** Compares in constant time (timingSafeEqual) after doing the full scrypt work. */
+/**
+ * Compares in constant time (timingSafeEqual) after doing the full scrypt work. A secret that is not credential
+ * text (see `isCredentialText`: e.g. the real secret followed by a NUL) never matches, whatever it derives to.
+ */
 export async function verifySecret(secret: string, stored: string): Promise<boolean> {
   const parsed = parseHash(stored);
-  const candidate = await derive(secret, parsed.salt, parsed);
-  return candidate.length === parsed.hash.length && timingSafeEqual(candidate, parsed.hash);
+  const wellFormed = isCredentialText(secret);
+  const candidate = await derive(wellFormed ? secret : '', parsed.salt, parsed);
+  return wellFormed && candidate.length === parsed.hash.length && timingSafeEqual(candidate, parsed.hash);
 }
 
 /**

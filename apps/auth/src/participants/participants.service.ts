@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { EventTypes, makeEnvelope, OnboardParticipantDto, ParticipantOnboardedData, Role, topicOf } from '@dtp/domain';
 import { writeOutbox } from '@dtp/events';
-import { decoyHash, hashSecret, newClientId, newClientSecret, ScryptParams, verifySecret } from '../credentials/secret-hash';
+import { decoyHash, hashSecret, isCredentialText, newClientId, newClientSecret, ScryptParams, verifySecret } from '../credentials/secret-hash';
 import { ParticipantEntity, ProvenanceValue } from './participant.entity';
 import { ParticipantsRepository } from './participants.repository';
 
@@ -78,7 +78,8 @@ export class ParticipantsService {
   }
 
   async revokeClient(clientId: string): Promise<void> {
-    if (!(await this.repo.revokeClient(clientId))) {
+    // a client id that is not printable ASCII cannot exist, and a NUL must not reach PostgreSQL (a 500)
+    if (!isCredentialText(clientId) || !(await this.repo.revokeClient(clientId))) {
       throw new NotFoundException({ message: `client ${clientId} not found`, reason: 'client_not_found' });
     }
     this.logger?.info({ client_id: clientId }, 'client revoked');
@@ -104,10 +105,11 @@ export class ParticipantsService {
 
   /**
    * Checks a client id and secret. Always does one scrypt derivation (against a decoy hash when the client id is
-   * unknown) and compares in constant time, so the answer time does not tell whether the id exists.
+   * unknown) and compares in constant time, so the answer time does not tell whether the id exists. A client id
+   * that is not printable ASCII (e.g. holds a NUL) is never looked up: it cannot exist.
    */
   async authenticate(clientId: string, secret: string): Promise<AuthenticatedClient | null> {
-    const found = await this.repo.findClient(clientId);
+    const found = isCredentialText(clientId) ? await this.repo.findClient(clientId) : null;
     const ok = await verifySecret(secret, found?.client.secretHash ?? (await this.decoy));
     if (!found || !ok || found.client.revokedAt !== null) return null;
     return { clientId: found.client.clientId, participant: found.participant };

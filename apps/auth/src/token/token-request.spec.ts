@@ -63,6 +63,15 @@ describe('parseTokenRequest', () => {
     }
   });
 
+  it('refuses client ids and secrets that are not printable ASCII, in the body or in Basic', () => {
+    for (const [id, secret] of [['c\u0000', 's'], ['c', 's\u0000x'], ['c', 's\ud800'], ['c\u0001', 's'], ['c', 'é'], ['c', 'x'.repeat(257)]]) {
+      expect(error(() => parseTokenRequest({ ...base, client_id: id, client_secret: secret }, undefined))).toMatchObject({ code: 'invalid_client', status: 401 });
+    }
+    const e = error(() => parseTokenRequest(base, `Basic ${Buffer.from('c:s%00x').toString('base64')}`));
+    expect(e).toMatchObject({ code: 'invalid_client', status: 401 });
+    expect(e.headers['WWW-Authenticate']).toBe('Basic realm="dtp"');
+  });
+
   it('sets no-store headers on every error', () => {
     expect(error(() => parseTokenRequest({}, undefined)).headers).toMatchObject({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
   });

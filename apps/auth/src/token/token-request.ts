@@ -1,3 +1,4 @@
+import { isCredentialText } from '../credentials/secret-hash';
 import { clientValue, OAuthError } from './oauth-error';
 
 /** The parameters of a token request after client authentication has been sorted out. */
@@ -55,8 +56,8 @@ export function parseTokenRequest(body: unknown, authorization: string | undefin
     throw new OAuthError('unsupported_grant_type', `grant_type ${clientValue(grantType)} is not supported; use client_credentials`);
   }
   const audience = param(b, 'audience');
-  let clientId = param(b, 'client_id');
-  let clientSecret = param(b, 'client_secret');
+  const clientId = param(b, 'client_id');
+  const clientSecret = param(b, 'client_secret');
   const scheme = /^\s*basic(?:\s+(.*))?$/i.exec(authorization ?? '');
   if (scheme) {
     if (clientSecret !== undefined) {
@@ -66,9 +67,21 @@ export function parseTokenRequest(body: unknown, authorization: string | undefin
     if (clientId !== undefined && clientId !== basic.clientId) {
       throw new OAuthError('invalid_request', 'client_id in the body differs from the one in the Authorization header');
     }
-    clientId = basic.clientId;
-    clientSecret = basic.clientSecret;
-    return { grantType, audience, clientId, clientSecret, basic: true };
+    return checkCredentials({ grantType, audience, clientId: basic.clientId, clientSecret: basic.clientSecret, basic: true });
   }
-  return { grantType, audience, clientId, clientSecret, basic: false };
+  return checkCredentials({ grantType, audience, clientId, clientSecret, basic: false });
+}
+
+/**
+ * Client ids and secrets are printable ASCII (RFC 6749 VSCHAR), at most 256 characters: anything else (NUL,
+ * control characters, non-ASCII, lone surrogates) is invalid_client at once, before any lookup or hashing, so
+ * credentials match byte for byte (see isCredentialText) and no such value ever reaches the database.
+ */
+function checkCredentials(params: TokenParams): TokenParams {
+  for (const value of [params.clientId, params.clientSecret]) {
+    if (value !== undefined && !isCredentialText(value)) {
+      throw invalidClient(params.basic, 'client_id and client_secret must be 1 to 256 printable ASCII characters');
+    }
+  }
+  return params;
 }
