@@ -8,6 +8,7 @@ import { PrivateKeyCodec } from './keys/key-crypto';
 import { SigningKeys } from './keys/signing-keys';
 import { ParticipantsRepository } from './participants/participants.repository';
 import { ParticipantsService } from './participants/participants.service';
+import { TrustedProxies } from './token/client-address';
 import { TokenController } from './token/token.controller';
 import { TokenIssuer } from './token/token-issuer';
 import { TokenRateLimits } from './token/token-rate-limits';
@@ -36,7 +37,11 @@ export function buildAuthCore(config: AuthConfig, ds: DataSource, logger?: Logge
 @Module({})
 export class AuthModule {
   static forRoot(config: AuthConfig, ds: DataSource, core: AuthCore): DynamicModule {
-    const limits = new TokenRateLimits(config.TOKEN_RATE_LIMIT_PER_IP, config.TOKEN_RATE_LIMIT_PER_CLIENT);
+    const limits = new TokenRateLimits({
+      perIp: config.TOKEN_RATE_LIMIT_PER_IP,
+      issuedPerClient: config.TOKEN_RATE_LIMIT_PER_CLIENT,
+      failuresPerClientAddress: config.TOKEN_FAILURE_LIMIT,
+    });
     const issuer = new TokenIssuer(core.keys, config.AUTH_ISSUER, config.TOKEN_TTL_SECONDS);
     return {
       module: AuthModule,
@@ -48,6 +53,7 @@ export class AuthModule {
         { provide: SigningKeys, useValue: core.keys },
         { provide: ParticipantsService, useValue: core.participants },
         { provide: TokenService, useValue: new TokenService(core.participants, issuer, limits, config.audiences()) },
+        { provide: TrustedProxies, useValue: config.trustedProxies() },
         AdminTokenGuard,
       ],
       exports: [AUTH_CONFIG, DataSource],

@@ -1,6 +1,7 @@
-import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
 import type { AudienceKind } from '@dtp/domain';
 import { BaseServiceConfig } from '@dtp/service-kit';
+import { TrustedProxies } from './token/client-address';
 
 const url = { require_tld: false, require_protocol: true };
 
@@ -36,17 +37,42 @@ export class AuthConfig extends BaseServiceConfig {
   @IsUrl(url)
   GIS_AUDIENCE: string = 'http://localhost:3004';
 
-  /** Token requests per minute per client_id (429 past it). */
+  /** Tokens issued per minute per client_id (429 past it). Failed attempts do not count here. */
   @IsOptional()
   @IsInt()
   @Min(1)
   TOKEN_RATE_LIMIT_PER_CLIENT: number = 300;
 
-  /** Token requests per minute per remote address (429 past it). */
+  /** Token requests per minute per client address, whatever their outcome (429 past it). */
   @IsOptional()
   @IsInt()
   @Min(1)
   TOKEN_RATE_LIMIT_PER_IP: number = 600;
+
+  /**
+   * Failed client authentications per minute per (client_id, client address): past it, that client id is locked
+   * for that address (429) until the minute is over. Other addresses, the legitimate client's included, are not.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  TOKEN_FAILURE_LIMIT: number = 10;
+
+  /**
+   * Proxies whose X-Forwarded-For is believed when working out a client's address for the limits:
+   * comma-separated IPs, CIDR ranges or the names loopback, linklocal, uniquelocal. Default none: the address
+   * is the TCP peer's and X-Forwarded-For is ignored.
+   */
+  @IsOptional()
+  @IsString()
+  @ValidateBy({
+    name: 'trustedProxies',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && tryParse(value) === undefined,
+      defaultMessage: (args) => `${tryParse(String(args?.value)) ?? 'invalid'}`,
+    },
+  })
+  TRUSTED_PROXIES: string = '';
 
   /** scrypt cost of new client secret hashes: N = 2^SCRYPT_LOG_N (r = 8, p = 1). Stored per hash. */
   @IsOptional()
@@ -76,8 +102,23 @@ export class AuthConfig extends BaseServiceConfig {
   @Min(1)
   DB_POOL_SIZE: number = 10;
 
+  /** TRUSTED_PROXIES, parsed. */
+  trustedProxies(): TrustedProxies {
+    return TrustedProxies.parse(this.TRUSTED_PROXIES);
+  }
+
   /** The audience address of each API. */
   audiences(): Record<AudienceKind, string> {
     return { platform: this.PLATFORM_AUDIENCE, search: this.SEARCH_AUDIENCE, gis: this.GIS_AUDIENCE };
+  }
+}
+
+/** The reason TRUSTED_PROXIES does not parse, or undefined when it does. */
+function tryParse(value: string): string | undefined {
+  try {
+    TrustedProxies.parse(value);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
   }
 }

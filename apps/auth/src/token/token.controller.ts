@@ -3,6 +3,7 @@ import { ApiBody, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import type { TokenResponse } from '@dtp/domain';
 import { SigningKeys } from '../keys/signing-keys';
+import { TrustedProxies } from './client-address';
 import { TOKEN_PATH } from './token-response.hook';
 import { TokenService } from './token.service';
 
@@ -12,6 +13,7 @@ export class TokenController {
   constructor(
     @Inject(TokenService) private readonly tokens: TokenService,
     @Inject(SigningKeys) private readonly keys: SigningKeys,
+    @Inject(TrustedProxies) private readonly proxies: TrustedProxies,
   ) {}
 
   @Post(TOKEN_PATH)
@@ -37,7 +39,9 @@ export class TokenController {
   @ApiResponse({ status: 200, description: '{access_token, token_type: "Bearer", expires_in}' })
   /** Cache-Control/Pragma headers and body-parse errors: see token-response.hook.ts. */
   async token(@Req() req: FastifyRequest): Promise<TokenResponse> {
-    return this.tokens.token(req.body, req.headers.authorization, req.ip);
+    // Not req.ip: the service kit trusts every X-Forwarded-For (trustProxy: true); only TRUSTED_PROXIES hops count here.
+    const address = this.proxies.clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for']);
+    return this.tokens.token(req.body, req.headers.authorization, address);
   }
 
   @Get('.well-known/jwks.json')

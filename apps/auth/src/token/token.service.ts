@@ -20,21 +20,30 @@ export class TokenService {
     this.audienceByAddress = new Map(AUDIENCE_KIND_VALUES.map((kind) => [strip(audiences[kind]), { kind, canonical: audiences[kind] }]));
   }
 
-  async token(body: unknown, authorization: string | undefined, remoteAddress: string): Promise<TokenResponse> {
-    await this.limits.consumeIp(remoteAddress);
+  /**
+   * `clientAddress` is the caller's address as TRUSTED_PROXIES lets us know it (see client-address.ts). Limits:
+   * every request counts against the address; a failed authentication counts against (client_id, address) and
+   * past its limit locks that pair; a token issued counts against the client_id.
+   */
+  async token(body: unknown, authorization: string | undefined, clientAddress: string): Promise<TokenResponse> {
+    await this.limits.consumeIp(clientAddress);
     const req = parseTokenRequest(body, authorization);
     if (!req.clientId || req.clientSecret === undefined) {
       throw invalidClient(req.basic, 'client authentication is required: client_id and client_secret, or HTTP Basic');
     }
-    await this.limits.consumeClient(req.clientId);
+    await this.limits.checkNotLocked(req.clientId, clientAddress);
     const client = await this.participants.authenticate(req.clientId, req.clientSecret);
-    if (!client) throw invalidClient(req.basic);
+    if (!client) {
+      await this.limits.recordFailure(req.clientId, clientAddress);
+      throw invalidClient(req.basic);
+    }
     if (!req.audience) throw new OAuthError('invalid_request', 'parameter audience is required');
     const target = this.audienceByAddress.get(strip(req.audience));
     if (!target) throw new OAuthError('invalid_target', `audience ${clientValue(req.audience)} is not an API of this platform`);
     if (!mayRequestAudience(client.participant.role, target.kind)) {
       throw new OAuthError('invalid_target', `a ${client.participant.role} may not request a token for the ${target.kind} API`);
     }
+    await this.limits.consumeIssued(client.clientId);
     return this.issuer.issue(client, target.canonical);
   }
 }
