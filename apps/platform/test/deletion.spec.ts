@@ -43,7 +43,7 @@ describe('POST /bulk/diamonds/delete', () => {
     expect((await del(producer, [{ diamond_id: d.diamond_id }])).body.results[0]).toMatchObject({ status: 'failure', reason: 'not_found' });
   });
 
-  it('answers not_found for unknown ids and for diamonds of other participants, not_owner for a holder that did not upload', async () => {
+  it('answers not_found only for unknown ids, not_owner for any diamond the caller did not upload (held or not)', async () => {
     const other = await participant(f, 'producer');
     const theirs = await register(f, other);
     const held = await register(f, producer);
@@ -59,11 +59,11 @@ describe('POST /bulk/diamonds/delete', () => {
     expect(res.body.results).toEqual([
       { diamond_id: '01hzzzzzzzzzzzzzzzzzzzzzzz', participant_id: null, status: 'failure', reason: 'not_found', detail: expect.any(String), descendants: [] },
       { diamond_id: 'NOT-AN-ID', participant_id: null, status: 'failure', reason: 'not_found', detail: expect.any(String), descendants: [] },
-      { diamond_id: theirs.diamond_id, participant_id: null, status: 'failure', reason: 'not_found', detail: expect.any(String), descendants: [] },
-      { diamond_id: held.diamond_id, participant_id: held.participant_id, status: 'failure', reason: 'not_owner', detail: expect.any(String), descendants: [] },
+      { diamond_id: theirs.diamond_id, participant_id: null, status: 'failure', reason: 'not_owner', detail: expect.any(String), descendants: [] },
+      { diamond_id: held.diamond_id, participant_id: null, status: 'failure', reason: 'not_owner', detail: expect.any(String), descendants: [] },
     ]);
-    // Nothing reveals the other participant's diamond: same answer as an unknown id.
-    expect((res.body.results[2] as DeleteFailureEntry).detail).toBe(`diamond ${theirs.diamond_id} not found`);
+    // The detail says why; the uploader's own reference (participant_id) is not handed to another participant.
+    expect((res.body.results[2] as DeleteFailureEntry).detail).toBe(`only the participant that uploaded diamond ${theirs.diamond_id} may delete it`);
     expect(await exists(theirs.diamond_id)).toBe(true);
     expect(await exists(held.diamond_id)).toBe(true);
     expect(await outboxCount(f)).toBe(before);
@@ -112,6 +112,29 @@ describe('POST /bulk/diamonds/delete', () => {
       ]);
     }
     expect(await outboxCount(f)).toBe(before + 8);
+  });
+
+  it('answers has_descendants without delete_descendants whatever the descendants\' state; descendant_unlocked only with it', async () => {
+    const root = await register(f, producer);
+    const child = await register(f, producer);
+    const grandchild = await register(f, producer);
+    await link(child, root);
+    await link(grandchild, child);
+    await f.db.query(`UPDATE diamonds SET unlock_status = 'unlocked' WHERE diamond_id = $1`, [grandchild.diamond_id]);
+    await f.db.query(`UPDATE diamonds SET possession_state = 'in_transit' WHERE diamond_id = $1`, [child.diamond_id]);
+    const before = await outboxCount(f);
+    const res = await del(producer, [
+      { diamond_id: root.diamond_id },
+      { diamond_id: root.diamond_id, delete_descendants: false },
+      { diamond_id: root.diamond_id, delete_descendants: true },
+    ]);
+    expect(res.body.results.map((r) => [r.diamond_id, r.status, 'reason' in r ? r.reason : null])).toEqual([
+      [root.diamond_id, 'failure', 'has_descendants'],
+      [root.diamond_id, 'failure', 'has_descendants'],
+      [root.diamond_id, 'failure', 'descendant_unlocked'],
+    ]);
+    for (const d of [root, child, grandchild]) expect(await exists(d.diamond_id)).toBe(true);
+    expect(await outboxCount(f)).toBe(before);
   });
 
   it('deletes nothing of a subtree when one descendant is unlocked (the whole subtree or nothing)', async () => {

@@ -151,7 +151,7 @@ describe('graded measurements', () => {
     await expect(f.db.query(`UPDATE graded_measurements SET is_active = true WHERE id = $1`, [b.id])).rejects.toMatchObject({ code: '23505' });
   });
 
-  it('answers 404 for unknown records, records of another diamond, and diamonds the caller does not hold', async () => {
+  it('answers 404 for unknown records, records of another diamond and unknown diamonds; 403 for diamonds the caller does not hold', async () => {
     const d = await register(f, producer);
     const e = await register(f, producer);
     const a = await add(d);
@@ -160,15 +160,12 @@ describe('graded measurements', () => {
     expect(await select(d, 'no-such-grading')).toMatchObject({ status: 404, body: { message: 'graded measurement not found' } });
     expect((await select(e, a.id)).status).toBe(404);
     expect((await deselect(e, a.id)).status).toBe(404);
-    for (const res of [
-      await call(f, 'GET', path(d), other.token),
-      await call(f, 'POST', path(d), other.token, { carats: 1 }),
-      await select(d, a.id, other),
-      await deselect(d, a.id, other),
-      await call(f, 'GET', '/diamonds/01hzzzzzzzzzzzzzzzzzzzzzzz/graded-measurements', producer.token),
-    ]) {
-      expect(res).toMatchObject({ status: 404, body: { message: 'diamond not found' } });
-    }
+    const notHolder = (action: string) => ({ status: 403, body: { message: `only the holder of diamond ${d.diamond_id} may ${action}`, reason: 'not_holder' } });
+    expect(await call(f, 'GET', path(d), other.token)).toMatchObject(notHolder('list its graded measurements'));
+    expect(await call(f, 'POST', path(d), other.token, { carats: 1 })).toMatchObject(notHolder('add graded measurements to it'));
+    expect(await select(d, a.id, other)).toMatchObject(notHolder('select its graded measurements'));
+    expect(await deselect(d, a.id, other)).toMatchObject(notHolder('deselect its graded measurements'));
+    expect(await call(f, 'GET', '/diamonds/01hzzzzzzzzzzzzzzzzzzzzzzz/graded-measurements', producer.token)).toMatchObject({ status: 404, body: { message: 'diamond not found' } });
     expect((await call(f, 'GET', path(d), null)).status).toBe(401);
     expect(await outboxCount(f)).toBe(before);
   });

@@ -24,8 +24,8 @@ describe('lifecycle: polish, split, destroy (manufacturer)', () => {
       polished: { carats: '0.71', shape: 'Oval', colour: 'G', clarity: 'VS2', cut_grade: 'VG', table_percent: 57.5 },
       ...extra,
     });
-  const split = (who: ParticipantWithToken, d: DiamondV1, carats: (number | string)[]) =>
-    call<SplitResult>(f, 'POST', `/diamonds/${d.diamond_id}/split`, who.token, {
+  const split = (who: ParticipantWithToken, d: DiamondV1 | string, carats: (number | string)[]) =>
+    call<SplitResult>(f, 'POST', `/diamonds/${typeof d === 'string' ? d : d.diamond_id}/split`, who.token, {
       participant_timestamp: TS,
       cuts: carats.map((c, i) => ({ participant_id: `CUT-${i + 1}`, rough: { carats: c, colour: 'H' } })),
     });
@@ -122,6 +122,29 @@ describe('lifecycle: polish, split, destroy (manufacturer)', () => {
     expect(await polish(maker, res.body.cuts[1], { polished: { carats: '0.3', shape: 'Round' } })).toMatchObject({ status: 409, body: { reason: 'polished_exceeds_parent_weight' } });
   });
 
+  it('split takes {cuts} alone (DESIGN.md): participant_timestamp defaults to when the request was received; given ones are kept', async () => {
+    const parent = await receivedRough('1.00');
+    const before = Date.now();
+    const res = await call<SplitResult>(f, 'POST', `/diamonds/${parent.diamond_id}/split`, maker.token, {
+      cuts: [
+        { participant_id: 'CUT-A', rough: { carats: '0.4' } },
+        { participant_id: 'CUT-B', rough: { carats: '0.4' }, participant_timestamp: '2024-07-01T12:00:00Z' },
+      ],
+    });
+    const after = Date.now();
+    expect(res.status).toBe(200);
+    const received = Date.parse(res.body.parent.participant_timestamp);
+    expect(received).toBeGreaterThanOrEqual(before - 1000);
+    expect(received).toBeLessThanOrEqual(after);
+    expect(res.body.cuts.map((c) => c.participant_timestamp)).toEqual([res.body.parent.participant_timestamp, '2024-07-01T12:00:00Z']);
+    // Given at the top level, it is kept as sent.
+    const other = await receivedRough('1.00');
+    const given = await split(maker, other, ['0.3', '0.3']);
+    expect(given.status).toBe(200);
+    expect([given.body.parent, ...given.body.cuts].map((d) => d.participant_timestamp)).toEqual([TS, TS, TS]);
+    expect((await call(f, 'POST', `/diamonds/${other.diamond_id}/split`, maker.token, { participant_timestamp: 'soon', cuts: [] })).status).toBe(422);
+  });
+
   it('destroy: rough -> destroyed, body optional; every other move is refused with 409 illegal_transition {from, to}', async () => {
     const a = await receivedRough();
     const res = await destroy(maker, a);
@@ -144,16 +167,18 @@ describe('lifecycle: polish, split, destroy (manufacturer)', () => {
     expect(LIFECYCLE_TRANSITIONS).toEqual({ rough: ['polished', 'split', 'destroyed'], split: [], polished: [], destroyed: [] });
   });
 
-  it('is for manufacturers (403 otherwise), on diamonds they hold (404), not in transit (409)', async () => {
+  it('is for manufacturers (403 otherwise), on diamonds they hold (403 otherwise; 404 unknown), not in transit (409)', async () => {
     const own = await register(f, producer);
     expect(await polish(producer, own)).toMatchObject({ status: 403 });
     expect(await destroy(producer, own)).toMatchObject({ status: 403 });
     const retailer = await knownParticipant(f, 'retailer');
     expect(await split(retailer, own, [0.1, 0.1])).toMatchObject({ status: 403 });
-    // Another participant's diamond and an unknown id answer alike.
-    expect(await polish(maker, own)).toMatchObject({ status: 404, body: { message: 'diamond not found' } });
+    // Another participant's diamond: 403 saying who may; an unknown id: 404.
+    expect(await polish(maker, own)).toMatchObject({ status: 403, body: { message: `only the holder of diamond ${own.diamond_id} may polish it`, reason: 'not_holder' } });
+    expect(await destroy(maker, own)).toMatchObject({ status: 403, body: { message: `only the holder of diamond ${own.diamond_id} may destroy it`, reason: 'not_holder' } });
+    expect(await split(maker, own, [0.1, 0.1])).toMatchObject({ status: 403, body: { message: `only the holder of diamond ${own.diamond_id} may split it`, reason: 'not_holder' } });
     expect(await destroy(maker, '01hzzzzzzzzzzzzzzzzzzzzzzz')).toMatchObject({ status: 404, body: { message: 'diamond not found' } });
-    expect(await split(maker, own, [0.1, 0.1])).toMatchObject({ status: 404 });
+    expect(await split(maker, '01hzzzzzzzzzzzzzzzzzzzzzzz', [0.1, 0.1])).toMatchObject({ status: 404, body: { message: 'diamond not found' } });
     // In transit: the sender still holds it but cannot change it.
     const d = await register(f, maker);
     const other = await knownParticipant(f, 'manufacturer');

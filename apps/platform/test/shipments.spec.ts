@@ -162,13 +162,16 @@ describe('shipments and transfers', () => {
       }
     });
 
-    it('ships only diamonds the caller holds (404 naming them, no existence leak) of the shipment\'s kind (409)', async () => {
+    it('ships only diamonds the caller holds (403 naming the others, 404 naming unknown ids) of the shipment\'s kind (409)', async () => {
       const mine = await register(f, producer);
       const theirs = await register(f, maker);
-      // Another participant's diamond and an unknown id answer alike; a malformed id too.
+      // Unknown ids (and malformed ones) first: 404 naming them.
       const res = await transferOut(f, producer, maker.participant_id, 'rough', [mine.diamond_id, theirs.diamond_id, 'zzzzzzzzzzzzzzzzzzzzzzzzzz']);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ message: expect.stringContaining('diamond not found'), diamond_ids: [theirs.diamond_id, 'zzzzzzzzzzzzzzzzzzzzzzzzzz'] });
+      expect(res.body).toEqual({ message: expect.stringContaining('diamond not found'), diamond_ids: ['zzzzzzzzzzzzzzzzzzzzzzzzzz'] });
+      // Another participant's diamond: 403 naming it.
+      const forbidden = await transferOut(f, producer, maker.participant_id, 'rough', [mine.diamond_id, theirs.diamond_id]);
+      expect(forbidden).toMatchObject({ status: 403, body: { message: expect.stringContaining(theirs.diamond_id), reason: 'not_holder', diamond_ids: [theirs.diamond_id] } });
       expect(await transferOut(f, producer, maker.participant_id, 'rough', [mine.diamond_id, 'BAD'])).toMatchObject({ status: 404, body: { diamond_ids: ['BAD'] } });
       expect((await diamondState(f, mine.diamond_id)).possession_state).toBe('held');
       // A rough shipment holds rough diamonds only; a polished one polished only.
@@ -229,7 +232,7 @@ describe('shipments and transfers', () => {
       // Answered: a second answer is 409 naming the ids; the new holder may now act on the diamonds.
       expect(await decide(f, maker, shipment.id, 'accept', ids)).toMatchObject({ status: 409, body: { reason: 'not_pending', already_answered: ids } });
       expect((await call(f, 'POST', `/diamonds/${ids[0]}/unlock`, maker.token)).status).toBe(200);
-      expect((await call(f, 'POST', `/diamonds/${ids[0]}/unlock`, producer.token)).status).toBe(404);
+      expect((await call(f, 'POST', `/diamonds/${ids[0]}/unlock`, producer.token)).status).toBe(403);
       // Accepted diamonds are unlocked: nobody can delete them.
       const del = await call<{ results: { reason: string }[] }>(f, 'POST', '/bulk/diamonds/delete', producer.token, { diamonds: [{ diamond_id: ids[1] }] });
       expect(del.body.results[0].reason).toBe('unlocked');

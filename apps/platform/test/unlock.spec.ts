@@ -39,16 +39,19 @@ describe('POST /diamonds/{diamond_id}/unlock', () => {
     expect(rows).toHaveLength(2);
   });
 
-  it('answers 404 to anyone but the holder (same answer as an unknown id) and 401 without a token', async () => {
+  it('answers 403 to anyone but the holder, 404 for an unknown id and 401 without a token', async () => {
     const d = await register(f, producer);
     const other = await participant(f, 'manufacturer');
-    expect(await call(f, 'POST', `/diamonds/${d.diamond_id}/unlock`, other.token)).toMatchObject({ status: 404, body: { message: 'diamond not found' } });
+    expect(await call(f, 'POST', `/diamonds/${d.diamond_id}/unlock`, other.token)).toMatchObject({
+      status: 403,
+      body: { message: `only the holder of diamond ${d.diamond_id} may unlock it`, reason: 'not_holder' },
+    });
     expect(await call(f, 'POST', '/diamonds/01hzzzzzzzzzzzzzzzzzzzzzzz/unlock', producer.token)).toMatchObject({ status: 404, body: { message: 'diamond not found' } });
     expect((await call(f, 'POST', `/diamonds/${d.diamond_id}/unlock`, null)).status).toBe(401);
     // The uploader that no longer holds it cannot unlock it either; the new holder (a retailer) can.
     const retailer = await participant(f, 'retailer');
     await f.db.query(`UPDATE diamonds SET holder_id = $2 WHERE diamond_id = $1`, [d.diamond_id, retailer.participant_id]);
-    expect((await call(f, 'POST', `/diamonds/${d.diamond_id}/unlock`, producer.token)).status).toBe(404);
+    expect((await call(f, 'POST', `/diamonds/${d.diamond_id}/unlock`, producer.token)).status).toBe(403);
     expect((await call(f, 'POST', `/diamonds/${d.diamond_id}/unlock`, retailer.token)).status).toBe(200);
     expect((await outboxRows(f, d.diamond_id)).length).toBe(2);
   });

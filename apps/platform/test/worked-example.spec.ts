@@ -148,7 +148,7 @@ describe('worked example: from the mine to the shop', () => {
 
     // 8. The retailer holds it: the holder's routes answer it, and no longer the manufacturer.
     expect((await http('GET', `${api}/diamonds/${polished.body.diamond_id}/graded-measurements`, retailer.token)).status).toBe(200);
-    expect((await http('GET', `${api}/diamonds/${polished.body.diamond_id}/graded-measurements`, maker.token)).status).toBe(404);
+    expect((await http('GET', `${api}/diamonds/${polished.body.diamond_id}/graded-measurements`, maker.token)).status).toBe(403);
     const finalRow = await db.query(`SELECT holder_id, possession_state, unlock_status, lifecycle_state, diamond_parent_id FROM diamonds WHERE diamond_id = $1`, [polished.body.diamond_id]);
     expect(finalRow.rows[0]).toEqual({
       holder_id: retailer.participant_id, possession_state: 'held', unlock_status: 'unlocked', lifecycle_state: 'polished', diamond_parent_id: stone.body.diamond_id,

@@ -25,9 +25,11 @@ function failure(diamondId: string, participantId: string | null, reason: Delete
  * whole subtree go together or not at all. Permanent: rows are deleted (graded measurements with them) and each
  * removed diamond gets a `diamond.deleted` event plus a tombstone.
  *
- * Who learns what: an id that does not exist and a diamond the caller neither uploaded nor holds both answer
- * `not_found` (nobody learns that another participant's diamond exists); `not_owner` only when the caller holds
- * the diamond but did not upload it.
+ * Reasons, checked in this order (DESIGN.md "Platform"): `not_found` (no such diamond), `not_owner` (it exists
+ * but the caller did not upload it; the entry's participant_id stays null, since it is the uploader's own
+ * reference), `in_transit`, `unlocked`, then for a diamond with descendants: `has_descendants` when
+ * delete_descendants is false, whatever state the descendants are in; otherwise `descendant_unlocked` or
+ * `in_transit` for the first descendant that stops the subtree. Nothing is deleted on any failure.
  */
 @Injectable()
 export class DeletionService {
@@ -61,13 +63,11 @@ export class DeletionService {
   private async attempt(sql: Sql, caller: Caller, diamondId: string, withDescendants: boolean): Promise<DeleteResultEntry> {
     const me = caller.participantId;
     const root = await this.diamonds.find(sql, diamondId, { lock: true });
-    if (!root || (root.uploader_id !== me && root.holder_id !== me)) {
-      return failure(diamondId, null, 'not_found', `diamond ${diamondId} not found`);
+    if (!root) return failure(diamondId, null, 'not_found', `diamond ${diamondId} not found`);
+    if (root.uploader_id !== me) {
+      return failure(diamondId, null, 'not_owner', `only the participant that uploaded diamond ${diamondId} may delete it`);
     }
     const pid = root.participant_id;
-    if (root.uploader_id !== me) {
-      return failure(diamondId, pid, 'not_owner', 'only the participant that uploaded the diamond may delete it');
-    }
     if (root.possession_state === 'in_transit') {
       return failure(diamondId, pid, 'in_transit', 'the diamond is in a shipment that has not been answered; it cannot be deleted');
     }
@@ -80,14 +80,6 @@ export class DeletionService {
       tree = await this.diamonds.subtree(sql, diamondId); // as of the locks
     }
     const descendants = tree.filter((d) => d.depth > 0);
-    const unlocked = descendants.find((d) => d.unlock_status === 'unlocked');
-    if (unlocked) {
-      return failure(diamondId, pid, 'descendant_unlocked', `descendant ${unlocked.diamond_id} is unlocked; a diamond with an unlocked descendant cannot be deleted`);
-    }
-    const moving = descendants.find((d) => d.possession_state === 'in_transit');
-    if (moving) {
-      return failure(diamondId, pid, 'in_transit', `descendant ${moving.diamond_id} is in a shipment that has not been answered`);
-    }
     if (descendants.length > 0 && !withDescendants) {
       return failure(
         diamondId,
@@ -95,6 +87,14 @@ export class DeletionService {
         'has_descendants',
         `the diamond has ${descendants.length} descendant(s); set delete_descendants to true to delete them together`,
       );
+    }
+    const unlocked = descendants.find((d) => d.unlock_status === 'unlocked');
+    if (unlocked) {
+      return failure(diamondId, pid, 'descendant_unlocked', `descendant ${unlocked.diamond_id} is unlocked; a diamond with an unlocked descendant cannot be deleted`);
+    }
+    const moving = descendants.find((d) => d.possession_state === 'in_transit');
+    if (moving) {
+      return failure(diamondId, pid, 'in_transit', `descendant ${moving.diamond_id} is in a shipment that has not been answered`);
     }
     const ids = tree.map((d) => d.diamond_id);
     // Diamonds registered against a shipment give their place back, so a corrected one can be registered again.

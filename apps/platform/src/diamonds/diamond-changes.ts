@@ -6,7 +6,7 @@ import { Sql } from '../db/platform-db';
 import { GradedMeasurementsRepository } from '../graded-measurements/graded-measurements.repository';
 import { toGradingDataView } from '../graded-measurements/graded-measurement.row';
 import { diamondUpserted } from './diamond-events';
-import { diamondInTransit, diamondNotFound } from './diamond-errors';
+import { diamondInTransit, diamondNotFound, notHolder } from './diamond-errors';
 import { toDiamondV1 } from './diamond.mapper';
 import { DiamondRow } from './diamond.row';
 import { DiamondsRepository } from './diamonds.repository';
@@ -28,14 +28,16 @@ export class DiamondChanges {
   ) {}
 
   /**
-   * The diamond if `caller` holds it (locked FOR UPDATE when asked, to serialise changes to it); otherwise the
-   * 404 that also hides whether it exists. A diamond in transit (in a shipment not answered yet) cannot be
-   * changed: 409 `in_transit`, unless the caller only reads (`readOnly`).
+   * The diamond if `caller` holds it (locked FOR UPDATE when asked, to serialise changes to it). 404 when no such
+   * diamond exists; 403 naming `action` ("only the holder of diamond X may <action>") when it exists but another
+   * participant holds it. A diamond in transit (in a shipment not answered yet) cannot be changed: 409
+   * `in_transit`, unless the caller only reads (`readOnly`).
    */
-  async loadHeld(sql: Sql, diamondId: string, caller: Caller, opts: { lock?: boolean; readOnly?: boolean } = {}): Promise<DiamondRow> {
+  async loadHeld(sql: Sql, diamondId: string, caller: Caller, opts: { action: string; lock?: boolean; readOnly?: boolean }): Promise<DiamondRow> {
     if (!isDiamondId(diamondId)) throw diamondNotFound();
     const row = await this.diamonds.find(sql, diamondId, opts);
-    if (!row || row.holder_id !== caller.participantId) throw diamondNotFound();
+    if (!row) throw diamondNotFound();
+    if (row.holder_id !== caller.participantId) throw notHolder(diamondId, opts.action);
     if (!opts.readOnly && row.possession_state === 'in_transit') throw diamondInTransit(diamondId);
     return row;
   }

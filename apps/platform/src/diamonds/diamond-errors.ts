@@ -1,11 +1,17 @@
-import { ConflictException, NotFoundException } from '@nestjs/common';
+import { ConflictException, ForbiddenException, NotFoundException } from '@nestjs/common';
 
-/**
- * The one answer for a diamond the caller may not see: it does not exist, or it is not the caller's. The two
- * are indistinguishable on purpose, so nobody learns that another participant's diamond exists.
- */
+/** A diamond id that does not exist (never registered, deleted, or not even in the id format). */
 export function diamondNotFound(): NotFoundException {
   return new NotFoundException({ message: 'diamond not found' });
+}
+
+/**
+ * A diamond that exists but that the caller may not act on: 403 naming the rule (DESIGN.md "Platform"). A
+ * diamond's existence is public (search serves every record by id), so saying so protects nothing and tells an
+ * integrator at once why the call failed. `action` completes "only the holder of diamond X may ...".
+ */
+export function notHolder(diamondId: string, action: string): ForbiddenException {
+  return new ForbiddenException({ message: `only the holder of diamond ${diamondId} may ${action}`, reason: 'not_holder' });
 }
 
 /**

@@ -32,9 +32,9 @@ export class FilesService {
     private readonly changes: DiamondChanges,
   ) {}
 
-  /** 404 unless the caller holds the diamond (checked before any bytes are read). */
+  /** 404 for an unknown diamond, 403 unless the caller holds it (checked before any bytes are read). */
   async assertHolder(caller: Caller, diamondId: string): Promise<void> {
-    await this.changes.loadHeld(this.db.sql, diamondId, caller);
+    await this.changes.loadHeld(this.db.sql, diamondId, caller, { action: 'attach files to it' });
   }
 
   async attach(caller: Caller, diamondId: string, kind: FileKind, upload: ReceivedUpload): Promise<AttachedRef> {
@@ -49,7 +49,7 @@ export class FilesService {
     };
     return this.db.tx(async (sql) => {
       // Holder again, under the row lock: the diamond may have moved on while the bytes streamed in.
-      const row = await this.changes.loadHeld(sql, diamondId, caller, { lock: true });
+      const row = await this.changes.loadHeld(sql, diamondId, caller, { action: 'attach files to it', lock: true });
       const { polished, ref } = applyRef(row, kind, base, upload.fields);
       await this.changes.commit(sql, row, { polished });
       return ref;

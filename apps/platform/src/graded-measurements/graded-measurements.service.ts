@@ -50,7 +50,7 @@ export class GradedMeasurementsService {
   ) {}
 
   async list(caller: Caller, diamondId: string): Promise<GradedMeasurementsResponse> {
-    await this.changes.loadHeld(this.db.sql, diamondId, caller, { readOnly: true });
+    await this.changes.loadHeld(this.db.sql, diamondId, caller, { action: 'list its graded measurements', readOnly: true });
     const rows = await this.graded.list(this.db.sql, diamondId);
     return { results: rows.map(toGradingDataView) };
   }
@@ -58,7 +58,7 @@ export class GradedMeasurementsService {
   /** A record the holder adds itself: inactive and selectable. Not a change of the diamond record. */
   async addUserRecord(caller: Caller, diamondId: string, dto: UserGradedMeasurementDto): Promise<GradingDataView> {
     return this.db.tx(async (sql) => {
-      await this.changes.loadHeld(sql, diamondId, caller, { lock: true });
+      await this.changes.loadHeld(sql, diamondId, caller, { action: 'add graded measurements to it', lock: true });
       const row = await this.graded.insert(sql, {
         id: randomUUID(),
         diamond_id: diamondId,
@@ -77,7 +77,7 @@ export class GradedMeasurementsService {
    */
   async select(caller: Caller, diamondId: string, gradingId: string): Promise<GradingDataView> {
     return this.db.tx(async (sql) => {
-      const diamond = await this.changes.loadHeld(sql, diamondId, caller, { lock: true });
+      const diamond = await this.changes.loadHeld(sql, diamondId, caller, { action: 'select its graded measurements', lock: true });
       const gm = await this.findOr404(sql, diamond, gradingId);
       if (gm.is_active) return toGradingDataView(gm);
       if (!gm.is_selectable) {
@@ -93,7 +93,7 @@ export class GradedMeasurementsService {
   /** Makes the record inactive, so the diamond shows no graded measurement. Idempotent. */
   async deselect(caller: Caller, diamondId: string, gradingId: string): Promise<GradingDataView> {
     return this.db.tx(async (sql) => {
-      const diamond = await this.changes.loadHeld(sql, diamondId, caller, { lock: true });
+      const diamond = await this.changes.loadHeld(sql, diamondId, caller, { action: 'deselect its graded measurements', lock: true });
       const gm = await this.findOr404(sql, diamond, gradingId);
       if (!gm.is_active) return toGradingDataView(gm);
       const inactive = await this.graded.setActive(sql, diamondId, gradingId, false);

@@ -40,7 +40,7 @@ export class LifecycleService {
   async polish(caller: Caller, dto: CreatePolishedDiamondDto): Promise<DiamondV1> {
     const now = new Date();
     return this.tx(async (sql) => {
-      const parent = await this.changes.loadHeld(sql, dto.parent_diamond_id, caller, { lock: true });
+      const parent = await this.changes.loadHeld(sql, dto.parent_diamond_id, caller, { action: 'polish it', lock: true });
       assertTransition(parent, 'polished');
       const polished = polishedFromSchema(dto.polished);
       checkWeight(parent, toDecimal(polished.carats!), 'polished_exceeds_parent_weight', 'the polished diamond');
@@ -59,20 +59,22 @@ export class LifecycleService {
     });
   }
 
-  async split(caller: Caller, diamondId: string, dto: SplitDiamondDto): Promise<SplitResult> {
+  async split(caller: Caller, diamondId: string, dto: SplitDiamondDto, received: Date = new Date()): Promise<SplitResult> {
     const now = new Date();
+    // Not given: the time the platform received the request (DESIGN.md "Lifecycle").
+    const splitAt = dto.participant_timestamp ?? received.toISOString();
     return this.tx(async (sql) => {
-      const parent = await this.changes.loadHeld(sql, diamondId, caller, { lock: true });
+      const parent = await this.changes.loadHeld(sql, diamondId, caller, { action: 'split it', lock: true });
       assertTransition(parent, 'split');
       const roughs = dto.cuts.map((c) => roughFromSchema(c.rough));
       const total = roughs.reduce((sum, r) => sum.plus(toDecimal(r.carats!)), new Decimal(0));
       checkWeight(parent, total, 'cuts_exceed_parent_weight', `the ${roughs.length} cuts together`);
-      const record = await this.changes.commit(sql, parent, { lifecycle_state: 'split', participant_timestamp: dto.participant_timestamp }, now);
+      const record = await this.changes.commit(sql, parent, { lifecycle_state: 'split', participant_timestamp: splitAt }, now);
       const cuts: DiamondV1[] = [];
       for (const [i, cut] of dto.cuts.entries()) {
         const child = newChildRow(parent, caller, {
           participantId: cut.participant_id,
-          participantTimestamp: dto.participant_timestamp,
+          participantTimestamp: cut.participant_timestamp ?? splitAt,
           stage: 'rough',
           rough: roughs[i],
           polished: {},
@@ -85,7 +87,7 @@ export class LifecycleService {
 
   async destroy(caller: Caller, diamondId: string, dto: DestroyDiamondDto): Promise<DiamondV1> {
     return this.tx(async (sql) => {
-      const row = await this.changes.loadHeld(sql, diamondId, caller, { lock: true });
+      const row = await this.changes.loadHeld(sql, diamondId, caller, { action: 'destroy it', lock: true });
       assertTransition(row, 'destroyed');
       return this.changes.commit(sql, row, {
         lifecycle_state: 'destroyed',

@@ -40,8 +40,10 @@ export class TransferOutService {
     return this.db.tx(async (sql) => {
       const rows = await this.diamonds.findManyForUpdate(sql, ids);
       const byId = new Map(rows.map((r) => [r.diamond_id, r]));
-      const notHeld = ids.filter((id) => byId.get(id)?.holder_id !== caller.participantId);
-      if (notHeld.length > 0) throw notFound(notHeld);
+      const unknown = ids.filter((id) => !byId.has(id));
+      if (unknown.length > 0) throw notFound(unknown);
+      const notHeld = ids.filter((id) => byId.get(id)!.holder_id !== caller.participantId);
+      if (notHeld.length > 0) throw notHeldByCaller(notHeld);
       const ordered = ids.map((id) => byId.get(id)!);
       const moving = ordered.filter((r) => r.possession_state === 'in_transit').map((r) => r.diamond_id);
       if (moving.length > 0) {
@@ -92,6 +94,11 @@ export class TransferOutService {
 
 function notFound(ids: string[]): NotFoundException {
   return new NotFoundException({ message: `diamond not found: ${idList(ids)}`, diamond_ids: ids });
+}
+
+/** Diamonds that exist but that another participant holds: only their holder may ship them. */
+function notHeldByCaller(ids: string[]): ForbiddenException {
+  return new ForbiddenException({ message: `only the holder of a diamond may ship it; you do not hold: ${idList(ids)}`, reason: 'not_holder', diamond_ids: ids });
 }
 
 /** The new shipment row and its entries (each diamond's summary as shipped, pending). */

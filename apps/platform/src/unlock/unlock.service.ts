@@ -15,7 +15,7 @@ export class UnlockService {
   /** Holder only. Idempotent: unlocking an unlocked diamond changes nothing (same version, no event). */
   async unlock(caller: Caller, diamondId: string): Promise<DiamondV1> {
     return this.db.tx(async (sql) => {
-      const row = await this.changes.loadHeld(sql, diamondId, caller, { lock: true });
+      const row = await this.changes.loadHeld(sql, diamondId, caller, { action: 'unlock it', lock: true });
       if (row.unlock_status === 'unlocked') return this.changes.record(sql, row);
       return this.changes.commit(sql, row, { unlock_status: 'unlocked' });
     });

@@ -133,9 +133,15 @@ describe('SplitDiamondDto', () => {
     expect(fails('cuts', [cut('A'), { ...cut('B'), extra: 1 }])).toEqual(['cuts.1.extra']);
     expect(fails('cuts', [cut('A'), { participant_id: 'B', rough: { carats: 1, x: 1 } }])).toEqual(['cuts.1.rough.x']);
   });
-  it.each([REMOVE, 'x'])('participant_timestamp rejects %p', (v) =>
-    expect(fails('participant_timestamp', v)).toEqual(['participant_timestamp']),
-  );
+  it('takes {cuts} alone: participant_timestamp is optional (top level and per cut)', () => {
+    expect(failedPaths(SplitDiamondDto, { cuts: [cut('A'), cut('B')] })).toEqual([]);
+    expect(fails('participant_timestamp', null)).toEqual([]);
+    expect(fails('cuts', [cut('A'), { ...cut('B'), participant_timestamp: '2024-06-02T09:00:00Z' }])).toEqual([]);
+  });
+  it.each([1, 'x', ''])('participant_timestamp rejects %p (top level and per cut)', (v) => {
+    expect(fails('participant_timestamp', v)).toEqual(['participant_timestamp']);
+    expect(fails('cuts', [cut('A'), { ...cut('B'), participant_timestamp: v }])).toEqual(['cuts.1.participant_timestamp']);
+  });
   it('cuts is required and an array', () => {
     expect(fails('cuts', REMOVE)).toEqual(['cuts']);
     expect(fails('cuts', 'AB')[0]).toBe('cuts');

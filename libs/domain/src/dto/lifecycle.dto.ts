@@ -60,6 +60,11 @@ export class SplitCutDto {
   @NoSurroundingWhitespace()
   participant_id!: string;
 
+  /** When the participant made this cut; defaults to the split's `participant_timestamp`. */
+  @IsOptional()
+  @IsIsoDateTime()
+  participant_timestamp?: string | null;
+
   @IsDefined()
   @IsObject()
   @ValidateNested()
@@ -67,10 +72,15 @@ export class SplitCutDto {
   rough!: RoughSchemaDto;
 }
 
-/** Body of `POST /diamonds/{diamond_id}/split`: 2 to 100 cuts with distinct participant_id values. */
+/**
+ * Body of `POST /diamonds/{diamond_id}/split` (DESIGN.md: `{cuts: [...]}`): 2 to 100 cuts with distinct
+ * participant_id values. `participant_timestamp` is optional and defaults to the time the platform received the
+ * request.
+ */
 export class SplitDiamondDto {
+  @IsOptional()
   @IsIsoDateTime()
-  participant_timestamp!: string;
+  participant_timestamp?: string | null;
 
   @IsArray()
   @ArrayMinSize(SPLIT_MIN_CUTS, { message: `cuts must contain at least ${SPLIT_MIN_CUTS} entries` })
