@@ -5,6 +5,7 @@ export * from './kit.module';
 export * from './listen';
 export * from './logger';
 export * from './metrics';
+export * from './path-params';
 export * from './public.decorator';
 export * from './readiness';
 export * from './service';

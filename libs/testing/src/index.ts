@@ -2,3 +2,4 @@ export * from './database';
 export * from './stack';
 export * from './auth-helpers';
 export * from './kafka';
+export * from './hostile';

@@ -1,9 +1,10 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { GradingSubmissionDto } from '@dtp/domain';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { unwrap } from '../common/http-errors';
 import { GradingAccepted, GradingService } from './grading.service';
+import { DiamondIdParam } from '../common/path-ids';
 
 @ApiTags('grading integration')
 @Controller('v2/diamonds/:diamond_id')
@@ -19,7 +20,7 @@ export class GradingController {
       '201 `{grading_id, diamond_id, status: "accepted"}`; 404 unknown; 410 deleted; 412 `{reason: "no_verified_validation", detail}` ' +
       'without an unexpired Verified validation of this diamond by the calling lab; 422 body errors.',
   })
-  async submit(@Param('diamond_id') diamondId: string, @Body() body: GradingSubmissionDto, @CurrentCaller() caller: Caller): Promise<GradingAccepted> {
+  async submit(@DiamondIdParam() diamondId: string, @Body() body: GradingSubmissionDto, @CurrentCaller() caller: Caller): Promise<GradingAccepted> {
     return unwrap(await this.gradings.submit(diamondId, body, caller)) as GradingAccepted;
   }
 }

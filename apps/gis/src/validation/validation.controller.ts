@@ -1,9 +1,10 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ValidateAccepted, ValidateJsonRequestDto, ValidationHistoryEntry, ValidationPoll } from '@dtp/domain';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { unwrap } from '../common/http-errors';
 import { ValidationService } from './validation.service';
+import { DiamondIdParam, REQUEST_NOT_FOUND, RequestIdParam } from '../common/path-ids';
 
 @ApiTags('grading integration')
 @Roles('grading_lab')
@@ -21,7 +22,7 @@ export class ValidationController {
       'without a successful verify of this diamond by the calling lab; 422 body errors.',
   })
   async validate(
-    @Param('diamond_id') diamondId: string,
+    @DiamondIdParam() diamondId: string,
     @Body() body: ValidateJsonRequestDto,
     @CurrentCaller() caller: Caller,
   ): Promise<ValidateAccepted> {
@@ -31,15 +32,15 @@ export class ValidationController {
   /** Declared before `validate/:request_id` so `historic` is never taken for a request id. */
   @Get('validate/historic')
   @ApiOperation({ summary: "The calling lab's answered or errored validation requests for a diamond, newest first, with `expired`" })
-  async history(@Param('diamond_id') diamondId: string, @CurrentCaller() caller: Caller): Promise<ValidationHistoryEntry[]> {
+  async history(@DiamondIdParam() diamondId: string, @CurrentCaller() caller: Caller): Promise<ValidationHistoryEntry[]> {
     return unwrap(await this.validations.history(diamondId, caller)) as ValidationHistoryEntry[];
   }
 
   @Get('validate/:request_id')
   @ApiOperation({ summary: 'Poll a validation request (the calling lab\'s own); 404 `{detail}` for any other' })
   async poll(
-    @Param('diamond_id') diamondId: string,
-    @Param('request_id') requestId: string,
+    @DiamondIdParam(REQUEST_NOT_FOUND) diamondId: string,
+    @RequestIdParam() requestId: string,
     @CurrentCaller() caller: Caller,
   ): Promise<ValidationPoll> {
     return unwrap(await this.validations.poll(diamondId, requestId, caller)) as ValidationPoll;

@@ -11,6 +11,7 @@ import type { Caller } from '@dtp/auth-guard';
 import { RequestValidationException } from '@dtp/service-kit';
 import { DIAMOND_NOT_FOUND, refusal } from '../common/assessment-answers';
 import { Answer, notFound } from '../common/http-errors';
+import { REQUEST_NOT_FOUND } from '../common/path-ids';
 import { GIS_CONFIG } from '../common/tokens';
 import { GisConfig } from '../config';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
@@ -84,7 +85,7 @@ export class ValidationService {
 
   async poll(diamondId: string, requestId: string, caller: Caller): Promise<Answer> {
     const found = await this.requests.findOwn(diamondId, requestId, caller.participantId);
-    if (!found) return notFound('validation request not found');
+    if (!found) return notFound(REQUEST_NOT_FOUND);
     return { status: HttpStatus.OK, body: toValidationPoll(found) satisfies ValidationPoll };
   }
 

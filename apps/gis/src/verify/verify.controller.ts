@@ -1,9 +1,10 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { VerifyRequestDto, VerifyResponse } from '@dtp/domain';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { unwrap } from '../common/http-errors';
 import { VerifyService } from './verify.service';
+import { DiamondIdParam } from '../common/path-ids';
 
 @ApiTags('grading integration')
 @Controller('v2/diamonds/:diamond_id')
@@ -19,7 +20,7 @@ export class VerifyController {
       '200 `{status: "success", is_locked}` or `{status: "failure", data}`; 404 `{detail}` unknown; 410 deleted; ' +
       '409 `{reason, detail}` ineligible; 422 body errors; 503 scan report not readable yet.',
   })
-  async verify(@Param('diamond_id') diamondId: string, @Body() body: VerifyRequestDto, @CurrentCaller() caller: Caller): Promise<VerifyResponse> {
+  async verify(@DiamondIdParam() diamondId: string, @Body() body: VerifyRequestDto, @CurrentCaller() caller: Caller): Promise<VerifyResponse> {
     return unwrap(await this.verifier.verify(diamondId, body, caller)) as VerifyResponse;
   }
 }

@@ -9,6 +9,7 @@ import type { PlatformConfig } from '../config';
 import { BLOB_STORE, PLATFORM_CONFIG } from '../tokens';
 import { AttachedRef, FilesService, UPLOAD_FIELDS } from './files.service';
 import { receiveUpload } from './multipart-upload';
+import { DiamondIdParam } from '../path-ids';
 
 @ApiTags('files')
 @Controller()
@@ -27,11 +28,11 @@ export class FilesController {
     summary: 'Attach a file to a diamond you hold',
     description:
       '`kind`: image, video, scan, scan_report, grading_certificate, supplementary. Multipart fields: `file` (required), ' +
-      '`description`, and `image_type` for images. 201 with the file ref; 413 past the size limit; 404 when not found or not held.',
+      '`description`, and `image_type` for images. 201 with the file ref; 413 past the size limit; 403 when another participant holds it; 404 when no such diamond exists.',
   })
   async upload(
     @CurrentCaller() caller: Caller,
-    @Param('diamond_id') diamondId: string,
+    @DiamondIdParam() diamondId: string,
     @Param('kind') kind: string,
     @Req() req: FastifyRequest,
   ): Promise<AttachedRef> {

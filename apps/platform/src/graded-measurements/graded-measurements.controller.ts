@@ -1,8 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Patch, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { GradedMeasurementsResponse, GradingDataView, UserGradedMeasurementDto } from '@dtp/domain';
 import { GradedMeasurementsService } from './graded-measurements.service';
+import { DiamondIdParam, GradingIdParam } from '../path-ids';
 
 @ApiTags('graded measurements')
 @Controller()
@@ -11,8 +12,8 @@ export class GradedMeasurementsController {
   constructor(private readonly service: GradedMeasurementsService) {}
 
   @Get('diamonds/:diamond_id/graded-measurements')
-  @ApiOperation({ summary: 'List the graded measurements of a diamond you hold', description: '`{results: GradingDataView[]}`; 404 when not found or not held.' })
-  async list(@CurrentCaller() caller: Caller, @Param('diamond_id') diamondId: string): Promise<GradedMeasurementsResponse> {
+  @ApiOperation({ summary: 'List the graded measurements of a diamond you hold', description: '`{results: GradingDataView[]}`; 403 when another participant holds it; 404 when no such diamond exists.' })
+  async list(@CurrentCaller() caller: Caller, @DiamondIdParam() diamondId: string): Promise<GradedMeasurementsResponse> {
     return this.service.list(caller, diamondId);
   }
 
@@ -21,7 +22,7 @@ export class GradedMeasurementsController {
   @ApiOperation({ summary: 'Add your own graded measurement (`source: user`)', description: '201 with the record (inactive, selectable).' })
   async add(
     @CurrentCaller() caller: Caller,
-    @Param('diamond_id') diamondId: string,
+    @DiamondIdParam() diamondId: string,
     @Body() body: UserGradedMeasurementDto,
   ): Promise<GradingDataView> {
     return this.service.addUserRecord(caller, diamondId, body);
@@ -35,8 +36,8 @@ export class GradedMeasurementsController {
   })
   async select(
     @CurrentCaller() caller: Caller,
-    @Param('diamond_id') diamondId: string,
-    @Param('grading_id') gradingId: string,
+    @DiamondIdParam() diamondId: string,
+    @GradingIdParam() gradingId: string,
   ): Promise<GradingDataView> {
     return this.service.select(caller, diamondId, gradingId);
   }
@@ -46,8 +47,8 @@ export class GradedMeasurementsController {
   @ApiOperation({ summary: 'Deactivate a graded measurement', description: 'No record is shown afterwards; 200 with the record.' })
   async deselect(
     @CurrentCaller() caller: Caller,
-    @Param('diamond_id') diamondId: string,
-    @Param('grading_id') gradingId: string,
+    @DiamondIdParam() diamondId: string,
+    @GradingIdParam() gradingId: string,
   ): Promise<GradingDataView> {
     return this.service.deselect(caller, diamondId, gradingId);
   }

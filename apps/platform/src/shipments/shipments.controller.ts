@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { InboundShipment, InboundShipmentQueryDto, ListEnvelope, TransferDecisionDto, TransferOutDto } from '@dtp/domain';
@@ -6,6 +6,7 @@ import { RequestValidationException } from '@dtp/service-kit';
 import { ShipmentListService } from './shipment-list.service';
 import { TransferInService } from './transfer-in.service';
 import { TransferOutService } from './transfer-out.service';
+import { ShipmentIdParam } from '../path-ids';
 
 /** Offsets past this are refused (the database's bigint would overflow long before a real list gets there). */
 const MAX_OFFSET = 1_000_000_000;
@@ -64,7 +65,7 @@ export class ShipmentsController {
       'polished: any pending ones (409 `not_pending` naming the others). Accepted diamonds become yours, held and unlocked. ' +
       '200 with the shipment; 404 unless you are the recipient.',
   })
-  async accept(@CurrentCaller() caller: Caller, @Param('shipment_id') shipmentId: string, @Body() body: TransferDecisionDto): Promise<InboundShipment> {
+  async accept(@CurrentCaller() caller: Caller, @ShipmentIdParam() shipmentId: string, @Body() body: TransferDecisionDto): Promise<InboundShipment> {
     return this.inbound.decide(caller, shipmentId, body, 'accept');
   }
 
@@ -74,7 +75,7 @@ export class ShipmentsController {
     summary: 'Reject diamonds of a shipment sent to you (also under /v2)',
     description: 'Same body and rules as accept; rejected diamonds go back to the sender, held. 200 with the shipment.',
   })
-  async reject(@CurrentCaller() caller: Caller, @Param('shipment_id') shipmentId: string, @Body() body: TransferDecisionDto): Promise<InboundShipment> {
+  async reject(@CurrentCaller() caller: Caller, @ShipmentIdParam() shipmentId: string, @Body() body: TransferDecisionDto): Promise<InboundShipment> {
     return this.inbound.decide(caller, shipmentId, body, 'reject');
   }
 }

@@ -1,9 +1,10 @@
-import { Controller, Get, Headers, Inject, Param, Res } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Roles } from '@dtp/auth-guard';
 import type { DiamondHistory, DiamondV1 } from '@dtp/domain';
 import { DiamondsService } from './diamonds.service';
+import { DiamondIdParam, FileHashParam } from './path-ids';
 
 /** `inline; filename="..."` with an RFC 5987 UTF-8 form for names outside plain ASCII. */
 function contentDisposition(filename: string | null): string {
@@ -32,14 +33,14 @@ export class DiamondsController {
   @ApiOperation({ summary: 'The current record of a diamond (DiamondV1)' })
   @ApiOkResponse({ description: 'The current DiamondV1 record' })
   @ApiNotFoundResponse({ description: '`{message}`: unknown or deleted diamond' })
-  async get(@Param('diamond_id') diamondId: string): Promise<DiamondV1> {
+  async get(@DiamondIdParam() diamondId: string): Promise<DiamondV1> {
     return this.diamonds.current(diamondId);
   }
 
   @Get(':diamond_id/history')
   @ApiOperation({ summary: "The diamond's ancestors, nearest first: {diamond_id, ancestors: [parent, grandparent, ...]}" })
   @ApiNotFoundResponse({ description: '`{message}`: unknown or deleted diamond' })
-  async history(@Param('diamond_id') diamondId: string): Promise<DiamondHistory> {
+  async history(@DiamondIdParam() diamondId: string): Promise<DiamondHistory> {
     return this.diamonds.history(diamondId);
   }
 
@@ -48,8 +49,8 @@ export class DiamondsController {
   @ApiOkResponse({ description: 'The file bytes, with Content-Type, Content-Length and ETag' })
   @ApiNotFoundResponse({ description: '`{message}`: unknown or deleted diamond, or a hash not attached to it' })
   async file(
-    @Param('diamond_id') diamondId: string,
-    @Param('file_hash') fileHash: string,
+    @DiamondIdParam() diamondId: string,
+    @FileHashParam() fileHash: string,
     @Headers('if-none-match') ifNoneMatch: string | undefined,
     @Res() reply: FastifyReply,
   ): Promise<void> {

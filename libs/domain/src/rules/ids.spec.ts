@@ -1,4 +1,4 @@
-import { DIAMOND_ID_PATTERN, isDiamondId, newDiamondId, newVersionId } from './ids';
+import { DIAMOND_ID_PATTERN, isDiamondId, isFileHash, isGradingId, isUuid, newDiamondId, newVersionId } from './ids';
 
 describe('ids', () => {
   it('DIAMOND_ID_PATTERN is 20..98 lowercase letters and digits', () => {
@@ -27,5 +27,22 @@ describe('ids', () => {
     const b = newVersionId();
     expect(a).not.toBe(b);
     expect(a).toMatch(/^[0-9a-z]{26}$/);
+  });
+});
+
+describe('path id formats', () => {
+  const hostile = ['', '\u0000abc', 'a\u0000', '../etc', "x' OR '1'='1", 'a b', 'a\nb', '\ud800', '💎', 'a'.repeat(4096)];
+  it('isFileHash: 64 lowercase hex only', () => {
+    expect(isFileHash('0123456789abcdef'.repeat(4))).toBe(true);
+    for (const bad of [...hostile, 'F'.repeat(64), 'f'.repeat(63), 'f'.repeat(65), 'g'.repeat(64)]) expect(isFileHash(bad)).toBe(false);
+  });
+  it('isUuid: canonical text form', () => {
+    expect(isUuid('00000000-0000-4000-8000-000000000000')).toBe(true);
+    expect(isUuid('ABCDEF00-0000-4000-8000-000000000000')).toBe(true);
+    for (const bad of [...hostile, '00000000000040008000000000000000', '00000000-0000-4000-8000-00000000000g']) expect(isUuid(bad)).toBe(false);
+  });
+  it('isGradingId: UUIDs and lab ids in a safe alphabet, 1 to 128 characters', () => {
+    for (const ok of ['00000000-0000-4000-8000-000000000000', 'g1', 'gis-01hzzz', 'LAB:2024.77_a', 'x'.repeat(128)]) expect(isGradingId(ok)).toBe(true);
+    for (const bad of [...hostile, '-leading', '.x', 'x'.repeat(129), 'a/b', 'a%00']) expect(isGradingId(bad)).toBe(false);
   });
 });

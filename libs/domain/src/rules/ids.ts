@@ -7,6 +7,30 @@ export function isDiamondId(value: unknown): value is string {
   return typeof value === 'string' && DIAMOND_ID_PATTERN.test(value);
 }
 
+/** A file's hash in every file ref and in the blob store: lowercase hex SHA-256 of the bytes. */
+export const FILE_HASH_PATTERN = /^[0-9a-f]{64}$/;
+
+export function isFileHash(value: unknown): value is string {
+  return typeof value === 'string' && FILE_HASH_PATTERN.test(value);
+}
+
+/** A UUID in its canonical text form (any version; either case): participants, gradings, validation requests. */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID_PATTERN.test(value);
+}
+
+/**
+ * A graded measurement id: a UUID when the platform or GIS mints it, or any id a lab system gives in the same
+ * safe alphabet (letters, digits, `.`, `_`, `:`, `-`; 1 to 128 characters, starting with a letter or digit).
+ */
+export const GRADING_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+export function isGradingId(value: unknown): value is string {
+  return typeof value === 'string' && GRADING_ID_PATTERN.test(value);
+}
+
 const nextUlid = monotonicFactory();
 
 /** A new diamond id: a lowercased ULID (26 characters, sortable by creation time). */

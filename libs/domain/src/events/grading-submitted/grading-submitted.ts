@@ -1,6 +1,7 @@
 import 'reflect-metadata'; // class-transformer's @Type reads design:type metadata
 import { Type } from 'class-transformer';
-import { IsDefined, IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsDefined, IsObject, IsOptional, IsString, Matches, ValidateNested } from 'class-validator';
+import { GRADING_ID_PATTERN } from '../../rules/ids';
 import { GradingSubmissionDto } from '../../dto/gis.dto';
 import { IsDiamondIdFormat, IsIsoDateTime } from '../../dto/validators';
 import type { GradingSubmission } from '../../records/grading-data-view';
@@ -24,7 +25,7 @@ export interface GradingSubmittedData {
 
 export class GradingSubmittedPayload {
   @IsDiamondIdFormat() diamond_id!: string;
-  @IsString() @IsNotEmpty() grading_id!: string;
+  @IsString() @Matches(GRADING_ID_PATTERN, { message: 'grading_id must be 1 to 128 letters, digits, ".", "_", ":" or "-"' }) grading_id!: string;
   @IsOptional() @IsString() holder?: string | null;
   @IsOptional() @IsString() submitted_by?: string | null;
   @IsOptional() @IsIsoDateTime() submitted_at?: string | null;
