@@ -77,4 +77,43 @@ describe('search behind a running platform', () => {
     await eventually(async () => ((await search(`/v1/diamonds/${id}`)).status === 404 ? true : undefined), 'deleted diamond gone from search');
     expect((await search(`/v1/diamonds/${id}/files/${hash}`)).status).toBe(404);
   });
+
+  it('serves every kind of file with the content type it was uploaded with (all six kinds)', async () => {
+    const created = await platform<DiamondV1>('POST', '/diamonds/rough/create', {
+      box_id: 'BOX-T', participant_id: `erp-types-${Date.now()}`, participant_timestamp: '2024-03-01T10:00:00Z', rough: { carats: 1.5 },
+    });
+    expect(created.status).toBe(200);
+    const id = created.body.diamond_id;
+    const kinds: [kind: string, type: string, extra: Record<string, string>][] = [
+      ['image', 'image/png', { image_type: 'photo' }],
+      ['video', 'video/mp4', {}],
+      ['scan', 'model/stl', {}],
+      ['scan_report', 'application/xml', {}],
+      ['grading_certificate', 'application/pdf', {}],
+      ['supplementary', 'text/csv', {}],
+    ];
+    const hashes: string[] = [];
+    for (const [kind, type, extra] of kinds) {
+      const bytes = Buffer.from(`${kind} of ${id}, uploaded as ${type}\n`);
+      hashes.push(createHash('sha256').update(bytes).digest('hex'));
+      const form = new FormData();
+      form.append('file', new Blob([bytes], { type }), `${kind}.bin`);
+      for (const [k, v] of Object.entries(extra)) form.append(k, v);
+      const up = await fetch(`${stack.urls.platform}/diamonds/${id}/files/${kind}`, { method: 'POST', headers: { authorization: producer.token }, body: form });
+      expect({ kind, status: up.status }).toEqual({ kind, status: 201 });
+    }
+    // The last upload's version reaches search with all six refs.
+    await eventually(async () => {
+      const res = await search(`/v1/diamonds/${id}/files/${hashes[hashes.length - 1]}`);
+      return res.status === 200 ? true : undefined;
+    }, 'all six files in search');
+    const served = await Promise.all(
+      kinds.map(async ([kind], i) => {
+        const res = await search(`/v1/diamonds/${id}/files/${hashes[i]}`);
+        await res.arrayBuffer();
+        return [kind, res.status, res.headers.get('content-type')];
+      }),
+    );
+    expect(served).toEqual(kinds.map(([kind, type]) => [kind, 200, type]));
+  });
 });

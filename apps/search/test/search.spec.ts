@@ -191,7 +191,8 @@ describe('search service (read model from platform.diamonds.v1)', () => {
 
       const res = await get(`/v1/diamonds/${r.diamond_id}/files/${hash}`);
       expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toBe('application/octet-stream'); // first ref (certificate) has no type
+      // The certificate ref has no type; the supplementary ref of the same bytes says application/pdf.
+      expect(res.headers.get('content-type')).toBe('application/pdf');
       expect(res.headers.get('content-length')).toBe(String(bytes.length));
       expect(res.headers.get('etag')).toBe(`"${hash}"`);
       expect(Buffer.from(await res.arrayBuffer()).equals(bytes)).toBe(true);

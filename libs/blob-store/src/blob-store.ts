@@ -24,6 +24,12 @@ export type BlobSource = Readable | AsyncIterable<Uint8Array>;
 export interface BlobPutOptions {
   /** Refuse content longer than this many bytes. */
   maxBytes?: number;
+  /**
+   * The media type the uploader gave, kept with the blob when this put creates it (the first upload of some
+   * bytes names their type; later puts of the same bytes change nothing). Ignored unless it is a well-formed
+   * media type (`isMediaType`).
+   */
+  contentType?: string | null;
 }
 
 export interface BlobPutResult {
@@ -40,6 +46,16 @@ export interface BlobStat {
 
 export interface BlobContent extends BlobStat {
   stream: Readable;
+  /** The media type given when the blob was created, or null when none was given. */
+  contentType: string | null;
+}
+
+/** `type/subtype` with optional parameters, in RFC 9110 token characters only (nothing that could break a header). */
+const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]{1,127}\/[a-z0-9!#$&^_.+-]{1,127}(\s*;\s*[a-z0-9!#$&^_.+-]+=("[\x20\x21\x23-\x5b\x5d-\x7e]*"|[a-z0-9!#$&^_.+-]+))*$/i;
+
+/** True for a media type that is safe to store and to send back in a Content-Type header. */
+export function isMediaType(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= 255 && MEDIA_TYPE.test(value);
 }
 
 /** Content longer than the caller's limit. */

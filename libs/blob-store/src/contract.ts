@@ -88,6 +88,23 @@ export function blobStoreContract(name: string, factory: () => Promise<BlobStore
       expect(sha256(await readAll(content!.stream))).toBe(put.hash);
     });
 
+    it('keeps the media type given by the put that created the blob (and only a well-formed one)', async () => {
+      const pdf = Buffer.from(`%PDF-1.7 certificate ${sha256(name)}`);
+      const put = await store.put(Readable.from([pdf]), { contentType: 'application/pdf' });
+      expect((await store.get(put.hash))!.contentType).toBe('application/pdf');
+      // A later put of the same bytes does not change it.
+      await store.put(Readable.from([pdf]), { contentType: 'text/plain' });
+      const got = (await store.get(put.hash))!;
+      expect(got.contentType).toBe('application/pdf');
+      expect((await readAll(got.stream)).equals(pdf)).toBe(true);
+      // None given, or one that could break a header: none kept.
+      const plain = await store.put(Readable.from([Buffer.from('no type given')]));
+      expect((await store.get(plain.hash))!.contentType).toBeNull();
+      const hostile = await store.put(Readable.from([Buffer.from('hostile type')]), { contentType: 'text/html\r\nX-Evil: 1' });
+      expect((await store.get(hostile.hash))!.contentType).toBeNull();
+      expect(await store.stat(put.hash)).toEqual({ size: pdf.length });
+    });
+
     it('stores empty content', async () => {
       const put = await store.put(Readable.from([]));
       expect(put).toEqual({ hash: sha256(''), size: 0, created: true });

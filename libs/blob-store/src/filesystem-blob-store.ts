@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -13,13 +13,16 @@ import {
   BlobStore,
   BlobTooLargeError,
   isBlobHash,
+  isMediaType,
 } from './blob-store';
 
 /**
  * Blobs as files under one directory: `<dir>/<first two hex chars>/<hash>`. A put streams into
  * `<dir>/tmp/<random>.part` while hashing, fsyncs it, then renames it into place if the blob is absent (rename
  * is atomic, so a reader never sees a partial blob; two concurrent puts of the same bytes both end with the
- * same complete file). Several services on one machine may share the directory.
+ * same complete file). Several services on one machine may share the directory. The media type given by the put
+ * that created a blob is kept beside it in `<hash>.type` (written before the blob is renamed into place, so a
+ * reader that sees the blob sees its type).
  */
 export class FilesystemBlobStore implements BlobStore {
   private readonly tmpDir: string;
@@ -68,6 +71,7 @@ export class FilesystemBlobStore implements BlobStore {
         return { hash, size, created: false };
       }
       await mkdir(path.dirname(final), { recursive: true });
+      if (isMediaType(opts.contentType)) await this.writeType(final, opts.contentType);
       await rename(temp, final);
       return { hash, size, created: true };
     } catch (err) {
@@ -82,7 +86,25 @@ export class FilesystemBlobStore implements BlobStore {
   async get(hash: string): Promise<BlobContent | null> {
     const s = await this.stat(hash);
     if (!s) return null;
-    return { size: s.size, stream: createReadStream(this.pathOf(hash)!) };
+    const file = this.pathOf(hash)!;
+    return { size: s.size, stream: createReadStream(file), contentType: await this.readType(file) };
+  }
+
+  /** `<blob>.type`, atomically (temp file + rename). */
+  private async writeType(blobFile: string, contentType: string): Promise<void> {
+    const temp = path.join(this.tmpDir, `${Date.now()}-${randomBytes(8).toString('hex')}.type`);
+    await writeFile(temp, contentType, { flag: 'wx', mode: 0o644 });
+    await rename(temp, `${blobFile}.type`);
+  }
+
+  private async readType(blobFile: string): Promise<string | null> {
+    try {
+      const type = (await readFile(`${blobFile}.type`, 'utf8')).trim();
+      return isMediaType(type) ? type : null;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
   }
 
   async stat(hash: string): Promise<BlobStat | null> {

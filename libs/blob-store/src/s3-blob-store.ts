@@ -23,6 +23,7 @@ import {
   BlobStore,
   BlobTooLargeError,
   isBlobHash,
+  isMediaType,
 } from './blob-store';
 
 const UPLOAD_ATTEMPTS = 3;
@@ -93,7 +94,7 @@ export class S3BlobStore implements BlobStore {
       );
       const hash = sha256.digest('hex');
       if (await this.has(hash)) return { hash, size, created: false };
-      await this.upload(this.keyOf(hash)!, temp, size, md5.digest('base64'), hash);
+      await this.upload(this.keyOf(hash)!, temp, size, md5.digest('base64'), hash, isMediaType(opts.contentType) ? opts.contentType : null);
       return { hash, size, created: true };
     } finally {
       // The spool file may still be opening or closing after a failed pipeline: wait, then remove it.
@@ -103,7 +104,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   /** PutObject from the spool file; a file body can be re-read, so transient failures are retried here. */
-  private async upload(key: string, file: string, size: number, md5: string, hash: string): Promise<void> {
+  private async upload(key: string, file: string, size: number, md5: string, hash: string, contentType: string | null): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.client.send(
@@ -113,8 +114,9 @@ export class S3BlobStore implements BlobStore {
             Body: createReadStream(file),
             ContentLength: size,
             ContentMD5: md5,
-            ContentType: 'application/octet-stream',
-            Metadata: { sha256: hash },
+            // The object's Content-Type is the uploader's media type; `given-type` tells it apart from the default.
+            ContentType: contentType ?? 'application/octet-stream',
+            Metadata: { sha256: hash, 'given-type': contentType ? 'yes' : 'no' },
           }),
         );
         return;
@@ -134,7 +136,8 @@ export class S3BlobStore implements BlobStore {
       const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
       const body = res.Body;
       if (!(body instanceof Readable)) throw new Error(`S3 GetObject of ${key} returned no stream`);
-      return { size: res.ContentLength ?? 0, stream: body };
+      const given = res.Metadata?.['given-type'] === 'yes' && isMediaType(res.ContentType);
+      return { size: res.ContentLength ?? 0, stream: body, contentType: given ? res.ContentType! : null };
     } catch (err) {
       if (isNotFound(err)) return null;
       throw err;

@@ -1,7 +1,7 @@
 import { HttpException, HttpStatus, InternalServerErrorException } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import '@fastify/multipart';
-import { BlobStore, BlobTooLargeError } from '@dtp/blob-store';
+import { BlobStore, BlobTooLargeError, isMediaType } from '@dtp/blob-store';
 import { RequestValidationException } from '@dtp/service-kit';
 
 /** A file received into the blob store, with the form's text fields. */
@@ -58,9 +58,12 @@ export async function receiveUpload(req: FastifyRequest, blobs: BlobStore, opts:
         }
         const stream = part.file;
         stream.once('limit', () => stream.destroy(new BlobTooLargeError(opts.limitBytes)));
-        const put = await blobs.put(stream, { maxBytes: opts.limitBytes });
+        // The part's media type, when well formed: kept in the file ref (where its kind has one) and with the
+        // blob, so search serves every kind with the type it was uploaded with.
+        const contentType = isMediaType(part.mimetype) ? part.mimetype : null;
+        const put = await blobs.put(stream, { maxBytes: opts.limitBytes, contentType });
         if (stream.truncated) throw new BlobTooLargeError(opts.limitBytes);
-        stored = { hash: put.hash, size: put.size, filename: baseName(part.filename), contentType: part.mimetype || null };
+        stored = { hash: put.hash, size: put.size, filename: baseName(part.filename), contentType };
       } else {
         if (!opts.fields.includes(part.fieldname)) throw invalid(part.fieldname, 'extra fields not permitted', 'extra_forbidden');
         if (part.fieldname in fields) throw invalid(part.fieldname, `${part.fieldname} must be given once`, 'too_long');

@@ -49,7 +49,9 @@ export class DiamondsService {
     if (!blob) throw notFound(`file ${hash} of diamond ${diamondId} is not available in the blob store`);
     return {
       hash,
-      contentType: entry.content_type ?? 'application/octet-stream',
+      // The ref's type (file refs have one), else the type the blob was uploaded with (a grading certificate ref has
+      // the spec's members only), else the generic one.
+      contentType: entry.content_type ?? blob.contentType ?? 'application/octet-stream',
       filename: entry.filename,
       size: blob.size,
       stream: blob.stream,

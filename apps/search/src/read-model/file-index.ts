@@ -26,7 +26,8 @@ function entry(ref: unknown): IndexedFile | null {
 /**
  * The files of a record: the refs under `polished.images`, `polished.scan`, `polished.scan_reports`,
  * `polished.grading_certificates`, `polished.videos` and `polished.supplementary_files` (one entry per hash: the
- * first ref that names it wins).
+ * first ref that names it wins, with the content type of the first ref that has one: a grading certificate ref
+ * has none, a supplementary file ref of the same bytes may).
  */
 export function filesOf(record: Pick<DiamondV1, 'polished'>): IndexedFile[] {
   const polished = (record.polished ?? {}) as Record<string, unknown>;
@@ -38,7 +39,10 @@ export function filesOf(record: Pick<DiamondV1, 'polished'>): IndexedFile[] {
   const byHash = new Map<string, IndexedFile>();
   for (const ref of refs) {
     const e = entry(ref);
-    if (e && !byHash.has(e.hash)) byHash.set(e.hash, e);
+    if (!e) continue;
+    const seen = byHash.get(e.hash);
+    if (!seen) byHash.set(e.hash, e);
+    else if (seen.content_type === null && e.content_type !== null) seen.content_type = e.content_type;
   }
   return [...byHash.values()];
 }
