@@ -10,7 +10,11 @@
 # Needs: docker (with a running daemon), kind, kubectl (1.21+ for kustomize), curl; ports 80 and 443 free.
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# No external command before the prerequisite check (not even dirname): its message must reach a user whose PATH
+# lacks everything.
+SCRIPT_DIR="${BASH_SOURCE[0]%/*}"
+[ "$SCRIPT_DIR" != "${BASH_SOURCE[0]}" ] || SCRIPT_DIR=.
+ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
 CLUSTER="dtp"
 NAMESPACE="dtp"
 TAG="dev"

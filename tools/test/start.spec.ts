@@ -24,7 +24,8 @@ function run(env: Record<string, string>): { child: ChildProcess; output: () => 
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close' (after stdout and stderr ended), not 'exit', which can come before the last output is read.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return { child, output: () => out, exited };
 }
 

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
+import { createHash, randomUUID } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DiamondV1, FileRef, ImageRef } from '@dtp/domain';
 import type { ParticipantWithToken } from '@dtp/testing';
@@ -9,6 +9,17 @@ import type { PlatformConfig } from '../src/config';
 import { outboxCount, outboxRows, participant, participantKnown, PlatformFixture, register, startPlatform } from './helpers';
 
 const sha256 = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+
+/** Every file under `dir` (relative paths) whose content is exactly `bytes`. */
+async function filesHolding(dir: string, bytes: Buffer): Promise<string[]> {
+  const found: string[] = [];
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    if ((await readFile(full)).equals(bytes)) found.push(path.relative(dir, full));
+  }
+  return found.sort();
+}
 
 async function upload(
   f: PlatformFixture,
@@ -106,14 +117,16 @@ describe('POST /diamonds/{diamond_id}/files/{kind}', () => {
   it('stores the same bytes once, however many diamonds and uploads refer to them', async () => {
     const a = await register(f, producer);
     const b = await register(f, producer);
-    const bytes = Buffer.from(`shared certificate ${Date.now()}`);
+    const bytes = Buffer.from(`shared certificate ${randomUUID()}`);
     const hash = sha256(bytes);
     for (const d of [a, b, a]) {
       const res = await upload(f, producer.token, d.diamond_id, 'supplementary', { file: { bytes, name: 'cert.pdf', type: 'application/pdf' } });
       expect(res.status).toBe(201);
       expect(res.body.hash).toBe(hash);
     }
-    expect(await readdir(path.join(blobDir, hash.slice(0, 2)))).toEqual([hash]);
+    // Other tests in this file write into the same store (a 1-in-256 chance of sharing the prefix directory), so
+    // look for this test's bytes across the whole store: exactly one file holds them, under their hash.
+    expect(await filesHolding(blobDir, bytes)).toEqual([path.join(hash.slice(0, 2), hash)]);
     // Re-uploading the same bytes to the same diamond updates its ref instead of listing it twice.
     expect((await current(f, a.diamond_id)).polished.supplementary_files!.map((r: FileRef) => r.hash)).toEqual([hash]);
     expect(await readdir(path.join(blobDir, 'tmp'))).toEqual([]);
@@ -168,13 +181,13 @@ describe('POST /diamonds/{diamond_id}/files/{kind}', () => {
     expect(await outboxCount(f)).toBe(before);
   });
 
-  it('answers 404 for another participant\'s diamond and for unknown ids, 401 without a token', async () => {
+  it('answers 403 for another participant\'s diamond, 404 for unknown ids, 401 without a token', async () => {
     const d = await register(f, producer);
     const other = await participant(f, 'manufacturer');
     const file = { bytes: Buffer.from('intruder'), name: 'i.jpg' };
     const res = await upload(f, other.token, d.diamond_id, 'image', { file });
-    expect(res.status).toBe(404);
-    expect(res.body).toEqual({ message: 'diamond not found' });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ message: `only the holder of diamond ${d.diamond_id} may attach files to it`, reason: 'not_holder' });
     const unknown = await upload(f, producer.token, '01hzzzzzzzzzzzzzzzzzzzzzzz', 'image', { file });
     expect(unknown).toEqual({ status: 404, body: { message: 'diamond not found' } });
     expect((await upload(f, producer.token, '..%2F..%2Fetc', 'image', { file })).status).toBe(404);
@@ -183,12 +196,15 @@ describe('POST /diamonds/{diamond_id}/files/{kind}', () => {
     expect(await f.stack.services.platform!.app.get<FilesystemBlobStore>(BLOB_STORE).has(sha256('intruder'))).toBe(false);
   });
 
-  it('lets only the holder attach files: after the diamond changes hands the uploader gets 404', async () => {
+  it('lets only the holder attach files: after the diamond changes hands the uploader gets 403', async () => {
     const d = await register(f, producer);
     const retailer = await participant(f, 'retailer');
     await f.db.query(`UPDATE diamonds SET holder_id = $2 WHERE diamond_id = $1`, [d.diamond_id, retailer.participant_id]);
     const file = { bytes: Buffer.from(`holder file ${d.diamond_id}`), name: 'h.jpg', type: 'image/jpeg' };
-    expect((await upload(f, producer.token, d.diamond_id, 'image', { file })).status).toBe(404);
+    expect(await upload(f, producer.token, d.diamond_id, 'image', { file })).toEqual({
+      status: 403,
+      body: { message: `only the holder of diamond ${d.diamond_id} may attach files to it`, reason: 'not_holder' },
+    });
     const ok = await upload(f, retailer.token, d.diamond_id, 'image', { file });
     expect(ok.status).toBe(201);
     expect(((await current(f, d.diamond_id)).polished.images as ImageRef[])[0].image_type).toBeNull();

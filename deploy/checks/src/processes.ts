@@ -19,7 +19,9 @@ export function start(cmd: string, args: string[], env: Record<string, string | 
     stdout += d;
   });
   child.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // 'close', not 'exit': 'exit' can fire while the last output is still in the pipes (seen under load as an empty
+  // output from a script that printed its message and exited 1); 'close' comes after stdout and stderr ended.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return { child, output: () => out, stdout: () => stdout, exited };
 }
 

@@ -100,6 +100,8 @@ describe('the kind workflow agrees with the cluster config, the Dockerfile and t
       const r = await run('/bin/bash', ['deploy/kind-up.sh'], { PATH: '/nonexistent', HOME: tmpdir() });
       expect(r.code).toBe(1);
       expect(r.output).toContain("'docker' is required and was not found on PATH");
+      // Nothing before the check needs a command from PATH (dirname once did, printing 'command not found').
+      expect(r.output).not.toContain('command not found');
     });
 
     it('kind-up.sh says so when the Docker daemon is not running', async () => {

@@ -1,3 +1,6 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import pino from 'pino';
 import { EventTransport, InProcessTransport } from '@dtp/events';
@@ -53,7 +56,8 @@ export async function startTestStack(opts: TestStackOptions): Promise<TestStack>
       if (!opts.transport) await transport.close();
     },
   };
-  const blobDir = `/tmp/dtp-test-blobs-${process.pid}-${Date.now()}`;
+  // A directory of its own per stack (two stacks started in the same millisecond once shared one).
+  const blobDir = mkdtempSync(path.join(tmpdir(), 'dtp-test-blobs-'));
   const common = (name: ServiceName, db: string): Record<string, string> => ({
     PORT: '0',
     HOST: '127.0.0.1',
