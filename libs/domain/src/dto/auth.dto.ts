@@ -9,10 +9,11 @@ import {
   IsString,
   Length,
   Matches,
+  MaxLength,
   ValidateNested,
 } from 'class-validator';
 import { ROLE_VALUES, Role } from '../enums/participant';
-import { NAME_MAX_LENGTH } from '../rules/limits';
+import { ID_MAX_LENGTH, NAME_MAX_LENGTH } from '../rules/limits';
 
 /**
  * Body of `POST {auth_url}/oauth/token` (JSON or form). Everything is optional here: the token
@@ -31,8 +32,8 @@ const COUNTRY_CODE_MESSAGE = 'country_code must be an ISO 3166-1 alpha-2 code (t
 
 /** Provenance declared for a producer at onboarding. */
 export class ProvenanceInputDto {
-  @IsString() @IsNotEmpty() name!: string;
-  @IsString() @IsNotEmpty() type!: string;
+  @IsString() @IsNotEmpty() @MaxLength(ID_MAX_LENGTH) name!: string;
+  @IsString() @IsNotEmpty() @MaxLength(ID_MAX_LENGTH) type!: string;
 
   /** ISO 3166-1 alpha-2, two uppercase letters. */
   @IsOptional()

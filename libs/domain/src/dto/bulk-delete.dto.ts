@@ -1,13 +1,14 @@
 import 'reflect-metadata'; // class-transformer's @Type reads design:type metadata
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsString, ValidateNested } from 'class-validator';
-import { DELETE_LIMIT } from '../rules/limits';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { DELETE_LIMIT, ID_MAX_LENGTH } from '../rules/limits';
 import { IsOptionalNonNull } from './validators';
 
 /** One entry of a bulk delete request. */
 export class BulkDeleteEntryDto {
-  /** Any string; an unknown id is reported per diamond as `not_found`, not as a 422. */
+  /** Any string up to 256 characters; an unknown id is reported per diamond as `not_found`, not as a 422. */
   @IsString()
+  @MaxLength(ID_MAX_LENGTH)
   diamond_id!: string;
 
   /** Absent means false. */

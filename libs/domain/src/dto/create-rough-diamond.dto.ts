@@ -1,13 +1,14 @@
 import 'reflect-metadata'; // class-transformer's @Type reads design:type metadata
 import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { ASSURANCE_LEVEL_VALUES, AssuranceLevel } from '../enums/diamond-state';
+import { DESCRIPTION_MAX_LENGTH, ID_MAX_LENGTH } from '../rules/limits';
 import { RoughSchemaDto } from './rough-schema.dto';
 import {
+  IsBoundedJsonObject,
   IsEntitySpecificTags,
   IsIsoDateTime,
   IsOptionalNonNull,
-  IsPlainObject,
   NoSurroundingWhitespace,
 } from './validators';
 
@@ -17,16 +18,22 @@ export interface EntitySpecificTags {
   [key: string]: unknown;
 }
 
-/** CreateRoughDiamond: body of `POST {base_url}/diamonds/rough/create`. Unknown fields are rejected. */
+/**
+ * CreateRoughDiamond: body of `POST {base_url}/diamonds/rough/create`. Unknown fields are rejected. Free-form
+ * members are bounded (DESIGN.md "Input bounds"): ids 256 characters, the description 1,000, tag objects 16 KiB
+ * as JSON and 8 levels deep.
+ */
 export class CreateRoughDiamondDto {
   /** The producer's box id, or the id of an accepted inbound rough shipment. */
   @IsString()
   @IsNotEmpty()
+  @MaxLength(ID_MAX_LENGTH)
   box_id!: string;
 
   /** Caller-supplied diamond identifier (ERP/stock id); unique within the box or shipment. */
   @IsString()
   @IsNotEmpty()
+  @MaxLength(ID_MAX_LENGTH)
   @NoSurroundingWhitespace()
   participant_id!: string;
 
@@ -46,10 +53,12 @@ export class CreateRoughDiamondDto {
 
   @IsOptional()
   @IsString()
+  @MaxLength(DESCRIPTION_MAX_LENGTH)
   box_description?: string | null;
 
   @IsOptional()
   @IsEntitySpecificTags()
+  @IsBoundedJsonObject({ requireObject: false })
   entity_specific_tags?: EntitySpecificTags | null;
 
   @IsOptional()
@@ -61,6 +70,6 @@ export class CreateRoughDiamondDto {
   sight_year?: number | null;
 
   @IsOptional()
-  @IsPlainObject()
+  @IsBoundedJsonObject()
   supplementary_tags?: Record<string, unknown> | null;
 }

@@ -1,9 +1,10 @@
-import { IsIn, IsNotEmpty, IsNumber, IsOptional, IsPositive, IsString, Min } from 'class-validator';
+import { IsIn, IsNotEmpty, IsNumber, IsOptional, IsPositive, IsString, Max, MaxLength, Min } from 'class-validator';
 import { GRADING_LAB_VALUES, GradingLab } from '../enums/grading-lab';
 import { SHAPE_VALUES, Shape } from '../enums/shape';
 import { SHAPE_GROUP_INPUT_VALUES } from '../rules/shape-groups';
 import { GradingFieldsDto } from './grading-fields.dto';
-import { IsIsoDateTime, IsPositiveDecimal } from './validators';
+import { CARATS_MAX, ID_MAX_LENGTH } from '../rules/limits';
+import { IsCaratWeight, IsIsoDateTime } from './validators';
 
 const FINITE = { allowNaN: false, allowInfinity: false } as const;
 
@@ -11,6 +12,7 @@ const FINITE = { allowNaN: false, allowInfinity: false } as const;
 export class VerifyRequestDto {
   @IsNumber(FINITE)
   @IsPositive()
+  @Max(CARATS_MAX)
   carat_weight!: number;
 
   /** A Shape value (mapped to its group) or a shape-group name. */
@@ -23,9 +25,10 @@ export class VerifyRequestDto {
 export class ValidateJsonRequestDto {
   @IsString()
   @IsNotEmpty()
+  @MaxLength(ID_MAX_LENGTH)
   shape_group!: string;
 
-  @IsNumber(FINITE) @Min(0) estimated_weight_crt!: number;
+  @IsNumber(FINITE) @Min(0) @Max(CARATS_MAX) estimated_weight_crt!: number;
   @IsNumber(FINITE) @Min(0) girdle_avg_mm!: number;
   @IsNumber(FINITE) @Min(0) table_avg_mm!: number;
   @IsNumber(FINITE) @Min(0) total_depth_mm!: number;
@@ -41,10 +44,10 @@ export class ValidateJsonRequestDto {
  * (DESIGN.md "GIS"). Unknown fields are rejected.
  */
 export class GradingSubmissionDto extends GradingFieldsDto {
-  @IsString() @IsNotEmpty() grader_certificate_number!: string;
-  @IsString() @IsNotEmpty() grader_report_number!: string;
+  @IsString() @IsNotEmpty() @MaxLength(ID_MAX_LENGTH) grader_certificate_number!: string;
+  @IsString() @IsNotEmpty() @MaxLength(ID_MAX_LENGTH) grader_report_number!: string;
   @IsIn(GRADING_LAB_VALUES) grading_lab!: GradingLab;
   @IsIsoDateTime() graded_date!: string;
-  @IsPositiveDecimal() carats!: number | string;
+  @IsCaratWeight() carats!: number | string;
   @IsIn(SHAPE_VALUES) shape!: Shape;
 }

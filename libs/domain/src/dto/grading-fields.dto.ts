@@ -1,4 +1,4 @@
-import { IsArray, IsIn, IsOptional, IsString } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import {
   CLARITY_VALUES,
   COLOUR_VALUES,
@@ -26,7 +26,8 @@ import {
   Symmetry,
 } from '../enums/grading-scales';
 import { VALIDATION_LEVEL_VALUES, ValidationLevel } from '../enums/grading';
-import { IsPositiveDecimal, IsStringMap } from './validators';
+import { DESCRIPTION_MAX_LENGTH, ID_MAX_LENGTH, STRING_LIST_MAX_ITEMS } from '../rules/limits';
+import { IsBoundedJsonObject, IsPositiveDecimal, IsStringMap } from './validators';
 
 /**
  * GradingDataView members that are optional and nullable in BOTH the holder's `source: user` record
@@ -69,27 +70,31 @@ export abstract class GradingFieldsDto {
   @IsOptional() @IsPositiveDecimal() table_percent?: number | string | null;
   @IsOptional() @IsPositiveDecimal() width?: number | string | null;
 
-  // Free strings
-  @IsOptional() @IsString() display_colour?: string | null;
-  @IsOptional() @IsString() fancy_colour_overtone?: string | null;
-  @IsOptional() @IsString() grader_clarity_characteristics?: string | null;
-  @IsOptional() @IsString() grader_colour?: string | null;
-  @IsOptional() @IsString() grader_report_comments?: string | null;
-  @IsOptional() @IsString() grader_report_type?: string | null;
-  @IsOptional() @IsString() grader_shape?: string | null;
-  @IsOptional() @IsString() grading_certificate_description?: string | null;
-  @IsOptional() @IsString() grading_certificate_filename?: string | null;
-  @IsOptional() @IsString() grading_certificate_hash?: string | null;
-  @IsOptional() @IsString() measurement_text?: string | null;
+  // Free strings: descriptions and comments at most 1,000 characters, the others 256
+  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) display_colour?: string | null;
+  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) fancy_colour_overtone?: string | null;
+  @IsOptional() @IsString() @MaxLength(DESCRIPTION_MAX_LENGTH) grader_clarity_characteristics?: string | null;
+  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) grader_colour?: string | null;
+  @IsOptional() @IsString() @MaxLength(DESCRIPTION_MAX_LENGTH) grader_report_comments?: string | null;
+  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) grader_report_type?: string | null;
+  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) grader_shape?: string | null;
+  @IsOptional() @IsString() @MaxLength(DESCRIPTION_MAX_LENGTH) grading_certificate_description?: string | null;
+  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) grading_certificate_filename?: string | null;
+  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) grading_certificate_hash?: string | null;
+  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) measurement_text?: string | null;
 
   // Structured
   @IsOptional()
   @IsArray()
+  @ArrayMaxSize(STRING_LIST_MAX_ITEMS, { message: `grader_inscription_numbers must contain at most ${STRING_LIST_MAX_ITEMS} entries` })
   @IsString({ each: true })
+  @MaxLength(ID_MAX_LENGTH, { each: true })
   grader_inscription_numbers?: string[] | null;
 
+  /** A map of strings, at most 16 KiB as JSON. */
   @IsOptional()
   @IsStringMap()
+  @IsBoundedJsonObject({ requireObject: false })
   supplementary_files?: Record<string, string> | null;
 }
 

@@ -1,4 +1,4 @@
-import { IsIn, IsNumber, IsOptional, IsString, Min } from 'class-validator';
+import { IsIn, IsNumber, IsOptional, IsString, MaxLength, Min } from 'class-validator';
 import {
   CLARITY_VALUES,
   COLOUR_VALUES,
@@ -26,16 +26,18 @@ import {
   Symmetry,
 } from '../enums/grading-scales';
 import { SHAPE_VALUES, Shape } from '../enums/shape';
-import { IsPositiveDecimal } from './validators';
+import { ID_MAX_LENGTH } from '../rules/limits';
+import { IsCaratWeight } from './validators';
 
 const FINITE = { allowNaN: false, allowInfinity: false } as const;
 
 /**
  * Polished diamond data in `POST /diamonds/polished/create` (DESIGN.md "Lifecycle"). Members follow
- * DiamondV1Polished; `carats` and `shape` are required. Unknown fields are rejected.
+ * DiamondV1Polished; `carats` and `shape` are required. Unknown fields are rejected. Free strings are at most 256
+ * characters; carats at most 100,000 with 3 decimal places.
  */
 export class PolishedSchemaDto {
-  @IsPositiveDecimal()
+  @IsCaratWeight()
   carats!: number | string;
 
   @IsIn(SHAPE_VALUES)
@@ -51,8 +53,8 @@ export class PolishedSchemaDto {
   @IsOptional() @IsIn(FLUORESCENCE_INTENSITY_VALUES) fluorescence_intensity?: FluorescenceIntensity | null;
   @IsOptional() @IsIn(FANCY_COLOUR_VALUES) fancy_colour?: FancyColour | null;
   @IsOptional() @IsIn(FANCY_COLOUR_INTENSITY_VALUES) fancy_colour_intensity?: FancyColourIntensity | null;
-  @IsOptional() @IsString() fancy_colour_overtone?: string | null;
-  @IsOptional() @IsString() display_colour?: string | null;
+  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) fancy_colour_overtone?: string | null;
+  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) display_colour?: string | null;
   @IsOptional() @IsIn(CULET_CONDITION_VALUES) culet_condition?: CuletCondition | null;
   @IsOptional() @IsIn(CULET_SIZE_VALUES) culet_size?: CuletSize | null;
   @IsOptional() @IsIn(GIRDLE_CONDITION_VALUES) girdle_condition?: GirdleCondition | null;

@@ -1,4 +1,4 @@
-import { IsIn, IsOptional, IsString } from 'class-validator';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
 import {
   COLOUR_VALUES,
   Colour,
@@ -11,12 +11,16 @@ import {
   FluorescenceColour,
   FluorescenceIntensity,
 } from '../enums/grading-scales';
-import { IsPositiveDecimal } from './validators';
+import { ID_MAX_LENGTH } from '../rules/limits';
+import { IsCaratWeight } from './validators';
 
-/** RoughSchema: rough diamond data in a request. Unknown fields are rejected; only `carats` is required. */
+/**
+ * RoughSchema: rough diamond data in a request. Unknown fields are rejected; only `carats` is required. Free strings
+ * are at most 256 characters.
+ */
 export class RoughSchemaDto {
-  /** Number > 0 or decimal text > 0 ("1.25"); the service stores it as decimal text. */
-  @IsPositiveDecimal()
+  /** Number > 0 or decimal text > 0 ("1.25"), at most 100,000 with 3 decimal places; stored as decimal text. */
+  @IsCaratWeight()
   carats!: number | string;
 
   /** Single letter D to Z. */
@@ -26,6 +30,7 @@ export class RoughSchemaDto {
 
   @IsOptional()
   @IsString()
+  @MaxLength(ID_MAX_LENGTH)
   display_colour?: string | null;
 
   @IsOptional()
@@ -38,6 +43,7 @@ export class RoughSchemaDto {
 
   @IsOptional()
   @IsString()
+  @MaxLength(ID_MAX_LENGTH)
   fancy_colour_overtone?: string | null;
 
   @IsOptional()
@@ -50,14 +56,17 @@ export class RoughSchemaDto {
 
   @IsOptional()
   @IsString()
+  @MaxLength(ID_MAX_LENGTH)
   model?: string | null;
 
   @IsOptional()
   @IsString()
+  @MaxLength(ID_MAX_LENGTH)
   quality?: string | null;
 
   /** e.g. tension, light stress. */
   @IsOptional()
   @IsString()
+  @MaxLength(ID_MAX_LENGTH)
   stress?: string | null;
 }

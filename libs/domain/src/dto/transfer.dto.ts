@@ -16,9 +16,9 @@ import {
   Min,
 } from 'class-validator';
 import { SHIPMENT_TYPE_VALUES, ShipmentType } from '../enums/shipment';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, NAME_MAX_LENGTH, TRANSFER_LIMIT } from '../rules/limits';
+import { DEFAULT_PAGE_SIZE, ID_MAX_LENGTH, MAX_PAGE_SIZE, NAME_MAX_LENGTH, TRANSFER_LIMIT } from '../rules/limits';
 
-/** Shared rule for `diamond_ids`: 1 to 1,000 distinct non-empty strings. */
+/** Shared rule for `diamond_ids`: 1 to 1,000 distinct non-empty strings of at most 256 characters. */
 function DiamondIds(): PropertyDecorator {
   const decorators = [
     IsArray(),
@@ -27,6 +27,7 @@ function DiamondIds(): PropertyDecorator {
     ArrayUnique({ message: 'diamond_ids must not contain duplicates' }),
     IsString({ each: true }),
     IsNotEmpty({ each: true }),
+    MaxLength(ID_MAX_LENGTH, { each: true }),
   ];
   return (target: object, key: string | symbol) => decorators.forEach((d) => d(target, key));
 }

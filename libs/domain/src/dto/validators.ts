@@ -7,6 +7,7 @@ import {
 } from 'class-validator';
 import { DECIMAL_TEXT_PATTERN, toDecimal } from '../rules/decimal';
 import { isDiamondId } from '../rules/ids';
+import { CARATS_MAX, CARATS_MAX_DECIMALS, TAGS_MAX_BYTES, TAGS_MAX_DEPTH } from '../rules/limits';
 
 /**
  * Custom class-validator decorators shared by the DTOs. Each one names the field and the reason in
@@ -14,10 +15,13 @@ import { isDiamondId } from '../rules/ids';
  * where the field may be absent or null.
  */
 
+/** Longest decimal text accepted (digits and a dot): far beyond any measurement, short enough to be harmless. */
+const DECIMAL_TEXT_MAX_LENGTH = 40;
+
 function decimalCheck(value: unknown, allowZero: boolean): boolean {
   let ok: boolean;
   if (typeof value === 'number') ok = Number.isFinite(value);
-  else ok = typeof value === 'string' && DECIMAL_TEXT_PATTERN.test(value);
+  else ok = typeof value === 'string' && value.length <= DECIMAL_TEXT_MAX_LENGTH && DECIMAL_TEXT_PATTERN.test(value);
   if (!ok) return false;
   const d = toDecimal(value as number | string);
   return allowZero ? d.gte(0) : d.gt(0);
@@ -164,4 +168,197 @@ export function IsIsoDateTime(options?: ValidationOptions): PropertyDecorator {
  */
 export function IsOptionalNonNull(options?: ValidationOptions): PropertyDecorator {
   return ValidateIf((_object: unknown, value: unknown) => value !== undefined, options);
+}
+
+/** Why a carat weight is refused, or null when it is fine (> 0, <= CARATS_MAX, <= CARATS_MAX_DECIMALS places). */
+export function caratWeightProblem(value: unknown): string | null {
+  if (!decimalCheck(value, false)) return 'must be a number greater than 0 or decimal text such as "1.25"';
+  const d = toDecimal(value as number | string);
+  if (d.gt(CARATS_MAX)) return `must be at most ${CARATS_MAX}`;
+  if (d.decimalPlaces() > CARATS_MAX_DECIMALS) return `must have at most ${CARATS_MAX_DECIMALS} decimal places`;
+  return null;
+}
+
+/** One bound of a carat weight; values that are not positive decimals pass (IsPositiveDecimal reports them). */
+function caratBound(name: string, broken: (d: ReturnType<typeof toDecimal>) => boolean, text: string): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name,
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: (a: ValidationArguments) => `${a.property} ${text}` },
+      validator: { validate: (value: unknown) => !decimalCheck(value, false) || !broken(toDecimal(value as number | string)) },
+    });
+}
+
+/**
+ * A carat weight: a number or decimal text greater than 0 (IsPositiveDecimal, type `is_positive_decimal`), at most
+ * CARATS_MAX = 100,000 (type `less_than_equal`) with at most CARATS_MAX_DECIMALS = 3 decimal places (type
+ * `decimal_max_places`): "1.25", 0.5, "3.001".
+ */
+export function IsCaratWeight(): PropertyDecorator {
+  const decorators = [
+    IsPositiveDecimal(),
+    caratBound('max', (d) => d.gt(CARATS_MAX), `must be at most ${CARATS_MAX}`),
+    caratBound('decimalMaxPlaces', (d) => d.decimalPlaces() > CARATS_MAX_DECIMALS, `must have at most ${CARATS_MAX_DECIMALS} decimal places`),
+  ];
+  return (target: object, key: string | symbol) => decorators.forEach((d) => d(target, key));
+}
+
+/* ----------------------------------------------------------------------------------------------------------
+ * Bounded JSON: an iterative (never recursive) walk over a parsed JSON value, so that a hostile value nested
+ * 100,000 levels deep is measured without exhausting the stack, BEFORE class-transformer or class-validator
+ * (both recursive) touch it. Used by the service kit (request bodies), the event consumers (message payloads)
+ * and the tag validators below.
+ * -------------------------------------------------------------------------------------------------------- */
+
+export type JsonPath = (string | number)[];
+
+export interface JsonScanIssue {
+  /** `too_deep`: nested past maxDepth; `too_large`: past maxBytes; `invalid_text`: NUL or a lone surrogate. */
+  kind: 'too_deep' | 'too_large' | 'invalid_text';
+  /** Where, from the scanned value (keys and array indices); for invalid_text in a key, the key itself. */
+  path: JsonPath;
+  message: string;
+}
+
+export interface JsonScanOptions {
+  /** Deepest nesting of objects/arrays allowed (the value itself, when a container, is level 1). */
+  maxDepth?: number;
+  /** Largest approximate JSON size in bytes (UTF-8 of strings and keys plus punctuation). */
+  maxBytes?: number;
+  /** Report strings and keys holding NUL (U+0000) or a lone surrogate. */
+  checkText?: boolean;
+  /** Stop after this many issues (default 50). */
+  maxIssues?: number;
+}
+
+export interface JsonScanResult {
+  issues: JsonScanIssue[];
+  /** Deepest nesting seen (stops growing at maxDepth + 1 on the branch that went past it). */
+  depth: number;
+  /** Approximate JSON size in bytes of what was walked (stops at maxBytes + something when exceeded). */
+  bytes: number;
+}
+
+/** Why a string is refused (NUL or a lone UTF-16 surrogate), or null. */
+export function textProblem(s: string): string | null {
+  if (s.includes('\u0000')) return 'must not contain the NUL character (U+0000)';
+  const wellFormed = (s as string & { isWellFormed?: () => boolean }).isWellFormed;
+  const ok = wellFormed ? wellFormed.call(s) : !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(s);
+  return ok ? null : 'must not contain a lone surrogate (invalid Unicode)';
+}
+
+interface ScanFrame {
+  value: unknown;
+  depth: number;
+  parent: ScanFrame | null;
+  key: string | number | null;
+}
+
+function framePath(frame: ScanFrame | null): JsonPath {
+  const path: JsonPath = [];
+  for (let f = frame; f && f.key !== null; f = f.parent) path.push(f.key);
+  return path.reverse();
+}
+
+/**
+ * Walks a parsed JSON value iteratively (an explicit stack: constant native stack whatever the nesting) and
+ * reports what exceeds the bounds, each with its path. A branch nested past `maxDepth` is not descended further,
+ * and the walk stops at `maxBytes`, so the cost is bounded by the limits, not by the input.
+ */
+export function scanJson(value: unknown, opts: JsonScanOptions = {}): JsonScanResult {
+  const maxDepth = opts.maxDepth ?? Number.POSITIVE_INFINITY;
+  const maxBytes = opts.maxBytes ?? Number.POSITIVE_INFINITY;
+  const maxIssues = opts.maxIssues ?? 50;
+  const issues: JsonScanIssue[] = [];
+  let bytes = 0;
+  let deepest = 0;
+  const stack: ScanFrame[] = [{ value, depth: 0, parent: null, key: null }];
+  const text = (s: string, frame: ScanFrame, isKey: boolean) => {
+    bytes += Buffer.byteLength(s, 'utf8') + 2;
+    if (!opts.checkText || issues.length >= maxIssues) return;
+    const problem = textProblem(s);
+    if (problem) issues.push({ kind: 'invalid_text', path: framePath(frame), message: isKey ? `key ${problem}` : problem });
+  };
+  while (stack.length > 0 && issues.length < maxIssues) {
+    const frame = stack.pop()!;
+    const v = frame.value;
+    // An object member's key is checked with its value, so issues come in document order.
+    if (typeof frame.key === 'string') text(frame.key, frame, true);
+    if (typeof v === 'string') text(v, frame, false);
+    else if (typeof v === 'number' || typeof v === 'bigint') bytes += String(v).length;
+    else if (typeof v === 'boolean') bytes += v ? 4 : 5;
+    else if (v === null || v === undefined) bytes += 4;
+    else if (typeof v === 'object') {
+      const depth = frame.depth + 1;
+      deepest = Math.max(deepest, depth);
+      if (depth > maxDepth) {
+        issues.push({ kind: 'too_deep', path: framePath(frame), message: `nested more than ${maxDepth} levels deep` });
+        continue;
+      }
+      bytes += 2;
+      if (Array.isArray(v)) {
+        bytes += Math.max(0, v.length - 1);
+        for (let i = v.length - 1; i >= 0; i -= 1) stack.push({ value: v[i], depth, parent: frame, key: i });
+      } else {
+        const keys = Object.keys(v);
+        bytes += Math.max(0, keys.length - 1) + keys.length;
+        for (let i = keys.length - 1; i >= 0; i -= 1) {
+          stack.push({ value: (v as Record<string, unknown>)[keys[i]], depth, parent: frame, key: keys[i] });
+        }
+      }
+    }
+    if (bytes > maxBytes) {
+      issues.push({ kind: 'too_large', path: [], message: `larger than ${maxBytes} bytes as JSON` });
+      break;
+    }
+  }
+  return { issues, depth: deepest, bytes };
+}
+
+/**
+ * A free-form JSON object (tags): a plain object of at most `maxBytes` bytes serialized (default TAGS_MAX_BYTES,
+ * 16 KiB) nested at most `maxDepth` levels (default TAGS_MAX_DEPTH, the object itself being level 1). Measured
+ * iteratively; the message names the field and the bound it broke. With `requireObject: false` a value that is
+ * not an object passes (another decorator on the member reports that).
+ */
+export function IsBoundedJsonObject(
+  bounds: { maxBytes?: number; maxDepth?: number; requireObject?: boolean } = {},
+  options?: ValidationOptions,
+): PropertyDecorator {
+  const maxBytes = bounds.maxBytes ?? TAGS_MAX_BYTES;
+  const maxDepth = bounds.maxDepth ?? TAGS_MAX_DEPTH;
+  const problem = (value: unknown): string | null => {
+    if (!isPlainObject(value)) return bounds.requireObject === false ? null : 'must be an object';
+    const scan = scanJson(value, { maxDepth, maxBytes, maxIssues: 1 });
+    const issue = scan.issues[0];
+    if (!issue) return null;
+    if (issue.kind === 'too_deep') return `must be nested at most ${maxDepth} levels deep`;
+    return `must be at most ${maxBytes} bytes as JSON`;
+  };
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isBoundedJsonObject',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message: (a: ValidationArguments) => `${a.property} ${problem(a.value) ?? 'is not a valid object'}`, ...options },
+      validator: { validate: (value: unknown) => problem(value) === null },
+    });
+}
+
+/** Strings without NUL and without lone surrogates (DESIGN.md "Input bounds"). Non-strings pass. */
+export function IsWellFormedText(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isWellFormedText',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: {
+        message: (a: ValidationArguments) =>
+          `${a.property} ${typeof a.value === 'string' ? (textProblem(a.value) ?? 'is invalid') : 'is invalid'}`,
+        ...options,
+      },
+      validator: { validate: (value: unknown) => typeof value !== 'string' || textProblem(value) === null },
+    });
 }

@@ -16,3 +16,26 @@ export const DEFAULT_FILE_SIZE_LIMIT_BYTES = 50 * 1024 * 1024;
 export const DEFAULT_VALIDATION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 /** Max length of names (participants, shipments). */
 export const NAME_MAX_LENGTH = 200;
+
+/*
+ * Input bounds (DESIGN.md "Input bounds"), on every service. The spec documents only the deletion batch (1,000)
+ * and the diamond_id length (20 to 98, tighter in DESIGN.md); everything else here is our choice.
+ */
+/** Deepest nesting of a JSON request body (objects and arrays; the body itself is level 1). */
+export const MAX_JSON_DEPTH = 32;
+/** Free-form ids and short texts (box ids, participant ids, certificate numbers, colours as text, ...). */
+export const ID_MAX_LENGTH = 256;
+/** Free-form descriptions and comments (box_description, file descriptions, report comments). */
+export const DESCRIPTION_MAX_LENGTH = 1000;
+/** Free-form tag objects (supplementary_tags, entity_specific_tags, supplementary_files): serialized size. */
+export const TAGS_MAX_BYTES = 16 * 1024;
+/** Free-form tag objects: nesting depth inside the member (the member itself is level 1). */
+export const TAGS_MAX_DEPTH = 8;
+/** Entries of a free-form string array (e.g. grader_inscription_numbers). */
+export const STRING_LIST_MAX_ITEMS = 100;
+/** Largest carat weight accepted anywhere (the largest rough ever found is about 3,106 ct). */
+export const CARATS_MAX = 100000;
+/** Decimal places of a carat weight (carats are traded to the hundredth; points of a point are allowed). */
+export const CARATS_MAX_DECIMALS = 3;
+/** Entries of a 422 `detail` list; the rest are counted in `detail_omitted`. */
+export const MAX_VALIDATION_DETAILS = 50;
