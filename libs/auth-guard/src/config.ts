@@ -1,5 +1,6 @@
-import { IsOptional, IsUrl } from 'class-validator';
+import { IsInt, IsOptional, IsUrl, Max, Min } from 'class-validator';
 import { BaseServiceConfig } from '@dtp/service-kit';
+import { MAX_TOKEN_TTL_SECONDS, TokenVerifierOptions } from './token-verifier';
 
 const url = { require_tld: false, require_protocol: true };
 
@@ -12,7 +13,22 @@ export class TokenCheckingConfig extends BaseServiceConfig {
   @IsUrl(url)
   AUTH_JWKS_URL?: string;
 
+  /**
+   * The auth service's token lifetime (the same variable and default as auth's): tokens whose `exp` lies further
+   * than this (plus a minute of skew) from their `iat` or from now are refused.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(60)
+  @Max(MAX_TOKEN_TTL_SECONDS)
+  TOKEN_TTL_SECONDS: number = 3600;
+
   get jwksUrl(): string {
     return this.AUTH_JWKS_URL ?? `${this.AUTH_ISSUER.replace(/\/$/, '')}/.well-known/jwks.json`;
+  }
+
+  /** Everything `AuthGuardModule.forRoot` needs, for this service's own audience. */
+  tokenVerifierOptions(audience: string): TokenVerifierOptions {
+    return { issuer: this.AUTH_ISSUER, audience, jwksUrl: this.jwksUrl, tokenTtlSeconds: this.TOKEN_TTL_SECONDS };
   }
 }

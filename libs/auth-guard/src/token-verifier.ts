@@ -7,9 +7,21 @@ export interface TokenVerifierOptions {
   /** This service's own audience; a token for another audience is refused. */
   audience: string;
   jwksUrl: string;
-  /** Seconds of clock skew tolerated on exp/nbf/iat (default 5). */
+  /** Seconds of clock skew tolerated on exp/nbf (default 5). */
   clockToleranceSeconds?: number;
+  /**
+   * The issuer's token lifetime (its TOKEN_TTL_SECONDS). A token whose `exp` lies further than this (plus the
+   * skew) from its `iat` or from now is refused, whatever its signature. Default 86400: the longest the auth
+   * service can be configured to issue; pass the configured value (TokenCheckingConfig.TOKEN_TTL_SECONDS).
+   */
+  tokenTtlSeconds?: number;
+  /** How far in the future `iat` may lie, and the slack on the lifetime checks (default 60 seconds). */
+  maxClockSkewSeconds?: number;
 }
+
+/** The longest lifetime the auth service issues (its TOKEN_TTL_SECONDS maximum). */
+export const MAX_TOKEN_TTL_SECONDS = 24 * 3600;
+export const DEFAULT_MAX_CLOCK_SKEW_SECONDS = 60;
 
 /** The token is not acceptable: 401. */
 export class TokenError extends Error {}
@@ -26,7 +38,9 @@ const COOLDOWN_MS = 1000;
  * when a token names an unknown `kid`, at most once per second; a token signed by a key published during that
  * second waits for the next refetch instead of failing, so a key rotation never refuses good tokens. Only ES256
  * is accepted (`alg: none`, HS256 signed with the public key and every other algorithm fail), `typ` must be
- * `at+jwt`, and iss, aud, exp, iat, sub, jti, participant_id and role are required.
+ * `at+jwt`, and iss, aud, exp, iat, sub, jti, participant_id and role are required. `iat` may not lie in the
+ * future by more than the skew (60 s), and `exp` may not lie further than the issuer's token lifetime plus the
+ * skew from `iat` or from now: a token with an absurd lifetime was not issued by our auth service as configured.
  */
 export class TokenVerifier {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet>;
@@ -67,6 +81,7 @@ export class TokenVerifier {
         throw classify(err);
       }
     }
+    this.checkLifetime(payload);
     const participantId = payload.participant_id;
     const role = payload.role;
     if (typeof participantId !== 'string' || participantId === '' || typeof role !== 'string' || !ROLES.has(role)) {
@@ -79,6 +94,18 @@ export class TokenVerifier {
       name: typeof payload.name === 'string' ? payload.name : undefined,
     };
     return { caller, exp: payload.exp! };
+  }
+
+  /** iat not in the future beyond the skew; exp within the issuer's token lifetime (plus skew) of iat and of now. */
+  private checkLifetime(payload: JWTPayload): void {
+    const skew = this.opts.maxClockSkewSeconds ?? DEFAULT_MAX_CLOCK_SKEW_SECONDS;
+    const ttl = this.opts.tokenTtlSeconds ?? MAX_TOKEN_TTL_SECONDS;
+    const now = Math.floor(Date.now() / 1000);
+    const iat = payload.iat!;
+    const exp = payload.exp!;
+    if (iat > now + skew) throw new TokenError('token claim "iat" is in the future');
+    if (exp - iat > ttl + skew) throw new TokenError('token claim "exp" is further from "iat" than the token lifetime');
+    if (exp > now + ttl + skew) throw new TokenError('token claim "exp" is further in the future than the token lifetime');
   }
 
   private async check(token: string): Promise<JWTPayload> {

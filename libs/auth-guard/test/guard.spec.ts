@@ -2,6 +2,11 @@ import { createSecretKey, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { decodeProtectedHeader, generateKeyPair, importJWK, JWK, KeyLike, SignJWT, UnsecuredJWT } from 'jose';
 import { runCli } from '../../../apps/auth/src/cli/commands';
+import { Controller, Get, Module } from '@nestjs/common';
+import pino from 'pino';
+import { createHttpApp, newServiceContext } from '@dtp/service-kit';
+import { AuthGuardModule } from '../src/auth-guard.module';
+import { Caller, CurrentCaller } from '../src/caller';
 import { TokenVerifier } from '../src/token-verifier';
 import {
   GuardedApp,
@@ -17,6 +22,30 @@ import {
 } from '@dtp/testing';
 
 type Json = Record<string, unknown>;
+
+@Controller('probe')
+class LifetimeProbeController {
+  @Get('any')
+  any(@CurrentCaller() caller: Caller) {
+    return caller;
+  }
+}
+
+/** A guarded app like startGuardedApp's, but told the issuer's token lifetime. */
+async function startLifetimeProbe(authUrl: string, tokenTtlSeconds: number): Promise<GuardedApp> {
+  @Module({
+    imports: [AuthGuardModule.forRoot({ issuer: TEST_ISSUER, audience: TEST_AUDIENCES.platform, jwksUrl: `${authUrl}/.well-known/jwks.json`, tokenTtlSeconds })],
+    controllers: [LifetimeProbeController],
+  })
+  class LifetimeProbeModule {}
+
+  const ctx = newServiceContext('lifetime-probe', pino({ level: 'silent' }));
+  const app = await createHttpApp({ ctx, module: LifetimeProbeModule, docs: { title: 'probe', description: 'lifetime probe', version: '0' } });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
+}
 
 describe('@dtp/auth-guard against the real auth service', () => {
   let stack: TestStack;
@@ -194,6 +223,52 @@ describe('@dtp/auth-guard against the real auth service', () => {
       await expect401(await call(platform, await forge({ key, kid, typ: 'JWT' })), /typ/);
       await expect401(await call(platform, await forge({ key, kid, payload: { client_id: producer.client_id, role: 'producer' } })), /participant_id/);
       await expect401(await call(platform, await forge({ key, kid, payload: claims({ role: 'admin' }) })), /role/);
+    });
+  });
+
+  describe('token lifetime: iat and exp (signed by the real key)', () => {
+    let strict: GuardedApp;
+
+    beforeAll(async () => {
+      // a service told the issuer's TOKEN_TTL_SECONDS (3600, as the test auth service issues)
+      strict = await startLifetimeProbe(stack.urls.auth!, 3600);
+    });
+
+    afterAll(async () => {
+      await strict?.close();
+    });
+
+    const at = () => Math.floor(Date.now() / 1000);
+
+    it('accepts tokens issued by auth, and forged ones within the lifetime and skew (controls)', async () => {
+      const { kid, key } = await activeKey();
+      const now = at();
+      expect((await call(strict, producer.token)).status).toBe(200);
+      expect((await call(strict, await forge({ key, kid, iat: now, exp: now + 3600 }))).status).toBe(200);
+      expect((await call(strict, await forge({ key, kid, iat: now + 30, exp: now + 30 + 3600 }))).status).toBe(200);
+      expect((await call(strict, await forge({ key, kid, iat: now - 600, exp: now + 3000 }))).status).toBe(200);
+    });
+
+    it('refuses iat in the future beyond the skew', async () => {
+      const { kid, key } = await activeKey();
+      const now = at();
+      await expect401(await call(strict, await forge({ key, kid, iat: now + 300, exp: now + 600 })), /iat.*future/);
+      await expect401(await call(strict, await forge({ key, kid, iat: now + 10 * 365 * 86400, exp: now + 10 * 365 * 86400 + 60 })), /iat.*future/);
+      // also on a service that was not told the TTL
+      await expect401(await call(platform, await forge({ key, kid, iat: now + 300, exp: now + 600 })), /iat.*future/);
+    });
+
+    it('refuses exp further than the token lifetime plus skew from iat or from now', async () => {
+      const { kid, key } = await activeKey();
+      const now = at();
+      await expect401(await call(strict, await forge({ key, kid, iat: now, exp: now + 3600 + 300 })), /exp/);
+      await expect401(await call(strict, await forge({ key, kid, iat: now - 3000, exp: now + 3000 })), /exp.*iat/);
+      await expect401(await call(strict, await forge({ key, kid, iat: now, exp: now + 365 * 86400 })), /exp/);
+      // iat a little ahead (within the skew) and a lifetime within bounds, but exp past now + lifetime + skew
+      await expect401(await call(strict, await forge({ key, kid, iat: now + 55, exp: now + 55 + 3655 })), /exp.*future/);
+      // a service that was not told the TTL still bounds it by the longest auth can issue (24 h)
+      expect((await call(platform, await forge({ key, kid, iat: now, exp: now + 7200 }))).status).toBe(200);
+      await expect401(await call(platform, await forge({ key, kid, iat: now, exp: now + 2 * 86400 })), /exp/);
     });
   });
 
