@@ -1,5 +1,6 @@
-import { IsInt, IsOptional, IsString, IsUrl, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUrl, Max, Min } from 'class-validator';
 import { TokenCheckingConfig } from '@dtp/auth-guard';
+import { DEFAULT_FILES_PER_DIAMOND } from '@dtp/domain';
 
 const url = { require_tld: false, require_protocol: true };
 
@@ -26,6 +27,13 @@ export class PlatformConfig extends TokenCheckingConfig {
   @IsInt()
   @Min(1)
   FILE_SIZE_LIMIT_BYTES: number = 50 * 1024 * 1024;
+
+  /** Files one diamond may have (all kinds together); one more answers 409 `too_many_files`. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  FILES_PER_DIAMOND_MAX: number = DEFAULT_FILES_PER_DIAMOND;
 
   @IsOptional()
   @IsInt()

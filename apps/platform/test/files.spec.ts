@@ -181,6 +181,41 @@ describe('POST /diamonds/{diamond_id}/files/{kind}', () => {
     expect(await outboxCount(f)).toBe(before);
   });
 
+  it('answers malformed multipart bodies with 400/422 JSON naming the problem, never a 5xx, storing nothing', async () => {
+    const d = await register(f, producer);
+    const before = await outboxCount(f);
+    const raw = async (contentType: string, body: string) => {
+      const res = await fetch(`${f.url}/diamonds/${d.diamond_id}/files/image`, {
+        method: 'POST',
+        headers: { authorization: producer.token, 'content-type': contentType },
+        body,
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const part = (name: string, value: string, filename?: string) =>
+      `--XB\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n\r\n${value}\r\n`;
+    const cases: [what: string, contentType: string, body: string][] = [
+      ['no boundary', 'multipart/form-data', `${part('file', 'x', 'x.jpg')}--XB--\r\n`],
+      ['another boundary', 'multipart/form-data; boundary=OTHER', `${part('file', 'x', 'x.jpg')}--XB--\r\n`],
+      ['an empty boundary', 'multipart/form-data; boundary=', `${part('file', 'x', 'x.jpg')}--XB--\r\n`],
+      ['a truncated body', 'multipart/form-data; boundary=XB', `--XB\r\nContent-Disposition: form-data; name="file"; filename="x.jpg"\r\n\r\nxx`],
+      ['a malformed part header', 'multipart/form-data; boundary=XB', `--XB\r\nContent-Disposition form-data name=file\r\n\r\nx\r\n--XB--\r\n`],
+      ['a __proto__ field', 'multipart/form-data; boundary=XB', `${part('__proto__', 'x')}${part('file', 'x', 'x.jpg')}--XB--\r\n`],
+      ['a constructor field', 'multipart/form-data; boundary=XB', `${part('constructor', 'x')}${part('file', 'x', 'x.jpg')}--XB--\r\n`],
+      ['a __proto__ file field', 'multipart/form-data; boundary=XB', `${part('__proto__', 'x', 'x.jpg')}--XB--\r\n`],
+      ['an empty body', 'multipart/form-data; boundary=XB', ''],
+    ];
+    const wrong: string[] = [];
+    for (const [what, contentType, body] of cases) {
+      const res = await raw(contentType, body);
+      const ok = (res.status === 400 || res.status === 422) && typeof (res.body.message ?? res.body.detail) !== 'undefined';
+      if (!ok) wrong.push(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    expect(wrong).toEqual([]);
+    expect(await outboxCount(f)).toBe(before);
+    expect(await readdir(path.join(blobDir, 'tmp'))).toEqual([]);
+  });
+
   it('answers 403 for another participant\'s diamond, 404 for unknown ids, 401 without a token', async () => {
     const d = await register(f, producer);
     const other = await participant(f, 'manufacturer');
@@ -209,6 +244,76 @@ describe('POST /diamonds/{diamond_id}/files/{kind}', () => {
     expect(ok.status).toBe(201);
     expect(((await current(f, d.diamond_id)).polished.images as ImageRef[])[0].image_type).toBeNull();
   });
+});
+
+describe('POST /diamonds/{diamond_id}/files/{kind}: record size bounds', () => {
+  let f: PlatformFixture;
+  let producer: ParticipantWithToken;
+
+  beforeAll(async () => {
+    f = await startPlatform({ FILE_SIZE_LIMIT_BYTES: String(64 * 1024) });
+    producer = await participant(f, 'producer');
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  it('caps the description at 1,000 characters and the file name at 256, and refuses NUL and control characters in them', async () => {
+    const d = await register(f, producer);
+    const before = await outboxCount(f);
+    const file = (name = 'x.jpg') => ({ bytes: Buffer.from(`bounds ${randomUUID()}`), name });
+    const refused: [what: string, parts: Parameters<typeof upload>[4], loc: string][] = [
+      ['a 1,001-character description', { file: file(), fields: { description: 'd'.repeat(1001) } }, 'body.description'],
+      ['a NUL in the description', { file: file(), fields: { description: 'a\u0000b' } }, 'body.description'],
+      ['an escape character in the description', { file: file(), fields: { description: 'a\u001b[31m' } }, 'body.description'],
+      ['a 257-character file name', { file: file(`${'n'.repeat(253)}.jpg`) }, 'body.file'],
+      ['a control character in the file name', { file: file('a\u0007b.jpg') }, 'body.file'],
+      ['a 257-character image_type', { file: file(), fields: { image_type: 't'.repeat(257) } }, 'body.image_type'],
+    ];
+    for (const [what, parts, loc] of refused) {
+      const res = await upload(f, producer.token, d.diamond_id, 'image', parts);
+      expect({ what, status: res.status }).toEqual({ what, status: 422 });
+      expect((res.body.detail as { loc: unknown[] }[]).map((x) => x.loc.join('.'))).toEqual([loc]);
+    }
+    expect(await outboxCount(f)).toBe(before);
+    // At the bounds: accepted, multi-line descriptions too.
+    const ok = await upload(f, producer.token, d.diamond_id, 'image', {
+      file: file(`${'n'.repeat(252)}.jpg`),
+      fields: { description: `line one\nline two\t${'d'.repeat(980)}`, image_type: 't'.repeat(256) },
+    });
+    expect(ok.status).toBe(201);
+    expect((ok.body.filename as string).length).toBe(256);
+  });
+
+  it('caps the files of one diamond (FILES_PER_DIAMOND_MAX, 409 too_many_files) so its record stays under 1 MB at every cap', async () => {
+    const maker = await participant(f, 'manufacturer');
+    const tags = (seed: string) => Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`${seed}${i}`, '€'.repeat(120)]));
+    const d = await register(f, maker, { supplementary_tags: tags('s'), entity_specific_tags: undefined });
+    const max = f.stack.services.platform!.app.get<PlatformConfig>(PLATFORM_CONFIG).FILES_PER_DIAMOND_MAX;
+    expect(max).toBe(200);
+    const kinds = ['image', 'video', 'scan_report', 'supplementary', 'grading_certificate'];
+    for (let i = 0; i < max; i++) {
+      const name = `${String(i).padStart(4, '0')}${'€'.repeat(248)}.pdf`;
+      const res = await upload(f, maker.token, d.diamond_id, kinds[i % kinds.length], {
+        file: { bytes: Buffer.from(`file ${i} of ${d.diamond_id}`), name, type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' },
+        fields: { description: '€'.repeat(1000), ...(i % kinds.length === 0 ? { image_type: '€'.repeat(256) } : {}) },
+      });
+      expect({ i, status: res.status }).toEqual({ i, status: 201 });
+    }
+    const full = await upload(f, maker.token, d.diamond_id, 'video', { file: { bytes: Buffer.from(`one too many ${d.diamond_id}`), name: 'x.mp4' } });
+    expect(full).toMatchObject({ status: 409, body: { reason: 'too_many_files', limit: max } });
+    // Re-uploading bytes the diamond already has replaces their ref: not a new file, still accepted.
+    const again = await upload(f, maker.token, d.diamond_id, 'video', { file: { bytes: Buffer.from(`file 1 of ${d.diamond_id}`), name: 'again.mp4' } });
+    expect(again.status).toBe(201);
+    const rows = await outboxRows(f, d.diamond_id);
+    const { rows: sizes } = await f.db.query<{ bytes: number }>(
+      `SELECT octet_length(payload::text) AS bytes FROM outbox WHERE key = $1 AND payload IS NOT NULL ORDER BY id DESC LIMIT 1`,
+      [d.diamond_id],
+    );
+    expect(rows.length).toBe(max + 2);
+    expect(sizes[0].bytes).toBeGreaterThan(500_000); // really at the caps
+    expect(sizes[0].bytes).toBeLessThan(1_000_000);
+  }, 120_000);
 });
 
 describe('POST /diamonds/{diamond_id}/files/{kind} when the blob store fails', () => {

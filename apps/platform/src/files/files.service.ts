@@ -1,7 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { ConflictException, Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
 import { DiamondV1Polished, FileKind, FileRef, GradingCertificateRef, ImageRef } from '@dtp/domain';
+import type { PlatformConfig } from '../config';
 import { PlatformDb } from '../db/platform-db';
+import { PLATFORM_CONFIG } from '../tokens';
 import { DiamondChanges } from '../diamonds/diamond-changes';
 import { DiamondRow } from '../diamonds/diamond.row';
 import type { ReceivedUpload } from './multipart-upload';
@@ -30,6 +32,7 @@ export class FilesService {
   constructor(
     private readonly db: PlatformDb,
     private readonly changes: DiamondChanges,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
 
   /** 404 for an unknown diamond, 403 unless the caller holds it (checked before any bytes are read). */
@@ -51,10 +54,26 @@ export class FilesService {
       // Holder again, under the row lock: the diamond may have moved on while the bytes streamed in.
       const row = await this.changes.loadHeld(sql, diamondId, caller, { action: 'attach files to it', lock: true });
       const { polished, ref } = applyRef(row, kind, base, upload.fields);
+      const max = this.config.FILES_PER_DIAMOND_MAX;
+      const count = fileCount(polished);
+      if (count > max && count > fileCount(row.polished)) {
+        throw new ConflictException({
+          message: `diamond ${diamondId} already has ${count - 1} files, the most one diamond may have is ${max}`,
+          reason: 'too_many_files',
+          limit: max,
+        });
+      }
       await this.changes.commit(sql, row, { polished });
       return ref;
     });
   }
+}
+
+/** How many file refs a `polished` section holds (every kind; the scan counts once). */
+export function fileCount(polished: DiamondV1Polished | null | undefined): number {
+  if (!polished) return 0;
+  const lists = [polished.images, polished.videos, polished.scan_reports, polished.supplementary_files, polished.grading_certificates];
+  return lists.reduce((n, list) => n + (list?.length ?? 0), polished.scan ? 1 : 0);
 }
 
 /** The new `polished` section with the ref recorded where its kind belongs. */

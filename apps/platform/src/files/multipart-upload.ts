@@ -2,6 +2,7 @@ import { HttpException, HttpStatus, InternalServerErrorException } from '@nestjs
 import type { FastifyRequest } from 'fastify';
 import '@fastify/multipart';
 import { BlobStore, BlobTooLargeError, isMediaType } from '@dtp/blob-store';
+import { DESCRIPTION_MAX_LENGTH, ID_MAX_LENGTH, textProblem } from '@dtp/domain';
 import { RequestValidationException } from '@dtp/service-kit';
 
 /** A file received into the blob store, with the form's text fields. */
@@ -31,6 +32,18 @@ function closingConnection(err: unknown): unknown {
 
 const invalid = (field: string, msg: string, type: string) => new RequestValidationException([{ loc: ['body', field], msg, type }]);
 
+/** The longest value of each text field (DESIGN.md "Input bounds"); anything else is an id-sized text. */
+const FIELD_MAX_LENGTH: Readonly<Record<string, number>> = { description: DESCRIPTION_MAX_LENGTH };
+
+/** Why a text field or file name is refused (too long, NUL, lone surrogates, control characters), or null. */
+function textFieldProblem(value: string, max: number, multiline: boolean): string | null {
+  if (value.length > max) return `must be at most ${max} characters`;
+  const problem = textProblem(value);
+  if (problem) return problem;
+  const controls = multiline ? /[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f]/ : /[\u0001-\u001f\u007f]/;
+  return controls.test(value) ? 'must not contain control characters' : null;
+}
+
 /** Only the last path segment of a client-supplied file name (browsers send a name; some clients a path). */
 function baseName(name: string | undefined): string | null {
   if (!name) return null;
@@ -56,19 +69,33 @@ export async function receiveUpload(req: FastifyRequest, blobs: BlobStore, opts:
           part.file.resume();
           throw invalid(part.fieldname, 'extra fields not permitted (the file goes in "file")', 'extra_forbidden');
         }
+        const filename = baseName(part.filename);
+        const badName = filename === null ? null : textFieldProblem(filename, ID_MAX_LENGTH, false);
+        if (badName) {
+          part.file.resume();
+          throw invalid('file', `the file name ${badName}`, 'value_error.filename');
+        }
         const stream = part.file;
         stream.once('limit', () => stream.destroy(new BlobTooLargeError(opts.limitBytes)));
         // The part's media type, when well formed: kept in the file ref (where its kind has one) and with the
         // blob, so search serves every kind with the type it was uploaded with.
         const contentType = isMediaType(part.mimetype) ? part.mimetype : null;
-        const put = await blobs.put(stream, { maxBytes: opts.limitBytes, contentType });
+        const put = await blobs.put(stream, { maxBytes: opts.limitBytes, contentType }).catch((err: unknown) => {
+          // The part's own stream failed (the client's body: truncated, malformed, too large): the client's fault.
+          // Otherwise the store failed.
+          throw stream.errored ? err : new StoreFailure(err);
+        });
         if (stream.truncated) throw new BlobTooLargeError(opts.limitBytes);
-        stored = { hash: put.hash, size: put.size, filename: baseName(part.filename), contentType };
+        stored = { hash: put.hash, size: put.size, filename, contentType };
       } else {
         if (!opts.fields.includes(part.fieldname)) throw invalid(part.fieldname, 'extra fields not permitted', 'extra_forbidden');
         if (part.fieldname in fields) throw invalid(part.fieldname, `${part.fieldname} must be given once`, 'too_long');
         if (part.valueTruncated) throw invalid(part.fieldname, `${part.fieldname} is too long`, 'string_too_long');
-        fields[part.fieldname] = String(part.value);
+        const value = String(part.value);
+        const max = FIELD_MAX_LENGTH[part.fieldname] ?? ID_MAX_LENGTH;
+        const problem = textFieldProblem(value, max, part.fieldname === 'description');
+        if (problem) throw invalid(part.fieldname, `${part.fieldname} ${problem}`, value.length > max ? 'string_too_long' : 'value_error.text');
+        fields[part.fieldname] = value;
       }
     }
   } catch (err) {
@@ -76,6 +103,13 @@ export async function receiveUpload(req: FastifyRequest, blobs: BlobStore, opts:
   }
   if (!stored) throw invalid('file', 'Field required', 'missing');
   return { ...stored, fields };
+}
+
+/** The blob store failed while the client's bytes were fine (disk, permissions, object store away). */
+class StoreFailure extends Error {
+  constructor(cause: unknown) {
+    super('the blob store failed', { cause });
+  }
 }
 
 function translate(err: unknown, limitBytes: number): unknown {
@@ -86,10 +120,22 @@ function translate(err: unknown, limitBytes: number): unknown {
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
     return new RequestValidationException([{ loc: ['body'], msg: 'too many form fields', type: 'too_long' }]);
   }
+  if (code === 'FST_PROTO_VIOLATION') {
+    return new RequestValidationException([
+      { loc: ['body'], msg: 'field names __proto__, constructor and prototype are not allowed', type: 'extra_forbidden' },
+    ]);
+  }
   if (err instanceof HttpException) return err;
-  // The store failed (disk, permissions, object store away): a 500 that says what failed, logged with its cause.
-  return new InternalServerErrorException(
-    { message: 'the file could not be stored; contact the platform administrators if it persists' },
-    { cause: err },
-  );
+  if (err instanceof StoreFailure) {
+    // A 500 that says what failed, logged with its cause.
+    return new InternalServerErrorException(
+      { message: 'the file could not be stored; contact the platform administrators if it persists' },
+      { cause: err.cause },
+    );
+  }
+  // Anything else came from parsing the client's body (no or another boundary, truncated, malformed part headers).
+  const reason = err instanceof Error ? err.message.replace(/[^\x20-\x7e]/g, '?').slice(0, 200) : 'unreadable body';
+  return new RequestValidationException([
+    { loc: ['body'], msg: `the body is not valid multipart/form-data with a "file" part (${reason})`, type: 'multipart_parsing' },
+  ]);
 }

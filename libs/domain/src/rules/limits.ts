@@ -39,3 +39,6 @@ export const CARATS_MAX = 100000;
 export const CARATS_MAX_DECIMALS = 3;
 /** Entries of a 422 `detail` list; the rest are counted in `detail_omitted`. */
 export const MAX_VALIDATION_DETAILS = 50;
+/** Files attached to one diamond at most (all kinds together; configurable per deployment): keeps the record, and
+ * so each `diamond.upserted` event, well under the usual 1 MB broker message limit. */
+export const DEFAULT_FILES_PER_DIAMOND = 200;
