@@ -5,6 +5,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import { FastifyInstance, LogController } from 'fastify';
 import { JsonExceptionFilter } from './errors';
+import { registerBodyDepthLimit } from './input-bounds';
 import { KitModule, ServiceContext } from './kit.module';
 import { PinoNestLogger } from './logger';
 import { ApiValidationPipe } from './validation.pipe';
@@ -20,8 +21,9 @@ export interface HttpAppOptions {
 
 /**
  * Builds one service's Nest application on Fastify with everything the kit promises: JSON logs with a request
- * id (taken from `X-Request-Id` or generated, and echoed back), the 422 validation pipe, JSON errors, the HTTP
- * latency histogram, `/health/*`, `/metrics` and OpenAPI at `/docs` (JSON at `/docs/json`).
+ * id (taken from `X-Request-Id` or generated, and echoed back), the input bounds (JSON depth 32, no NUL or lone
+ * surrogates: input-bounds.ts), the 422 validation pipe, JSON errors, the HTTP latency histogram, `/health/*`,
+ * `/metrics` and OpenAPI at `/docs` (JSON at `/docs/json`).
  */
 export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyApplication> {
   const { ctx } = opts;
@@ -58,6 +60,7 @@ export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyAp
       );
     }
   });
+  registerBodyDepthLimit(fastify);
   if (opts.configure) await opts.configure(fastify);
 
   app.useGlobalPipes(new ApiValidationPipe());

@@ -8,7 +8,7 @@ import {
   ValidationError,
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toValidationDetail, ValidationDetailItem } from '@dtp/domain';
+import { MAX_VALIDATION_DETAILS, toValidationDetail, ValidationDetailItem } from '@dtp/domain';
 
 /** One entry of the FastAPI-style 422 body: `{"detail": [{loc, msg, type}]}`. */
 export type ValidationDetail = ValidationDetailItem;
@@ -18,9 +18,21 @@ export function toValidationDetails(errors: ValidationError[], root: string = 'b
   return toValidationDetail(errors, [root]);
 }
 
+/**
+ * A 422 with `{detail: [...], message}`. At most MAX_VALIDATION_DETAILS (50) entries are sent (DESIGN.md "Input
+ * bounds": a body with 100,000 bad array items must not get a 22 MB answer); `detail_omitted` counts the rest.
+ * `details` keeps them all for the code that re-locates them.
+ */
 export class RequestValidationException extends UnprocessableEntityException {
   constructor(readonly details: ValidationDetail[]) {
-    super({ detail: details, message: details.map((d) => `${d.loc.slice(1).join('.') || d.loc[0]}: ${d.msg}`).join('; ') });
+    const shown = details.slice(0, MAX_VALIDATION_DETAILS);
+    const omitted = details.length - shown.length;
+    const message = shown.map((d) => `${d.loc.slice(1).join('.') || d.loc[0]}: ${d.msg}`).join('; ');
+    super({
+      detail: shown,
+      message: omitted > 0 ? `${message}; and ${omitted} more` : message,
+      ...(omitted > 0 ? { detail_omitted: omitted } : {}),
+    });
   }
 }
 
@@ -28,6 +40,11 @@ export class RequestValidationException extends UnprocessableEntityException {
 function bodyParseDetail(err: { code?: string; message: string; statusCode?: number }): ValidationDetail[] | null {
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return [{ loc: ['body'], msg: err.message, type: 'content_type' }];
   if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return [{ loc: ['body'], msg: 'Field required', type: 'missing' }];
+  // V8's JSON.parse does not recurse, but should a body parser ever overflow on a deep body (Fastify marks its
+  // parser errors 400), that is the client's 422. A RangeError elsewhere stays a 500: it is a bug to see.
+  if (err.statusCode === 400 && (err instanceof RangeError || /call stack size/i.test(err.message))) {
+    return [{ loc: ['body'], msg: 'JSON nested too deeply', type: 'json_too_deep' }];
+  }
   const invalidJson = err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (err.statusCode === 400 && /JSON/i.test(err.message));
   if (invalidJson || err instanceof SyntaxError) return [{ loc: ['body'], msg: `JSON decode error: ${err.message}`, type: 'json_invalid' }];
   return null;

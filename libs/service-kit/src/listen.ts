@@ -1,12 +1,20 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { eventsReporter } from './consumer-health';
 import { ServiceContext } from './kit.module';
 import { ServiceMetrics } from './metrics';
 import { Readiness } from './readiness';
 import { BaseServiceConfig, RunningService, sleep } from './service';
 import type { Logger } from 'pino';
 
+/**
+ * A service's logger, metrics and readiness. Readiness reports the `events` component from the consumer gauges
+ * on the metrics registry (consumer-health.ts): degraded while a consumer is stuck or lagging.
+ */
 export function newServiceContext(name: string, logger: Logger): ServiceContext {
-  return { name, logger, metrics: new ServiceMetrics(name), readiness: new Readiness() };
+  const metrics = new ServiceMetrics(name);
+  const readiness = new Readiness();
+  readiness.addReport('events', eventsReporter(metrics.registry));
+  return { name, logger, metrics, readiness };
 }
 
 /**

@@ -22,8 +22,8 @@ export class OpsController {
 
   @Get('health/ready')
   async ready(@Res() reply: FastifyReply) {
-    const { ready, checks } = await this.readiness.evaluate();
-    return reply.status(ready ? 200 : 503).send({ status: ready ? 'ok' : 'unavailable', checks });
+    const { ready, status, checks, details } = await this.readiness.evaluate();
+    return reply.status(ready ? 200 : 503).send({ status, checks, ...(Object.keys(details).length > 0 ? { details } : {}) });
   }
 
   @Get('metrics')

@@ -1,9 +1,11 @@
 import { ArgumentMetadata, HttpStatus, ValidationPipe } from '@nestjs/common';
 import { RequestValidationException, toValidationDetails } from './errors';
+import { issueDetails, textIssues } from './input-bounds';
 
 /**
  * The global pipe: unknown fields rejected, payloads transformed to DTO classes, failures answered 422 with
- * `detail` entries located at `body`, `query` or `path`.
+ * `detail` entries located at `body`, `query` or `path`. Before any of that, every string and key of a body or
+ * query is checked for NUL and lone surrogates (DESIGN.md "Input bounds"), each one named by its path.
  */
 export class ApiValidationPipe extends ValidationPipe {
   constructor() {
@@ -19,6 +21,11 @@ export class ApiValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata) {
+    if (metadata.type === 'body' || metadata.type === 'query') {
+      const issues = textIssues(value);
+      const root = metadata.data ? [metadata.type, metadata.data] : [metadata.type];
+      if (issues.length > 0) throw new RequestValidationException(issueDetails(issues, root));
+    }
     if (metadata.type === 'body' && metadata.metatype && !isPlainBody(value)) {
       throw new RequestValidationException([
         { loc: ['body'], msg: 'Input should be a JSON object', type: value === undefined ? 'missing' : 'dict_type' },

@@ -1,0 +1,64 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { JsonScanIssue, MAX_JSON_DEPTH, MAX_VALIDATION_DETAILS, scanJson } from '@dtp/domain';
+import { RequestValidationException, ValidationDetail } from './errors';
+
+/**
+ * Input bounds every service applies to what it parses (DESIGN.md "Input bounds"), before validation and
+ * before class-transformer (which recurses, and overflows the stack on a value nested a few thousand levels):
+ * - depth: a JSON body nested past MAX_JSON_DEPTH (32) levels is refused with 422 on every route, in a Fastify
+ *   hook right after parsing (V8's JSON.parse itself is iterative, so parsing a 100,000-level body is safe);
+ * - text: strings and keys holding NUL or a lone surrogate are refused with 422 wherever a route takes its body
+ *   or query through `@Body()`/`@Query()` (the global ApiValidationPipe); routes that read the raw request
+ *   (the OAuth token endpoint, with its own RFC 6749 errors) apply their own rules.
+ * Each refusal names where (`loc`), like any other 422; at most MAX_VALIDATION_DETAILS entries are listed.
+ */
+export const INPUT_BOUNDS = { maxDepth: MAX_JSON_DEPTH };
+
+const TYPE_BY_ISSUE: Record<JsonScanIssue['kind'], string> = {
+  too_deep: 'json_too_deep',
+  too_large: 'too_long',
+  invalid_text: 'string_invalid_characters',
+};
+
+/** Detail entries for the issues of a scan, located from `root` ('body', ['query', 'page'], ...). */
+export function issueDetails(issues: JsonScanIssue[], root: string | (string | number)[]): ValidationDetail[] {
+  const prefix = Array.isArray(root) ? root : [root];
+  return issues.map((i) => ({
+    loc: [...prefix, ...i.path],
+    msg: i.kind === 'too_deep' ? `JSON ${i.message}` : i.message,
+    type: TYPE_BY_ISSUE[i.kind],
+  }));
+}
+
+/**
+ * A parsed JSON/form/query value worth scanning: objects, arrays and strings; not bytes or streams (a raw body
+ * parser's output). Query objects have a null-prototype-like prototype, so any other object counts.
+ */
+function isParsedValue(value: unknown): boolean {
+  if (typeof value === 'string' || Array.isArray(value)) return true;
+  if (typeof value !== 'object' || value === null) return false;
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer) return false;
+  return typeof (value as { pipe?: unknown }).pipe !== 'function';
+}
+
+/** Depth issues of a parsed body (none for bodies that are not parsed JSON/form values). */
+export function bodyDepthIssues(body: unknown, maxDepth = INPUT_BOUNDS.maxDepth): JsonScanIssue[] {
+  if (!isParsedValue(body)) return [];
+  return scanJson(body, { maxDepth, maxIssues: 1 }).issues;
+}
+
+/** NUL / lone-surrogate issues of a parsed value (body or query), at most MAX_VALIDATION_DETAILS + 1. */
+export function textIssues(value: unknown): JsonScanIssue[] {
+  if (!isParsedValue(value)) return [];
+  return scanJson(value, { checkText: true, maxIssues: MAX_VALIDATION_DETAILS + 1 }).issues.filter((i) => i.kind === 'invalid_text');
+}
+
+/** Registers the depth bound on every route of `fastify` (a preValidation hook: after parsing, before Nest). */
+export function registerBodyDepthLimit(fastify: FastifyInstance, maxDepth = INPUT_BOUNDS.maxDepth): void {
+  fastify.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
+    const issues = bodyDepthIssues(request.body, maxDepth);
+    if (issues.length === 0) return;
+    const exception = new RequestValidationException(issueDetails(issues, 'body'));
+    return reply.status(exception.getStatus()).send(exception.getResponse());
+  });
+}
