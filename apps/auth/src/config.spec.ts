@@ -41,3 +41,48 @@ describe('AuthConfig', () => {
     expect(problems({ TOKEN_FAILURE_LIMIT: '0' })[0]).toMatch(/^TOKEN_FAILURE_LIMIT: /);
   });
 });
+
+describe('AUTH_ADMIN_TOKEN in production and live', () => {
+  const env = { PORT: '0', DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/auth' };
+  const strong = 'x7Kp2mQ9vR4tW8yZ1aB5cD3eF6gH0jL2'; // 32 characters
+  const attempt = (vars: Record<string, string>): string[] => {
+    try {
+      loadConfig('auth', AuthConfig, { ...env, ...vars });
+      return [];
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as ConfigError).problems;
+    }
+  };
+
+  it.each([
+    ['NODE_ENV=production', { NODE_ENV: 'production' }],
+    ['DTP_ENV=live', { DTP_ENV: 'live' }],
+    ['both', { NODE_ENV: 'production', DTP_ENV: 'live' }],
+  ])('%s: the dev value and tokens shorter than 32 characters are refused, naming the variable', (_name, switches) => {
+    for (const token of ['dev-admin-token', 'a'.repeat(31), 'deploy-checks-admin-token']) {
+      const problems = attempt({ ...switches, AUTH_ADMIN_TOKEN: token });
+      expect(problems).toHaveLength(1);
+      expect(problems[0]).toContain('AUTH_ADMIN_TOKEN must be at least 32');
+      // the error describes the token, never prints it
+      expect(problems[0]).not.toContain(`"${token}"`);
+      expect(problems[0]).toMatch(token === 'dev-admin-token' ? /got "the dev value dev-admin-token"/ : new RegExp(`got "${token.length} characters"`));
+    }
+    const config = loadConfig('auth', AuthConfig, { ...env, ...switches, AUTH_ADMIN_TOKEN: strong });
+    expect(config.AUTH_ADMIN_TOKEN).toBe(strong);
+    expect(config.live).toBe(true);
+  });
+
+  it('the message of ConfigError (what a refused start prints) names AUTH_ADMIN_TOKEN', () => {
+    expect(() => loadConfig('auth', AuthConfig, { ...env, NODE_ENV: 'production', AUTH_ADMIN_TOKEN: 'dev-admin-token' })).toThrow(/AUTH_ADMIN_TOKEN must be at least 32 random characters and not the dev value/);
+  });
+
+  it('elsewhere (development, test, sandbox) the dev value and 12+ characters are accepted', () => {
+    for (const switches of [{}, { NODE_ENV: 'development' }, { NODE_ENV: 'test' }, { DTP_ENV: 'sandbox' }]) {
+      const config = loadConfig('auth', AuthConfig, { ...env, ...switches, AUTH_ADMIN_TOKEN: 'dev-admin-token' });
+      expect(config.live).toBe(false);
+      expect(config.AUTH_ADMIN_TOKEN).toBe('dev-admin-token');
+    }
+    expect(attempt({ AUTH_ADMIN_TOKEN: 'short' })[0]).toMatch(/^AUTH_ADMIN_TOKEN: /);
+  });
+});

@@ -5,6 +5,15 @@ import { TrustedProxies } from './token/client-address';
 
 const url = { require_tld: false, require_protocol: true };
 
+/** The admin token `npm start` uses and the docs show: refused in production and live. */
+export const DEV_ADMIN_TOKEN = 'dev-admin-token';
+export const LIVE_ADMIN_TOKEN_MIN_LENGTH = 32;
+
+/** What production and live require of AUTH_ADMIN_TOKEN. */
+export function isStrongAdminToken(token: string | undefined): boolean {
+  return typeof token === 'string' && token !== DEV_ADMIN_TOKEN && token.length >= LIVE_ADMIN_TOKEN_MIN_LENGTH;
+}
+
 export class AuthConfig extends BaseServiceConfig {
   override PORT: number = 3001;
 
@@ -15,10 +24,48 @@ export class AuthConfig extends BaseServiceConfig {
   @IsUrl(url)
   AUTH_ISSUER: string = 'http://localhost:3001';
 
-  /** Bearer token for the admin API (onboarding). Required; `npm start` uses the documented dev value. */
+  /**
+   * Bearer token for the admin API (onboarding). Required; `npm start` uses the documented dev value. In
+   * production or live (see `live`) it must be at least 32 characters and not the dev value.
+   */
   @IsString()
   @MinLength(12)
   AUTH_ADMIN_TOKEN!: string;
+
+  /** `production` switches on the live rules (the images set it). */
+  @IsOptional()
+  @IsString()
+  NODE_ENV?: string;
+
+  /** `live` switches on the live rules too (the live environment's overlay). */
+  @IsOptional()
+  @IsString()
+  DTP_ENV?: string;
+
+  /** True in production or in the live environment: rules for secrets apply. */
+  get live(): boolean {
+    return this.NODE_ENV === 'production' || this.DTP_ENV === 'live';
+  }
+
+  /**
+   * Validation only, for the admin token's live rule. A getter rather than a rule on AUTH_ADMIN_TOKEN itself so
+   * that the start-up error describes the token (its length, or that it is the dev value) and never prints it.
+   */
+  @ValidateBy({
+    name: 'liveAdminToken',
+    validator: {
+      validate: (_value: unknown, args) => {
+        const config = args?.object as AuthConfig | undefined;
+        return !config?.live || isStrongAdminToken(config.AUTH_ADMIN_TOKEN);
+      },
+      defaultMessage: () =>
+        `AUTH_ADMIN_TOKEN must be at least ${LIVE_ADMIN_TOKEN_MIN_LENGTH} random characters and not the dev value ${DEV_ADMIN_TOKEN} when NODE_ENV=production or DTP_ENV=live`,
+    },
+  })
+  get AUTH_ADMIN_TOKEN_STRENGTH(): string {
+    const token = this.AUTH_ADMIN_TOKEN ?? '';
+    return token === DEV_ADMIN_TOKEN ? `the dev value ${DEV_ADMIN_TOKEN}` : `${token.length} characters`;
+  }
 
   /** Lifetime of access tokens (`expires_in`). A retired signing key stays in the JWKS this long. */
   @IsOptional()

@@ -2,6 +2,7 @@ import { HttpException } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
 import { createDataSource } from '@dtp/database';
 import { OnboardParticipantDto } from '@dtp/domain';
 import { ConfigError, loadConfig, toValidationDetails } from '@dtp/service-kit';
@@ -62,8 +63,9 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     config = loadConfig('auth', AuthConfig, {
       ...env,
       DATABASE_URL: env.DATABASE_URL ?? DEV_DATABASE_URL(env),
-      // The CLI serves no HTTP and needs no admin token; the service's own checks still apply when it runs.
-      AUTH_ADMIN_TOKEN: env.AUTH_ADMIN_TOKEN ?? 'not-used-by-the-cli',
+      // The CLI serves no HTTP and needs no admin token; the service's own checks still apply when it runs. The
+      // placeholder is random and long enough for the production rule (NODE_ENV=production in the images).
+      AUTH_ADMIN_TOKEN: env.AUTH_ADMIN_TOKEN ?? randomBytes(24).toString('base64url'),
       PORT: env.PORT ?? '0',
     });
   } catch (err) {
