@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DEFAULT_SCAN_REPORT_MAX_BYTES, findMarkupDeclaration, parseScanReport } from './scan-report.parser';
+import {
+  countMarkup,
+  DEFAULT_SCAN_REPORT_MAX_BYTES,
+  findMarkupDeclaration,
+  parseScanReport,
+  SCAN_REPORT_MAX_ATTRIBUTES,
+  SCAN_REPORT_MAX_ELEMENTS,
+} from './scan-report.parser';
 
 const fixture = (name: string) => readFileSync(path.join(__dirname, '../../test/fixtures/scan-reports', name));
 const xml = (text: string) => Buffer.from(text, 'utf8');
@@ -191,6 +198,20 @@ describe('parseScanReport: hostile input', () => {
     expect(bad.outcome).toBe('parse_error');
     const value = bad.outcome === 'parse_error' ? bad.detail.estimated_weight_crt[0].value : null;
     expect(value?.length).toBeLessThan(100);
+  });
+
+  it('caps elements and attributes before parsing: 100,000 attributes in 1.1 MB are refused in a linear scan', () => {
+    const attrs = Array.from({ length: 100_000 }, (_, i) => `a${i}="1"`).join(' ');
+    const manyAttributes = report(`<Shape ${attrs}>Round</Shape><EstimatedWeight>1</EstimatedWeight>${MEASUREMENTS}`);
+    expect(manyAttributes.length).toBeGreaterThan(1_000_000);
+    expect(parseScanReport(manyAttributes)).toEqual({ outcome: 'not_supported', generic_error: `the scan report has more than ${SCAN_REPORT_MAX_ATTRIBUTES} attributes` });
+    const manyElements = report(`${'<x/>'.repeat(SCAN_REPORT_MAX_ELEMENTS)}<Shape>Round</Shape><EstimatedWeight>1</EstimatedWeight>${MEASUREMENTS}`);
+    expect(parseScanReport(manyElements)).toEqual({ outcome: 'not_supported', generic_error: `the scan report has more than ${SCAN_REPORT_MAX_ELEMENTS} elements` });
+    // Just under both caps it is parsed as usual.
+    const under = Array.from({ length: SCAN_REPORT_MAX_ATTRIBUTES - 2 }, (_, i) => `a${i}="1"`).join(' ');
+    expect(parseScanReport(report(`<Notes ${under}/><Shape>Round</Shape><EstimatedWeight>1</EstimatedWeight>${MEASUREMENTS}`)).outcome).toBe('parsed');
+    // The comment's '<e' counts too (the scan errs on the safe side); 'x = "y"' in text is no attribute.
+    expect(countMarkup('<a b="1" c=\'2\'><d/>x = "y"</a><!-- <e --></a>')).toEqual({ elements: 3, attributes: 2 });
   });
 
   it('a report past the size cap is refused without parsing', () => {
