@@ -66,9 +66,14 @@ const CASES: Case[] = [
   { name: 'an empty JSON body', status: 400, error: 'invalid_request', send: () => raw('', 'application/json') },
   { name: 'text/plain', status: 400, error: 'invalid_request', send: () => raw('grant_type=client_credentials', 'text/plain') },
   { name: 'a content type with quotes', status: 400, error: 'invalid_request', send: () => raw('x', 'text/plain; charset="utf-8"') },
+  { name: 'XML with a quoted charset', status: 400, error: 'invalid_request', send: () => raw('<x a="\\"/>', 'application/xml; charset="utf-8"') },
   { name: 'a content type with a backslash', status: 400, error: 'invalid_request', send: () => raw('x', 'application/x-"evil\\') },
   { name: 'a body past the size limit', status: 413, error: 'invalid_request', send: () => raw(JSON.stringify({ grant_type: 'x'.repeat(2 * 1024 * 1024) }), 'application/json') },
   { name: 'nested JSON without grant_type', status: 400, error: 'invalid_request', send: () => raw(`${'{"a":'.repeat(20)}1${'}'.repeat(20)}`, 'application/json') },
+  ...[40, 3000, 100_000].flatMap((depth): Case[] => [
+    { name: `JSON objects nested ${depth} deep`, status: 400, error: 'invalid_request', send: () => raw(`{"grant_type":"client_credentials","x":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`, 'application/json') },
+    { name: `JSON arrays nested ${depth} deep`, status: 400, error: 'invalid_request', send: () => raw(`{"grant_type":"client_credentials","x":${'['.repeat(depth)}${']'.repeat(depth)}}`, 'application/json') },
+  ]),
   // grant_type
   { name: 'grant_type missing', status: 400, error: 'invalid_request', send: (c) => json({ ...creds(c.producer), grant_type: undefined }) },
   { name: 'grant_type empty', status: 400, error: 'invalid_request', send: (c) => json({ ...creds(c.producer), grant_type: '' }) },
@@ -162,6 +167,10 @@ describe('token endpoint: every error_description is within RFC 6749 5.2', () =>
     expect(hostile.error_description).toBe("grant_type 'a'b/c?d?' is not supported; use client_credentials");
     const audience = (await (await fetch(json(creds(ctx.producer, 'x"\\')))).json()) as Json;
     expect(audience).toEqual({ error: 'invalid_target', error_description: "audience 'x'/' is not an API of this platform" });
+    const deep = (await (await fetch(raw(`${'['.repeat(50)}${']'.repeat(50)}`, 'application/json'))).json()) as Json;
+    expect(deep).toEqual({ error: 'invalid_request', error_description: 'the request body is nested too deeply' });
+    const quoted = (await (await fetch(raw('<x/>', 'application/xml; charset="utf-8"'))).json()) as Json;
+    expect(quoted.error_description).toBe('unsupported content type; send application/json or application/x-www-form-urlencoded');
   });
 });
 

@@ -13,6 +13,7 @@ function bodyReadDescription(status: number, body: Record<string, unknown>): str
     return 'unsupported content type; send application/json or application/x-www-form-urlencoded';
   }
   if (type === 'json_invalid') return 'the request body is not valid JSON';
+  if (type === 'json_too_deep') return 'the request body is nested too deeply';
   if (type === 'missing') return 'the request body is empty';
   return message ? `the request body could not be read: ${message}` : 'the request body could not be read';
 }
