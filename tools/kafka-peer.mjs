@@ -49,7 +49,14 @@ export async function startKafkaPeer(opts = {}) {
   ensureKcat(opts.log);
   const child = spawn('kcat', ['-X', 'test.mock.num.brokers=1', '-d', 'mock', '-C', '-t', 'keepalive', '-b', 'x'], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    // Its own process group: a Ctrl-C meant for the runner must not stop the peer before the services that still
+    // publish to it have stopped (acknowledged events live only in its memory). The owner stops it last; if the
+    // owner exits without doing so, the exit hook below does.
+    detached: true,
   });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   const brokers = await new Promise((resolve, reject) => {
     let buffer = '';
     const timer = setTimeout(() => {

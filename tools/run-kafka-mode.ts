@@ -7,7 +7,12 @@
  *   dtp_gis, or <NAME>_DATABASE_URL each); without it the embedded PostgreSQL of `npm start` (data in .data/).
  * - Each service: `node -r ./tools/register.js apps/<app>/src/main.ts` with MIGRATE_ON_START=true, its own port
  *   (AUTH_PORT... default 3001-3004). Output is prefixed with the service name. Ctrl-C stops them all (SIGTERM,
- *   graceful), then the peer and PostgreSQL. A service that dies stops the others.
+ *   graceful), then the peer and PostgreSQL, in that order (each runs in its own process group, so Ctrl-C reaches
+ *   only this runner).
+ * - A service that dies is started again after a back-off (1 s, doubling to 30 s; back to 1 s once it has run
+ *   for a minute), with a log line saying so: the others and the Kafka peer keep running, so acknowledged events
+ *   held by the in-memory peer are not lost.
+ * - DTP_DATA_DIR moves `.data/` (PostgreSQL cluster and blobs), as for `npm start`.
  */
 import 'reflect-metadata';
 import { ChildProcess, spawn } from 'node:child_process';
@@ -16,6 +21,12 @@ import readline from 'node:readline';
 import { ensureDatabase, withDatabase } from '@dtp/database';
 
 const root = path.join(__dirname, '..');
+/** Where the embedded PostgreSQL and the blobs live (DTP_DATA_DIR moves it, as for `npm start`). */
+const dataRoot = process.env.DTP_DATA_DIR ? path.resolve(process.env.DTP_DATA_DIR) : path.join(root, '.data');
+/** Back-off before restarting a service that died: doubles from the first to the last, reset after a quiet minute. */
+const RESTART_FIRST_MS = 1000;
+const RESTART_MAX_MS = 30_000;
+const RESTART_RESET_AFTER_MS = 60_000;
 const names = ['auth', 'platform', 'search', 'gis'] as const;
 type Name = (typeof names)[number];
 const defaultPorts: Record<Name, number> = { auth: 3001, platform: 3002, search: 3003, gis: 3004 };
@@ -40,10 +51,11 @@ async function main() {
   if (!serverUrl) {
     const { startEmbeddedPostgres } = await import('./embedded-pg.mjs');
     const port = Number(env.DTP_PG_PORT ?? 54329);
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(root, '.data', 'postgres'), port, persistent: true });
+    const dataDir = path.join(dataRoot, 'postgres');
+    const pg = await startEmbeddedPostgres({ dataDir, port, persistent: true });
     serverUrl = pg.url;
     stops.push(pg.stop);
-    say(`embedded PostgreSQL on port ${port} (data in .data/postgres)`);
+    say(`embedded PostgreSQL on port ${port} (data in ${dataDir})`);
   }
 
   const port = (n: Name) => Number(env[`${n.toUpperCase()}_PORT`] ?? defaultPorts[n]);
@@ -57,6 +69,7 @@ async function main() {
     if (stopping) return;
     stopping = true;
     say('stopping ...');
+    for (const timer of restarts.values()) clearTimeout(timer);
     await Promise.all(
       [...children.values()].map(
         (c) =>
@@ -68,6 +81,7 @@ async function main() {
           }),
       ),
     );
+    // Services first, then the Kafka peer and PostgreSQL they were still using.
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
     say('stopped cleanly');
     process.exit(code);
@@ -78,7 +92,10 @@ async function main() {
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
 
-  for (const n of names) {
+  const restarts = new Map<Name, NodeJS.Timeout>();
+  const backoff = new Map<Name, number>();
+  const startService = (n: Name) => {
+    const startedAt = Date.now();
     const child = spawn(process.execPath, ['-r', './tools/register.js', `apps/${n}/src/main.ts`], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -86,7 +103,7 @@ async function main() {
       detached: true,
       env: {
         AUTH_ADMIN_TOKEN: 'dev-admin-token',
-        BLOB_STORE_DIR: path.join(root, '.data', 'blobs'),
+        BLOB_STORE_DIR: path.join(dataRoot, 'blobs'),
         AUTH_ISSUER: authUrl,
         ...env,
         PORT: String(port(n)),
@@ -96,15 +113,26 @@ async function main() {
       },
     });
     children.set(n, child);
+    say(`${n} started (pid ${child.pid})`);
     for (const stream of [child.stdout!, child.stderr!]) {
       readline.createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${n.padEnd(8)} | ${line}\n`));
     }
     child.once('exit', (code, signal) => {
       if (stopping) return;
-      say(`${n} exited (${signal ?? code}); stopping the others`);
-      void stopAll(1);
+      const ran = Date.now() - startedAt;
+      const wait = ran >= RESTART_RESET_AFTER_MS ? RESTART_FIRST_MS : (backoff.get(n) ?? RESTART_FIRST_MS);
+      backoff.set(n, Math.min(wait * 2, RESTART_MAX_MS));
+      say(`${n} exited (${signal ?? `code ${code}`}) after ${(ran / 1000).toFixed(1)} s; restarting it in ${(wait / 1000).toFixed(0)} s (the other services and Kafka keep running)`);
+      restarts.set(
+        n,
+        setTimeout(() => {
+          restarts.delete(n);
+          if (!stopping) startService(n);
+        }, wait),
+      );
     });
-  }
+  };
+  for (const n of names) startService(n);
 
   // Ready when every service answers /health/ready.
   const ready = async (n: Name) => {
