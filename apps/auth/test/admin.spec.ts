@@ -126,13 +126,13 @@ describe('admin API', () => {
       expect(JSON.stringify(body)).not.toMatch(/secret|scrypt/);
     });
 
-    it('404 for an unknown participant, 422 for a malformed id', async () => {
+    it('404 for an unknown participant and for a malformed id (checked before any query)', async () => {
       const missing = await get('/admin/participants/3f1c2f8e-1111-4222-8333-444455556666');
       expect(missing.status).toBe(404);
       expect(await missing.json()).toMatchObject({ reason: 'participant_not_found' });
       const bad = await get('/admin/participants/not-a-uuid');
-      expect(bad.status).toBe(422);
-      expect(await bad.json()).toMatchObject({ detail: [{ loc: ['path', 'participant_id'] }] });
+      expect(bad.status).toBe(404);
+      expect(await bad.json()).toEqual({ message: 'participant not found', reason: 'participant_not_found' });
     });
   });
 

@@ -1,23 +1,20 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, PipeTransform, Post, UseGuards } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { OnboardParticipantDto } from '@dtp/domain';
-import { RequestValidationException } from '@dtp/service-kit';
+import { isUuid, OnboardParticipantDto } from '@dtp/domain';
+import { PathIdPipe } from '@dtp/service-kit';
+import { isCredentialText } from '../credentials/secret-hash';
 import { IssuedCredential, ParticipantsService, ParticipantView } from '../participants/participants.service';
 import { AdminTokenGuard } from './admin-token.guard';
 
 type OnboardResponse = Omit<IssuedCredential, 'name'>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A path participant_id must be a UUID: 422 with a `detail` entry otherwise. */
-const uuid: PipeTransform<string, string> = {
-  transform(value: string) {
-    if (!UUID.test(value)) {
-      throw new RequestValidationException([{ loc: ['path', 'participant_id'], msg: 'participant_id must be a UUID', type: 'uuid_parsing' }]);
-    }
-    return value.toLowerCase();
-  },
-};
+/**
+ * Path ids checked for their format before any query (DESIGN.md "Input bounds"): out of format answers 404 like
+ * an unknown id. Participant ids are UUIDs (compared lowercased); client ids are printable ASCII.
+ */
+const ParticipantIdParam = () =>
+  Param('participant_id', new PathIdPipe(isUuid, { message: 'participant not found', reason: 'participant_not_found' }), { transform: (v: string) => v.toLowerCase() });
+const ClientIdParam = () => Param('client_id', new PathIdPipe(isCredentialText, { message: 'client not found', reason: 'client_not_found' }));
 
 @ApiTags('admin')
 @ApiBearerAuth()
@@ -37,14 +34,14 @@ export class AdminController {
 
   @Get('participants/:participant_id')
   @ApiOperation({ summary: 'A participant and its client ids (never secrets)' })
-  get(@Param('participant_id', uuid) id: string): Promise<ParticipantView> {
+  get(@ParticipantIdParam() id: string): Promise<ParticipantView> {
     return this.participants.get(id);
   }
 
   @Post('participants/:participant_id/credentials')
   @HttpCode(201)
   @ApiOperation({ summary: 'Issue a further client credential for a participant' })
-  async addCredential(@Param('participant_id', uuid) id: string): Promise<OnboardResponse> {
+  async addCredential(@ParticipantIdParam() id: string): Promise<OnboardResponse> {
     const { participant_id, client_id, client_secret, role } = await this.participants.addCredential(id);
     return { participant_id, client_id, client_secret, role };
   }
@@ -52,7 +49,7 @@ export class AdminController {
   @Post('clients/:client_id/revoke')
   @HttpCode(204)
   @ApiOperation({ summary: 'Revoke a client credential: it can no longer obtain tokens (issued tokens live until they expire)' })
-  async revoke(@Param('client_id') clientId: string): Promise<void> {
+  async revoke(@ClientIdParam() clientId: string): Promise<void> {
     await this.participants.revokeClient(clientId);
   }
 }
