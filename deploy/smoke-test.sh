@@ -7,7 +7,7 @@
 #   (search reads the same blob store) and compare it byte for byte.
 # Environment (defaults fit the kind overlay):
 #   AUTH_URL=http://auth.dtp.local  BASE_URL=http://api.dtp.local  SEARCH_URL=http://search.dtp.local
-#   ADMIN_TOKEN=kind-dev-admin-token
+#   ADMIN_TOKEN=kind-dev-admin-token-0123456789abcdef
 #   INGRESS_ADDRESS=127.0.0.1   the address the hosts above are sent to (curl --resolve), so no /etc/hosts
 #                               entries are needed; set it empty to use normal name resolution
 #   SMOKE_TIMEOUT=90
@@ -16,7 +16,7 @@ set -euo pipefail
 AUTH_URL="${AUTH_URL:-http://auth.dtp.local}"
 BASE_URL="${BASE_URL:-http://api.dtp.local}"
 SEARCH_URL="${SEARCH_URL:-http://search.dtp.local}"
-ADMIN_TOKEN="${ADMIN_TOKEN:-kind-dev-admin-token}"
+ADMIN_TOKEN="${ADMIN_TOKEN:-kind-dev-admin-token-0123456789abcdef}"
 INGRESS_ADDRESS="${INGRESS_ADDRESS-127.0.0.1}"
 SMOKE_TIMEOUT="${SMOKE_TIMEOUT:-90}"
 

@@ -58,7 +58,7 @@ export class GisModule {
       module: GisModule,
       global: true,
       imports: [
-        AuthGuardModule.forRoot({ issuer: config.AUTH_ISSUER, audience: config.GIS_AUDIENCE, jwksUrl: config.jwksUrl }),
+        AuthGuardModule.forRoot(config.tokenVerifierOptions(config.GIS_AUDIENCE)),
         DiamondsModule,
         VerifyModule,
         ValidationModule,

@@ -25,7 +25,7 @@ export class PlatformModule {
       module: PlatformModule,
       global: true,
       imports: [
-        AuthGuardModule.forRoot({ issuer: config.AUTH_ISSUER, audience: config.PLATFORM_AUDIENCE, jwksUrl: config.jwksUrl }),
+        AuthGuardModule.forRoot(config.tokenVerifierOptions(config.PLATFORM_AUDIENCE)),
         DiamondsCoreModule,
         ParticipantsModule,
         RegistrationModule,

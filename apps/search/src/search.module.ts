@@ -15,7 +15,7 @@ export class SearchModule {
     return {
       module: SearchModule,
       global: true,
-      imports: [AuthGuardModule.forRoot({ issuer: config.AUTH_ISSUER, audience: config.SEARCH_AUDIENCE, jwksUrl: config.jwksUrl })],
+      imports: [AuthGuardModule.forRoot(config.tokenVerifierOptions(config.SEARCH_AUDIENCE))],
       controllers: [DiamondsController],
       providers: [
         { provide: SEARCH_CONFIG, useValue: config },

@@ -19,7 +19,7 @@ import { root } from '../src/tools';
 const out = path.join(root, 'tmp', `deploy-checks-build-${process.pid}`);
 const imageDir = (app: App) => path.join(out, `image-${app}`);
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-const ADMIN_TOKEN = 'deploy-checks-admin-token';
+const ADMIN_TOKEN = 'deploy-checks-admin-token-0123456789';
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
