@@ -90,8 +90,8 @@ describe('lifecycle: polish, split, destroy (manufacturer)', () => {
 
   it('split: rough cuts linked to the parent; the parent becomes split; the cuts may not weigh more than the parent', async () => {
     const parent = await receivedRough('1.00');
-    const heavy = await split(maker, parent, ['0.5', '0.50001']);
-    expect(heavy).toMatchObject({ status: 409, body: { reason: 'cuts_exceed_parent_weight', parent_carats: '1.00', carats: '1.00001' } });
+    const heavy = await split(maker, parent, ['0.5', '0.501']);
+    expect(heavy).toMatchObject({ status: 409, body: { reason: 'cuts_exceed_parent_weight', parent_carats: '1.00', carats: '1.001' } });
     expect((await diamondState(f, parent.diamond_id)).lifecycle_state).toBe('rough');
 
     // 0.1 + 0.2 + 0.7 is exactly 1.00 in decimal arithmetic.
