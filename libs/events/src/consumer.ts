@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DataSource, EntityManager } from 'typeorm';
-import { EnvelopeValidation, KnownEventEnvelope, validateEnvelope } from '@dtp/domain';
+import { EnvelopeValidation, KnownEventEnvelope, scanJson, validateEnvelope } from '@dtp/domain';
+import { boundedJsonText, storableText } from './bounded-json';
 import { EventTransport, IncomingMessage, Subscription } from './transport';
 
 /**
@@ -17,7 +18,8 @@ export class ParkEventError extends Error {
 
 /**
  * Throw from a handler when the failure is temporary (another service or store is away): the message is retried
- * with backoff, for as long as it takes, and never parked.
+ * in place with backoff; if it still fails after `maxTransientAttempts` attempts (counted only while the database
+ * answers), it is parked as `retries_exhausted` so that the partition moves on.
  */
 export class RetryEventError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -46,23 +48,42 @@ export interface RunConsumerOptions {
   stateName?: string;
   dataSource: DataSource;
   logger: Logger;
-  /** The service's Prometheus registry (ctx.metrics.registry): applied / duplicate / parked counters. */
+  /**
+   * The service's Prometheus registry (ctx.metrics.registry): applied / duplicate / parked counters and the
+   * lag / stuck / degraded gauges the service kit's readiness reads (`events` component).
+   */
   registry?: Registry;
   /** Start from the beginning of the topic when the group has no committed position (default true). */
   fromBeginning?: boolean;
   /**
    * Applies one validated event inside a transaction. Runs only when `envelope.revision` is newer than what this
    * database holds for `envelope.key`; the new revision is recorded in the same transaction. Throw ParkEventError
-   * to park, RetryEventError to retry for as long as it takes; any other error is retried `maxAttempts` times and
-   * then parked.
+   * to park, RetryEventError for a temporary failure (retried, parked after `maxTransientAttempts`); any other
+   * error that is not a known temporary one (isTransientError) parks the message at once.
    */
   handle: (envelope: KnownEventEnvelope, ctx: ConsumeContext) => Promise<void>;
   /** Applies a tombstone (null value) for `key`, in a transaction. Without it tombstones are skipped. */
   onTombstone?: (key: string, ctx: ConsumeContext) => Promise<void>;
   /** Defaults to @dtp/domain's validateEnvelope (envelope + payload contract of the topic). */
   validate?: (topic: string, value: unknown) => EnvelopeValidation;
-  /** Attempts of a handler failing with an ordinary error before the message is parked (default 5). */
-  maxAttempts?: number;
+  /**
+   * Attempts of a message failing with a temporary error (isTransientError) before it is parked as
+   * `retries_exhausted` (default 30; with the transports' backoff capped at 5 s, a few minutes). Attempts made
+   * while the database itself does not answer are not counted: an outage never parks anything.
+   */
+  maxTransientAttempts?: number;
+  /** Largest message value in bytes; a bigger one is parked as `too_large` before it is decoded (default 1 MiB). */
+  maxMessageBytes?: number;
+  /**
+   * Deepest nesting of a message value (objects/arrays, the envelope being level 1); a deeper one is parked as
+   * `too_deep` before validation touches it (class-transformer and class-validator recurse). Default 64: a
+   * request body may nest 32 levels, and its record sits 2 levels down in the envelope.
+   */
+  maxDepth?: number;
+  /** Consecutive failures of one message after which its partition counts as stuck (readiness degraded; default 3). */
+  stuckAfterFailures?: number;
+  /** Messages behind the end of the partitions past which the consumer counts as lagging (default 1000). */
+  lagThreshold?: number;
   /**
    * Apply consecutive messages of a partition in one transaction (default true; at most `maxBatch`, default 100).
    * Semantics are those of single messages: a batch that fails anywhere is retried one message at a time.
@@ -75,26 +96,79 @@ export interface RunConsumerOptions {
 
 export type ConsumeOutcome = 'applied' | 'duplicate' | 'parked' | 'tombstone' | 'tombstone_skipped';
 
+/**
+ * Why a message was parked (the `reason` label of `consumer_parked_total`; the stored reason text starts with
+ * it for the first three):
+ * - `too_large`: the value is bigger than maxMessageBytes;
+ * - `too_deep`: the value nests deeper than maxDepth;
+ * - `invalid`: not JSON, not an envelope of this topic, a payload that breaks its contract, a key mismatch;
+ * - `undecodable`: decoding or validating it threw (a bug or a hostile value the checks above missed);
+ * - `refused`: the handler threw ParkEventError;
+ * - `handler_error`: the handler (or the database) failed with an error that is not a known temporary one;
+ * - `retries_exhausted`: it failed with temporary errors maxTransientAttempts times while the database answered.
+ */
+export type ParkReason = 'too_large' | 'too_deep' | 'invalid' | 'undecodable' | 'refused' | 'handler_error' | 'retries_exhausted';
+export const PARK_REASONS: readonly ParkReason[] = ['too_large', 'too_deep', 'invalid', 'undecodable', 'refused', 'handler_error', 'retries_exhausted'];
+
+export interface ConsumerHealthSnapshot {
+  /** Messages behind the end of the partitions, as of their last fetch. */
+  lag: number;
+  /** Partitions whose next message has failed stuckAfterFailures times or more in a row. */
+  stuckPartitions: number;
+  /** Stuck, or lagging past lagThreshold. */
+  degraded: boolean;
+  /** Parked since start, by reason. */
+  parked: Readonly<Partial<Record<ParkReason, number>>>;
+}
+
 export interface RunningConsumer {
   readonly topic: string;
   readonly group: string;
   /** Outcome counts since start. */
   readonly counts: Readonly<Record<ConsumeOutcome, number>>;
+  health(): ConsumerHealthSnapshot;
   close(): Promise<void>;
 }
 
-/** SQLSTATE classes that are about the connection or the server's state, not the event: retried, never parked. */
-const TRANSIENT_SQLSTATE = /^(08|40|53|57|58)/;
+/*
+ * Temporary errors: about the connection or the server's state, not the event. Retried in place (the partition
+ * waits); parked only after maxTransientAttempts attempts made while the database answered. Everything else is
+ * parked at once with its message.
+ */
+/** SQLSTATE classes: 08 connection exception, 40 transaction rollback (40001 serialization failure, 40P01
+ * deadlock), 53 insufficient resources (too many connections, out of memory, disk full), 58 system error. */
+const TRANSIENT_SQLSTATE_CLASSES = /^(08|40|53|58)/;
+/** Single SQLSTATEs: lock not available, query canceled (statement timeout), admin/crash shutdown, starting up. */
+const TRANSIENT_SQLSTATES = new Set(['55P03', '57014', '57P01', '57P02', '57P03']);
+/** Node network errors. */
+const TRANSIENT_NET_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
+  'ENOTFOUND', 'EAI_AGAIN', 'ESOCKETTIMEDOUT',
+]);
+/** Driver errors without a code (node-postgres, the TypeORM pool). */
+const TRANSIENT_MESSAGES =
+  /connection terminated|connection ended unexpectedly|terminating connection|timeout exceeded when trying to connect|connection timeout|client has encountered a connection error|connect ECONNREFUSED/i;
 
-function isTransient(err: unknown): boolean {
-  if (err instanceof RetryEventError) return true;
-  if (err instanceof ParkEventError) return false;
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return TRANSIENT_SQLSTATE.test(code);
-  // No SQLSTATE: a network error (ECONNREFUSED, "Connection terminated", pool timeout) or a driver error.
-  if (typeof code === 'string') return true;
-  const msg = err instanceof Error ? err.message : String(err);
-  return /connect|terminat|timeout|ECONN|EPIPE|socket|pool/i.test(msg);
+/**
+ * True for the known temporary errors (listed above), RetryEventError, and an S3/HTTP client error that says it is
+ * retryable (`$retryable`, a 429 or 5xx status); looks through `driverError` and `cause` (a few levels).
+ */
+export function isTransientError(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e !== null && e !== undefined; depth += 1) {
+    if (e instanceof RetryEventError) return true;
+    if (e instanceof ParkEventError) return false;
+    const x = e as { code?: unknown; message?: unknown; $retryable?: unknown; $metadata?: { httpStatusCode?: unknown }; driverError?: unknown; cause?: unknown };
+    const code = typeof x.code === 'string' ? x.code : undefined;
+    if (code && /^[0-9A-Z]{5}$/.test(code) && (TRANSIENT_SQLSTATE_CLASSES.test(code) || TRANSIENT_SQLSTATES.has(code))) return true;
+    if (code && TRANSIENT_NET_CODES.has(code)) return true;
+    if (x.$retryable) return true;
+    const status = x.$metadata?.httpStatusCode;
+    if (typeof status === 'number' && (status === 429 || status >= 500)) return true;
+    if (typeof x.message === 'string' && TRANSIENT_MESSAGES.test(x.message)) return true;
+    e = x.driverError ?? x.cause;
+  }
+  return false;
 }
 
 function metric<T>(registry: Registry | undefined, name: string, make: (registers: Registry[]) => T): T | undefined {
@@ -102,22 +176,103 @@ function metric<T>(registry: Registry | undefined, name: string, make: (register
   return (registry.getSingleMetric(name) as T | undefined) ?? make([registry]);
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The running consumers of each registry, for the gauges (collected at scrape time). */
+interface GaugeSource {
+  labels: { group: string; topic: string };
+  health(): ConsumerHealthSnapshot;
+}
+const gaugeSources = new WeakMap<Registry, Set<GaugeSource>>();
+
+function registerGauges(registry: Registry, source: GaugeSource): () => void {
+  let sources = gaugeSources.get(registry);
+  if (!sources) {
+    sources = new Set();
+    gaugeSources.set(registry, sources);
+  }
+  sources.add(source);
+  const labelNames = ['group', 'topic'] as const;
+  const gauge = (name: string, help: string, value: (h: ConsumerHealthSnapshot) => number) =>
+    metric(registry, name, (registers) =>
+      new Gauge({
+        name,
+        help,
+        labelNames,
+        registers,
+        collect(this: Gauge<'group' | 'topic'>) {
+          this.reset();
+          for (const s of gaugeSources.get(registry) ?? []) this.set(s.labels, value(s.health()));
+        },
+      }));
+  gauge('consumer_lag_messages', 'Messages behind the end of the partitions, as of their last fetch', (h) => h.lag);
+  gauge('consumer_stuck_partitions', 'Partitions whose next message keeps failing', (h) => h.stuckPartitions);
+  gauge('consumer_degraded', '1 while the consumer is stuck or lagging past its threshold', (h) => (h.degraded ? 1 : 0));
+  return () => sources.delete(source);
+}
+
+/** Longest excerpt of a parked message kept in `parked_events.raw` when the payload itself cannot be kept. */
+const RAW_KEEP_CHARS = 64 * 1024;
+
+const errorText = (err: unknown): string => {
+  try {
+    return err instanceof Error ? err.message : String(err);
+  } catch {
+    return 'unprintable error';
+  }
+};
+
+interface Park {
+  reason: ParkReason;
+  text: string;
+}
+
+type Inspection = { kind: 'tombstone' } | { kind: 'park'; park: Park } | { kind: 'event'; envelope: KnownEventEnvelope };
+
+/** Per partition: the offset of the next message to settle and the end of the partition at the last fetch. */
+interface PartitionPosition {
+  next: number;
+  highWatermark?: number;
+  seenAt: number;
+}
 
 /**
- * Subscribes `handle` to `topic` as consumer group `group` and makes it idempotent and unblockable:
- * 1. validates the message (envelope + payload contract); an invalid one is parked;
+ * A partition not delivered from for this long no longer counts towards the lag (it was revoked in a rebalance,
+ * or it is idle and caught up); a stuck or busy partition is delivered from at least every few seconds.
+ */
+const POSITION_FRESH_MS = 120_000;
+
+/** Per message that failed with temporary errors: all failures, and those counted (the database answered). */
+interface Failures {
+  partition: number;
+  failures: number;
+  counted: number;
+  lastAt: number;
+}
+
+/** A failing message counts as stuck only while it keeps failing (the transports retry at least every 5 s). */
+const STUCK_FRESH_MS = 60_000;
+
+/**
+ * Subscribes `handle` to `topic` as consumer group `group` and makes it idempotent, total and unblockable:
+ * 1. inspects the message before anything decodes or validates it in depth: bigger than maxMessageBytes, parked
+ *    `too_large`; nested deeper than maxDepth (an iterative walk), parked `too_deep`; then validates it (envelope +
+ *    payload contract); an invalid one is parked; an exception while doing any of that is parked `undecodable`;
  * 2. in ONE transaction: locks the key's row in `consumer_state`, skips the event when its revision is not newer
  *    (a duplicate or a stale redelivery: counted, not applied), else runs `handle` and stores the revision;
- * 3. a handler that refuses (ParkEventError) or keeps failing is parked in `parked_events` (metric
- *    `consumer_parked_total`, a warn log line) and the partition moves on;
- * 4. database outages are retried with backoff until the database is back (nothing is lost or skipped).
+ * 3. classifies any failure: ParkEventError and every error that is not a known temporary one are parked in
+ *    `parked_events` (metric `consumer_parked_total{reason}`, a warn log line) and the partition moves on;
+ * 4. temporary failures (database outages, deadlocks, RetryEventError: isTransientError) are retried with backoff;
+ *    after maxTransientAttempts attempts made while the database answered, parked `retries_exhausted`.
+ * Gauges `consumer_lag_messages`, `consumer_stuck_partitions` and `consumer_degraded` feed readiness.
  * The service's migrations must have created the tables (createConsumerTables).
  */
 export async function runConsumer(opts: RunConsumerOptions): Promise<RunningConsumer> {
   const stateName = opts.stateName ?? opts.group;
   const validate = opts.validate ?? validateEnvelope;
-  const maxAttempts = opts.maxAttempts ?? 5;
+  const maxTransientAttempts = opts.maxTransientAttempts ?? 30;
+  const maxMessageBytes = opts.maxMessageBytes ?? 1024 * 1024;
+  const maxDepth = opts.maxDepth ?? 64;
+  const stuckAfter = opts.stuckAfterFailures ?? 3;
+  const lagThreshold = opts.lagThreshold ?? 1000;
   const log = opts.logger.child({ consumer: stateName, topic: opts.topic });
   const labels = { group: stateName, topic: opts.topic };
   const labelNames = ['group', 'topic'] as const;
@@ -125,8 +280,13 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     new Counter({ name: 'consumer_applied_total', help: 'Events applied by consumers', labelNames, registers }));
   const duplicates = metric(opts.registry, 'consumer_duplicates_total', (registers) =>
     new Counter({ name: 'consumer_duplicates_total', help: 'Events skipped because their revision was not newer', labelNames, registers }));
-  const parked = metric(opts.registry, 'consumer_parked_total', (registers) =>
-    new Counter({ name: 'consumer_parked_total', help: 'Events parked because they could not be applied', labelNames, registers }));
+  const parkedCounter = metric(opts.registry, 'consumer_parked_total', (registers) =>
+    new Counter({
+      name: 'consumer_parked_total',
+      help: 'Events parked because they could not be applied, by reason (too_large, too_deep, invalid, undecodable, refused, handler_error, retries_exhausted)',
+      labelNames: ['group', 'topic', 'reason'] as const,
+      registers,
+    }));
   const duration = metric(opts.registry, 'consumer_apply_seconds', (registers) =>
     new Histogram({
       name: 'consumer_apply_seconds',
@@ -136,44 +296,161 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
       registers,
     }));
   const counts: Record<ConsumeOutcome, number> = { applied: 0, duplicate: 0, parked: 0, tombstone: 0, tombstone_skipped: 0 };
+  const parkedBy: Partial<Record<ParkReason, number>> = {};
+  const positions = new Map<number, PartitionPosition>();
+  const failing = new Map<string, Failures>();
+  const messageId = (m: IncomingMessage) => `${m.partition}:${m.offset}`;
   let closed = false;
 
-  const settle = (outcome: ConsumeOutcome, message: IncomingMessage) => {
-    counts[outcome] += 1;
-    if (outcome === 'applied') applied?.inc(labels);
-    else if (outcome === 'duplicate') duplicates?.inc(labels);
-    else if (outcome === 'parked') parked?.inc(labels);
-    opts.onSettled?.(outcome, message);
+  const health = (): ConsumerHealthSnapshot => {
+    const now = Date.now();
+    let lag = 0;
+    for (const p of positions.values()) {
+      if (p.highWatermark !== undefined && now - p.seenAt < POSITION_FRESH_MS) lag += Math.max(0, p.highWatermark - p.next);
+    }
+    const stuck = new Set<number>();
+    for (const f of failing.values()) if (f.failures >= stuckAfter && now - f.lastAt < STUCK_FRESH_MS) stuck.add(f.partition);
+    return { lag, stuckPartitions: stuck.size, degraded: stuck.size > 0 || lag > lagThreshold, parked: { ...parkedBy } };
+  };
+  const unregister = opts.registry ? registerGauges(opts.registry, { labels, health }) : () => undefined;
+
+  /** A message was delivered: its partition's end as of that fetch (the lag). */
+  const track = (message: IncomingMessage): void => {
+    const p = positions.get(message.partition);
+    const hw = message.highWatermark === undefined ? undefined : Number(message.highWatermark);
+    if (!p) positions.set(message.partition, { next: Number(message.offset), highWatermark: hw, seenAt: Date.now() });
+    else {
+      p.seenAt = Date.now();
+      if (hw !== undefined) p.highWatermark = Math.max(p.highWatermark ?? 0, hw);
+    }
   };
 
-  const insertParked = async (db: Pick<EntityManager, 'query'>, message: IncomingMessage, reason: string) => {
-    const value = message.value;
-    const json = value !== null && typeof value === 'object' ? JSON.stringify(value) : null;
-    const raw = json === null && value !== null && value !== undefined ? String(value) : null;
+  const settle = (outcome: ConsumeOutcome, message: IncomingMessage, reason?: ParkReason) => {
+    counts[outcome] += 1;
+    const p = positions.get(message.partition);
+    if (p) p.next = Math.max(p.next, Number(message.offset) + 1);
+    failing.delete(messageId(message));
+    if (outcome === 'applied') applied?.inc(labels);
+    else if (outcome === 'duplicate') duplicates?.inc(labels);
+    else if (outcome === 'parked' && reason) {
+      parkedBy[reason] = (parkedBy[reason] ?? 0) + 1;
+      parkedCounter?.inc({ ...labels, reason });
+    }
+    try {
+      opts.onSettled?.(outcome, message);
+    } catch (err) {
+      log.error({ err: errorText(err) }, 'onSettled threw; ignored');
+    }
+  };
+
+  /**
+   * The row kept for a parked message, in decreasing fidelity: the payload as JSON (and the value as text when it
+   * is not JSON); for a too large or too deep value only the start of its text; at last the reason alone.
+   */
+  const parkedRows = (message: IncomingMessage, park: Park): { payload: string | null; raw: string | null }[] => {
+    const rawText = () =>
+      message.raw ? storableText(message.raw.subarray(0, RAW_KEEP_CHARS).toString('utf8'), RAW_KEEP_CHARS) : null;
+    const excerpt = () => {
+      if (message.raw) return rawText();
+      const value = message.value;
+      if (value === null || value === undefined) return null;
+      return storableText(typeof value === 'string' ? value : boundedJsonText(value, RAW_KEEP_CHARS), RAW_KEEP_CHARS);
+    };
+    const rows: { payload: string | null; raw: string | null }[] = [];
+    if (park.reason !== 'too_large' && park.reason !== 'too_deep') {
+      try {
+        const value = message.value;
+        const payload = value !== null && typeof value === 'object' ? JSON.stringify(value) : null;
+        const raw = payload === null && value !== null && value !== undefined ? storableText(String(value), RAW_KEEP_CHARS) : null;
+        rows.push({ payload, raw });
+      } catch {
+        // Not serializable as is: the excerpt below.
+      }
+    }
+    try {
+      rows.push({ payload: null, raw: excerpt() });
+    } catch {
+      // Nothing readable: the reason alone.
+    }
+    rows.push({ payload: null, raw: null });
+    return rows;
+  };
+
+  const insertParked = async (db: Pick<EntityManager, 'query'>, message: IncomingMessage, park: Park, row: { payload: string | null; raw: string | null }) => {
     await db.query(
       `INSERT INTO parked_events (consumer, topic, key, partition, "offset", payload, raw, reason)
        VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8)`,
-      [stateName, message.topic, message.key, message.partition, message.offset, json, raw, reason],
+      [stateName, message.topic, storableText(message.key, 1000), message.partition, message.offset, row.payload, row.raw, storableText(park.text, 4000)],
     );
   };
-  const parkedLog = (message: IncomingMessage, reason: string) =>
-    log.warn({ key: message.key, partition: message.partition, offset: message.offset, reason }, 'event parked: cannot be applied');
+  const parkedLog = (message: IncomingMessage, park: Park) =>
+    log.warn({ key: message.key, partition: message.partition, offset: message.offset, reason: park.reason, detail: park.text.slice(0, 1000) }, 'event parked: cannot be applied');
 
-  const park = async (message: IncomingMessage, reason: string) => {
-    await insertParked(opts.dataSource, message, reason);
-    parkedLog(message, reason);
-    settle('parked', message);
+  /**
+   * Parks `message`: stores the most faithful row the database takes (a payload with NUL or lone surrogates is
+   * refused by jsonb: then an excerpt as text). A temporary database failure is thrown (the message comes again);
+   * if no row at all can be stored, that is logged and the partition still moves on.
+   */
+  const park = async (message: IncomingMessage, p: Park) => {
+    let stored = false;
+    for (const row of parkedRows(message, p)) {
+      try {
+        await insertParked(opts.dataSource, message, p, row);
+        stored = true;
+        break;
+      } catch (err) {
+        if (isTransientError(err) || closed) throw err;
+        log.debug({ err: errorText(err) }, 'parked row refused; storing less of it');
+      }
+    }
+    if (!stored) log.error({ key: message.key, partition: message.partition, offset: message.offset, reason: p.reason }, 'could not store the parked event; moving on');
+    parkedLog(message, p);
+    settle('parked', message, p.reason);
   };
 
-  /** Envelope checks before any transaction: the envelope, or the reason to park the message. */
-  const check = (message: IncomingMessage): { envelope: KnownEventEnvelope } | { reason: string } | null => {
-    if (message.value === null || message.value === undefined) return null;
-    const checked = validate(message.topic, message.value);
-    if (!checked.ok) return { reason: `invalid event: ${checked.reason}` };
-    if (message.key && checked.envelope.key !== message.key) {
-      return { reason: `message key ${message.key} differs from envelope key ${checked.envelope.key}` };
+  /**
+   * Everything about a message before any transaction, without ever throwing: its size (before decoding), its
+   * depth (iteratively, before validation recurses), its envelope and payload contract, its key.
+   */
+  const inspect = (message: IncomingMessage): Inspection => {
+    try {
+      if (message.raw === null) return { kind: 'tombstone' };
+      if (message.raw && message.raw.length > maxMessageBytes) {
+        return { kind: 'park', park: { reason: 'too_large', text: `too_large: ${message.raw.length} bytes, more than the ${maxMessageBytes} a message may have` } };
+      }
+      let value = message.value;
+      if (value === null || value === undefined) return { kind: 'tombstone' };
+      if (typeof value === 'string' || value instanceof Uint8Array) {
+        const text = typeof value === 'string' ? value : Buffer.from(value).toString('utf8');
+        const bytes = message.raw ? message.raw.length : Buffer.byteLength(text, 'utf8');
+        if (bytes > maxMessageBytes) {
+          return { kind: 'park', park: { reason: 'too_large', text: `too_large: ${bytes} bytes, more than the ${maxMessageBytes} a message may have` } };
+        }
+        try {
+          value = JSON.parse(text) as unknown;
+        } catch {
+          return { kind: 'park', park: { reason: 'invalid', text: 'invalid event: message value is not valid JSON' } };
+        }
+      }
+      const scan = scanJson(value, { maxDepth, maxBytes: message.raw ? undefined : maxMessageBytes, maxIssues: 1 });
+      const issue = scan.issues[0];
+      if (issue?.kind === 'too_deep') {
+        const more = issue.path.length > 8 ? ` … (${issue.path.length - 8} more)` : '';
+        const at = `${issue.path.slice(0, 8).join('.')}${more}`;
+        return { kind: 'park', park: { reason: 'too_deep', text: `too_deep: nested more than ${maxDepth} levels, at ${at}` } };
+      }
+      if (issue?.kind === 'too_large') {
+        return { kind: 'park', park: { reason: 'too_large', text: `too_large: about ${scan.bytes} bytes as JSON, more than the ${maxMessageBytes} a message may have` } };
+      }
+      const checked = validate(message.topic, value);
+      if (!checked.ok) return { kind: 'park', park: { reason: 'invalid', text: `invalid event: ${checked.reason}` } };
+      if (message.key && checked.envelope.key !== message.key) {
+        return { kind: 'park', park: { reason: 'invalid', text: `message key ${message.key} differs from envelope key ${checked.envelope.key}` } };
+      }
+      return { kind: 'event', envelope: checked.envelope };
+    } catch (err) {
+      return { kind: 'park', park: { reason: 'undecodable', text: `undecodable: decoding or validating it failed: ${errorText(err)}` } };
     }
-    return { envelope: checked.envelope };
   };
 
   /** Claims `envelope.revision` for its key when newer (one round trip); returns the held revision, or false. */
@@ -214,6 +491,24 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
       return 'applied';
     });
 
+  /** Whether the database answers now (a failure while it does not is the outage's, not the message's). */
+  const databaseAnswers = async (): Promise<boolean> => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        opts.dataSource.query('SELECT 1'),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('probe timed out')), 2000);
+        }),
+      ]);
+      return true;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
   /**
    * Several consecutive messages of one partition in ONE transaction (fewer round trips and commits under load).
    * Any failure rolls the whole batch back and the messages are taken one at a time instead, so parking and
@@ -222,7 +517,8 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
   const handleBatch = async (messages: IncomingMessage[]): Promise<void> => {
     if (messages.length === 1) return handleMessage(messages[0]);
     const started = process.hrtime.bigint();
-    const checks = messages.map(check);
+    for (const message of messages) track(message);
+    const checks = messages.map(inspect);
     let outcomes: ConsumeOutcome[];
     try {
       outcomes = await opts.dataSource.transaction(async (manager) => {
@@ -230,14 +526,15 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
         for (let i = 0; i < messages.length; i += 1) {
           const message = messages[i];
           const c = checks[i];
-          if (c === null) {
+          if (c.kind === 'tombstone') {
             if (!opts.onTombstone) out.push('tombstone_skipped');
             else {
               await tombstone(manager, message);
               out.push('tombstone');
             }
-          } else if ('reason' in c) {
-            await insertParked(manager, message, c.reason);
+          } else if (c.kind === 'park') {
+            // The most faithful row only: if the database refuses it, the batch falls back to single messages.
+            await insertParked(manager, message, c.park, parkedRows(message, c.park)[0]);
             out.push('parked');
           } else {
             const claimed = await claim(manager, message, c.envelope);
@@ -252,14 +549,16 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
       });
     } catch (err) {
       if (closed) throw err;
-      log.debug({ err: err instanceof Error ? err.message : String(err), messages: messages.length }, 'batch failed; one message at a time');
+      log.debug({ err: errorText(err), messages: messages.length }, 'batch failed; one message at a time');
       for (const message of messages) await handleMessage(message);
       return;
     }
     outcomes.forEach((outcome, i) => {
       const c = checks[i];
-      if (outcome === 'parked' && c !== null && 'reason' in c) parkedLog(messages[i], c.reason);
-      settle(outcome, messages[i]);
+      if (c.kind === 'park') {
+        parkedLog(messages[i], c.park);
+        settle(outcome, messages[i], c.park.reason);
+      } else settle(outcome, messages[i]);
     });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9 / messages.length;
     for (let i = 0; i < messages.length; i += 1) duration?.observe(labels, seconds);
@@ -267,38 +566,49 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
 
   const handleMessage = async (message: IncomingMessage): Promise<void> => {
     const started = process.hrtime.bigint();
-    const c = check(message);
-    if (c === null && !opts.onTombstone) {
+    track(message);
+    const c = inspect(message);
+    if (c.kind === 'tombstone' && !opts.onTombstone) {
       settle('tombstone_skipped', message);
       return;
     }
-    if (c !== null && 'reason' in c) {
-      await park(message, c.reason);
+    if (c.kind === 'park') {
+      await park(message, c.park);
       return;
     }
-    const envelope = c === null ? null : c.envelope;
-    let attempt = 0;
-    for (;;) {
-      attempt += 1;
-      try {
-        const outcome = await applyOnce(message, envelope);
-        settle(outcome, message);
-        break;
-      } catch (err) {
-        if (err instanceof ParkEventError) {
-          await park(message, err.reason);
-          break;
-        }
-        const detail = err instanceof Error ? err.message : String(err);
-        // Temporary: the transport redelivers (with backoff) until it succeeds.
-        if (isTransient(err) || closed) throw err;
-        if (attempt >= maxAttempts) {
-          await park(message, `handler failed ${attempt} times: ${detail}`);
-          break;
-        }
-        log.warn({ key: message.key, offset: message.offset, attempt, err: detail }, 'event handler failed; retrying');
-        await sleep(Math.min(50 * 2 ** attempt, 2000));
+    try {
+      const outcome = await applyOnce(message, c.kind === 'event' ? c.envelope : null);
+      settle(outcome, message);
+    } catch (err) {
+      if (closed) throw err;
+      if (err instanceof ParkEventError) {
+        await park(message, { reason: 'refused', text: err.reason });
+        return;
       }
+      const detail = errorText(err);
+      if (!isTransientError(err)) {
+        await park(message, { reason: 'handler_error', text: `handler failed: ${detail}` });
+        return;
+      }
+      const id = messageId(message);
+      const state = failing.get(id) ?? { partition: message.partition, failures: 0, counted: 0, lastAt: 0 };
+      failing.set(id, state);
+      state.failures += 1;
+      state.lastAt = Date.now();
+      if (await databaseAnswers()) state.counted += 1;
+      if (state.counted >= maxTransientAttempts) {
+        await park(message, {
+          reason: 'retries_exhausted',
+          text: `retries_exhausted: failed ${state.counted} times with a temporary error while the database answered: ${detail}`,
+        });
+        return;
+      }
+      log.warn(
+        { key: message.key, partition: message.partition, offset: message.offset, failures: state.failures, counted: state.counted, err: detail },
+        'event failed with a temporary error; retrying',
+      );
+      // The transport redelivers it with backoff; the partition waits.
+      throw err;
     }
     duration?.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
   };
@@ -316,8 +626,10 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     topic: opts.topic,
     group: opts.group,
     counts,
+    health,
     close: async () => {
       closed = true;
+      unregister();
       await subscription.close();
     },
   };

@@ -86,12 +86,14 @@ export class InProcessTransport implements EventTransport {
         g.wake = undefined;
         continue;
       }
-      const message = log[g.position];
+      // Delivered as copies that carry the log's end at delivery time (the consumer's lag).
+      const highWatermark = String(log.length);
+      const message = { ...log[g.position], highWatermark };
       // Groups share the partition: one subscriber of the group takes it (one consumer per partition).
       const sub = g.handlers[0];
       try {
         if (sub.batchHandler) {
-          const batch = log.slice(g.position, g.position + (sub.maxBatch ?? 100));
+          const batch = log.slice(g.position, g.position + (sub.maxBatch ?? 100)).map((m) => ({ ...m, highWatermark }));
           await sub.batchHandler(batch);
           g.position += batch.length;
         } else {

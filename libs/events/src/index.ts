@@ -5,4 +5,5 @@ export * from './transport';
 export * from './from-env';
 export * from './consumer';
 export * from './consumer-tables';
+export * from './bounded-json';
 export * from './kafka.transport';

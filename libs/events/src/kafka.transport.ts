@@ -200,13 +200,16 @@ export class KafkaTransport implements EventTransport {
         }
       }
     };
-    const incoming = (_wireTopic: string, partition: number, message: KafkaMessage): IncomingMessage => ({
-      topic: opts.topic,
-      partition,
-      offset: message.offset,
-      key: message.key?.toString('utf8') ?? '',
-      value: parseValue(message.value),
-    });
+    /** The value is decoded on first use: a consumer refuses a message too large to decode by its `raw` size. */
+    const incoming = (partition: number, message: KafkaMessage, highWatermark?: string): IncomingMessage => {
+      let decoded: { value: unknown } | undefined;
+      const m = { topic: opts.topic, partition, offset: message.offset, key: message.key?.toString('utf8') ?? '', raw: message.value, highWatermark };
+      Object.defineProperty(m, 'value', {
+        enumerable: true,
+        get: () => (decoded ??= { value: parseValue(message.value) }).value,
+      });
+      return m as IncomingMessage;
+    };
     const maxBatch = opts.maxBatch ?? 100;
 
     const start = async (): Promise<Consumer> => {
@@ -252,7 +255,7 @@ export class KafkaTransport implements EventTransport {
               for (let i = 0; i < batch.messages.length; i += maxBatch) {
                 if (!isRunning() || isStale()) break;
                 const chunk = batch.messages.slice(i, i + maxBatch);
-                await deliver(chunk.map((m) => incoming(batch.topic, batch.partition, m)), heartbeat);
+                await deliver(chunk.map((m) => incoming(batch.partition, m, batch.highWatermark)), heartbeat);
                 resolveOffset(chunk[chunk.length - 1].offset);
                 await commitOffsetsIfNecessary();
                 await heartbeat();
@@ -262,8 +265,8 @@ export class KafkaTransport implements EventTransport {
         } else {
           await c.run({
             ...common,
-            eachMessage: async ({ topic, partition, message, heartbeat }) => {
-              await deliver([incoming(topic, partition, message)], heartbeat);
+            eachMessage: async ({ partition, message, heartbeat }) => {
+              await deliver([incoming(partition, message)], heartbeat);
             },
           });
         }

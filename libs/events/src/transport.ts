@@ -15,7 +15,15 @@ export interface IncomingMessage {
   partition: number;
   offset: string;
   key: string;
+  /** The decoded value (the JSON envelope; text when it is not JSON; null for a tombstone). */
   value: unknown | null;
+  /**
+   * The value's bytes as received, when the transport has them (Kafka): the consumer checks their size before
+   * anything decodes them, and keeps (the start of) them when it parks the message. Kafka decodes `value` lazily.
+   */
+  raw?: Buffer | null;
+  /** The partition's end offset (the offset the next message will get) when this message was fetched: lag. */
+  highWatermark?: string;
 }
 
 export interface SubscribeOptions {

@@ -69,6 +69,11 @@ describe.each([
     const m = (await registry.getSingleMetric(name)?.get())?.values ?? [];
     return m.reduce((s, v) => s + v.value, 0);
   };
+  /** consumer_parked_total by its reason label. */
+  const parkedMetric = async () => {
+    const m = (await registry.getSingleMetric('consumer_parked_total')?.get())?.values ?? [];
+    return Object.fromEntries(m.filter((v) => v.value > 0).map((v) => [v.labels.reason, v.value]));
+  };
 
   it('applies newer revisions once, skips duplicates and older ones, stores progress with the effect', async () => {
     const c = await start();
@@ -108,9 +113,10 @@ describe.each([
     expect(rows[1]).toEqual(expect.objectContaining({ payload: null, raw: '{not json', offset: '1' }));
     expect(await row(id)).toEqual({ name: 'good', applied: 1 });
     expect(await metricValue('consumer_parked_total')).toBe(3);
+    expect(await parkedMetric()).toEqual({ invalid: 3 });
   });
 
-  it('parks on ParkEventError and after maxAttempts ordinary failures, rolling back the partial effect', async () => {
+  it('parks on ParkEventError and on an ordinary (not temporary) handler error at once, rolling back the partial effect', async () => {
     const refuse = newId();
     const broken = newId();
     let brokenCalls = 0;
@@ -124,7 +130,6 @@ describe.each([
           throw new TypeError('bug in handler');
         }
       },
-      { maxAttempts: 3 },
     );
     await send(refuse, onboarded(refuse, 1));
     await send(broken, onboarded(broken, 1));
@@ -132,11 +137,12 @@ describe.each([
     await send(ok, onboarded(ok, 1, 'ok'));
     await waitFor(() => settled.length === 3, '3 settled');
     expect(settled.map((s) => s.outcome)).toEqual(['parked', 'parked', 'applied']);
-    // 3 attempts one at a time (+1 when it first came in a batch, which then fell back to single messages).
-    expect(brokenCalls).toBeGreaterThanOrEqual(3);
-    expect(brokenCalls).toBeLessThanOrEqual(4);
+    // Once alone (+1 when it first came in a batch, which then fell back to single messages).
+    expect(brokenCalls).toBeGreaterThanOrEqual(1);
+    expect(brokenCalls).toBeLessThanOrEqual(2);
     expect((await parked(refuse))[0].reason).toBe('recipient unknown for good');
-    expect((await parked(broken))[0].reason).toBe('handler failed 3 times: bug in handler');
+    expect((await parked(broken))[0].reason).toBe('handler failed: bug in handler');
+    expect(await parkedMetric()).toEqual({ refused: 1, handler_error: 1 });
     expect(await row(refuse)).toBeUndefined();
     expect(await row(broken)).toBeUndefined();
     expect(await row(ok)).toEqual({ name: 'ok', applied: 1 });
@@ -144,7 +150,7 @@ describe.each([
     expect(await ds.query('SELECT 1 FROM consumer_state WHERE key = $1', [refuse])).toEqual([]);
   });
 
-  it('retries temporary failures (database errors, RetryEventError) for as long as it takes, never parking them', async () => {
+  it('retries temporary failures (database errors, RetryEventError) in place, not parking them below maxTransientAttempts', async () => {
     const id = newId();
     let calls = 0;
     await start(async (event, { manager }) => {
@@ -160,6 +166,37 @@ describe.each([
     expect(calls).toBeGreaterThanOrEqual(9);
     expect(await parked(id)).toEqual([]);
     expect(await row(id)).toEqual({ name: 'eventually', applied: 1 });
+  });
+
+  it('parks a message that keeps failing with a temporary error after maxTransientAttempts, and the partition moves on', async () => {
+    const stuck = newId();
+    const next = newId();
+    let stuckCalls = 0;
+    const c = await start(
+      async (event, { manager }) => {
+        if (event.event_type !== 'participant.onboarded') return;
+        if (event.key === stuck) {
+          stuckCalls += 1;
+          throw new RetryEventError('the blob store is away for good');
+        }
+        await manager.query('INSERT INTO participants (id, name) VALUES ($1, $2)', [event.data.participant_id, event.data.name]);
+      },
+      { maxTransientAttempts: 4, stuckAfterFailures: 2 },
+    );
+    await send(stuck, onboarded(stuck, 1));
+    // While it fails again and again, the consumer reports its partition stuck (readiness: degraded).
+    await waitFor(() => c.health().stuckPartitions === 1, 'stuck partition');
+    expect(c.health()).toEqual(expect.objectContaining({ degraded: true, stuckPartitions: 1 }));
+    await send(next, onboarded(next, 1, 'after'));
+    await waitFor(() => settled.length === 2, 'both settled', 30_000);
+    expect(settled.map((s) => s.outcome)).toEqual(['parked', 'applied']);
+    expect(stuckCalls).toBeGreaterThanOrEqual(4);
+    expect((await parked(stuck))[0].reason).toBe(
+      'retries_exhausted: failed 4 times with a temporary error while the database answered: the blob store is away for good',
+    );
+    expect(await row(next)).toEqual({ name: 'after', applied: 1 });
+    expect(c.health()).toEqual({ lag: 0, stuckPartitions: 0, degraded: false, parked: { retries_exhausted: 1 } });
+    expect(await parkedMetric()).toEqual({ retries_exhausted: 1 });
   });
 
   it('tombstones go to onTombstone in a transaction, or are skipped without it', async () => {
