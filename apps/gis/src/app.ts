@@ -1,7 +1,7 @@
 import { createDataSource, databaseCheck, runMigrations } from '@dtp/database';
 import { BlobStore, blobStoreFromConfig } from '@dtp/blob-store';
 import { EventTransport, OutboxRelay } from '@dtp/events';
-import { createHttpApp, listenService, newServiceContext, ServiceDefinition } from '@dtp/service-kit';
+import { BackgroundStart, createHttpApp, listenService, newServiceContext, ServiceDefinition, settled, startInBackground } from '@dtp/service-kit';
 import { GisConfig } from './config';
 import { DiamondEventsConsumer } from './diamonds/diamond-events.consumer';
 import { gisEntities } from './entities';
@@ -48,20 +48,30 @@ export const gisService: ServiceDefinition<GisConfig, GisDeps> = {
     const relay = new OutboxRelay({ service: 'gis', databaseUrl: config.DATABASE_URL, transport: deps.transport, logger, registry: ctx.metrics.registry });
     await relay.start();
     const consumer = app.get(DiamondEventsConsumer);
-    await consumer.start(deps.transport);
     const worker = app.get(ValidationWorker);
     if (config.validationWorkerEnabled) await worker.start();
-    return listenService({
+    let background: BackgroundStart | undefined;
+    const running = await listenService({
       name: 'gis',
       app,
       config,
       ctx,
       onClose: async () => {
+        await background?.stop();
         await consumer.stop();
         await worker.stop();
         await relay.stop();
         await ds.destroy();
       },
     });
+    // Served first, consumer group joined after: a restarted gis answers at once (docs/events.md).
+    background = startInBackground({
+      component: 'consumers',
+      readiness: ctx.readiness,
+      logger,
+      steps: [{ name: 'the platform.diamonds.v1 consumer', start: () => consumer.start(deps.transport) }],
+    });
+    await settled(background.done, config.CONSUMER_START_WAIT_MS);
+    return running;
   },
 };

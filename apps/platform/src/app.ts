@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import { createDataSource, databaseCheck, runMigrations } from '@dtp/database';
 import { EventTransport, OutboxRelay } from '@dtp/events';
-import { createHttpApp, listenService, newServiceContext, ServiceDefinition } from '@dtp/service-kit';
+import { BackgroundStart, createHttpApp, listenService, newServiceContext, ServiceDefinition, settled, startInBackground } from '@dtp/service-kit';
 import { PlatformConfig } from './config';
 import { platformEntities } from './entities';
 import { platformMigrations } from './migrations';
@@ -47,26 +47,38 @@ export const platformService: ServiceDefinition<PlatformConfig, PlatformDeps> = 
       },
     });
     const participants = app.get(ParticipantsConsumer);
-    await participants.start(deps.transport, logger, ctx.metrics.registry);
     const gisEvents = app.get(GisEventsConsumer);
-    await gisEvents.start(deps.transport, logger, ctx.metrics.registry);
     // Writes wake the relay themselves (db/outbox-signal.ts); the poll is the safety net.
     const relay = new OutboxRelay({ service: 'platform', databaseUrl: config.DATABASE_URL, transport: deps.transport, logger, registry: ctx.metrics.registry, pollIntervalMs: 500 });
     const db = app.get(PlatformDb);
     db.signal.attachRelay(() => relay.poke());
     await relay.start();
-    return listenService({
+    let consumers: BackgroundStart | undefined;
+    const running = await listenService({
       name: 'platform',
       app,
       config,
       ctx,
       onClose: async () => {
         db.signal.close();
+        await consumers?.stop();
         await participants.stop();
         await gisEvents.stop();
         await relay.stop();
         await ds.destroy();
       },
     });
+    // Served first, consumer groups joined after: a restarted platform answers at once (docs/events.md).
+    consumers = startInBackground({
+      component: 'consumers',
+      readiness: ctx.readiness,
+      logger,
+      steps: [
+        { name: 'the auth.participants.v1 consumer', start: () => participants.start(deps.transport, logger, ctx.metrics.registry) },
+        { name: 'the gis.gradings.v1 consumer', start: () => gisEvents.start(deps.transport, logger, ctx.metrics.registry) },
+      ],
+    });
+    await settled(consumers.done, config.CONSUMER_START_WAIT_MS);
+    return running;
   },
 };

@@ -1,7 +1,7 @@
 import { BlobStore, blobStoreFromConfig } from '@dtp/blob-store';
 import { createDataSource, databaseCheck, runMigrations } from '@dtp/database';
 import { EventTransport } from '@dtp/events';
-import { createHttpApp, listenService, newServiceContext, ServiceDefinition } from '@dtp/service-kit';
+import { BackgroundStart, createHttpApp, listenService, newServiceContext, ServiceDefinition, settled, startInBackground } from '@dtp/service-kit';
 import { SearchConfig } from './config';
 import { searchEntities } from './entities';
 import { searchMigrations } from './migrations';
@@ -50,25 +50,35 @@ export const searchService: ServiceDefinition<SearchConfig, SearchDeps> = {
         version: '1.35.0',
       },
     });
-    let consumer;
-    try {
-      consumer = await startDiamondsConsumer({ transport: deps.transport, dataSource: ds, logger, registry: ctx.metrics.registry });
-    } catch (err) {
-      await app.close();
-      await ds.destroy();
-      throw err;
-    }
-    const running = consumer;
-    return listenService({
+    let consumer: Awaited<ReturnType<typeof startDiamondsConsumer>> | undefined;
+    let background: BackgroundStart | undefined;
+    const running = await listenService({
       name: 'search',
       app,
       config,
       ctx,
       onClose: async () => {
-        await running.close();
+        await background?.stop();
+        await consumer?.close();
         await ds.destroy();
       },
     });
+    // Served first, consumer group joined after: a restarted search answers at once (docs/events.md).
+    background = startInBackground({
+      component: 'consumers',
+      readiness: ctx.readiness,
+      logger,
+      steps: [
+        {
+          name: 'the platform.diamonds.v1 consumer',
+          start: async () => {
+            consumer = await startDiamondsConsumer({ transport: deps.transport, dataSource: ds, logger, registry: ctx.metrics.registry });
+          },
+        },
+      ],
+    });
+    await settled(background.done, config.CONSUMER_START_WAIT_MS);
+    return running;
   },
 };
 export { rebuildReadModel } from './read-model/rebuild';

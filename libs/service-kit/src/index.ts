@@ -1,3 +1,4 @@
+export * from './background-start';
 export * from './bootstrap';
 export * from './config';
 export * from './consumer-health';

@@ -24,6 +24,15 @@ export class BaseServiceConfig {
   @IsInt()
   @Min(0)
   SHUTDOWN_DRAIN_MS: number = 0;
+
+  /**
+   * How long start-up waits for background work begun after the server listens (event consumers joining their
+   * groups) before reporting the service started. The server answers either way; the in-process bus is immediate.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  CONSUMER_START_WAIT_MS: number = 3000;
 }
 
 export interface RunningService {

@@ -31,32 +31,41 @@ export class GisEventsConsumer {
 
   async start(transport: EventTransport, logger: Logger, registry?: Registry): Promise<void> {
     const common = { transport, group: ConsumerGroups.PLATFORM, dataSource: this.ds, logger, registry };
-    this.consumers.push(
-      await runConsumer({
-        ...common,
-        topic: Topics.GIS_GRADINGS,
-        handle: async (envelope, ctx) => {
-          if (envelope.event_type !== EventTypes.GRADING_SUBMITTED) return;
-          const data = envelope.data as GradingSubmittedData;
-          const outcome = await this.graded.recordGisGrading(sqlOfManager(ctx.manager), data);
-          if (outcome === 'diamond_not_found') throw new ParkEventError(`diamond ${data.diamond_id} not found (deleted?)`);
-        },
-      }),
-      await runConsumer({
-        ...common,
-        topic: Topics.GIS_ELIGIBILITY,
-        handle: async (envelope, ctx) => {
-          if (envelope.event_type !== EventTypes.ELIGIBILITY_CHANGED) return;
-          const data = envelope.data as EligibilityChangedData;
-          const sql = sqlOfManager(ctx.manager);
-          const row = await this.diamonds.find(sql, data.diamond_id, { lock: true });
-          if (!row) return; // deleted meanwhile: nothing to show the status on
-          if (row.gis_status === data.gis_status) return;
-          await this.changes.commit(sql, row, { gis_status: data.gis_status });
-          this.db.committed();
-        },
-      }),
-    );
+    // Each consumer is recorded as soon as it runs, so a failure to start the second stops the first (start may
+    // be retried).
+    try {
+      this.consumers.push(
+        await runConsumer({
+          ...common,
+          topic: Topics.GIS_GRADINGS,
+          handle: async (envelope, ctx) => {
+            if (envelope.event_type !== EventTypes.GRADING_SUBMITTED) return;
+            const data = envelope.data as GradingSubmittedData;
+            const outcome = await this.graded.recordGisGrading(sqlOfManager(ctx.manager), data);
+            if (outcome === 'diamond_not_found') throw new ParkEventError(`diamond ${data.diamond_id} not found (deleted?)`);
+          },
+        }),
+      );
+      this.consumers.push(
+        await runConsumer({
+          ...common,
+          topic: Topics.GIS_ELIGIBILITY,
+          handle: async (envelope, ctx) => {
+            if (envelope.event_type !== EventTypes.ELIGIBILITY_CHANGED) return;
+            const data = envelope.data as EligibilityChangedData;
+            const sql = sqlOfManager(ctx.manager);
+            const row = await this.diamonds.find(sql, data.diamond_id, { lock: true });
+            if (!row) return; // deleted meanwhile: nothing to show the status on
+            if (row.gis_status === data.gis_status) return;
+            await this.changes.commit(sql, row, { gis_status: data.gis_status });
+            this.db.committed();
+          },
+        }),
+      );
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
   }
 
   async stop(): Promise<void> {
