@@ -102,6 +102,25 @@ describe('CreatePolishedDiamondDto', () => {
   it('rejects unknown fields', () => expect(fails('box_id', 'b')).toEqual(['box_id']));
 });
 
+describe('lifecycle bounds (DESIGN.md "Input bounds")', () => {
+  const polished = { parent_diamond_id: 'a'.repeat(26), participant_id: 'P', participant_timestamp: '2024-06-01T08:30:00Z', polished: { carats: '0.5', shape: 'Round' } };
+  it('participant_id at most 256 characters (polish and each cut)', () => {
+    expect(failedPaths(CreatePolishedDiamondDto, { ...polished, participant_id: 'p'.repeat(256) })).toEqual([]);
+    expect(failedPaths(CreatePolishedDiamondDto, { ...polished, participant_id: 'p'.repeat(257) })).toEqual(['participant_id']);
+    const cut = (id: string) => ({ participant_id: id, rough: { carats: '0.1' } });
+    expect(failedPaths(SplitDiamondDto, { cuts: [cut('A'), cut('p'.repeat(256))] })).toEqual([]);
+    expect(failedPaths(SplitDiamondDto, { cuts: [cut('A'), cut('p'.repeat(257))] })).toEqual(['cuts.1.participant_id']);
+  });
+  it('tag objects bounded in size and depth', () => {
+    let deep: Record<string, unknown> = { x: 1 };
+    for (let i = 0; i < 20; i++) deep = { a: deep };
+    expect(failedPaths(CreatePolishedDiamondDto, { ...polished, supplementary_tags: { a: 'x'.repeat(100) } })).toEqual([]);
+    expect(failedPaths(CreatePolishedDiamondDto, { ...polished, supplementary_tags: { a: 'x'.repeat(17 * 1024) } })).toEqual(['supplementary_tags']);
+    expect(failedPaths(CreatePolishedDiamondDto, { ...polished, supplementary_tags: deep })).toEqual(['supplementary_tags']);
+    expect(failedPaths(CreatePolishedDiamondDto, { ...polished, entity_specific_tags: { dit_session_id: 'x', big: 'x'.repeat(17 * 1024) } })).toEqual(['entity_specific_tags']);
+  });
+});
+
 describe('SplitDiamondDto', () => {
   const cut = (id: string) => ({ participant_id: id, rough: { carats: '0.5' } });
   const valid = { participant_timestamp: '2024-06-01T08:30:00Z', cuts: [cut('A'), cut('B')] };

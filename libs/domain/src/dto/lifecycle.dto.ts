@@ -10,17 +10,18 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  MaxLength,
   ValidateNested,
 } from 'class-validator';
-import { SPLIT_MAX_CUTS, SPLIT_MIN_CUTS } from '../rules/limits';
+import { ID_MAX_LENGTH, SPLIT_MAX_CUTS, SPLIT_MIN_CUTS } from '../rules/limits';
 import type { EntitySpecificTags } from './create-rough-diamond.dto';
 import { PolishedSchemaDto } from './polished-schema.dto';
 import { RoughSchemaDto } from './rough-schema.dto';
 import {
   IsDiamondIdFormat,
+  IsBoundedJsonObject,
   IsEntitySpecificTags,
   IsIsoDateTime,
-  IsPlainObject,
   NoSurroundingWhitespace,
 } from './validators';
 
@@ -32,6 +33,7 @@ export class CreatePolishedDiamondDto {
 
   @IsString()
   @IsNotEmpty()
+  @MaxLength(ID_MAX_LENGTH)
   @NoSurroundingWhitespace()
   participant_id!: string;
 
@@ -45,11 +47,12 @@ export class CreatePolishedDiamondDto {
   polished!: PolishedSchemaDto;
 
   @IsOptional()
-  @IsPlainObject()
+  @IsBoundedJsonObject()
   supplementary_tags?: Record<string, unknown> | null;
 
   @IsOptional()
   @IsEntitySpecificTags()
+  @IsBoundedJsonObject({ requireObject: false })
   entity_specific_tags?: EntitySpecificTags | null;
 }
 
@@ -57,6 +60,7 @@ export class CreatePolishedDiamondDto {
 export class SplitCutDto {
   @IsString()
   @IsNotEmpty()
+  @MaxLength(ID_MAX_LENGTH)
   @NoSurroundingWhitespace()
   participant_id!: string;
 
