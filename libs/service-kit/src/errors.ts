@@ -71,6 +71,9 @@ export class JsonExceptionFilter implements ExceptionFilter {
         typeof response === 'object' && response !== null
           ? normaliseNestBody(response as Record<string, unknown>, status)
           : { message: String(response) };
+      if (status === HttpStatus.INTERNAL_SERVER_ERROR && isDependencyUnavailable(exception.cause)) {
+        return sendUnavailable(exception.cause, request, reply);
+      }
       if (status >= 500) {
         request.log.error({ err: exception.cause ?? exception, status }, 'request failed');
         body.request_id ??= request.id;
@@ -93,10 +96,79 @@ export function sendPlainError(exception: unknown, request: FastifyRequest, repl
   if (err?.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
     return void reply.status(err.statusCode).send({ message: err.message, code: err.code });
   }
+  if (isDependencyUnavailable(exception)) return sendUnavailable(exception, request, reply);
   request.log.error({ err: exception }, 'unhandled error');
   return void reply
     .status(HttpStatus.INTERNAL_SERVER_ERROR)
     .send({ message: 'Internal server error; contact the platform administrators if it persists', request_id: request.id });
+}
+
+/** Seconds a client is asked to wait (`Retry-After`) when the database or another dependency cannot be reached. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * SQLSTATEs that mean "the database cannot serve now", not "this request is wrong": class 08 (connection
+ * exception), 57P01-57P03 (admin shutdown, crash shutdown, cannot connect now: starting up, shutting down,
+ * recovery), 53300 (too many connections).
+ */
+const UNAVAILABLE_SQLSTATE = /^(08[0-9A-Z]{3}|57P0[123]|53300)$/;
+
+/** Socket and name-resolution errors of a connection to a dependency (Node's `code`). */
+const NETWORK_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * The errors node-postgres, pg-pool and PostgreSQL raise without a code when a connection is lost or cannot be
+ * had: a terminated connection, the pool's connect timeout, a client left unusable by a connection error, a
+ * database closed to connections (`ALLOW_CONNECTIONS false`, SQLSTATE 55000 shared with unrelated states).
+ */
+const UNAVAILABLE_MESSAGES = [
+  /^Connection terminated/,
+  /timeout exceeded when trying to connect/,
+  /has encountered a connection error and is not queryable/,
+  /is not currently accepting connections/,
+  /^Connection is not established/,
+];
+
+/**
+ * True when `err`, or anything it wraps (`cause`, TypeORM's `driverError`, an AggregateError's `errors`), says
+ * that the database (or another dependency reached over the network) is unreachable: the request failed for a
+ * reason that retrying later fixes, so it answers 503, not 500.
+ */
+export function isDependencyUnavailable(err: unknown): boolean {
+  const seen = new Set<unknown>();
+  const pending: unknown[] = [err];
+  while (pending.length > 0 && seen.size < 32) {
+    const e = pending.pop();
+    if (e === null || typeof e !== 'object' || seen.has(e)) continue;
+    seen.add(e);
+    const { code, message, cause, driverError, errors } = e as { code?: unknown; message?: unknown; cause?: unknown; driverError?: unknown; errors?: unknown };
+    if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || NETWORK_ERROR_CODES.has(code))) return true;
+    if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => m.test(message))) return true;
+    pending.push(cause, driverError);
+    if (Array.isArray(errors)) pending.push(...errors.slice(0, 8));
+  }
+  return false;
+}
+
+/** 503 with `Retry-After`: the request may succeed once the database is back; the cause is logged, not sent. */
+function sendUnavailable(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  request.log.error({ err: exception }, 'request failed: a dependency is unavailable');
+  return void reply
+    .status(HttpStatus.SERVICE_UNAVAILABLE)
+    .header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS))
+    .send({ message: 'Service temporarily unavailable: its database (or a service it depends on) cannot be reached. Retry later.', request_id: request.id });
 }
 
 /** Nest's built-in exceptions answer `{statusCode, message, error}`; keep `message`, drop the noise. */

@@ -1,0 +1,77 @@
+import net from 'node:net';
+
+/**
+ * A TCP proxy to a server (here: the test run's PostgreSQL) that a test can cut and restore, to make a database
+ * unreachable for one service without stopping the shared server. `cut()` stops listening (new connections are
+ * refused) and destroys every open connection (the service's pooled connections end mid-stream); `restore()`
+ * listens again on the same port.
+ */
+export class TcpProxy {
+  private server: net.Server | undefined;
+  private readonly sockets = new Set<net.Socket>();
+  private port = 0;
+
+  private constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
+
+  static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
+    const proxy = new TcpProxy(targetHost, targetPort);
+    await proxy.listen();
+    return proxy;
+  }
+
+  /** `url` with its host and port replaced by the proxy's. */
+  rewrite(url: string): string {
+    const u = new URL(url);
+    u.hostname = '127.0.0.1';
+    u.port = String(this.port);
+    return u.toString();
+  }
+
+  get listening(): boolean {
+    return this.server !== undefined;
+  }
+
+  async cut(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  async restore(): Promise<void> {
+    if (!this.server) await this.listen();
+  }
+
+  async close(): Promise<void> {
+    await this.cut();
+  }
+
+  private async listen(): Promise<void> {
+    const server = net.createServer((client) => {
+      const upstream = net.connect(this.targetPort, this.targetHost);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => undefined);
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address();
+    this.port = typeof address === 'object' && address ? address.port : this.port;
+    this.server = server;
+  }
+}
