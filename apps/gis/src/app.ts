@@ -1,7 +1,7 @@
 import { createDataSource, databaseCheck, runMigrations } from '@dtp/database';
 import { BlobStore, blobStoreFromConfig } from '@dtp/blob-store';
 import { EventTransport, OutboxRelay } from '@dtp/events';
-import { BackgroundStart, createHttpApp, listenService, newServiceContext, ServiceDefinition, settled, startInBackground } from '@dtp/service-kit';
+import { BackgroundStart, createHttpApp, listenService, newServiceContext, ServiceDefinition, settled } from '@dtp/service-kit';
 import { GisConfig } from './config';
 import { DiamondEventsConsumer } from './diamonds/diamond-events.consumer';
 import { gisEntities } from './entities';
@@ -50,28 +50,27 @@ export const gisService: ServiceDefinition<GisConfig, GisDeps> = {
     const consumer = app.get(DiamondEventsConsumer);
     const worker = app.get(ValidationWorker);
     if (config.validationWorkerEnabled) await worker.start();
-    let background: BackgroundStart | undefined;
+    // Served first, consumer group joined after: a restarted gis answers at once (docs/events.md).
+    const background = new BackgroundStart({
+      component: 'consumers',
+      readiness: ctx.readiness,
+      logger,
+      steps: [{ name: 'the platform.diamonds.v1 consumer', start: () => consumer.start(deps.transport) }],
+    });
     const running = await listenService({
       name: 'gis',
       app,
       config,
       ctx,
       onClose: async () => {
-        await background?.stop();
+        await background.stop();
         await consumer.stop();
         await worker.stop();
         await relay.stop();
         await ds.destroy();
       },
     });
-    // Served first, consumer group joined after: a restarted gis answers at once (docs/events.md).
-    background = startInBackground({
-      component: 'consumers',
-      readiness: ctx.readiness,
-      logger,
-      steps: [{ name: 'the platform.diamonds.v1 consumer', start: () => consumer.start(deps.transport) }],
-    });
-    await settled(background.done, config.CONSUMER_START_WAIT_MS);
+    await settled(background.begin(), config.CONSUMER_START_WAIT_MS);
     return running;
   },
 };

@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import { createDataSource, databaseCheck, runMigrations } from '@dtp/database';
 import { EventTransport, OutboxRelay } from '@dtp/events';
-import { BackgroundStart, createHttpApp, listenService, newServiceContext, ServiceDefinition, settled, startInBackground } from '@dtp/service-kit';
+import { BackgroundStart, createHttpApp, listenService, newServiceContext, ServiceDefinition, settled } from '@dtp/service-kit';
 import { PlatformConfig } from './config';
 import { platformEntities } from './entities';
 import { platformMigrations } from './migrations';
@@ -53,23 +53,8 @@ export const platformService: ServiceDefinition<PlatformConfig, PlatformDeps> = 
     const db = app.get(PlatformDb);
     db.signal.attachRelay(() => relay.poke());
     await relay.start();
-    let consumers: BackgroundStart | undefined;
-    const running = await listenService({
-      name: 'platform',
-      app,
-      config,
-      ctx,
-      onClose: async () => {
-        db.signal.close();
-        await consumers?.stop();
-        await participants.stop();
-        await gisEvents.stop();
-        await relay.stop();
-        await ds.destroy();
-      },
-    });
     // Served first, consumer groups joined after: a restarted platform answers at once (docs/events.md).
-    consumers = startInBackground({
+    const consumers = new BackgroundStart({
       component: 'consumers',
       readiness: ctx.readiness,
       logger,
@@ -78,7 +63,21 @@ export const platformService: ServiceDefinition<PlatformConfig, PlatformDeps> = 
         { name: 'the gis.gradings.v1 consumer', start: () => gisEvents.start(deps.transport, logger, ctx.metrics.registry) },
       ],
     });
-    await settled(consumers.done, config.CONSUMER_START_WAIT_MS);
+    const running = await listenService({
+      name: 'platform',
+      app,
+      config,
+      ctx,
+      onClose: async () => {
+        db.signal.close();
+        await consumers.stop();
+        await participants.stop();
+        await gisEvents.stop();
+        await relay.stop();
+        await ds.destroy();
+      },
+    });
+    await settled(consumers.begin(), config.CONSUMER_START_WAIT_MS);
     return running;
   },
 };

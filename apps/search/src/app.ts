@@ -1,7 +1,7 @@
 import { BlobStore, blobStoreFromConfig } from '@dtp/blob-store';
 import { createDataSource, databaseCheck, runMigrations } from '@dtp/database';
 import { EventTransport } from '@dtp/events';
-import { BackgroundStart, createHttpApp, listenService, newServiceContext, ServiceDefinition, settled, startInBackground } from '@dtp/service-kit';
+import { BackgroundStart, createHttpApp, listenService, newServiceContext, ServiceDefinition, settled } from '@dtp/service-kit';
 import { SearchConfig } from './config';
 import { searchEntities } from './entities';
 import { searchMigrations } from './migrations';
@@ -51,20 +51,8 @@ export const searchService: ServiceDefinition<SearchConfig, SearchDeps> = {
       },
     });
     let consumer: Awaited<ReturnType<typeof startDiamondsConsumer>> | undefined;
-    let background: BackgroundStart | undefined;
-    const running = await listenService({
-      name: 'search',
-      app,
-      config,
-      ctx,
-      onClose: async () => {
-        await background?.stop();
-        await consumer?.close();
-        await ds.destroy();
-      },
-    });
     // Served first, consumer group joined after: a restarted search answers at once (docs/events.md).
-    background = startInBackground({
+    const background = new BackgroundStart({
       component: 'consumers',
       readiness: ctx.readiness,
       logger,
@@ -77,7 +65,18 @@ export const searchService: ServiceDefinition<SearchConfig, SearchDeps> = {
         },
       ],
     });
-    await settled(background.done, config.CONSUMER_START_WAIT_MS);
+    const running = await listenService({
+      name: 'search',
+      app,
+      config,
+      ctx,
+      onClose: async () => {
+        await background.stop();
+        await consumer?.close();
+        await ds.destroy();
+      },
+    });
+    await settled(background.begin(), config.CONSUMER_START_WAIT_MS);
     return running;
   },
 };
