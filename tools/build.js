@@ -4,7 +4,9 @@
  * dist/, keeping the source layout (dist/apps/auth/src/main.js, dist/libs/..., dist/tools/migrate.js).
  * swc emits decorator metadata (NestJS dependency injection needs it) and rewrites the @dtp/* path aliases of
  * tsconfig.base.json into relative requires, so the output runs with plain `node` and node_modules, no loader.
- * Type checking stays with `tsc --noEmit` (npm test). Usage: node tools/build.js [--out DIR]
+ * Type checking stays with `tsc --noEmit` (npm test). Usage: node tools/build.js [--out DIR] [--project ROOT]
+ * `--project apps/platform` compiles one project's sources into DIR/apps/platform only (Nx's per-project `build`
+ * target; `tools` compiles the migration runner); without it, everything the images need.
  */
 const { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
@@ -13,6 +15,8 @@ const swc = require('@swc/core');
 const root = path.join(__dirname, '..');
 const outArg = process.argv.indexOf('--out');
 const outDir = path.resolve(root, outArg > 0 ? process.argv[outArg + 1] : 'dist');
+const projectArg = process.argv.indexOf('--project');
+const onlyProject = projectArg > 0 ? path.normalize(process.argv[projectArg + 1]).replace(/\/+$/, '') : null;
 const { compilerOptions } = require(path.join(root, 'tsconfig.base.json'));
 
 /** Test helpers, not part of any service: left out of the build. */
@@ -20,7 +24,8 @@ const SKIP = new Set(['libs/testing']);
 
 /** Sources that go into the build: app and lib code (no tests) and the migration runner. */
 function sources() {
-  const files = [path.join(root, 'tools', 'migrate.ts')];
+  if (onlyProject === 'tools') return [path.join(root, 'tools', 'migrate.ts')];
+  const files = onlyProject ? [] : [path.join(root, 'tools', 'migrate.ts')];
   const walk = (dir) => {
     for (const name of readdirSync(dir)) {
       const full = path.join(dir, name);
@@ -31,6 +36,7 @@ function sources() {
   for (const group of ['apps', 'libs']) {
     for (const project of readdirSync(path.join(root, group))) {
       if (SKIP.has(`${group}/${project}`)) continue;
+      if (onlyProject && onlyProject !== `${group}/${project}`) continue;
       const src = path.join(root, group, project, 'src');
       if (statSync(src, { throwIfNoEntry: false })?.isDirectory()) walk(src);
     }
@@ -56,7 +62,7 @@ const options = (filename) => ({
 
 async function main() {
   const started = Date.now();
-  rmSync(outDir, { recursive: true, force: true });
+  rmSync(onlyProject ? path.join(outDir, onlyProject === 'tools' ? 'tools/migrate.js' : onlyProject) : outDir, { recursive: true, force: true });
   const files = sources();
   let done = 0;
   // A few files at a time: swc is fast, the machine has two cores.
