@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
  * A content-addressed store of file bytes (DESIGN.md "Services"): every blob is keyed by the lowercase hex
  * SHA-256 of its bytes, so the same bytes are stored once and a key never changes meaning. Platform writes it;
  * search and GIS only read it. Implementations: a directory on disk (FilesystemBlobStore); an S3-compatible
- * bucket later. Every implementation must pass `blobStoreContract`.
+ * bucket later. Every implementation must pass the contract suite in libs/blob-store/test/contract.ts.
  */
 export interface BlobStore {
   /**

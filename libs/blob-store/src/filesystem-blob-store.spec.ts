@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { blobStoreContract } from './contract';
+import { blobStoreContract } from '../test/contract';
 import { BlobTooLargeError } from './blob-store';
 import { FilesystemBlobStore } from './filesystem-blob-store';
 

@@ -1,5 +1,4 @@
 export * from './blob-store';
 export * from './filesystem-blob-store';
-export * from './contract';
 export * from './s3-blob-store';
 export * from './from-config';

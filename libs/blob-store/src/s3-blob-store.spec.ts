@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { CreateBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { BaseServiceConfig, loadConfig } from '@dtp/service-kit';
-import { blobStoreContract } from './contract';
+import { blobStoreContract } from '../test/contract';
 import { BlobTooLargeError } from './blob-store';
 import { FilesystemBlobStore } from './filesystem-blob-store';
 import { BlobStoreConfigError, blobStoreFromConfig, blobStoreSettings } from './from-config';

@@ -1,6 +1,6 @@
 import { DIAMOND_V1_REQUIRED_FIELDS } from '@dtp/domain';
 import { toDiamondV1 } from './diamond.mapper';
-import { sampleRow } from './diamond.fixture';
+import { sampleRow } from '../../test/diamond.fixture';
 
 describe('toDiamondV1', () => {
   it('maps a stored row to a record with every required member and no internal columns', () => {

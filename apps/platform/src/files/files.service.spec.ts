@@ -1,5 +1,5 @@
 import type { FileRef } from '@dtp/domain';
-import { sampleRow } from '../diamonds/diamond.fixture';
+import { sampleRow } from '../../test/diamond.fixture';
 import { applyRef } from './files.service';
 
 const ref = (hash: string, description: string | null = null): FileRef => ({

@@ -1,7 +1,7 @@
 import { plainToInstance } from 'class-transformer';
 import { PolishedSchemaDto, RoughSchemaDto } from '@dtp/domain';
 import type { Caller } from '@dtp/auth-guard';
-import { sampleRow } from '../diamonds/diamond.fixture';
+import { sampleRow } from '../../test/diamond.fixture';
 import { assertTransition } from './lifecycle-errors';
 import { childScope, newChildRow, polishedFromSchema, roughFromSchema } from './lifecycle-rows';
 

@@ -1,4 +1,4 @@
-import { sampleRow } from '../diamonds/diamond.fixture';
+import { sampleRow } from '../../test/diamond.fixture';
 import { inheritedOrigin, polishedSummary, roughSummary, toShipmentChanged, toShipmentView, totalCarats } from './shipment.mapper';
 import { limitExceeded, weightLimit } from './shipment-box.resolver';
 import type { ShipmentDiamondRow, ShipmentRow } from './shipment.row';

@@ -1,19 +1,5 @@
-import { OnboardParticipantDto, ProvenanceInputDto, TokenRequestDto } from './auth.dto';
+import { OnboardParticipantDto, ProvenanceInputDto } from './auth.dto';
 import { REMOVE, failedPaths, validatePlain, withField } from './spec-helpers';
-
-describe('TokenRequestDto', () => {
-  it('accepts the four members, or none (the endpoint maps errors itself)', () => {
-    expect(failedPaths(TokenRequestDto, {
-      grant_type: 'client_credentials', client_id: 'c', client_secret: 's', audience: 'http://localhost:3002',
-    })).toEqual([]);
-    expect(failedPaths(TokenRequestDto, {})).toEqual([]);
-    expect(failedPaths(TokenRequestDto, { scope: 'read' })).toEqual([]);
-  });
-  it('types each member as a string', () => {
-    expect(failedPaths(TokenRequestDto, { client_id: 5 })).toEqual(['client_id']);
-    expect(failedPaths(TokenRequestDto, { grant_type: ['x'] })).toEqual(['grant_type']);
-  });
-});
 
 describe('OnboardParticipantDto', () => {
   const valid = { name: 'Acme Mining', role: 'producer' };

@@ -15,19 +15,6 @@ import {
 import { ROLE_VALUES, Role } from '../enums/participant';
 import { ID_MAX_LENGTH, NAME_MAX_LENGTH } from '../rules/limits';
 
-/**
- * Body of `POST {auth_url}/oauth/token` (JSON or form). Everything is optional here: the token
- * endpoint maps missing/wrong values to RFC 6749 5.2 errors itself. `scope` is accepted (RFC 6749 4.4.2)
- * and ignored.
- */
-export class TokenRequestDto {
-  @IsOptional() @IsString() grant_type?: string;
-  @IsOptional() @IsString() client_id?: string;
-  @IsOptional() @IsString() client_secret?: string;
-  @IsOptional() @IsString() audience?: string;
-  @IsOptional() @IsString() scope?: string;
-}
-
 const COUNTRY_CODE_MESSAGE = 'country_code must be an ISO 3166-1 alpha-2 code (two uppercase letters)';
 
 /** Provenance declared for a producer at onboarding. */

@@ -1,4 +1,4 @@
-import { CreatePolishedDiamondDto, DestroyDiamondDto, SplitDiamondDto, UnlockDiamondDto } from './lifecycle.dto';
+import { CreatePolishedDiamondDto, DestroyDiamondDto, SplitDiamondDto } from './lifecycle.dto';
 import { PolishedSchemaDto } from './polished-schema.dto';
 import { REMOVE, failedPaths, messages, validatePlain, withField } from './spec-helpers';
 
@@ -167,12 +167,12 @@ describe('SplitDiamondDto', () => {
   });
 });
 
-describe('DestroyDiamondDto and UnlockDiamondDto', () => {
-  it.each([DestroyDiamondDto, UnlockDiamondDto])('%p accepts an empty body or a timestamp', (cls) => {
+describe('DestroyDiamondDto', () => {
+  it.each([DestroyDiamondDto])('%p accepts an empty body or a timestamp', (cls) => {
     expect(failedPaths(cls, {})).toEqual([]);
     expect(failedPaths(cls, { participant_timestamp: '2024-06-01T08:30:00Z' })).toEqual([]);
   });
-  it.each([DestroyDiamondDto, UnlockDiamondDto])('%p rejects a bad timestamp and unknown fields', (cls) => {
+  it.each([DestroyDiamondDto])('%p rejects a bad timestamp and unknown fields', (cls) => {
     expect(failedPaths(cls, { participant_timestamp: 'soon' })).toEqual(['participant_timestamp']);
     expect(failedPaths(cls, { reason: 'lost' })).toEqual(['reason']);
   });

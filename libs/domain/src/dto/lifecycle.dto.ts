@@ -103,10 +103,3 @@ export class DestroyDiamondDto {
   @IsIsoDateTime()
   participant_timestamp?: string | null;
 }
-
-/** Body of `POST /diamonds/{diamond_id}/unlock` (may be empty). */
-export class UnlockDiamondDto {
-  @IsOptional()
-  @IsIsoDateTime()
-  participant_timestamp?: string | null;
-}

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { BlobStore, BlobTooLargeError } from './blob-store';
+import { BlobStore, BlobTooLargeError } from '../src/blob-store';
 
 export interface BlobStoreFixture {
   store: BlobStore;
