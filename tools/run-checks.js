@@ -14,6 +14,8 @@ rmSync(results, { recursive: true, force: true });
 
 const started = Date.now();
 const env = { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', NX_TUI: 'false' };
+// Plain text when the output is a file or a pipe (CI logs), colours on a terminal.
+if (!process.stdout.isTTY) env.FORCE_COLOR = '0';
 const nx = path.join(root, 'node_modules', '.bin', 'nx');
 const run = spawnSync(nx, ['run-many', '-t', 'lint', 'typecheck', 'test', '--outputStyle=stream', ...process.argv.slice(2)], {
   cwd: root,
