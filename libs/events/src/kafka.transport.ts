@@ -1,7 +1,13 @@
 import net from 'node:net';
+import tls from 'node:tls';
 import { Admin, Consumer, ISocketFactory, Kafka, KafkaMessage, logLevel, Partitioners, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
+import { describeKafkaSecurity, KafkaSecurity, kafkaSecurityFromEnv } from './kafka-config';
 import { EventTransport, IncomingMessage, OutgoingMessage, SubscribeOptions, Subscription } from './transport';
+
+// The package's index re-exports this module: TLS/SASL configuration is public through it.
+export { checkKafkaSecurityEnv, describeKafkaSecurity, KAFKA_SASL_MECHANISMS, KafkaConfigError, kafkaSecurityFromEnv } from './kafka-config';
+export type { KafkaSaslMechanism, KafkaSecurity, KafkaSecurityCheck } from './kafka-config';
 
 export interface KafkaTransportOptions {
   clientId: string;
@@ -31,6 +37,14 @@ export interface KafkaTransportOptions {
    * `Topics`. With groupPrefix, it keeps deployments (or test stacks) sharing one cluster fully apart.
    */
   topicPrefix?: string;
+  /**
+   * TLS and SASL (kafkajs `ssl` and `sasl`). Default: from process.env through kafkaSecurityFromEnv (KAFKA_SSL,
+   * KAFKA_SSL_CA_FILE, KAFKA_SSL_CERT_FILE, KAFKA_SSL_KEY_FILE, KAFKA_SSL_REJECT_UNAUTHORIZED,
+   * KAFKA_SASL_MECHANISM, KAFKA_SASL_USERNAME, KAFKA_SASL_PASSWORD), so every Kafka client of the workspace
+   * (services, the rebuild tool) honours them, and a bad combination throws KafkaConfigError from the constructor:
+   * the service refuses to start. Pass `{}` for a plaintext client whatever the env says.
+   */
+  security?: KafkaSecurity;
 }
 
 /** Parses KAFKA_CONNECT_VIA ("a:1=b:2,c:3=d:4"). */
@@ -45,11 +59,17 @@ export function parseConnectVia(value: string | undefined): Record<string, strin
   return map;
 }
 
+/**
+ * Connects to `via`'s replacement of a broker address. With TLS the certificate is still checked against the
+ * broker's own (advertised) name (SNI and hostname verification), not the forward's address.
+ */
 function socketFactory(via: Record<string, string>): ISocketFactory {
-  return ({ host, port, onConnect }) => {
+  return ({ host, port, ssl, onConnect }) => {
     const target = via[`${host}:${port}`];
     const [h, p] = target ? [target.slice(0, target.lastIndexOf(':')), Number(target.slice(target.lastIndexOf(':') + 1))] : [host, port];
-    const socket = net.connect({ host: h, port: p }, onConnect);
+    const socket = ssl
+      ? tls.connect({ host: h, port: p, ...(net.isIP(host) ? {} : { servername: host }), ...(typeof ssl === 'object' ? ssl : {}) }, onConnect)
+      : net.connect({ host: h, port: p }, onConnect);
     socket.setKeepAlive(true, 60_000);
     return socket;
   };
@@ -94,9 +114,18 @@ export class KafkaTransport implements EventTransport {
   private closed = false;
 
   constructor(private readonly opts: KafkaTransportOptions) {
+    let security = opts.security;
+    if (!security) {
+      const fromEnv = kafkaSecurityFromEnv(process.env);
+      for (const warning of fromEnv.warnings) opts.logger.warn(`kafka: ${warning}`);
+      security = fromEnv;
+    }
+    if (security.ssl || security.sasl) opts.logger.info(`kafka: ${describeKafkaSecurity(security)}`);
     this.kafka = new Kafka({
       clientId: opts.clientId,
       brokers: opts.brokers,
+      ...(security.ssl ? { ssl: security.ssl } : {}),
+      ...(security.sasl ? { sasl: security.sasl } : {}),
       logLevel: logLevel.WARN,
       connectionTimeout: opts.connectionTimeoutMs ?? 3000,
       ...(opts.connectVia ? { socketFactory: socketFactory(opts.connectVia) } : {}),
