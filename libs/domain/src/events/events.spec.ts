@@ -2,7 +2,7 @@ import type { DiamondV1 } from '../records/diamond-v1';
 import { newDiamondId, newVersionId } from '../rules/ids';
 import { makeEnvelope, topicOf } from './envelope';
 import { TOPIC_EVENT_TYPES } from './registry';
-import { ConsumerGroups, EVENT_TYPE_VALUES, SUBSCRIPTIONS, Topics } from './topics';
+import { ConsumerGroups, EVENT_TYPE_VALUES, revocationConsumerGroup, SUBSCRIPTIONS, Topics } from './topics';
 import { validateEnvelope } from './validate-envelope';
 
 const DIAMOND_ID = newDiamondId();
@@ -49,19 +49,28 @@ describe('topics', () => {
       GIS_ELIGIBILITY: 'gis.eligibility.v1',
     });
     expect(ConsumerGroups).toEqual({ PLATFORM: 'platform', SEARCH: 'search', GIS: 'gis' });
-    expect(SUBSCRIPTIONS.search).toEqual(['platform.diamonds.v1']);
+    expect(SUBSCRIPTIONS.search).toEqual(['platform.diamonds.v1', 'auth.participants.v1']);
+    expect(SUBSCRIPTIONS.gis).toEqual(['platform.diamonds.v1', 'auth.participants.v1']);
     expect(SUBSCRIPTIONS.platform).toContain('gis.eligibility.v1');
+    expect(SUBSCRIPTIONS.platform).toContain('auth.participants.v1');
+  });
+
+  it('names a group per instance for the revocation deny-lists, never one of the services\' own groups', () => {
+    expect(revocationConsumerGroup('search', 'pod-7f9c.1234')).toBe('search-revocations.pod-7f9c.1234');
+    expect(Object.values(ConsumerGroups)).not.toContain(revocationConsumerGroup('platform', 'x'));
+    expect(() => revocationConsumerGroup('gis', '')).toThrow(RangeError);
+    expect(() => revocationConsumerGroup('gis', 'a b')).toThrow(RangeError);
   });
 
   it('routes every event type to exactly one topic', () => {
     expect(TOPIC_EVENT_TYPES).toEqual({
-      'auth.participants.v1': ['participant.onboarded'],
+      'auth.participants.v1': ['participant.onboarded', 'client.revoked'],
       'platform.diamonds.v1': ['diamond.upserted', 'diamond.deleted'],
       'platform.shipments.v1': ['shipment.changed'],
       'gis.gradings.v1': ['grading.submitted'],
       'gis.eligibility.v1': ['eligibility.changed'],
     });
-    expect(EVENT_TYPE_VALUES.map(topicOf)).toHaveLength(6);
+    expect(EVENT_TYPE_VALUES.map(topicOf)).toHaveLength(7);
   });
 });
 
@@ -96,6 +105,11 @@ describe('validateEnvelope', () => {
     'participant.onboarded': makeEnvelope({
       event_type: 'participant.onboarded',
       data: { participant_id: PARTICIPANT, name: 'Acme', role: 'producer', provenance: { name: 'Jwaneng', type: 'mine', country_code: 'BW' } },
+      revision: 1,
+    }),
+    'client.revoked': makeEnvelope({
+      event_type: 'client.revoked',
+      data: { client_id: 'dtp_AbC-123_xyz', participant_id: PARTICIPANT, revoked_at: '2025-11-21T10:00:00.123Z' },
       revision: 1,
     }),
     'diamond.upserted': makeEnvelope({ event_type: 'diamond.upserted', data: diamond(), revision: 4 }),
@@ -167,6 +181,15 @@ describe('validateEnvelope', () => {
   it('checks each payload class', () => {
     const p = valid['participant.onboarded'];
     expect(reasonFor(Topics.AUTH_PARTICIPANTS, { ...p, data: { ...p.data, role: 'admin' } })).toMatch(/data\.role/);
+    const r = valid['client.revoked'];
+    expect(r.key).toBe('dtp_AbC-123_xyz'); // keyed by client: compaction keeps every revocation beside the onboarding
+    expect(reasonFor(Topics.AUTH_PARTICIPANTS, { ...r, data: { ...r.data, revoked_at: 'yesterday' } })).toMatch(/data\.revoked_at/);
+    expect(reasonFor(Topics.AUTH_PARTICIPANTS, { ...r, data: { ...r.data, participant_id: 'p1' } })).toMatch(/data\.participant_id/);
+    expect(reasonFor(Topics.AUTH_PARTICIPANTS, { ...r, key: 'x\u0000', data: { ...r.data, client_id: 'x\u0000' } })).toMatch(/data\.client_id/);
+    expect(reasonFor(Topics.AUTH_PARTICIPANTS, { ...r, key: 'other' })).toMatch(/does not match/);
+    const { revoked_at: _gone, ...noTime } = r.data;
+    expect(reasonFor(Topics.AUTH_PARTICIPANTS, { ...r, data: noTime })).toMatch(/data\.revoked_at/);
+    expect(reasonFor(Topics.PLATFORM_DIAMONDS, r)).toMatch(/not published on topic platform.diamonds.v1/);
     const g = valid['grading.submitted'];
     expect(reasonFor(Topics.GIS_GRADINGS, { ...g, data: { ...g.data, data: { ...grading, carats: 'x' } } })).toMatch(
       /data\.data\.carats/,

@@ -3,6 +3,7 @@ export * from './envelope';
 export * from './registry';
 export * from './validate-envelope';
 export * from './participant-onboarded';
+export * from './client-revoked';
 export * from './diamond-upserted';
 export * from './diamond-deleted';
 export * from './shipment-changed';

@@ -1,3 +1,4 @@
+import { ClientRevokedData, ClientRevokedPayload } from './client-revoked';
 import { DiamondDeletedData, DiamondDeletedPayload } from './diamond-deleted';
 import { DiamondUpsertedData, DiamondUpsertedPayload } from './diamond-upserted';
 import { EligibilityChangedData, EligibilityChangedPayload } from './eligibility-changed';
@@ -9,6 +10,7 @@ import { EventType, Topic, Topics } from './topics';
 /** Payload (`data`) type of each event type. */
 export interface EventPayloads {
   'participant.onboarded': ParticipantOnboardedData;
+  'client.revoked': ClientRevokedData;
   'diamond.upserted': DiamondUpsertedData;
   'diamond.deleted': DiamondDeletedData;
   'shipment.changed': ShipmentChangedData;
@@ -32,6 +34,12 @@ export const EVENT_DEFINITIONS: { readonly [E in EventType]: EventDefinition<E> 
     schemaVersion: 1,
     payloadClass: ParticipantOnboardedPayload,
     keyOf: (d: ParticipantOnboardedData) => d.participant_id,
+  },
+  'client.revoked': {
+    topic: Topics.AUTH_PARTICIPANTS,
+    schemaVersion: 1,
+    payloadClass: ClientRevokedPayload,
+    keyOf: (d: ClientRevokedData) => d.client_id,
   },
   'diamond.upserted': {
     topic: Topics.PLATFORM_DIAMONDS,
