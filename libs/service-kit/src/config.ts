@@ -1,3 +1,4 @@
+import 'reflect-metadata'; // implicit conversion reads design:type, with or without Nest loaded
 import { plainToInstance } from 'class-transformer';
 import { validateSync, ValidationError } from 'class-validator';
 
@@ -12,18 +13,52 @@ export class ConfigError extends Error {
   }
 }
 
-function flatten(errors: ValidationError[], prefix = ''): string[] {
+/** Variables whose values are never printed: their names say they hold a credential. */
+const SECRET_NAME = /TOKEN|SECRET|PASSWORD|PASSWD|KEY|CREDENTIAL/i;
+const REDACTED = '***';
+
+/**
+ * `value` with the credentials of a URL replaced by `***`: the password of `scheme://user:password@host...`
+ * (up to the last `@`, so an unencoded `@` in the password is covered too, and whether or not the URL is
+ * otherwise valid) and `password=` / `sslpassword=` query parameters (libpq accepts both).
+ */
+export function redactUrlCredentials(value: string): string {
+  return value
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@\s]*:)(.*)@(?=[^@]*$)/i, `$1${REDACTED}@`)
+    .replace(/([?&](?:ssl)?pass(?:word)?=)[^&#]*/gi, `$1${REDACTED}`);
+}
+
+/**
+ * How a bad config value is shown in the start-up error: `***` for a variable named like a credential (TOKEN,
+ * SECRET, PASSWORD, KEY...), a URL without its password, anything else as JSON.
+ */
+export function showConfigValue(name: string, value: unknown): string {
+  if (SECRET_NAME.test(name)) return REDACTED;
+  return JSON.stringify(typeof value === 'string' ? redactUrlCredentials(value) : value) ?? String(value);
+}
+
+/** `message` with any occurrence of the secret parts of `value` replaced (a validator message may quote the value). */
+function scrubMessage(message: string, name: string, value: unknown): string {
+  if (typeof value !== 'string' || value === '') return message;
+  if (SECRET_NAME.test(name)) return message.split(value).join(REDACTED);
+  const redacted = redactUrlCredentials(value);
+  return redacted === value ? message : message.split(value).join(redacted);
+}
+
+/** One line per failed constraint; the value shown is the one given in the environment (before conversion). */
+function flatten(errors: ValidationError[], raw: Record<string, string>, prefix = ''): string[] {
   return errors.flatMap((e) => {
     const name = `${prefix}${e.property}`;
-    const own = Object.values(e.constraints ?? {}).map((m) => `${name}: ${m} (got ${JSON.stringify(e.value)})`);
-    return [...own, ...flatten(e.children ?? [], `${name}.`)];
+    const value = prefix === '' && Object.hasOwn(raw, e.property) ? raw[e.property] : e.value;
+    const own = Object.values(e.constraints ?? {}).map((m) => `${name}: ${scrubMessage(m, name, value)} (got ${showConfigValue(name, value)})`);
+    return [...own, ...flatten(e.children ?? [], {}, `${name}.`)];
   });
 }
 
 /**
  * Reads a service's config from an env-like map: class-validator decorators on `cls` declare each variable,
  * class-transformer converts strings (numbers, booleans). Unknown variables are ignored. Any failure throws a
- * ConfigError whose message names every bad variable.
+ * ConfigError whose message names every bad variable and what it held, credentials redacted (showConfigValue).
  */
 export function loadConfig<T extends object>(
   service: string,
@@ -34,6 +69,6 @@ export function loadConfig<T extends object>(
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') cleaned[k] = v;
   const instance = plainToInstance(cls, cleaned, { enableImplicitConversion: true, exposeDefaultValues: true });
   const errors = validateSync(instance, { whitelist: false, forbidUnknownValues: false });
-  if (errors.length > 0) throw new ConfigError(service, flatten(errors));
+  if (errors.length > 0) throw new ConfigError(service, flatten(errors, cleaned));
   return instance;
 }
