@@ -5,7 +5,6 @@ import { blobStoreFromConfig } from '@dtp/blob-store';
 import { PlatformConfig } from './config';
 import { PlatformDb } from './db/platform-db';
 import { DeletionModule } from './deletion/deletion.module';
-import { DiamondsCoreModule } from './diamonds/diamonds-core.module';
 import { FilesModule } from './files/files.module';
 import { GisEventsModule } from './gis-events/gis-events.module';
 import { GradedMeasurementsModule } from './graded-measurements/graded-measurements.module';
@@ -26,7 +25,6 @@ export class PlatformModule {
       global: true,
       imports: [
         AuthGuardModule.forRoot(config.tokenVerifierOptions(config.PLATFORM_AUDIENCE)),
-        DiamondsCoreModule,
         ParticipantsModule,
         RegistrationModule,
         FilesModule,

@@ -98,7 +98,7 @@ export class DeletionService {
     }
     const ids = tree.map((d) => d.diamond_id);
     // Diamonds registered against a shipment give their place back, so a corrected one can be registered again.
-    await this.shipments.releaseRegistrations(sql, ids);
+    await this.shipments.releaseRegistrations(sql, await this.diamonds.registrationsByBox(sql, ids));
     const deleted = await this.diamonds.deleteMany(sql, ids);
     if (deleted !== ids.length) throw new Error(`deleted ${deleted} of ${ids.length} diamonds in the subtree of ${diamondId}`);
     const now = new Date();

@@ -1,4 +1,3 @@
-import { Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
 import type { DiamondV1Provenance } from '@dtp/domain';
 import type { Sql } from '../db/platform-db';
@@ -11,7 +10,7 @@ export interface OwnBox {
 }
 
 /**
- * An accepted inbound rough shipment the caller registers against (issue 5 implements this). Provenance and
+ * An accepted inbound rough shipment the caller registers against. Provenance and
  * producer are inherited from the shipped diamonds; `reserve` runs inside the registration's transaction, locks
  * the shipment and checks that the running count and weight stay within the shipment's totals (409 otherwise).
  */
@@ -26,15 +25,11 @@ export interface ShipmentBox {
 
 export type ResolvedBox = OwnBox | ShipmentBox;
 
-/** Decides what a registration's `box_id` names. The seam where shipment registration plugs in. */
+/**
+ * Decides what a registration's `box_id` names: a port below both features, so that registration (which asks)
+ * and shipments (which answers, ShipmentBoxResolver) each depend on it and not on each other. ShipmentsModule
+ * provides and exports the implementation; RegistrationModule imports ShipmentsModule.
+ */
 export abstract class BoxResolver {
   abstract resolve(caller: Caller, boxId: string): Promise<ResolvedBox>;
-}
-
-/** Until shipments exist every box_id is the caller's own box. */
-@Injectable()
-export class OwnBoxResolver extends BoxResolver {
-  async resolve(caller: Caller, _boxId: string): Promise<ResolvedBox> {
-    return { kind: 'own', scope: caller.participantId };
-  }
 }

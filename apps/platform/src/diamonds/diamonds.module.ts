@@ -1,15 +1,15 @@
-import { Global, Module } from '@nestjs/common';
+import { Module } from '@nestjs/common';
 import { GradedMeasurementsRepository } from '../graded-measurements/graded-measurements.repository';
-import { ParticipantDirectory } from '../participants/participant-directory';
-import { ParticipantsRepository } from '../participants/participants.repository';
-import { ShipmentsRepository } from '../shipments/shipments.repository';
 import { DiamondChanges } from './diamond-changes';
 import { DiamondsRepository } from './diamonds.repository';
 
-/** Repositories and the change writer every feature shares. */
-@Global()
+/**
+ * The diamond records: the `diamonds` table and, because a DiamondV1 record shows its active graded measurement,
+ * the `graded_measurements` table's repository too, plus the change writer (new version + outbox event). Every
+ * feature that reads or changes a diamond imports this module; nothing else touches these tables.
+ */
 @Module({
-  providers: [DiamondsRepository, GradedMeasurementsRepository, DiamondChanges, ParticipantsRepository, ParticipantDirectory, ShipmentsRepository],
-  exports: [DiamondsRepository, GradedMeasurementsRepository, DiamondChanges, ParticipantsRepository, ParticipantDirectory, ShipmentsRepository],
+  providers: [DiamondsRepository, GradedMeasurementsRepository, DiamondChanges],
+  exports: [DiamondsRepository, GradedMeasurementsRepository, DiamondChanges],
 })
-export class DiamondsCoreModule {}
+export class DiamondsModule {}

@@ -42,6 +42,31 @@ export class DiamondsRepository {
     return rows[0] ?? null;
   }
 
+  /** True when the diamond exists; the row is share-locked (it cannot be deleted until the transaction ends). */
+  async existsForShare(sql: Sql, diamondId: string): Promise<boolean> {
+    const rows = await sql.rows<{ diamond_id: string }>(`SELECT diamond_id FROM diamonds WHERE diamond_id = $1 FOR SHARE`, [diamondId]);
+    return rows.length > 0;
+  }
+
+  /** A producer's diamonds still waiting for its declared provenance, locked in id order. */
+  async pendingProvenanceOf(sql: Sql, uploaderId: string): Promise<DiamondRow[]> {
+    return sql.rows<DiamondRow>(`SELECT * FROM diamonds WHERE uploader_id = $1 AND provenance_pending ORDER BY diamond_id FOR UPDATE`, [uploaderId]);
+  }
+
+  /**
+   * Of the given diamonds, the root ones (no parent) counted and weighed per box they were registered against:
+   * what their deletion gives back to a shipment (boxes that are no shipment are ignored by the shipments side).
+   */
+  async registrationsByBox(sql: Sql, diamondIds: string[]): Promise<{ box_scope: string; n: number; carats: string }[]> {
+    return sql.rows(
+      `SELECT box_scope, count(*)::int AS n, coalesce(sum((rough->>'carats')::numeric), 0)::text AS carats
+         FROM diamonds
+        WHERE diamond_id = ANY($1::text[]) AND diamond_parent_id IS NULL AND box_scope IS NOT NULL
+        GROUP BY box_scope`,
+      [diamondIds],
+    );
+  }
+
   /** Writes the given columns of `row` (its diamond_id selects the row). */
   async update(sql: Sql, row: DiamondRow, columns: readonly (keyof DiamondRow)[]): Promise<void> {
     const sets = columns.map((c, i) => `${c} = ${param(c, i + 2)}`);

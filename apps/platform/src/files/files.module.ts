@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
+import { DiamondsModule } from '../diamonds/diamonds.module';
 import { FilesController } from './files.controller';
 import { FilesService } from './files.service';
 
-@Module({ controllers: [FilesController], providers: [FilesService] })
+@Module({ imports: [DiamondsModule], controllers: [FilesController], providers: [FilesService] })
 export class FilesModule {}

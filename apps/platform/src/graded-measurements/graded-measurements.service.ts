@@ -113,8 +113,7 @@ export class GradedMeasurementsService {
    */
   async recordGisGrading(sql: Sql, event: GradingSubmittedData): Promise<GisGradingOutcome> {
     if (!isDiamondId(event.diamond_id)) return 'diamond_not_found';
-    const rows = await sql.rows<{ diamond_id: string }>(`SELECT diamond_id FROM diamonds WHERE diamond_id = $1 FOR SHARE`, [event.diamond_id]);
-    if (rows.length === 0) return 'diamond_not_found';
+    if (!(await this.diamonds.existsForShare(sql, event.diamond_id))) return 'diamond_not_found';
     const inserted = await this.graded.insert(
       sql,
       { id: event.grading_id, diamond_id: event.diamond_id, source: 'gis', data: toGradingData(event.data), created_by: event.submitted_by ?? null },

@@ -6,7 +6,7 @@ import { ConsumerGroups, EventTypes, ParticipantOnboardedData, Topics } from '@d
 import { EventTransport, runConsumer, RunningConsumer } from '@dtp/events';
 import { PlatformDb, Sql, sqlOfManager } from '../db/platform-db';
 import { DiamondChanges } from '../diamonds/diamond-changes';
-import { DiamondRow } from '../diamonds/diamond.row';
+import { DiamondsRepository } from '../diamonds/diamonds.repository';
 import { ParticipantRow } from './participant.row';
 import { ParticipantDirectory } from './participant-directory';
 import { lockParticipant } from './participant-lock';
@@ -29,6 +29,7 @@ export class ParticipantsConsumer {
     private readonly repo: ParticipantsRepository,
     private readonly directory: ParticipantDirectory,
     private readonly changes: DiamondChanges,
+    private readonly diamonds: DiamondsRepository,
   ) {}
 
   async start(transport: EventTransport, logger: Logger, registry?: Registry): Promise<void> {
@@ -62,10 +63,7 @@ export class ParticipantsConsumer {
     const stored = await this.repo.upsert(sql, data, revision);
     if (!stored) return null;
     if (stored.role === 'producer') {
-      const pending = await sql.rows<DiamondRow>(
-        `SELECT * FROM diamonds WHERE uploader_id = $1 AND provenance_pending ORDER BY diamond_id FOR UPDATE`,
-        [stored.participant_id],
-      );
+      const pending = await this.diamonds.pendingProvenanceOf(sql, stored.participant_id);
       const provenance = producerProvenance(stored);
       for (const d of pending) await this.changes.commit(sql, d, { provenance, provenance_pending: false });
     }

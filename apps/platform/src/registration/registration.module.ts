@@ -1,12 +1,15 @@
 import { Module } from '@nestjs/common';
-import { ShipmentBoxResolver } from '../shipments/shipment-box.resolver';
-import { BoxResolver } from './box-resolver';
+import { DiamondsModule } from '../diamonds/diamonds.module';
+import { ParticipantsModule } from '../participants/participants.module';
+import { ShipmentsModule } from '../shipments/shipments.module';
 import { RegistrationController } from './registration.controller';
 import { RegistrationService } from './registration.service';
 
+/** Rough registration. What a box_id names comes from the BoxResolver that ShipmentsModule exports. */
 @Module({
+  imports: [DiamondsModule, ParticipantsModule, ShipmentsModule],
   controllers: [RegistrationController],
-  providers: [RegistrationService, { provide: BoxResolver, useClass: ShipmentBoxResolver }],
+  providers: [RegistrationService],
   exports: [RegistrationService],
 })
 export class RegistrationModule {}

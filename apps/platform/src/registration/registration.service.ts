@@ -12,7 +12,7 @@ import { ParticipantDirectory } from '../participants/participant-directory';
 import { lockParticipant } from '../participants/participant-lock';
 import { ParticipantsRepository } from '../participants/participants.repository';
 import { ProvenanceDecision, provenanceForRegistration } from '../participants/provenance';
-import { BoxResolver, ResolvedBox } from './box-resolver';
+import { BoxResolver, ResolvedBox } from '../diamonds/box-resolver';
 
 const UNIQUE_INDEX = 'diamonds_box_participant_id';
 

@@ -3,7 +3,7 @@ import type { Caller } from '@dtp/auth-guard';
 import { Decimal } from 'decimal.js';
 import { SHIPMENT_CARAT_ALLOWANCE_PER_DIAMOND } from '@dtp/domain';
 import { PlatformDb, Sql } from '../db/platform-db';
-import { BoxResolver, ResolvedBox } from '../registration/box-resolver';
+import { BoxResolver, ResolvedBox } from '../diamonds/box-resolver';
 import { conflict } from './shipment-errors';
 import { ShipmentRow } from './shipment.row';
 import { ShipmentsRepository } from './shipments.repository';

@@ -130,17 +130,15 @@ export class ShipmentsRepository {
 
   /**
    * Gives back the registrations of diamonds about to be deleted (so a corrected diamond can be registered
-   * again). Only diamonds registered against a shipment (box_scope = its id) count.
+   * again): `byBox` as DiamondsRepository.registrationsByBox counts them; boxes that are no shipment are ignored.
    */
-  async releaseRegistrations(sql: Sql, diamondIds: string[]): Promise<void> {
+  async releaseRegistrations(sql: Sql, byBox: { box_scope: string; n: number; carats: string }[]): Promise<void> {
+    if (byBox.length === 0) return;
     await sql.exec(
       `UPDATE shipments s SET registered_count = s.registered_count - x.n, registered_carats = s.registered_carats - x.carats
-         FROM (SELECT d.box_scope, count(*)::int AS n, coalesce(sum((d.rough->>'carats')::numeric), 0) AS carats
-                 FROM diamonds d JOIN shipments t ON t.shipment_id = d.box_scope
-                WHERE d.diamond_id = ANY($1::text[]) AND d.diamond_parent_id IS NULL
-                GROUP BY d.box_scope) x
+         FROM jsonb_to_recordset($1::jsonb) AS x(box_scope text, n int, carats numeric)
         WHERE s.shipment_id = x.box_scope`,
-      [diamondIds],
+      [JSON.stringify(byBox)],
     );
   }
 }
