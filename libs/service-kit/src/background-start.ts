@@ -1,3 +1,4 @@
+import 'reflect-metadata'; // first export of the kit's index: metadata before any config class is declared
 import type { Logger } from 'pino';
 import { Readiness } from './readiness';
 import { sleep } from './service';

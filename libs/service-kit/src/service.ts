@@ -1,3 +1,4 @@
+import 'reflect-metadata'; // BaseServiceConfig's implicit conversion reads design:type, whatever loads first
 import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
