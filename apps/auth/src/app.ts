@@ -46,6 +46,12 @@ export const authService: ServiceDefinition<AuthConfig, AuthDeps> = {
         bearer: false,
       },
     });
+    if (deps.transport.kind === 'in-process') {
+      // That bus keeps no log: re-announce the revocations whose tokens may still be alive, so the other services'
+      // deny-lists (in memory, rebuilt from the topic at start) have them after a restart (docs/auth.md).
+      const announced = await core.participants.announceRecentRevocations(config.TOKEN_TTL_SECONDS + 2 * 60);
+      if (announced > 0) logger.info({ clients: announced }, 'recent client revocations announced again for the in-process bus');
+    }
     const relay = new OutboxRelay({ service: 'auth', databaseUrl: config.DATABASE_URL, transport: deps.transport, logger, registry: ctx.metrics.registry });
     await relay.start();
     return listenService({

@@ -1,11 +1,11 @@
 import { NotFoundException } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { EventTypes, makeEnvelope, OnboardParticipantDto, ParticipantOnboardedData, Role, topicOf } from '@dtp/domain';
+import { ClientRevokedData, EventTypes, makeEnvelope, OnboardParticipantDto, ParticipantOnboardedData, Role, topicOf } from '@dtp/domain';
 import { writeOutbox } from '@dtp/events';
 import { decoyHash, hashSecret, isCredentialText, newClientId, newClientSecret, ScryptParams, verifySecret } from '../credentials/secret-hash';
 import { ParticipantEntity, ProvenanceValue } from './participant.entity';
-import { ParticipantsRepository } from './participants.repository';
+import { ParticipantsRepository, RevokedClient } from './participants.repository';
 
 /** What onboarding and new credentials return: the secret is shown here only. */
 export interface IssuedCredential {
@@ -77,12 +77,35 @@ export class ParticipantsService {
     return { participant_id: participantId, client_id: clientId, client_secret: secret, role: participant.role, name: participant.name };
   }
 
+  /**
+   * Revokes a client and, in the same transaction, writes `client.revoked` (auth.participants.v1, key client_id,
+   * revision 1) to the outbox: every service's guard refuses the client's tokens within about a second
+   * (docs/auth.md "Revocation"). Revoking again keeps the first time and announces it again (same revision, same
+   * `revoked_at`: consumers that have it skip it; it reaches those that never had it, e.g. for clients revoked
+   * before revocations were published).
+   */
   async revokeClient(clientId: string): Promise<void> {
     // a client id that is not printable ASCII cannot exist, and a NUL must not reach PostgreSQL (a 500)
-    if (!isCredentialText(clientId) || !(await this.repo.revokeClient(clientId))) {
-      throw new NotFoundException({ message: `client ${clientId} not found`, reason: 'client_not_found' });
-    }
-    this.logger?.info({ client_id: clientId }, 'client revoked');
+    const revoked = isCredentialText(clientId)
+      ? await this.repo.transaction(async (m) => {
+          const r = await this.repo.revokeClient(m, clientId);
+          if (r) await writeOutbox(m, [revocationEvent(r)]);
+          return r;
+        })
+      : null;
+    if (!revoked) throw new NotFoundException({ message: `client ${clientId} not found`, reason: 'client_not_found' });
+    this.logger?.info({ client_id: clientId, participant_id: revoked.participantId, revoked_at: revoked.revokedAt.toISOString(), again: !revoked.newly }, 'client revoked');
+  }
+
+  /**
+   * Writes `client.revoked` again for every client revoked in the last `seconds` (their tokens may not have
+   * expired yet). For a bus that keeps no log (`npm start`'s in-process bus): after a restart the services' deny-lists
+   * start empty and learn the recent revocations from these. Kafka keeps the topic, so it needs none of this.
+   */
+  async announceRecentRevocations(seconds: number): Promise<number> {
+    const recent = await this.repo.revokedSince(new Date(Date.now() - seconds * 1000));
+    if (recent.length > 0) await this.repo.transaction((m) => writeOutbox(m, recent.map(revocationEvent)));
+    return recent.length;
   }
 
   async get(participantId: string): Promise<ParticipantView> {
@@ -114,6 +137,13 @@ export class ParticipantsService {
     if (!found || !ok || found.client.revokedAt !== null) return null;
     return { clientId: found.client.clientId, participant: found.participant };
   }
+}
+
+/** The outbox row of `client.revoked` for `r` (key client_id, revision 1: a client is revoked once). */
+function revocationEvent(r: RevokedClient) {
+  const data: ClientRevokedData = { client_id: r.clientId, participant_id: r.participantId, revoked_at: r.revokedAt.toISOString() };
+  const envelope = makeEnvelope({ event_type: EventTypes.CLIENT_REVOKED, data, revision: 1, occurred_at: r.revokedAt });
+  return { topic: topicOf(envelope.event_type), key: envelope.key, eventType: envelope.event_type, revision: 1, payload: envelope };
 }
 
 function participantNotFound(id: string): NotFoundException {
