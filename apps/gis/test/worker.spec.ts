@@ -128,6 +128,21 @@ describe('validation worker: job table semantics', () => {
     }
   });
 
+  it('a job whose workers keep dying is answered with verification_error after VALIDATION_MAX_ATTEMPTS claims', async () => {
+    // Queued and marked as claimed twice by dead workers while no worker runs, so no worker can answer it first.
+    const l = await lab(t);
+    const job = await queue(t, l.token);
+    await t.db.query(`UPDATE validation_requests SET attempts = 2, claimed_by = 'gone', claimed_at = now() - interval '1 hour' WHERE request_id = $1`, [job.requestId]);
+    const worker = await startGisReplica(t, { VALIDATION_WORKER_ENABLED: 'true' });
+    try {
+      const result = await answered(worker.url, l.token, job.path);
+      expect(result).toMatchObject({ verification_status: 'Unverifiable', parameters: null });
+      expect(result.verification_error).toMatch(/interrupted 2 times/);
+    } finally {
+      await worker.close();
+    }
+  });
+
   describe('with a worker running', () => {
     let replica: RunningService;
     beforeAll(async () => {
@@ -153,15 +168,6 @@ describe('validation worker: job table semantics', () => {
       expect(result.verification_error).toMatch(/validation failed: the scan report f{64} has no extracted values/);
       const history = await client(replica.url, l.token).get(`/v2/diamonds/${d.diamond_id}/validate/historic`);
       expect(history.body).toEqual([expect.objectContaining({ request_id: requestId, verification_status: 'Unverifiable', verification_error: result.verification_error })]);
-    });
-
-    it('a job whose workers keep dying is answered with verification_error after VALIDATION_MAX_ATTEMPTS claims', async () => {
-      const l = await lab(t);
-      const job = await queue(t, l.token);
-      await t.db.query(`UPDATE validation_requests SET attempts = 2, claimed_by = 'gone', claimed_at = now() - interval '1 hour' WHERE request_id = $1`, [job.requestId]);
-      const result = await answered(replica.url, l.token, job.path);
-      expect(result).toMatchObject({ verification_status: 'Unverifiable', parameters: null });
-      expect(result.verification_error).toMatch(/interrupted 2 times/);
     });
 
     it('two replicas share the queue: 30 concurrent requests are each answered exactly once', async () => {
