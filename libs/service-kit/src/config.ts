@@ -45,12 +45,18 @@ function scrubMessage(message: string, name: string, value: unknown): string {
   return redacted === value ? message : message.split(value).join(redacted);
 }
 
-/** One line per failed constraint; the value shown is the one given in the environment (before conversion). */
+/**
+ * One line per failed constraint. The value shown is the one given in the environment (before conversion),
+ * redacted; a value no variable gave (a computed check such as auth's AUTH_ADMIN_TOKEN_STRENGTH, which describes
+ * the token without quoting it) is shown as computed, URLs still without their password.
+ */
 function flatten(errors: ValidationError[], raw: Record<string, string>, prefix = ''): string[] {
   return errors.flatMap((e) => {
     const name = `${prefix}${e.property}`;
-    const value = prefix === '' && Object.hasOwn(raw, e.property) ? raw[e.property] : e.value;
-    const own = Object.values(e.constraints ?? {}).map((m) => `${name}: ${scrubMessage(m, name, value)} (got ${showConfigValue(name, value)})`);
+    const given = prefix === '' && Object.hasOwn(raw, e.property);
+    const value = given ? raw[e.property] : e.value;
+    const shownName = given ? name : '';
+    const own = Object.values(e.constraints ?? {}).map((m) => `${name}: ${scrubMessage(m, shownName, value)} (got ${showConfigValue(shownName, value)})`);
     return [...own, ...flatten(e.children ?? [], {}, `${name}.`)];
   });
 }
