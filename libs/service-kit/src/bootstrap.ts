@@ -1,3 +1,4 @@
+import helmet from '@fastify/helmet';
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -5,6 +6,7 @@ import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import { FastifyInstance, LogController } from 'fastify';
 import { JsonExceptionFilter } from './errors';
+import { HttpConfig } from './http-settings';
 import { registerBodyDepthLimit } from './input-bounds';
 import { KitModule, ServiceContext } from './kit.module';
 import { PinoNestLogger } from './logger';
@@ -17,13 +19,43 @@ export interface HttpAppOptions {
   bodyLimit?: number;
   /** Register Fastify plugins (multipart, form bodies) before routes are mapped. */
   configure?: (fastify: FastifyInstance) => Promise<void>;
+  /**
+   * The service's config (TRUSTED_PROXIES, DOCS_ENABLED, METRICS_PORT), applied at once. Optional: listenService
+   * applies it before listening, which is all a running service needs; tests that only inject pass it here.
+   */
+  config?: HttpConfig;
 }
+
+/**
+ * Content-Security-Policy of every answer: a JSON API loads nothing and may be framed by no one. A route that
+ * serves HTML sets its own `Content-Security-Policy` header, which replaces this one.
+ */
+export const API_CSP_DIRECTIVES: Record<string, string[]> = {
+  'default-src': ["'none'"],
+  'base-uri': ["'none'"],
+  'form-action': ["'none'"],
+  'frame-ancestors': ["'none'"],
+};
+/**
+ * Content-Security-Policy under /docs: Swagger UI loads its scripts and styles from /docs, has an inline <style>,
+ * data: images, and calls the API of its own origin ("Try it out"). Still never framed.
+ */
+export const DOCS_CSP =
+  "default-src 'self'; base-uri 'self'; connect-src 'self'; font-src 'self' data:; form-action 'self'; frame-ancestors 'none'; " +
+  "img-src 'self' data:; object-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'";
+/** HSTS, sent only on answers to requests that came over TLS (directly, or per a TRUSTED_PROXIES hop's X-Forwarded-Proto). */
+export const HSTS = 'max-age=31536000; includeSubDomains';
+
+const isDocsPath = (path: string) => path === '/docs' || path.startsWith('/docs/');
 
 /**
  * Builds one service's Nest application on Fastify with everything the kit promises: JSON logs with a request
  * id (taken from `X-Request-Id` or generated, and echoed back), the input bounds (JSON depth 32, no NUL or lone
  * surrogates: input-bounds.ts), the 422 validation pipe, JSON errors, the HTTP latency histogram, `/health/*`,
- * `/metrics` and OpenAPI at `/docs` (JSON at `/docs/json`).
+ * `/metrics` (unless METRICS_PORT moves it) and OpenAPI at `/docs` (JSON at `/docs/json`; DOCS_ENABLED=false
+ * removes them), security headers on every answer (@fastify/helmet: nosniff, CSP with frame-ancestors 'none',
+ * X-Frame-Options DENY, Referrer-Policy no-referrer; HSTS over TLS only), and X-Forwarded-* believed only from
+ * TRUSTED_PROXIES.
  */
 export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyApplication> {
   const { ctx } = opts;
@@ -33,8 +65,10 @@ export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyAp
     genReqId: () => randomUUID(),
     logController: new LogController({ requestIdLogLabel: 'reqId', disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
-    trustProxy: true,
+    // Not `true` (anyone could write X-Forwarded-For): only TRUSTED_PROXIES hops (http-settings.ts).
+    trustProxy: ctx.http.trustProxy,
   });
+  if (opts.config) ctx.http.apply(opts.config);
 
   @Module({ imports: [KitModule.forRoot(ctx), opts.module] })
   class RootModule {}
@@ -45,8 +79,30 @@ export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyAp
   });
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
 
+  await fastify.register(helmet, {
+    global: true,
+    contentSecurityPolicy: { useDefaults: false, directives: API_CSP_DIRECTIVES },
+    xFrameOptions: { action: 'deny' },
+    referrerPolicy: { policy: 'no-referrer' },
+    // Sent below, only over TLS.
+    strictTransportSecurity: false,
+    // Files and records stay embeddable by other origins (no-cors), as before; CORS-mode reads are not affected anyway.
+    crossOriginResourcePolicy: false,
+  });
+  fastify.addHook('onRequest', async (request, reply) => {
+    const path = request.url.split('?', 1)[0];
+    if (isDocsPath(path)) {
+      if (!ctx.http.docsEnabled) return reply.code(404).send({ message: `Cannot ${request.method} ${path}`, error: 'Not Found' });
+      void reply.header('content-security-policy', DOCS_CSP);
+    }
+    if (request.protocol === 'https') void reply.header('strict-transport-security', HSTS);
+  });
+
   fastify.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
+    // Draining (readiness 503 until the server closes): each answer ends its keep-alive connection, so that a
+    // client opens its next one where the load balancer now sends it, not on a connection the close will cut.
+    if (ctx.http.draining) void reply.header('connection', 'close');
   });
   fastify.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions?.url ?? 'unmatched';

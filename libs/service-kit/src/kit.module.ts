@@ -1,5 +1,6 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { HttpSettings } from './http-settings';
 import { ServiceMetrics } from './metrics';
 import { OpsController } from './ops.controller';
 import { Readiness } from './readiness';
@@ -12,6 +13,8 @@ export interface ServiceContext {
   logger: Logger;
   metrics: ServiceMetrics;
   readiness: Readiness;
+  /** Trusted proxies, docs on/off, /metrics on the main port or not, draining (http-settings.ts). */
+  http: HttpSettings;
 }
 
 @Global()
@@ -25,8 +28,9 @@ export class KitModule {
         { provide: LOGGER, useValue: ctx.logger },
         { provide: ServiceMetrics, useValue: ctx.metrics },
         { provide: Readiness, useValue: ctx.readiness },
+        { provide: HttpSettings, useValue: ctx.http },
       ],
-      exports: [LOGGER, ServiceMetrics, Readiness],
+      exports: [LOGGER, ServiceMetrics, Readiness, HttpSettings],
     };
   }
 }

@@ -1,5 +1,7 @@
+import { createServer, Server } from 'node:http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { eventsReporter } from './consumer-health';
+import { HttpSettings } from './http-settings';
 import { ServiceContext } from './kit.module';
 import { ServiceMetrics } from './metrics';
 import { Readiness } from './readiness';
@@ -14,12 +16,44 @@ export function newServiceContext(name: string, logger: Logger): ServiceContext 
   const metrics = new ServiceMetrics(name);
   const readiness = new Readiness();
   readiness.addReport('events', eventsReporter(metrics.registry));
-  return { name, logger, metrics, readiness };
+  return { name, logger, metrics, readiness, http: new HttpSettings() };
+}
+
+/**
+ * The listener of METRICS_PORT: `GET /metrics` (Prometheus text) and nothing else, so that the main port, the
+ * one an Ingress routes to, need not serve it.
+ */
+export async function startMetricsListener(ctx: ServiceContext, port: number, host: string): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?', 1)[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ message: `Cannot ${req.method} ${path}`, error: 'Not Found' }));
+      return;
+    }
+    ctx.metrics.registry.metrics().then(
+      (body) => res.writeHead(200, { 'content-type': ctx.metrics.registry.contentType }).end(req.method === 'HEAD' ? undefined : body),
+      (err: unknown) => {
+        ctx.logger.error({ err }, 'metrics collection failed');
+        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ message: 'metrics collection failed' }));
+      },
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  return { server, url: `http://localhost:${typeof address === 'object' && address ? address.port : port}/metrics` };
 }
 
 /**
  * Starts listening and returns the handle whose close() drains: readiness turns 503, waits
  * SHUTDOWN_DRAIN_MS, stops accepting and finishes in-flight requests, then runs `onClose` (workers, pools).
+ * The config's HTTP settings (TRUSTED_PROXIES, DOCS_ENABLED, METRICS_PORT) apply from the first request; with
+ * METRICS_PORT, `/metrics` gets a listener of its own (`metricsUrl`), closed last.
  */
 export async function listenService(opts: {
   name: string;
@@ -29,20 +63,30 @@ export async function listenService(opts: {
   onClose?: () => Promise<void>;
 }): Promise<RunningService> {
   const { app, config, ctx } = opts;
-  await app.listen({ port: config.PORT, host: config.HOST });
+  ctx.http.apply(config);
+  const metrics = config.METRICS_PORT === undefined || config.METRICS_PORT === null ? undefined : await startMetricsListener(ctx, config.METRICS_PORT, config.HOST);
+  try {
+    await app.listen({ port: config.PORT, host: config.HOST });
+  } catch (err) {
+    metrics?.server.close();
+    throw err;
+  }
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   let closing: Promise<void> | undefined;
   return {
     name: opts.name,
     url: `http://localhost:${port}`,
+    ...(metrics ? { metricsUrl: metrics.url } : {}),
     app,
     close: () =>
       (closing ??= (async () => {
         ctx.readiness.startDraining();
+        ctx.http.draining = true;
         if (config.SHUTDOWN_DRAIN_MS > 0) await sleep(config.SHUTDOWN_DRAIN_MS);
         await app.close();
         await opts.onClose?.();
+        if (metrics) await new Promise<void>((resolve) => metrics.server.close(() => resolve()));
       })()),
   };
 }

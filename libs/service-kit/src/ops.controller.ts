@@ -1,6 +1,7 @@
-import { Controller, Get, Header, Inject, Res } from '@nestjs/common';
+import { Controller, Get, Inject, NotFoundException, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
+import { HttpSettings } from './http-settings';
 import { ServiceMetrics } from './metrics';
 import { Public } from './public.decorator';
 import { Readiness } from './readiness';
@@ -13,6 +14,7 @@ export class OpsController {
   constructor(
     @Inject(Readiness) private readonly readiness: Readiness,
     @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
+    @Inject(HttpSettings) private readonly http: HttpSettings,
   ) {}
 
   @Get('health/live')
@@ -27,8 +29,9 @@ export class OpsController {
   }
 
   @Get('metrics')
-  @Header('Content-Type', 'text/plain; version=0.0.4; charset=utf-8')
   async scrape(@Res() reply: FastifyReply) {
+    // With METRICS_PORT set, /metrics lives on that port only: here it is an unknown route like any other.
+    if (!this.http.metricsOnMainPort) throw new NotFoundException(`Cannot ${reply.request.method} ${reply.request.url}`);
     const body = await this.metrics.registry.metrics();
     return reply.header('Content-Type', this.metrics.registry.contentType).send(body);
   }

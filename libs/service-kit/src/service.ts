@@ -1,9 +1,32 @@
 import 'reflect-metadata'; // BaseServiceConfig's implicit conversion reads design:type, whatever loads first
-import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateBy } from 'class-validator';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
 import { loadConfig } from './config';
 import { createLogger } from './logger';
+import { parseTrustedProxies } from './trusted-proxies';
+
+/** The reason TRUSTED_PROXIES does not parse, or undefined when it does. */
+function trustedProxiesProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string') return 'must be a comma-separated list';
+  try {
+    parseTrustedProxies(value);
+    return undefined;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+/** `true`/`false` (also 1/0, yes/no) from the environment as a boolean; anything else is left for @IsBoolean to refuse. */
+const envBoolean = ({ obj, key, value }: { obj: Record<string, unknown>; key: string; value: unknown }): unknown => {
+  const raw = obj[key];
+  if (typeof raw !== 'string') return value;
+  const v = raw.trim().toLowerCase();
+  if (['true', '1', 'yes'].includes(v)) return true;
+  if (['false', '0', 'no'].includes(v)) return false;
+  return raw;
+};
 
 /** Variables every service reads. Service config classes extend this. */
 export class BaseServiceConfig {
@@ -34,11 +57,44 @@ export class BaseServiceConfig {
   @IsInt()
   @Min(0)
   CONSUMER_START_WAIT_MS: number = 3000;
+
+  /**
+   * The proxies whose `X-Forwarded-For` (client address, `request.ip`) and `X-Forwarded-Proto` (TLS, hence HSTS)
+   * are believed: comma-separated IPs, CIDR ranges or the names loopback, linklocal, uniquelocal. Default none:
+   * the socket peer is the client and those headers are ignored. Auth reads the same variable for its limits.
+   */
+  @IsOptional()
+  @ValidateBy({
+    name: 'trustedProxies',
+    validator: {
+      validate: (value: unknown) => trustedProxiesProblem(value) === undefined,
+      defaultMessage: (args) => trustedProxiesProblem(args?.value) ?? 'invalid',
+    },
+  })
+  TRUSTED_PROXIES: string = '';
+
+  /**
+   * When set, `/metrics` is served on this port by a listener of its own (for the scraper) and not on PORT (so an
+   * Ingress in front of PORT cannot expose it). Unset: `/metrics` on PORT.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT?: number;
+
+  /** `false` removes the OpenAPI page and documents (`/docs`, `/docs/json`, `/docs/yaml`). */
+  @IsOptional()
+  @Transform(envBoolean)
+  @IsBoolean({ message: 'DOCS_ENABLED must be true or false' })
+  DOCS_ENABLED: boolean = true;
 }
 
 export interface RunningService {
   name: string;
   url: string;
+  /** Where `/metrics` is served when METRICS_PORT is set (it is then not on `url`). */
+  metricsUrl?: string;
   app: NestFastifyApplication;
   /** Graceful stop: readiness fails, in-flight requests finish, background work stops, pools close. */
   close(): Promise<void>;

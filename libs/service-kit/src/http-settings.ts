@@ -1,0 +1,31 @@
+import { parseTrustedProxies, trustFunction } from './trusted-proxies';
+
+/** The part of a service's config that shapes its HTTP surface (BaseServiceConfig has them all). */
+export interface HttpConfig {
+  TRUSTED_PROXIES?: string;
+  DOCS_ENABLED?: boolean;
+  METRICS_PORT?: number;
+}
+
+/**
+ * How the kit's HTTP app behaves for one service, from its config: which proxies are believed, whether `/docs`
+ * exists, whether `/metrics` is on the main port, whether the service is draining. The app is built before
+ * `listenService` receives the config, so the app reads these per request; `listenService` (or `createHttpApp`
+ * when given the config) applies the config before the first request can arrive.
+ */
+export class HttpSettings {
+  private trust: (address: string, hop: number) => boolean = () => false;
+  docsEnabled = true;
+  metricsOnMainPort = true;
+  /** Set when a graceful shutdown starts: answers carry `Connection: close` so keep-alive clients move on. */
+  draining = false;
+
+  /** Fastify's `trustProxy` function (stable identity; follows the config applied later). */
+  readonly trustProxy = (address: string, hop: number): boolean => this.trust(address, hop);
+
+  apply(config: HttpConfig): void {
+    this.trust = trustFunction(parseTrustedProxies(config.TRUSTED_PROXIES));
+    this.docsEnabled = config.DOCS_ENABLED !== false;
+    this.metricsOnMainPort = config.METRICS_PORT === undefined || config.METRICS_PORT === null;
+  }
+}
