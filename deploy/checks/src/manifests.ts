@@ -90,7 +90,7 @@ export interface K8sObject {
   spec?: {
     replicas?: number;
     selector?: Selector;
-    template?: { metadata?: { labels?: Labels }; spec: PodSpec };
+    template?: { metadata?: { labels?: Labels; annotations?: Record<string, string> }; spec: PodSpec };
     // Service
     ports?: { name?: string; port: number; targetPort?: number | string }[];
     // NetworkPolicy

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { blobStoreSettings } from '@dtp/blob-store';
-import { loadConfig } from '@dtp/service-kit';
+import { BaseServiceConfig, HttpSettings, loadConfig } from '@dtp/service-kit';
 import { AuthConfig } from '../../../apps/auth/src/config';
 import { GisConfig } from '../../../apps/gis/src/config';
 import { PlatformConfig } from '../../../apps/platform/src/config';
@@ -357,6 +357,59 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     for (const app of APPS) {
       const allowed = callers.some((f) => selects(f.podSelector, podLabels(deployments[app])));
       expect([app, 'calls auth', allowed]).toEqual([app, 'calls auth', app !== 'auth']);
+    }
+  });
+
+  it('serves /metrics only on the metrics port (METRICS_PORT), which the Services and the Ingress never route to', () => {
+    const ingress = get(objects, 'Ingress', 'dtp');
+    const policies = objects.filter((o) => o.kind === 'NetworkPolicy' && o.spec!.policyTypes?.includes('Ingress'));
+    for (const app of APPS) {
+      const c = mainContainer(app);
+      const env = containerEnv(objects, c, secretSource(overlay));
+      const config = loadConfig(app, CONFIG_CLASSES[app], env) as BaseServiceConfig;
+      // The service itself moves /metrics off its main port (what the kit does with this config).
+      const settings = new HttpSettings();
+      settings.apply(config);
+      expect([app, config.METRICS_PORT, settings.metricsOnMainPort]).toEqual([app, 9464, false]);
+      const metricsPort = c.ports!.find((p) => p.name === 'metrics');
+      expect([app, metricsPort?.containerPort]).toEqual([app, config.METRICS_PORT]);
+      expect(config.METRICS_PORT).not.toBe(config.PORT);
+      const annotations = deployments[app].spec!.template!.metadata!.annotations ?? {};
+      expect([app, annotations['prometheus.io/port'], annotations['prometheus.io/path']]).toEqual([app, String(config.METRICS_PORT), '/metrics']);
+      // Every Service port of the app ends on the http container port, never on the metrics one.
+      const svc = get(objects, 'Service', app);
+      for (const port of svc.spec!.ports!) {
+        const target = typeof port.targetPort === 'string' ? c.ports!.find((p) => p.name === port.targetPort)?.containerPort : (port.targetPort ?? port.port);
+        expect([app, port.name, target]).toEqual([app, port.name, config.PORT]);
+      }
+      // Each Ingress path that reaches this app does so through a Service port that ends on http; /metrics on
+      // the app's public host therefore lands on the main port, which answers it 404.
+      for (const rule of ingress.spec!.rules!) {
+        for (const path of rule.http.paths.filter((p) => p.backend.service.name === app)) {
+          const { name, number } = path.backend.service.port;
+          const svcPort = svc.spec!.ports!.find((p) => (name !== undefined ? p.name === name : p.port === number));
+          expect([rule.host, path.path, svcPort?.targetPort]).toEqual([rule.host, path.path, 'http']);
+        }
+      }
+      // Only the scraper's namespace may open the metrics port; the ingress controller's may not.
+      const labels = podLabels(deployments[app]);
+      const metricsRules = policies
+        .filter((p) => selects(p.spec!.podSelector, labels))
+        .flatMap((p) => p.spec!.ingress ?? [])
+        .filter((r) => (r.ports ?? []).some((p) => p.port === 'metrics' || p.port === config.METRICS_PORT));
+      expect([app, metricsRules.length > 0]).toEqual([app, true]);
+      for (const r of metricsRules) {
+        const namespaces = (r.from ?? []).map((f) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name']);
+        expect([app, namespaces]).toEqual([app, ['monitoring']]);
+      }
+    }
+  });
+
+  it(`${overlay === 'live' ? 'turns the OpenAPI docs off (DOCS_ENABLED=false)' : 'keeps the OpenAPI docs at /docs'}`, () => {
+    for (const app of APPS) {
+      const env = containerEnv(objects, mainContainer(app), secretSource(overlay));
+      const config = loadConfig(app, CONFIG_CLASSES[app], env) as BaseServiceConfig;
+      expect([app, config.DOCS_ENABLED]).toEqual([app, overlay !== 'live']);
     }
   });
 
