@@ -119,7 +119,7 @@ export class AuthConfig extends BaseServiceConfig {
       defaultMessage: (args) => `${tryParse(String(args?.value)) ?? 'invalid'}`,
     },
   })
-  TRUSTED_PROXIES: string = '';
+  override TRUSTED_PROXIES: string = '';
 
   /** scrypt cost of new client secret hashes: N = 2^SCRYPT_LOG_N (r = 8, p = 1). Stored per hash. */
   @IsOptional()
