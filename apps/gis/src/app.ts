@@ -1,5 +1,7 @@
+import { RevocationConsumer, startRevocationConsumer, TokenVerifier } from '@dtp/auth-guard';
 import { createDataSource, databaseCheck, runMigrations } from '@dtp/database';
 import { BlobStore, blobStoreFromConfig } from '@dtp/blob-store';
+import { ConsumerGroups } from '@dtp/domain';
 import { EventTransport, OutboxRelay } from '@dtp/events';
 import { BackgroundStart, createHttpApp, listenService, newServiceContext, ServiceDefinition, settled } from '@dtp/service-kit';
 import { GisConfig } from './config';
@@ -49,13 +51,24 @@ export const gisService: ServiceDefinition<GisConfig, GisDeps> = {
     await relay.start();
     const consumer = app.get(DiamondEventsConsumer);
     const worker = app.get(ValidationWorker);
+    const denyList = app.get(TokenVerifier).denyList;
+    let revocations: RevocationConsumer | undefined;
     if (config.validationWorkerEnabled) await worker.start();
     // Served first, consumer group joined after: a restarted gis answers at once (docs/events.md).
     const background = new BackgroundStart({
       component: 'consumers',
       readiness: ctx.readiness,
       logger,
-      steps: [{ name: 'the platform.diamonds.v1 consumer', start: () => consumer.start(deps.transport) }],
+      steps: [
+        // First: the token deny-list (docs/auth.md "Revocation"), this instance's own group, replayed from the start.
+        {
+          name: 'the auth.participants.v1 revocation consumer (token deny-list)',
+          start: async () => {
+            revocations = await startRevocationConsumer({ transport: deps.transport, dataSource: ds, service: ConsumerGroups.GIS, denyList, logger, registry: ctx.metrics.registry });
+          },
+        },
+        { name: 'the platform.diamonds.v1 consumer', start: () => consumer.start(deps.transport) },
+      ],
     });
     const running = await listenService({
       name: 'gis',
@@ -64,6 +77,7 @@ export const gisService: ServiceDefinition<GisConfig, GisDeps> = {
       ctx,
       onClose: async () => {
         await background.stop();
+        await revocations?.close();
         await consumer.stop();
         await worker.stop();
         await relay.stop();

@@ -1,4 +1,6 @@
 import multipart from '@fastify/multipart';
+import { RevocationConsumer, startRevocationConsumer, TokenVerifier } from '@dtp/auth-guard';
+import { ConsumerGroups } from '@dtp/domain';
 import { createDataSource, databaseCheck, runMigrations } from '@dtp/database';
 import { EventTransport, OutboxRelay } from '@dtp/events';
 import { BackgroundStart, createHttpApp, listenService, newServiceContext, ServiceDefinition, settled } from '@dtp/service-kit';
@@ -47,6 +49,8 @@ export const platformService: ServiceDefinition<PlatformConfig, PlatformDeps> = 
       },
     });
     const participants = app.get(ParticipantsConsumer);
+    const denyList = app.get(TokenVerifier).denyList;
+    let revocations: RevocationConsumer | undefined;
     const gisEvents = app.get(GisEventsConsumer);
     // Writes wake the relay themselves (db/outbox-signal.ts); the poll is the safety net.
     const relay = new OutboxRelay({ service: 'platform', databaseUrl: config.DATABASE_URL, transport: deps.transport, logger, registry: ctx.metrics.registry, pollIntervalMs: 500 });
@@ -59,6 +63,13 @@ export const platformService: ServiceDefinition<PlatformConfig, PlatformDeps> = 
       readiness: ctx.readiness,
       logger,
       steps: [
+        // First: the token deny-list (docs/auth.md "Revocation"), this instance's own group, replayed from the start.
+        {
+          name: 'the auth.participants.v1 revocation consumer (token deny-list)',
+          start: async () => {
+            revocations = await startRevocationConsumer({ transport: deps.transport, dataSource: ds, service: ConsumerGroups.PLATFORM, denyList, logger, registry: ctx.metrics.registry });
+          },
+        },
         { name: 'the auth.participants.v1 consumer', start: () => participants.start(deps.transport, logger, ctx.metrics.registry) },
         { name: 'the gis.gradings.v1 consumer', start: () => gisEvents.start(deps.transport, logger, ctx.metrics.registry) },
       ],
@@ -71,6 +82,7 @@ export const platformService: ServiceDefinition<PlatformConfig, PlatformDeps> = 
       onClose: async () => {
         db.signal.close();
         await consumers.stop();
+        await revocations?.close();
         await participants.stop();
         await gisEvents.stop();
         await relay.stop();

@@ -1,4 +1,6 @@
+import { RevocationConsumer, startRevocationConsumer, TokenVerifier } from '@dtp/auth-guard';
 import { BlobStore, blobStoreFromConfig } from '@dtp/blob-store';
+import { ConsumerGroups } from '@dtp/domain';
 import { createDataSource, databaseCheck, runMigrations } from '@dtp/database';
 import { EventTransport } from '@dtp/events';
 import { BackgroundStart, createHttpApp, listenService, newServiceContext, ServiceDefinition, settled } from '@dtp/service-kit';
@@ -51,12 +53,21 @@ export const searchService: ServiceDefinition<SearchConfig, SearchDeps> = {
       },
     });
     let consumer: Awaited<ReturnType<typeof startDiamondsConsumer>> | undefined;
+    const denyList = app.get(TokenVerifier).denyList;
+    let revocations: RevocationConsumer | undefined;
     // Served first, consumer group joined after: a restarted search answers at once (docs/events.md).
     const background = new BackgroundStart({
       component: 'consumers',
       readiness: ctx.readiness,
       logger,
       steps: [
+        // First: the token deny-list (docs/auth.md "Revocation"), this instance's own group, replayed from the start.
+        {
+          name: 'the auth.participants.v1 revocation consumer (token deny-list)',
+          start: async () => {
+            revocations = await startRevocationConsumer({ transport: deps.transport, dataSource: ds, service: ConsumerGroups.SEARCH, denyList, logger, registry: ctx.metrics.registry });
+          },
+        },
         {
           name: 'the platform.diamonds.v1 consumer',
           start: async () => {
@@ -72,6 +83,7 @@ export const searchService: ServiceDefinition<SearchConfig, SearchDeps> = {
       ctx,
       onClose: async () => {
         await background.stop();
+        await revocations?.close();
         await consumer?.close();
         await ds.destroy();
       },

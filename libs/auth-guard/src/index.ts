@@ -3,3 +3,5 @@ export * from './caller';
 export * from './config';
 export * from './jwt-auth.guard';
 export * from './token-verifier';
+export * from './deny-list';
+export * from './revocation-consumer';

@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, errors, JWTPayload, jwtVerify } from 'jose';
 import type { Caller } from './caller';
+import { ClientDenyList } from './deny-list';
 
 export interface TokenVerifierOptions {
   /** Expected `iss`: the auth service's base address. */
@@ -33,6 +34,9 @@ const ROLES = new Set(['producer', 'manufacturer', 'retailer', 'grading_lab', 'n
 /** At most one JWKS refetch per second for tokens whose `kid` is not known yet. */
 const COOLDOWN_MS = 1000;
 
+/** Tokens of a revoked client are refused with this message (401 invalid_token, like any other bad token). */
+export const REVOKED_TOKEN_MESSAGE = 'token has been revoked';
+
 /**
  * Verifies RFC 9068 access tokens against the issuer's JWKS. jose caches the key set (10 min) and refetches it
  * when a token names an unknown `kid`, at most once per second; a token signed by a key published during that
@@ -48,26 +52,43 @@ export class TokenVerifier {
    * Tokens already verified, until their `exp`: a client reuses its token for up to an hour, and the ES256
    * check is the costliest step of a request. Keyed by the whole token text, so any altered token misses.
    */
-  private readonly verified = new Map<string, { caller: Caller; expiresAt: number }>();
+  private readonly verified = new Map<string, { caller: Caller; iat: number; expiresAt: number }>();
   private static readonly CACHE_MAX = 10_000;
+  /**
+   * Revoked clients (fed by a consumer of `client.revoked`: startRevocationConsumer). Consulted on every request,
+   * cached token or not: a token of a client revoked after it was cached is refused from the next request on.
+   */
+  readonly denyList: ClientDenyList;
 
   constructor(private readonly opts: TokenVerifierOptions) {
     this.jwks = createRemoteJWKSet(new URL(opts.jwksUrl), { cooldownDuration: COOLDOWN_MS, cacheMaxAge: 10 * 60_000, timeoutDuration: 5000 });
+    const skew = opts.maxClockSkewSeconds ?? DEFAULT_MAX_CLOCK_SKEW_SECONDS;
+    const ttl = opts.tokenTtlSeconds ?? MAX_TOKEN_TTL_SECONDS;
+    // A refused token has iat <= revoked_at + skew and exp <= iat + ttl + skew (checkLifetime), accepted until
+    // exp + clock tolerance: after that the entry refuses nothing that is not refused anyway.
+    this.denyList = new ClientDenyList({ marginSeconds: skew, retainSeconds: skew + ttl + skew + (opts.clockToleranceSeconds ?? 5) + 60 });
   }
 
   async verify(token: string): Promise<Caller> {
     const hit = this.verified.get(token);
     if (hit) {
-      if (hit.expiresAt > Date.now()) return hit.caller;
+      if (hit.expiresAt > Date.now()) {
+        if (this.denyList.refuses(hit.caller.clientId, hit.iat)) {
+          this.verified.delete(token);
+          throw new TokenError(REVOKED_TOKEN_MESSAGE);
+        }
+        return hit.caller;
+      }
       this.verified.delete(token);
     }
-    const { caller, exp } = await this.verifyUncached(token);
+    const { caller, exp, iat } = await this.verifyUncached(token);
+    if (this.denyList.refuses(caller.clientId, iat)) throw new TokenError(REVOKED_TOKEN_MESSAGE);
     if (this.verified.size >= TokenVerifier.CACHE_MAX) this.verified.delete(this.verified.keys().next().value as string);
-    this.verified.set(token, { caller, expiresAt: exp * 1000 });
+    this.verified.set(token, { caller, iat, expiresAt: exp * 1000 });
     return caller;
   }
 
-  private async verifyUncached(token: string): Promise<{ caller: Caller; exp: number }> {
+  private async verifyUncached(token: string): Promise<{ caller: Caller; exp: number; iat: number }> {
     let payload: JWTPayload;
     try {
       payload = await this.check(token);
@@ -93,7 +114,7 @@ export class TokenVerifier {
       clientId: typeof payload.client_id === 'string' ? payload.client_id : String(payload.sub),
       name: typeof payload.name === 'string' ? payload.name : undefined,
     };
-    return { caller, exp: payload.exp! };
+    return { caller, exp: payload.exp!, iat: payload.iat! };
   }
 
   /** iat not in the future beyond the skew; exp within the issuer's token lifetime (plus skew) of iat and of now. */
