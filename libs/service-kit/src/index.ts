@@ -1,3 +1,4 @@
+export * from './array-bounds';
 export * from './background-start';
 export * from './bootstrap';
 export * from './config';
