@@ -49,6 +49,7 @@ export async function startDiamondsConsumer(opts: DiamondsConsumerOptions): Prom
         case 'shipment.changed':
         case 'grading.submitted':
         case 'eligibility.changed':
+        case 'client.revoked':
           throw new ParkEventError(`search does not handle ${event.event_type}`);
       }
     },

@@ -1,1 +1,0 @@
-module.exports = { ...require('../../tools/testing/jest.preset'), displayName: 'database', rootDir: __dirname };

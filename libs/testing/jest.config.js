@@ -1,1 +1,0 @@
-module.exports = { ...require('../../tools/testing/jest.preset'), displayName: 'testing', rootDir: __dirname };
