@@ -21,7 +21,9 @@ export function createDataSource(opts: DataSourceOptions): DataSource {
     synchronize: false,
     migrationsRun: false,
     logging: false,
-    extra: { max: opts.poolSize ?? 10, application_name: `dtp-${opts.service}` },
+    // A database that silently drops packets must not hang requests: a connection that cannot be made within 5 s
+    // fails, and the kit answers 503 (DESIGN.md; libs/service-kit errors.ts).
+    extra: { max: opts.poolSize ?? 10, application_name: `dtp-${opts.service}`, connectionTimeoutMillis: 5000 },
   });
 }
 

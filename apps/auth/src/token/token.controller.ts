@@ -39,7 +39,7 @@ export class TokenController {
   @ApiResponse({ status: 200, description: '{access_token, token_type: "Bearer", expires_in}' })
   /** Cache-Control/Pragma headers and body-parse errors: see token-response.hook.ts. */
   async token(@Req() req: FastifyRequest): Promise<TokenResponse> {
-    // Not req.ip: the service kit trusts every X-Forwarded-For (trustProxy: true); only TRUSTED_PROXIES hops count here.
+    // The address resolved from the socket and the TRUSTED_PROXIES hops only (the same rule as the kit's req.ip).
     const address = this.proxies.clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for']);
     return this.tokens.token(req.body, req.headers.authorization, address);
   }
