@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { Topics } from '@dtp/domain';
 import { InProcessTransport } from './in-process.transport';
+import { kafkaSecurityFromEnv } from './kafka-config';
 import { KafkaTransport, parseConnectVia, TopicSpec } from './kafka.transport';
 import { EventTransport } from './transport';
 
@@ -18,6 +19,9 @@ export const TOPIC_SPECS: TopicSpec[] = Object.values(Topics).map((topic) => ({
  */
 export async function transportFromEnv(service: string, logger: Logger, env = process.env): Promise<EventTransport> {
   if (env.KAFKA_BROKERS) {
+    // TLS and SASL from the same env as the rest (KAFKA_SSL*, KAFKA_SASL*; a bad combination names its variable).
+    const security = kafkaSecurityFromEnv(env);
+    for (const warning of security.warnings) logger.warn(`kafka: ${warning}`);
     const t = new KafkaTransport({
       clientId: `dtp-${service}`,
       brokers: env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
@@ -27,6 +31,7 @@ export async function transportFromEnv(service: string, logger: Logger, env = pr
       connectVia: parseConnectVia(env.KAFKA_CONNECT_VIA),
       groupPrefix: env.KAFKA_GROUP_PREFIX,
       topicPrefix: env.KAFKA_TOPIC_PREFIX,
+      security,
     });
     await t.ensureTopics(TOPIC_SPECS);
     await t.connect();

@@ -7,3 +7,4 @@ export * from './consumer';
 export * from './consumer-tables';
 export * from './bounded-json';
 export * from './kafka.transport';
+export * from './kafka-config';

@@ -6,8 +6,6 @@ import { describeKafkaSecurity, KafkaSecurity, kafkaSecurityFromEnv } from './ka
 import { EventTransport, IncomingMessage, OutgoingMessage, SubscribeOptions, Subscription } from './transport';
 
 // The package's index re-exports this module: TLS/SASL configuration is public through it.
-export { checkKafkaSecurityEnv, describeKafkaSecurity, KAFKA_SASL_MECHANISMS, KafkaConfigError, kafkaSecurityFromEnv } from './kafka-config';
-export type { KafkaSaslMechanism, KafkaSecurity, KafkaSecurityCheck } from './kafka-config';
 
 export interface KafkaTransportOptions {
   clientId: string;
