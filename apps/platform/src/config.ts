@@ -1,6 +1,6 @@
 import { IsInt, IsOptional, IsString, IsUrl, Max, Min } from 'class-validator';
 import { TokenCheckingConfig } from '@dtp/auth-guard';
-import { DEFAULT_FILES_PER_DIAMOND } from '@dtp/domain';
+import { DEFAULT_FILES_PER_DIAMOND, DEFAULT_STORAGE_QUOTA_BYTES } from '@dtp/domain';
 
 const url = { require_tld: false, require_protocol: true };
 
@@ -34,6 +34,15 @@ export class PlatformConfig extends TokenCheckingConfig {
   @Min(1)
   @Max(1000)
   FILES_PER_DIAMOND_MAX: number = DEFAULT_FILES_PER_DIAMOND;
+
+  /**
+   * Bytes of files one participant may attach in all (default 20 GiB): past it, 409 `storage_quota_exceeded`.
+   * Counts every file attached to a diamond it holds (re-attaching bytes the diamond already has does not count).
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  STORAGE_QUOTA_BYTES: number = DEFAULT_STORAGE_QUOTA_BYTES;
 
   @IsOptional()
   @IsInt()

@@ -316,6 +316,45 @@ describe('POST /diamonds/{diamond_id}/files/{kind}: record size bounds', () => {
   }, 120_000);
 });
 
+describe('POST /diamonds/{diamond_id}/files/{kind}: storage quota per participant', () => {
+  let f: PlatformFixture;
+
+  beforeAll(async () => {
+    f = await startPlatform({ STORAGE_QUOTA_BYTES: '1000' });
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  it('refuses a file past the participant\'s quota with 409 storage_quota_exceeded, counting each attached file once', async () => {
+    const producer = await participant(f, 'producer');
+    const d = await register(f, producer);
+    const bytes = (n: number, seed: string) => Buffer.from(seed.repeat(n).slice(0, n));
+    const send = (b: Buffer, name: string) => upload(f, producer.token, d.diamond_id, 'supplementary', { file: { bytes: b, name } });
+    expect((await send(bytes(600, 'a'), 'a.bin')).status).toBe(201);
+    const before = await outboxCount(f);
+    const over = await send(bytes(500, 'b'), 'b.bin');
+    expect(over).toMatchObject({ status: 409, body: { reason: 'storage_quota_exceeded', used_bytes: 600, limit_bytes: 1000 } });
+    expect(await outboxCount(f)).toBe(before);
+    // The same bytes again on the same diamond replace their ref: not counted twice.
+    expect((await send(bytes(600, 'a'), 'a-again.bin')).status).toBe(201);
+    expect((await send(bytes(400, 'c'), 'c.bin')).status).toBe(201);
+    // Full: refused before the body is read, so the bytes are never stored.
+    const last = bytes(1, 'z');
+    expect(await send(last, 'z.bin')).toMatchObject({ status: 409, body: { reason: 'storage_quota_exceeded', used_bytes: 1000 } });
+    expect(await f.stack.services.platform!.app.get<FilesystemBlobStore>(BLOB_STORE).has(sha256(last))).toBe(false);
+    // Another participant has a quota of its own.
+    const other = await participant(f, 'producer');
+    const theirs = await register(f, other);
+    expect((await upload(f, other.token, theirs.diamond_id, 'supplementary', { file: { bytes: bytes(900, 'o'), name: 'o.bin' } })).status).toBe(201);
+    const { rows } = await f.db.query(`SELECT participant_id, bytes FROM participant_storage ORDER BY bytes`);
+    expect(rows).toEqual([
+      { participant_id: other.participant_id, bytes: '900' },
+      { participant_id: producer.participant_id, bytes: '1000' },
+    ]);
+  });
+});
+
 describe('POST /diamonds/{diamond_id}/files/{kind} when the blob store fails', () => {
   let f: PlatformFixture;
   let producer: ParticipantWithToken;

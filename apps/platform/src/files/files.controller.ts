@@ -40,7 +40,8 @@ export class FilesController {
       throw new RequestValidationException([{ loc: ['path', 'kind'], msg: `kind must be one of: ${FILE_KIND_VALUES.join(', ')}`, type: 'enum' }]);
     }
     const fileKind = kind as FileKind;
-    await this.files.assertHolder(caller, diamondId);
+    const announced = Number(req.headers['content-length']);
+    await this.files.assertCanUpload(caller, diamondId, Number.isFinite(announced) && announced > 0 ? announced : null);
     const upload = await receiveUpload(req, this.blobs, { limitBytes: this.config.FILE_SIZE_LIMIT_BYTES, fields: UPLOAD_FIELDS[fileKind] });
     return this.files.attach(caller, diamondId, fileKind, upload);
   }

@@ -4,6 +4,7 @@ import { DiamondV1Polished, FileKind, FileRef, GradingCertificateRef, ImageRef }
 import type { PlatformConfig } from '../config';
 import { PlatformDb } from '../db/platform-db';
 import { PLATFORM_CONFIG } from '../tokens';
+import { StorageQuotaRepository } from './storage-quota.repository';
 import { DiamondChanges } from '../diamonds/diamond-changes';
 import { DiamondRow } from '../diamonds/diamond.row';
 import type { ReceivedUpload } from './multipart-upload';
@@ -33,11 +34,21 @@ export class FilesService {
     private readonly db: PlatformDb,
     private readonly changes: DiamondChanges,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    private readonly quota: StorageQuotaRepository,
   ) {}
 
-  /** 404 for an unknown diamond, 403 unless the caller holds it (checked before any bytes are read). */
-  async assertHolder(caller: Caller, diamondId: string): Promise<void> {
+  /**
+   * 404 for an unknown diamond, 403 unless the caller holds it, 409 when the caller's storage quota is used up
+   * (or the announced body would pass it): all checked before any bytes are read.
+   */
+  async assertCanUpload(caller: Caller, diamondId: string, announcedBytes: number | null): Promise<void> {
     await this.changes.loadHeld(this.db.sql, diamondId, caller, { action: 'attach files to it' });
+    const used = await this.quota.used(this.db.sql, caller.participantId);
+    // The announced length is the whole multipart body: allow for its boundaries and headers; the exact check
+    // on the file's size comes in attach().
+    if (used >= this.config.STORAGE_QUOTA_BYTES || used + (announcedBytes ?? 0) - MULTIPART_OVERHEAD_BYTES > this.config.STORAGE_QUOTA_BYTES) {
+      throw quotaExceeded(used, this.config.STORAGE_QUOTA_BYTES);
+    }
   }
 
   async attach(caller: Caller, diamondId: string, kind: FileKind, upload: ReceivedUpload): Promise<AttachedRef> {
@@ -63,10 +74,25 @@ export class FilesService {
           limit: max,
         });
       }
+      if (count > fileCount(row.polished) && !(await this.quota.add(sql, caller.participantId, upload.size, this.config.STORAGE_QUOTA_BYTES))) {
+        throw quotaExceeded(await this.quota.used(sql, caller.participantId), this.config.STORAGE_QUOTA_BYTES);
+      }
       await this.changes.commit(sql, row, { polished });
       return ref;
     });
   }
+}
+
+/** What a multipart body may carry besides the file (boundaries, part headers, the text fields). */
+const MULTIPART_OVERHEAD_BYTES = 16 * 1024;
+
+function quotaExceeded(used: number, quota: number): ConflictException {
+  return new ConflictException({
+    message: `your files take ${used} of the ${quota} bytes a participant may store; this file does not fit`,
+    reason: 'storage_quota_exceeded',
+    used_bytes: used,
+    limit_bytes: quota,
+  });
 }
 
 /** How many file refs a `polished` section holds (every kind; the scan counts once). */

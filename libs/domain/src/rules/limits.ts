@@ -42,3 +42,5 @@ export const MAX_VALIDATION_DETAILS = 50;
 /** Files attached to one diamond at most (all kinds together; configurable per deployment): keeps the record, and
  * so each `diamond.upserted` event, well under the usual 1 MB broker message limit. */
 export const DEFAULT_FILES_PER_DIAMOND = 200;
+/** Bytes of files one participant may attach in all (configurable per deployment; deletions do not give back). */
+export const DEFAULT_STORAGE_QUOTA_BYTES = 20 * 1024 * 1024 * 1024;
