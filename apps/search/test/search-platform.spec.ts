@@ -21,7 +21,15 @@ describe('search behind a running platform', () => {
     const text = await res.text();
     return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
   };
-  const search = (p: string) => fetch(`${stack.urls.search}${p}`, { headers: { authorization: reader.token } });
+  /**
+   * A search GET read to its end at once: no answer is ever left half-read on a kept-alive socket, which the
+   * server would otherwise wait for at close (up to Fastify's 72 s keep-alive timeout).
+   */
+  const search = async (p: string) => {
+    const res = await fetch(`${stack.urls.search}${p}`, { headers: { authorization: reader.token } });
+    const body = Buffer.from(await res.arrayBuffer());
+    return { status: res.status, headers: res.headers, json: async () => JSON.parse(body.toString('utf8')) as unknown, arrayBuffer: async () => body };
+  };
 
   beforeAll(async () => {
     const blobs = await mkdtemp(path.join(tmpdir(), 'dtp-search-platform-'));
@@ -35,7 +43,7 @@ describe('search behind a running platform', () => {
 
   afterAll(async () => {
     await stack?.close();
-  });
+  }, 120_000);
 
   it('registration, file attachment and deletion show up in search with the same version_id', async () => {
     const created = await platform<DiamondV1>('POST', '/diamonds/rough/create', {
@@ -57,6 +65,7 @@ describe('search behind a running platform', () => {
     form.append('file', new Blob([bytes], { type: 'application/xml' }), 'report.xml');
     form.append('description', 'scan report');
     const up = await fetch(`${stack.urls.platform}/diamonds/${id}/files/scan_report`, { method: 'POST', headers: { authorization: producer.token }, body: form });
+    await up.text();
     expect(up.status).toBe(201);
     const file = await eventually(async () => {
       const res = await search(`/v1/diamonds/${id}/files/${hash}`);
@@ -104,6 +113,7 @@ describe('search behind a running platform', () => {
       form.append('file', new Blob([bytes], { type }), `${kind}.bin`);
       for (const [k, v] of Object.entries(extra)) form.append(k, v);
       const up = await fetch(`${stack.urls.platform}/diamonds/${id}/files/${kind}`, { method: 'POST', headers: { authorization: producer.token }, body: form });
+      await up.text();
       expect({ kind, status: up.status }).toEqual({ kind, status: 201 });
     }
     // The last upload's version reaches search with all six refs.
