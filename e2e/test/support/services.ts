@@ -62,7 +62,10 @@ export class ServiceProcess {
       if (exitCode !== undefined) throw new Error(`${this.name} exited (${exitCode}) before it was ready:\n${this.logTail()}`);
       try {
         const res = await fetch(`${this.url}/health/ready`);
-        if (res.status === 200) return;
+        // Ready, and its consumers started: a service answers before its Kafka groups are joined (readiness
+        // `consumers: degraded` until then), and these tests act the moment the stack is up, as if events flowed.
+        const body = res.status === 200 ? ((await res.json()) as { checks?: Record<string, string> }) : undefined;
+        if (body && !body.checks?.consumers) return;
       } catch {
         // not listening yet
       }
