@@ -8,3 +8,4 @@ export * from './rules';
 export * from './dto';
 export * from './records';
 export * from './events';
+export * from './errors';

@@ -8,7 +8,30 @@ import {
   ValidationError,
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { MAX_VALIDATION_DETAILS, toValidationDetail, ValidationDetailItem } from '@dtp/domain';
+import { DomainError, DomainErrorKind, MAX_VALIDATION_DETAILS, toValidationDetail, ValidationDetailItem } from '@dtp/domain';
+
+/** The one place a domain error's kind becomes an HTTP status. */
+export const DOMAIN_ERROR_STATUS: Readonly<Record<DomainErrorKind, number>> = {
+  invalid: HttpStatus.UNPROCESSABLE_ENTITY,
+  bad_request: HttpStatus.BAD_REQUEST,
+  unauthenticated: HttpStatus.UNAUTHORIZED,
+  forbidden: HttpStatus.FORBIDDEN,
+  not_found: HttpStatus.NOT_FOUND,
+  conflict: HttpStatus.CONFLICT,
+  gone: HttpStatus.GONE,
+  precondition_failed: HttpStatus.PRECONDITION_FAILED,
+  too_large: HttpStatus.PAYLOAD_TOO_LARGE,
+  rate_limited: HttpStatus.TOO_MANY_REQUESTS,
+  unavailable: HttpStatus.SERVICE_UNAVAILABLE,
+};
+
+/** The headers a domain error asks for: its protocol headers, `Retry-After`, `WWW-Authenticate`. */
+export function domainErrorHeaders(error: DomainError): Record<string, string> {
+  const headers: Record<string, string> = { ...(error.headers ?? {}) };
+  if (error.retryAfterSeconds !== undefined) headers['Retry-After'] = String(error.retryAfterSeconds);
+  if (error.challenge !== undefined) headers['WWW-Authenticate'] = error.challenge;
+  return headers;
+}
 
 /** One entry of the FastAPI-style 422 body: `{"detail": [{loc, msg, type}]}`. */
 export type ValidationDetail = ValidationDetailItem;
@@ -61,6 +84,10 @@ export class JsonExceptionFilter implements ExceptionFilter {
     const ctx = host.switchToHttp();
     const reply = ctx.getResponse<FastifyReply>();
     const request = ctx.getRequest<FastifyRequest>();
+    if (exception instanceof DomainError) {
+      for (const [name, value] of Object.entries(domainErrorHeaders(exception))) void reply.header(name, value);
+      return void reply.status(DOMAIN_ERROR_STATUS[exception.kind]).send(exception.body);
+    }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const response = exception.getResponse();
