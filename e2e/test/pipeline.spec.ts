@@ -119,7 +119,7 @@ describe('event pipeline end to end (separate processes, Kafka peer)', () => {
     const appliedBefore = await counter(stack.urls.search, 'consumer_applied_total');
     const dupBefore = await counter(stack.urls.search, 'consumer_duplicates_total');
     await platform.stop();
-    await platform.start({ DTP_FAULT_RELAY_KILL_AFTER_PUBLISH: '1' });
+    await platform.start({}, 'e2e/test/support/platform-relay-crash.main.ts');
     const created = await registerRough(stack.urls.platform, producer);
     const code = await platform.exited; // the relay published the batch and the process died before marking it
     expect(code).toBeNull(); // killed by a signal

@@ -1,30 +1,60 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { AuthGuardModule } from '@dtp/auth-guard';
-import type { BlobStore } from '@dtp/blob-store';
+import { BlobStore, blobStoreFromConfig } from '@dtp/blob-store';
+import { DatabaseModule } from '@dtp/database';
+import { ConsumerGroups } from '@dtp/domain';
+import { EventsModule, EventTransport } from '@dtp/events';
+import { ServiceConfigModule } from '@dtp/service-kit';
 import { SearchConfig } from './config';
-import { DiamondsController } from './diamonds/diamonds.controller';
-import { DiamondsService, SEARCH_BLOB_STORE } from './diamonds/diamonds.service';
-import { ReadModelRepository } from './read-model/read-model.repository';
+import { DiamondsModule } from './diamonds/diamonds.module';
+import { SEARCH_BLOB_STORE } from './diamonds/diamonds.service';
+import { searchEntities } from './entities';
+import { searchMigrations } from './migrations';
+import { ReadModelModule } from './read-model/read-model.module';
 
-export const SEARCH_CONFIG = Symbol('SEARCH_CONFIG');
+export interface SearchDeps {
+  transport: EventTransport;
+  /** Defaults to the store named by the config (BLOB_STORE, BLOB_STORE_DIR, S3_*). */
+  blobStore?: BlobStore;
+}
+
+export const searchDbOptions = (config: Pick<SearchConfig, 'DATABASE_URL' | 'DB_POOL_SIZE'>) => ({
+  url: config.DATABASE_URL,
+  service: 'search',
+  entities: searchEntities,
+  migrations: searchMigrations,
+  poolSize: config.DB_POOL_SIZE,
+});
+
+/** Infrastructure of search: config, database, events (a consumer only: search publishes nothing), blob store. */
+@Module({})
+export class SearchCoreModule {
+  static forRoot(config: SearchConfig, deps: SearchDeps): DynamicModule {
+    return {
+      module: SearchCoreModule,
+      global: true,
+      imports: [
+        ServiceConfigModule.forRoot('search', SearchConfig, config),
+        DatabaseModule.forRoot(searchDbOptions(config)),
+        EventsModule.forRoot({ service: 'search', group: ConsumerGroups.SEARCH, transport: deps.transport, databaseUrl: config.DATABASE_URL }),
+      ],
+      providers: [{ provide: SEARCH_BLOB_STORE, useFactory: () => deps.blobStore ?? blobStoreFromConfig(config) }],
+      exports: [SEARCH_BLOB_STORE],
+    };
+  }
+}
 
 @Module({})
 export class SearchModule {
-  static forRoot(config: SearchConfig, ds: DataSource, blobs: BlobStore): DynamicModule {
+  static forRoot(config: SearchConfig, deps: SearchDeps): DynamicModule {
     return {
       module: SearchModule,
-      global: true,
-      imports: [AuthGuardModule.forRoot(config.tokenVerifierOptions(config.SEARCH_AUDIENCE))],
-      controllers: [DiamondsController],
-      providers: [
-        { provide: SEARCH_CONFIG, useValue: config },
-        { provide: DataSource, useValue: ds },
-        { provide: SEARCH_BLOB_STORE, useValue: blobs },
-        { provide: ReadModelRepository, useValue: new ReadModelRepository(ds) },
-        DiamondsService,
+      imports: [
+        SearchCoreModule.forRoot(config, deps),
+        AuthGuardModule.forRoot(config.tokenVerifierOptions(config.SEARCH_AUDIENCE)),
+        ReadModelModule,
+        DiamondsModule,
       ],
-      exports: [SEARCH_CONFIG, DataSource],
     };
   }
 }

@@ -36,9 +36,10 @@ export class ServiceProcess {
     this.url = `http://127.0.0.1:${port}`;
   }
 
-  async start(extraEnv: Record<string, string> = {}): Promise<void> {
+  /** Starts the service's own `main.ts`, or `entry` (a test entry point, e.g. one that injects a fault). */
+  async start(extraEnv: Record<string, string> = {}, entry = `apps/${this.name}/src/main.ts`): Promise<void> {
     this.output = [];
-    const child = spawn(process.execPath, ['-r', './tools/register.js', `apps/${this.name}/src/main.ts`], {
+    const child = spawn(process.execPath, ['-r', './tools/register.js', entry], {
       cwd: ROOT,
       env: { ...process.env, ...this.env, ...extraEnv, PORT: String(this.port) },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -4,4 +4,4 @@ export * from './config';
 export * from './jwt-auth.guard';
 export * from './token-verifier';
 export * from './deny-list';
-export * from './revocation-consumer';
+export * from './revocation-events.controller';

@@ -1,5 +1,8 @@
 import { Client } from 'pg';
 import { DataSource, EntitySchema, MixedList } from 'typeorm';
+import type { DataSourceOptions as TypeOrmOptions } from 'typeorm';
+
+type PostgresConnectionOptions = Extract<TypeOrmOptions, { type: 'postgres' }>;
 import type { Logger } from 'pino';
 
 export interface DataSourceOptions {
@@ -10,9 +13,9 @@ export interface DataSourceOptions {
   poolSize?: number;
 }
 
-/** A TypeORM DataSource for one service's own database. Schema changes only through migrations. */
-export function createDataSource(opts: DataSourceOptions): DataSource {
-  return new DataSource({
+/** TypeORM options for one service's own database (DatabaseModule and createDataSource). */
+export function postgresOptions(opts: DataSourceOptions): PostgresConnectionOptions {
+  return {
     type: 'postgres',
     url: opts.url,
     entities: opts.entities,
@@ -24,7 +27,12 @@ export function createDataSource(opts: DataSourceOptions): DataSource {
     // A database that silently drops packets must not hang requests: a connection that cannot be made within 5 s
     // fails, and the kit answers 503 (DESIGN.md; libs/service-kit errors.ts).
     extra: { max: opts.poolSize ?? 10, application_name: `dtp-${opts.service}`, connectionTimeoutMillis: 5000 },
-  });
+  };
+}
+
+/** A TypeORM DataSource for one service's own database, outside Nest (migrations, tools). Schema changes only through migrations. */
+export function createDataSource(opts: DataSourceOptions): DataSource {
+  return new DataSource(postgresOptions(opts));
 }
 
 /** Creates the database named in `url` when it does not exist yet (for `npm start` and tests). */

@@ -1,1 +1,3 @@
 export * from './data-source';
+export * from './unit-of-work';
+export * from './database.module';

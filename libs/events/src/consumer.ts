@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DataSource, EntityManager } from 'typeorm';
+import { Tx, UnitOfWork } from '@dtp/database';
 import { EnvelopeValidation, KnownEventEnvelope, scanJson, validateEnvelope } from '@dtp/domain';
 import { boundedJsonText, storableText } from './bounded-json';
 import { EventTransport, IncomingMessage, Subscription } from './transport';
@@ -29,7 +30,12 @@ export class RetryEventError extends Error {
 }
 
 export interface ConsumeContext {
-  /** The transaction's manager: every write of the handler goes through it (same transaction as the progress). */
+  /**
+   * The transaction (the service's UnitOfWork): every write of the handler goes through it, in the same
+   * transaction as the progress; side effects that must follow the commit go to `tx.afterCommit`.
+   */
+  tx: Tx;
+  /** The same transaction's EntityManager. */
   manager: EntityManager;
   message: IncomingMessage;
   /** The revision this database held for the key before this event (null: never seen). */
@@ -47,6 +53,8 @@ export interface RunConsumerOptions {
    */
   stateName?: string;
   dataSource: DataSource;
+  /** The service's unit of work (its commit listeners run after each consumer transaction); default: one over dataSource. */
+  unitOfWork?: UnitOfWork;
   logger: Logger;
   /**
    * The service's Prometheus registry (ctx.metrics.registry): applied / duplicate / parked counters and the
@@ -267,6 +275,7 @@ const STUCK_FRESH_MS = 60_000;
  */
 export async function runConsumer(opts: RunConsumerOptions): Promise<RunningConsumer> {
   const stateName = opts.stateName ?? opts.group;
+  const uow = opts.unitOfWork ?? new UnitOfWork(opts.dataSource);
   const validate = opts.validate ?? validateEnvelope;
   const maxTransientAttempts = opts.maxTransientAttempts ?? 30;
   const maxMessageBytes = opts.maxMessageBytes ?? 1024 * 1024;
@@ -376,7 +385,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     return rows;
   };
 
-  const insertParked = async (db: Pick<EntityManager, 'query'>, message: IncomingMessage, park: Park, row: { payload: string | null; raw: string | null }) => {
+  const insertParked = async (db: { query(text: string, params?: unknown[]): Promise<unknown> }, message: IncomingMessage, park: Park, row: { payload: string | null; raw: string | null }) => {
     await db.query(
       `INSERT INTO parked_events (consumer, topic, key, partition, "offset", payload, raw, reason)
        VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8)`,
@@ -454,8 +463,8 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
   };
 
   /** Claims `envelope.revision` for its key when newer (one round trip); returns the held revision, or false. */
-  const claim = async (manager: EntityManager, message: IncomingMessage, envelope: KnownEventEnvelope): Promise<{ held: number | null } | false> => {
-    const [row] = (await manager.query(
+  const claim = async (tx: Tx, message: IncomingMessage, envelope: KnownEventEnvelope): Promise<{ held: number | null } | false> => {
+    const [row] = (await tx.rows(
       `WITH held AS (
          SELECT revision FROM consumer_state WHERE consumer = $1 AND topic = $2 AND key = $3 FOR UPDATE
        ), claimed AS (
@@ -470,24 +479,24 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     return row.claimed ? { held: row.held === null ? null : Number(row.held) } : false;
   };
 
-  const tombstone = async (manager: EntityManager, message: IncomingMessage) => {
-    const rows = (await manager.query(
+  const tombstone = async (tx: Tx, message: IncomingMessage) => {
+    const rows = (await tx.rows(
       'SELECT revision FROM consumer_state WHERE consumer = $1 AND topic = $2 AND key = $3 FOR UPDATE',
       [stateName, message.topic, message.key],
     )) as { revision: string }[];
-    await opts.onTombstone!(message.key, { manager, message, heldRevision: rows.length > 0 ? Number(rows[0].revision) : null });
+    await opts.onTombstone!(message.key, { tx, manager: tx.manager, message, heldRevision: rows.length > 0 ? Number(rows[0].revision) : null });
   };
 
   const applyOnce = async (message: IncomingMessage, envelope: KnownEventEnvelope | null): Promise<ConsumeOutcome> =>
-    opts.dataSource.transaction(async (manager) => {
+    uow.run(async (tx): Promise<ConsumeOutcome> => {
       if (envelope === null) {
-        await tombstone(manager, message);
+        await tombstone(tx, message);
         return 'tombstone';
       }
       // The claim commits or rolls back with the handler's effect.
-      const claimed = await claim(manager, message, envelope);
+      const claimed = await claim(tx, message, envelope);
       if (!claimed) return 'duplicate';
-      await opts.handle(envelope, { manager, message, heldRevision: claimed.held });
+      await opts.handle(envelope, { tx, manager: tx.manager, message, heldRevision: claimed.held });
       return 'applied';
     });
 
@@ -521,7 +530,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     const checks = messages.map(inspect);
     let outcomes: ConsumeOutcome[];
     try {
-      outcomes = await opts.dataSource.transaction(async (manager) => {
+      outcomes = await uow.run(async (tx) => {
         const out: ConsumeOutcome[] = [];
         for (let i = 0; i < messages.length; i += 1) {
           const message = messages[i];
@@ -529,18 +538,18 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
           if (c.kind === 'tombstone') {
             if (!opts.onTombstone) out.push('tombstone_skipped');
             else {
-              await tombstone(manager, message);
+              await tombstone(tx, message);
               out.push('tombstone');
             }
           } else if (c.kind === 'park') {
             // The most faithful row only: if the database refuses it, the batch falls back to single messages.
-            await insertParked(manager, message, c.park, parkedRows(message, c.park)[0]);
+            await insertParked(tx, message, c.park, parkedRows(message, c.park)[0]);
             out.push('parked');
           } else {
-            const claimed = await claim(manager, message, c.envelope);
+            const claimed = await claim(tx, message, c.envelope);
             if (!claimed) out.push('duplicate');
             else {
-              await opts.handle(c.envelope, { manager, message, heldRevision: claimed.held });
+              await opts.handle(c.envelope, { tx, manager: tx.manager, message, heldRevision: claimed.held });
               out.push('applied');
             }
           }

@@ -8,3 +8,5 @@ export * from './consumer-tables';
 export * from './bounded-json';
 export * from './kafka.transport';
 export * from './kafka-config';
+export * from './outbox-signal';
+export * from './nest';

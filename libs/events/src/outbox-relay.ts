@@ -15,9 +15,8 @@ export interface OutboxRelayOptions {
   pollIntervalMs?: number;
   maxBackoffMs?: number;
   /**
-   * Fault injection for tests: runs after a batch was published and before it is marked. Throwing here is a
-   * crash between publish and mark. (Env DTP_FAULT_RELAY_KILL_AFTER_PUBLISH=N SIGKILLs the process after the
-   * N-th published batch: the same fault for a service running as its own process.)
+   * Fault injection for tests: runs after a batch was published and before it is marked. Throwing here (or
+   * killing the process, as e2e's fault entry point does) is a crash between publish and mark.
    */
   afterPublish?: (messages: OutgoingMessage[]) => Promise<void> | void;
 }
@@ -47,12 +46,10 @@ export class OutboxRelay {
   private wake?: () => void;
   private pending = true;
   private loopDone?: Promise<void>;
-  private batches = 0;
   private readonly backlog?: Gauge;
   private readonly lag?: Histogram;
   private readonly published?: Counter;
   private readonly failures?: Counter;
-  private readonly killAfter = Number(process.env.DTP_FAULT_RELAY_KILL_AFTER_PUBLISH ?? 0);
 
   constructor(private readonly opts: OutboxRelayOptions) {
     const registry = opts.registry;
@@ -192,11 +189,6 @@ export class OutboxRelay {
     if (rows.length === 0) return 0;
     const messages: OutgoingMessage[] = rows.map((r) => ({ topic: r.topic, key: r.key, value: r.payload }));
     await this.opts.transport.publish(messages);
-    this.batches += 1;
-    if (this.killAfter > 0 && this.batches >= this.killAfter) {
-      this.opts.logger.warn({ rows: rows.length }, 'fault injection: killing the process between publish and mark');
-      process.kill(process.pid, 'SIGKILL');
-    }
     await this.opts.afterPublish?.(messages);
     await client.query('UPDATE outbox SET published_at = clock_timestamp() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
     const now = Date.now();

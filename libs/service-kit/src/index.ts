@@ -16,3 +16,4 @@ export * from './readiness';
 export * from './service';
 export * from './trusted-proxies';
 export * from './validation.pipe';
+export * from './service-config.module';

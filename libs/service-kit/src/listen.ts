@@ -1,5 +1,6 @@
 import { createServer, Server } from 'node:http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { settled } from './background-start';
 import { eventsReporter } from './consumer-health';
 import { HttpSettings } from './http-settings';
 import { ServiceContext } from './kit.module';
@@ -71,6 +72,13 @@ export async function listenService(opts: {
     metrics?.server.close();
     throw err;
   }
+  // Event consumers (the app's microservices, e.g. @dtp/events' EventsServer) start after the server listens, so
+  // a restarted service answers at once while its Kafka groups join; readiness shows `consumers` until then.
+  const microservices = app.startAllMicroservices().catch((err: unknown) => {
+    ctx.logger.fatal({ err }, 'event consumers could not be started');
+    throw err;
+  });
+  await settled(microservices, config.CONSUMER_START_WAIT_MS);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   let closing: Promise<void> | undefined;

@@ -1,7 +1,8 @@
 import { Module } from '@nestjs/common';
 import { DiamondsModule } from '../diamonds/diamonds.module';
 import { GradedMeasurementsModule } from '../graded-measurements/graded-measurements.module';
-import { GisEventsConsumer } from './gis-events.consumer';
+import { GisEventsController } from './gis-events.controller';
 
-@Module({ imports: [DiamondsModule, GradedMeasurementsModule], providers: [GisEventsConsumer], exports: [GisEventsConsumer] })
+/** What GIS tells platform: the `gis.gradings.v1` and `gis.eligibility.v1` event handlers. */
+@Module({ imports: [DiamondsModule, GradedMeasurementsModule], controllers: [GisEventsController] })
 export class GisEventsModule {}

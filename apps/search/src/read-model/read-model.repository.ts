@@ -1,12 +1,14 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
 import type { DiamondV1 } from '@dtp/domain';
 import { filesOf, IndexedFile } from './file-index';
 
 type Queryable = Pick<EntityManager, 'query'> | Pick<DataSource, 'query'>;
 
 /** The SQL of the search read model (tables from SearchReadModel1763900000000). */
+@Injectable()
 export class ReadModelRepository {
-  constructor(private readonly db: Queryable) {}
+  constructor(@Inject(DataSource) private readonly db: Queryable) {}
 
   /**
    * Stores `record` as the current state of its diamond when `revision` is newer than the held one (a row or a

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-import { Topics } from '@dtp/domain';
-import { KafkaTransport } from '@dtp/events';
-import { SEARCH_CONSUMER, startDiamondsConsumer } from './diamonds-consumer';
+import { KnownEventEnvelope, Topics, validateEnvelope } from '@dtp/domain';
+import { ConsumeContext, EventContext, KafkaTransport, runConsumer } from '@dtp/events';
+import { DiamondEventsController, SEARCH_CONSUMER } from './diamond-events.controller';
 import { ReadModelRepository } from './read-model.repository';
 
 export interface RebuildOptions {
@@ -45,12 +45,19 @@ export async function rebuildReadModel(opts: RebuildOptions): Promise<RebuildRes
   if (complete()) finished();
   opts.onProgress?.(0, total);
 
-  const consumer = await startDiamondsConsumer({
+  // The live handler, run outside the service (this is a one-off tool, not the app): same effects, same progress.
+  const handler = new DiamondEventsController(new ReadModelRepository(opts.dataSource));
+  const apply = (event: KnownEventEnvelope | null, ctx: ConsumeContext) => handler.onDiamondEvent(event, new EventContext([ctx]));
+  const consumer = await runConsumer({
     transport: opts.transport,
+    topic,
+    validate: (_topic, value) => validateEnvelope(Topics.PLATFORM_DIAMONDS, value),
+    group: opts.group ?? `search-rebuild-${Date.now()}`,
+    stateName: SEARCH_CONSUMER,
     dataSource: opts.dataSource,
     logger: opts.logger,
-    topic,
-    group: opts.group ?? `search-rebuild-${Date.now()}`,
+    handle: (event, ctx) => apply(event, ctx),
+    onTombstone: (_key, ctx) => apply(null, ctx),
     onSettled: (_outcome, message) => {
       const offset = Number(message.offset);
       const end = ends.find((p) => p.partition === message.partition);

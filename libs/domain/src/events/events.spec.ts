@@ -2,7 +2,7 @@ import type { DiamondV1 } from '../records/diamond-v1';
 import { newDiamondId, newVersionId } from '../rules/ids';
 import { makeEnvelope, topicOf } from './envelope';
 import { TOPIC_EVENT_TYPES } from './registry';
-import { ConsumerGroups, EVENT_TYPE_VALUES, revocationConsumerGroup, SUBSCRIPTIONS, Topics } from './topics';
+import { ConsumerGroups, EVENT_TYPE_VALUES, Topics } from './topics';
 import { validateEnvelope } from './validate-envelope';
 
 const DIAMOND_ID = newDiamondId();
@@ -49,17 +49,6 @@ describe('topics', () => {
       GIS_ELIGIBILITY: 'gis.eligibility.v1',
     });
     expect(ConsumerGroups).toEqual({ PLATFORM: 'platform', SEARCH: 'search', GIS: 'gis' });
-    expect(SUBSCRIPTIONS.search).toEqual(['platform.diamonds.v1', 'auth.participants.v1']);
-    expect(SUBSCRIPTIONS.gis).toEqual(['platform.diamonds.v1', 'auth.participants.v1']);
-    expect(SUBSCRIPTIONS.platform).toContain('gis.eligibility.v1');
-    expect(SUBSCRIPTIONS.platform).toContain('auth.participants.v1');
-  });
-
-  it('names a group per instance for the revocation deny-lists, never one of the services\' own groups', () => {
-    expect(revocationConsumerGroup('search', 'pod-7f9c.1234')).toBe('search-revocations.pod-7f9c.1234');
-    expect(Object.values(ConsumerGroups)).not.toContain(revocationConsumerGroup('platform', 'x'));
-    expect(() => revocationConsumerGroup('gis', '')).toThrow(RangeError);
-    expect(() => revocationConsumerGroup('gis', 'a b')).toThrow(RangeError);
   });
 
   it('routes every event type to exactly one topic', () => {

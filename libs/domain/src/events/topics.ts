@@ -15,7 +15,6 @@ export const Topics = Object.freeze({
   GIS_ELIGIBILITY: 'gis.eligibility.v1',
 } as const);
 export type Topic = (typeof Topics)[keyof typeof Topics];
-export const TOPIC_VALUES: readonly Topic[] = Object.freeze(Object.values(Topics));
 
 /** Consumer group of each consuming service (one group per service). */
 export const ConsumerGroups = Object.freeze({
@@ -24,26 +23,6 @@ export const ConsumerGroups = Object.freeze({
   GIS: 'gis',
 } as const);
 export type ConsumerGroup = (typeof ConsumerGroups)[keyof typeof ConsumerGroups];
-
-/**
- * Which topics each service consumes. Every service that checks tokens reads auth.participants.v1 for
- * `client.revoked` (its token deny-list), under a group of its own per instance (revocationConsumerGroup).
- */
-export const SUBSCRIPTIONS: Readonly<Record<ConsumerGroup, readonly Topic[]>> = Object.freeze({
-  platform: [Topics.AUTH_PARTICIPANTS, Topics.GIS_GRADINGS, Topics.GIS_ELIGIBILITY],
-  search: [Topics.PLATFORM_DIAMONDS, Topics.AUTH_PARTICIPANTS],
-  gis: [Topics.PLATFORM_DIAMONDS, Topics.AUTH_PARTICIPANTS],
-});
-
-/**
- * The consumer group of one instance's revocation deny-list (`platform-revocations.<instance>`): every instance
- * (replica) of a service must see every `client.revoked`, so each reads the whole of auth.participants.v1 under a
- * group of its own, from the beginning, at every start (the deny-list is kept in memory; docs/auth.md).
- */
-export function revocationConsumerGroup(service: ConsumerGroup, instance: string): string {
-  if (!/^[A-Za-z0-9_.-]{1,100}$/.test(instance)) throw new RangeError(`instance must be 1 to 100 of [A-Za-z0-9_.-], got ${JSON.stringify(instance)}`);
-  return `${service}-revocations.${instance}`;
-}
 
 export const EventTypes = Object.freeze({
   PARTICIPANT_ONBOARDED: 'participant.onboarded',

@@ -1,14 +1,12 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Logger } from 'pino';
-import { DataSource } from 'typeorm';
-import { ConsumerGroups, EventTypes, KnownEventEnvelope, Topics } from '@dtp/domain';
-import { ConsumeContext, EventTransport, RunningConsumer, runConsumer } from '@dtp/events';
-import { LOGGER, ServiceMetrics } from '@dtp/service-kit';
+import { Controller } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { EventTypes, KnownEventEnvelope, Topics } from '@dtp/domain';
+import type { EventContext } from '@dtp/events';
 import { DiamondsRepository, declaredCarats, holderOf, newestScanReportHash } from './diamonds.repository';
 import { EligibilityService } from './eligibility.service';
 
 /**
- * Feeds GIS's view of diamonds from platform.diamonds.v1 (group `gis`) through @dtp/events' runConsumer:
+ * Feeds GIS's view of diamonds from platform.diamonds.v1 (group `gis`), run by the EventsServer through @dtp/events' runConsumer:
  * payloads validated, an event applied only when its revision is newer than the one held (in the same
  * transaction as its effect), poison messages parked in `parked_events`, tombstones skipped.
  *
@@ -17,36 +15,19 @@ import { EligibilityService } from './eligibility.service';
  * hash) and the diamond's gis_status re-published when it changes. `diamond.deleted`: the row is kept,
  * marked deleted (410 from then on).
  */
-@Injectable()
-export class DiamondEventsConsumer {
-  private running?: RunningConsumer;
-
+@Controller()
+export class DiamondEventsController {
   constructor(
-    @Inject(DataSource) private readonly ds: DataSource,
     private readonly diamonds: DiamondsRepository,
     private readonly eligibility: EligibilityService,
-    @Inject(LOGGER) private readonly logger: Logger,
-    private readonly metrics: ServiceMetrics,
   ) {}
 
-  async start(transport: EventTransport): Promise<void> {
-    this.running = await runConsumer({
-      transport,
-      topic: Topics.PLATFORM_DIAMONDS,
-      group: ConsumerGroups.GIS,
-      dataSource: this.ds,
-      logger: this.logger,
-      registry: this.metrics.registry,
-      handle: (envelope, ctx) => this.apply(envelope, ctx),
-    });
+  @EventPattern(Topics.PLATFORM_DIAMONDS)
+  async onDiamondEvent(@Payload() envelope: KnownEventEnvelope, @Ctx() ctx: EventContext): Promise<void> {
+    await this.apply(envelope, ctx);
   }
 
-  async stop(): Promise<void> {
-    await this.running?.close();
-    this.running = undefined;
-  }
-
-  private async apply(envelope: KnownEventEnvelope, ctx: ConsumeContext): Promise<void> {
+  private async apply(envelope: KnownEventEnvelope, ctx: EventContext): Promise<void> {
     if (envelope.event_type === EventTypes.DIAMOND_UPSERTED) {
       const record = envelope.data;
       const hash = newestScanReportHash(record);

@@ -1,11 +1,10 @@
-import type { Pool } from 'pg';
-import { OUTBOX_CHANNEL } from '@dtp/events';
+import { OUTBOX_CHANNEL } from './outbox';
 
 const NOTIFY_EVERY_MS = 25;
 
 /**
- * Wakes the outbox relay after platform's writes commit, instead of the shared outbox table's per-statement
- * NOTIFY trigger (dropped for platform's database by a migration). A NOTIFY inside a transaction takes a
+ * Wakes the outbox relay after a service's writes commit, instead of the outbox table's per-statement
+ * NOTIFY trigger (dropped by a migration where the service uses this: platform). A NOTIFY inside a transaction takes a
  * database-wide lock from its commit until the end of the commit, so with the trigger every registration
  * committed one at a time (about 8x fewer transactions per second with durable commits, measured). Here:
  * - the relay of this process is poked at once (no database round trip);
@@ -18,7 +17,8 @@ export class OutboxSignal {
   private timer?: NodeJS.Timeout;
   private closed = false;
 
-  constructor(private readonly pool: Pool) {}
+  /** `notify` sends one NOTIFY on the outbox channel (OUTBOX_CHANNEL) outside any transaction. */
+  constructor(private readonly notify: (channel: string) => Promise<unknown>) {}
 
   /** The relay of this process (set once it exists). */
   attachRelay(poke: () => void): void {
@@ -32,7 +32,7 @@ export class OutboxSignal {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.relayPoke?.();
-      this.pool.query('SELECT pg_notify($1, $2)', [OUTBOX_CHANNEL, '']).catch(() => undefined);
+      this.notify(OUTBOX_CHANNEL).catch(() => undefined);
     }, NOTIFY_EVERY_MS);
     this.timer.unref();
   }

@@ -1,0 +1,53 @@
+import { Controller, Inject, OnModuleInit } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import type { Logger } from 'pino';
+import { Gauge } from 'prom-client';
+import { EventTypes, KnownEventEnvelope, Topics } from '@dtp/domain';
+import type { EventContext, EventRoute } from '@dtp/events';
+import { LOGGER, ServiceMetrics } from '@dtp/service-kit';
+import { TokenVerifier } from './token-verifier';
+
+/**
+ * Feeds the token deny-list from `client.revoked` on auth.participants.v1 (docs/auth.md "Revocation").
+ *
+ * The deny-list lives in memory, and every instance (replica) of a service needs all of it. So each instance
+ * reads the whole topic under a consumer group of its own (`<service>-revocations.<instance>`, `scope:
+ * 'instance'`), new at every start, from the beginning: a Kafka group shared by the replicas would split the
+ * partitions between them, and a group that resumes after its committed offsets would not replay what a
+ * restarted instance forgot. The topic is compacted and keyed by client, so the replay is one record per
+ * participant and per revoked client. It starts before the service's other consumers (`order: 0`). Like every
+ * handler it is validated and total (a hostile message is parked in the service's `parked_events`), with the
+ * usual consumer metrics and readiness; its progress rows belong to this instance only (EventsServer drops them).
+ */
+@Controller()
+export class RevocationEventsController implements OnModuleInit {
+  constructor(
+    @Inject(TokenVerifier) private readonly verifier: TokenVerifier,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(ServiceMetrics) private readonly metrics: ServiceMetrics,
+  ) {}
+
+  onModuleInit(): void {
+    const registry = this.metrics.registry;
+    if (registry.getSingleMetric('token_revoked_clients')) return;
+    const denyList = this.verifier.denyList;
+    new Gauge({
+      name: 'token_revoked_clients',
+      help: 'Revoked clients whose tokens this instance refuses (revocations whose tokens may not have expired yet)',
+      registers: [registry],
+      collect(this: Gauge) {
+        this.set(denyList.size);
+      },
+    });
+  }
+
+  @EventPattern(Topics.AUTH_PARTICIPANTS, { scope: 'instance', name: 'revocations', order: 0 } satisfies EventRoute)
+  onParticipantsEvent(@Payload() envelope: KnownEventEnvelope, @Ctx() _ctx: EventContext): void {
+    if (envelope.event_type !== EventTypes.CLIENT_REVOKED) return; // participant.onboarded: not ours
+    const { client_id, participant_id, revoked_at } = envelope.data;
+    // Recorded at once, before the commit: a revocation is final, refusing early is the safe side.
+    if (this.verifier.denyList.revoke(client_id, revoked_at)) {
+      this.logger.info({ component: 'revocations', client_id, participant_id, revoked_at }, 'client revoked: its tokens are refused');
+    }
+  }
+}

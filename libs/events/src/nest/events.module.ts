@@ -1,0 +1,126 @@
+import {
+  DynamicModule,
+  Inject,
+  Injectable,
+  INestApplication,
+  Module,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+} from '@nestjs/common';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { UnitOfWork } from '@dtp/database';
+import { LOGGER, Readiness, ServiceMetrics } from '@dtp/service-kit';
+import { OutboxRelay, OutboxRelayOptions } from '../outbox-relay';
+import { OutboxSignal } from '../outbox-signal';
+import { EventTransport } from '../transport';
+import { EventErrorPassThrough, EventsServer, EventsServerOptions } from './events.server';
+
+/** The service's EventTransport (Kafka or the in-process bus), for whatever publishes outside the outbox. */
+export const EVENT_TRANSPORT = Symbol('EVENT_TRANSPORT');
+const EVENTS_OPTIONS = Symbol('EVENTS_OPTIONS');
+
+export interface EventsModuleOptions {
+  /** The service's name: the relay's advisory lock (`outbox:<service>`) and connection names. */
+  service: string;
+  transport: EventTransport;
+  /** Where the relay connects (its own two connections: the lock holder and the LISTEN one). */
+  databaseUrl: string;
+  /** The consumer group of the service's `@EventPattern` handlers (ConsumerGroups); omit when it consumes nothing. */
+  group?: string;
+  /**
+   * The outbox relay (omit for a service that publishes nothing). `wake: 'commit'` (platform) wakes it after
+   * every commit of the UnitOfWork and NOTIFYs other replicas at most every 25 ms (the outbox table has no
+   * NOTIFY trigger there); `'trigger'` (default) relies on the table's trigger, and still pokes the local relay.
+   */
+  relay?: Pick<OutboxRelayOptions, 'pollIntervalMs' | 'batchSize' | 'maxBackoffMs' | 'afterPublish'> & { wake?: 'commit' | 'trigger' };
+  /** runConsumer options for every handler (tests). */
+  consumerDefaults?: EventsServerOptions['consumerDefaults'];
+  /** This instance's name for instance-scoped handlers (default: host, pid, random). */
+  instance?: string;
+}
+
+/**
+ * Publishes the outbox: started when the application bootstraps (before it listens), stopped when it is
+ * destroyed. Writes committed afterwards stay in the outbox for the next start (or another replica's relay).
+ */
+@Injectable()
+export class OutboxRelayHost implements OnApplicationBootstrap, OnModuleDestroy {
+  readonly relay: OutboxRelay;
+  private readonly signal?: OutboxSignal;
+
+  constructor(@Inject(EVENTS_OPTIONS) opts: EventsModuleOptions, @Inject(LOGGER) logger: Logger, metrics: ServiceMetrics, uow: UnitOfWork) {
+    const { wake, ...relayOptions } = opts.relay ?? {};
+    this.relay = new OutboxRelay({ ...relayOptions, service: opts.service, databaseUrl: opts.databaseUrl, transport: opts.transport, logger, registry: metrics.registry });
+    if (wake === 'commit') {
+      const signal = new OutboxSignal((channel) => uow.sql.query('SELECT pg_notify($1, $2)', [channel, '']));
+      signal.attachRelay(() => this.relay.poke());
+      this.signal = signal;
+      uow.onCommit(() => signal.committed());
+    } else {
+      uow.onCommit(() => this.relay.poke());
+    }
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.relay.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.signal?.close();
+    await this.relay.stop();
+  }
+}
+
+/**
+ * Events in a service, the Nest way: the `EventsServer` transport strategy (connected with `connectEvents`, run by
+ * `app.startAllMicroservices()`), the outbox relay as a lifecycle provider, and the transport's readiness
+ * (`events`) plus the consumers' start-up (`consumers`). Needs DatabaseModule (UnitOfWork) and the kit's module.
+ */
+@Module({})
+export class EventsModule {
+  static forRoot(opts: EventsModuleOptions): DynamicModule {
+    return {
+      module: EventsModule,
+      global: true,
+      providers: [
+        { provide: EVENTS_OPTIONS, useValue: opts },
+        { provide: EVENT_TRANSPORT, useValue: opts.transport },
+        ...(opts.relay ? [OutboxRelayHost] : []),
+        {
+          provide: EventsServer,
+          inject: [DataSource, UnitOfWork, LOGGER, ServiceMetrics, Readiness],
+          useFactory: (dataSource: DataSource, uow: UnitOfWork, logger: Logger, metrics: ServiceMetrics, readiness: Readiness) => {
+            readiness.add('events', () => opts.transport.check());
+            const server = new EventsServer({
+              transport: opts.transport,
+              group: opts.group ?? opts.service,
+              dataSource,
+              unitOfWork: uow,
+              logger,
+              registry: metrics.registry,
+              instance: opts.instance,
+              consumerDefaults: opts.consumerDefaults,
+            });
+            readiness.addReport('consumers', async () => server.starting());
+            return server;
+          },
+        },
+      ],
+      exports: [EVENT_TRANSPORT, EventsServer, ...(opts.relay ? [OutboxRelayHost] : [])],
+    };
+  }
+}
+
+/**
+ * Connects the service's EventsServer to `app` as a Nest microservice (hybrid application): every
+ * `@EventPattern` handler of its controllers becomes a consumer. Call before `listen`; the kit's listenService
+ * runs `app.startAllMicroservices()` after the server listens. Throws at once when two handlers clash.
+ */
+export function connectEvents(app: INestApplication): EventsServer {
+  const server = app.get(EventsServer);
+  const microservice = app.connectMicroservice({ strategy: server }, { inheritAppConfig: false });
+  microservice.useGlobalFilters(new EventErrorPassThrough());
+  server.routes();
+  return server;
+}

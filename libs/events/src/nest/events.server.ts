@@ -1,0 +1,267 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { ArgumentsHost, Catch, RpcExceptionFilter } from '@nestjs/common';
+import { BaseRpcContext, CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microservices';
+import { lastValueFrom, Observable, throwError } from 'rxjs';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { Tx, UnitOfWork } from '@dtp/database';
+import type { KnownEventEnvelope } from '@dtp/domain';
+import { ConsumeContext, RunConsumerOptions, runConsumer, RunningConsumer } from '../consumer';
+import { EventTransport, IncomingMessage } from '../transport';
+
+/**
+ * How an `@EventPattern(topic, route)` handler consumes its topic (the second argument of `@EventPattern`):
+ * - `scope: 'service'` (default): the service's consumer group (ConsumerGroups), partitions shared by its
+ *   replicas, progress kept in `consumer_state` under the group's name, from the beginning on first start;
+ * - `scope: 'instance'`: a group of this instance alone (`<service group>-<name>.<instance>`), new at every
+ *   start and replayed from the beginning, for state every replica needs whole (the token deny-list); its
+ *   progress rows are dropped at close, and earlier instances' rows at start.
+ */
+export interface EventRoute {
+  scope?: 'service' | 'instance';
+  /** Short name for logs, readiness and the instance group (default: the topic). */
+  name?: string;
+  /** Start order (lower first, default 100): the deny-list starts before the consumers whose effects it guards. */
+  order?: number;
+  /** Also receive tombstones (null values): the handler is called with payload `null` and `context.key`. */
+  tombstones?: boolean;
+  /** Consecutive messages of a partition in one transaction (default true). */
+  batch?: boolean;
+  /** `consumer_state` name for a service-scoped route (default: the group). A rebuild replays under another group with the same state. */
+  stateName?: string;
+}
+
+/**
+ * What an event handler gets as `@Ctx()`: the transaction its effect must be written in (`tx`, with
+ * `afterCommit`; `manager` is the same transaction's EntityManager), the message, and the revision the service
+ * held for the key before this event.
+ */
+export class EventContext extends BaseRpcContext<[ConsumeContext | { key: string; tombstone: true; manager: EntityManager; tx: Tx; message: IncomingMessage }]> {
+  get tx(): Tx {
+    return this.args[0].tx;
+  }
+
+  get manager(): EntityManager {
+    return this.args[0].manager;
+  }
+
+  get message(): IncomingMessage {
+    return this.args[0].message;
+  }
+
+  get key(): string {
+    return this.args[0].message.key;
+  }
+
+  /** Null for a key never seen (and for tombstones). */
+  get heldRevision(): number | null {
+    const a = this.args[0];
+    return 'heldRevision' in a ? a.heldRevision : null;
+  }
+}
+
+export interface EventsServerOptions {
+  transport: EventTransport;
+  /** The service's consumer group (ConsumerGroups in @dtp/domain). */
+  group: string;
+  dataSource: DataSource;
+  /** The service's unit of work: consumer transactions run its commit listeners (the relay's wake-up) too. */
+  unitOfWork?: UnitOfWork;
+  logger: Logger;
+  registry?: Registry;
+  /** This instance's name for instance-scoped routes (default: host, pid and a random suffix). */
+  instance?: string;
+  /** Extra runConsumer options (tests: smaller retry counts, onSettled). */
+  consumerDefaults?: Partial<Pick<RunConsumerOptions, 'maxTransientAttempts' | 'maxMessageBytes' | 'maxDepth' | 'maxBatch' | 'onSettled'>>;
+}
+
+/** `<host>-<pid>-<random>`, restricted to what a group name may hold. */
+export function defaultInstanceName(): string {
+  const host = hostname().replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 60) || 'host';
+  return `${host}-${process.pid}-${randomBytes(3).toString('hex')}`;
+}
+
+interface Route {
+  topic: string;
+  route: EventRoute;
+  handler: MessageHandler;
+  group: string;
+  stateName: string;
+  label: string;
+}
+
+/**
+ * Keeps a handler's error as it is: the consumer framework decides from its class whether to park or retry.
+ * (Nest's default RPC filter would replace it with `{status: 'error', message: 'Internal server error'}`.)
+ */
+@Catch()
+export class EventErrorPassThrough implements RpcExceptionFilter<unknown> {
+  catch(exception: unknown, _host: ArgumentsHost): Observable<never> {
+    return throwError(() => exception);
+  }
+}
+
+/**
+ * A Nest microservice transport (`CustomTransportStrategy`) over the service's EventTransport: Kafka in separate
+ * processes, the in-process bus under `npm start`, the same handlers either way. Every `@EventPattern(topic)`
+ * handler that Nest discovered becomes one consumer (runConsumer: validated, revision-idempotent, total,
+ * batched), started in `order` when the app's microservices start, each retried with back-off (1 s doubling to
+ * 30 s) until it runs. While any is not yet running, `starting()` names it (readiness: `consumers: degraded`).
+ */
+export class EventsServer extends Server implements CustomTransportStrategy {
+  private running: { route: Route; consumer: RunningConsumer }[] = [];
+  private stopped = false;
+  private pending: string | null = null;
+  private lastError: string | null = null;
+  private attempt: Promise<unknown> = Promise.resolve();
+  private readonly instance: string;
+
+  constructor(private readonly opts: EventsServerOptions) {
+    super();
+    this.instance = opts.instance ?? defaultInstanceName();
+  }
+
+  /** What is not running yet (readiness), or undefined once every consumer runs. */
+  starting(): { degraded: string } | undefined {
+    if (this.pending === null) return undefined;
+    return { degraded: `starting ${this.pending}${this.lastError ? ` (last attempt: ${this.lastError})` : ''}` };
+  }
+
+  /** The consumers running, by label (tests, metrics). */
+  consumers(): ReadonlyMap<string, RunningConsumer> {
+    return new Map(this.running.map((r) => [r.route.label, r.consumer]));
+  }
+
+  listen(callback: (err?: unknown) => void): void {
+    let routes: Route[];
+    try {
+      routes = this.routes();
+    } catch (err) {
+      callback(err);
+      return;
+    }
+    this.pending = routes[0]?.label ?? null;
+    this.startAll(routes).then(
+      () => callback(),
+      (err: unknown) => callback(err),
+    );
+  }
+
+  async close(): Promise<void> {
+    this.stopped = true;
+    await this.attempt.catch(() => undefined);
+    const running = this.running;
+    this.running = [];
+    await Promise.all(
+      running.map(async ({ route, consumer }) => {
+        await consumer.close();
+        if (route.route.scope === 'instance') await this.dropProgress(route, 'own');
+      }),
+    );
+  }
+
+  on(): never {
+    throw new Error('EventsServer has no events to listen to');
+  }
+
+  unwrap<T>(): T {
+    return this.opts.transport as T;
+  }
+
+  /** The handlers Nest discovered, one route per handler (several handlers of one topic are chained by Nest). */
+  routes(): Route[] {
+    const routes: Route[] = [];
+    for (const [pattern, head] of this.getHandlers()) {
+      const topic = this.topicOf(pattern);
+      for (let h: MessageHandler | undefined = head; h; h = h.next) {
+        if (!h.isEventHandler) throw new Error(`@MessagePattern(${pattern}): events are one-way; use @EventPattern`);
+        const route = (h.extras ?? {}) as EventRoute;
+        const name = route.name ?? topic;
+        const scope = route.scope ?? 'service';
+        const group = scope === 'instance' ? `${this.opts.group}-${name}.${this.instance}` : this.opts.group;
+        routes.push({ topic, route, handler: h, group, stateName: scope === 'instance' ? group : (route.stateName ?? group), label: `the ${topic} consumer${route.name ? ` (${route.name})` : ''}` });
+      }
+    }
+    const clash = routes.find((r, i) => routes.some((o, j) => j < i && o.group === r.group && o.topic === r.topic));
+    if (clash) throw new Error(`two handlers consume ${clash.topic} in group ${clash.group}: give one a scope or put both effects in one handler`);
+    return routes.sort((a, b) => (a.route.order ?? 100) - (b.route.order ?? 100));
+  }
+
+  private topicOf(pattern: string): string {
+    try {
+      const parsed = JSON.parse(pattern) as unknown;
+      if (typeof parsed === 'string') return parsed;
+    } catch {
+      // a plain topic name
+    }
+    return pattern;
+  }
+
+  private async startAll(routes: Route[]): Promise<void> {
+    for (const route of routes) {
+      this.pending = route.label;
+      for (let wait = 1000; !this.stopped; wait = Math.min(wait * 2, 30_000)) {
+        const attempt = this.startOne(route);
+        this.attempt = attempt;
+        try {
+          const consumer = await attempt;
+          if (this.stopped) {
+            await consumer.close();
+            return;
+          }
+          this.running.push({ route, consumer });
+          this.lastError = null;
+          this.opts.logger.info({ step: route.label }, 'started');
+          break;
+        } catch (err) {
+          this.lastError = err instanceof Error ? err.message : String(err);
+          this.opts.logger.error({ step: route.label, err: this.lastError, retryInMs: wait }, 'could not start; retrying');
+          await new Promise((resolve) => setTimeout(resolve, wait).unref());
+        }
+      }
+      if (this.stopped) return;
+    }
+    this.pending = null;
+  }
+
+  private async startOne(route: Route): Promise<RunningConsumer> {
+    if (route.route.scope === 'instance') await this.dropProgress(route, 'earlier');
+    const invoke = async (payload: KnownEventEnvelope | null, ctx: EventContext['args'][0]) => {
+      const result = await route.handler(payload, new EventContext([ctx]));
+      await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
+    };
+    return runConsumer({
+      ...this.opts.consumerDefaults,
+      transport: this.opts.transport,
+      topic: route.topic,
+      group: route.group,
+      stateName: route.stateName,
+      dataSource: this.opts.dataSource,
+      unitOfWork: this.opts.unitOfWork,
+      logger: this.opts.logger,
+      registry: this.opts.registry,
+      fromBeginning: true,
+      batch: route.route.batch,
+      handle: (envelope, ctx) => invoke(envelope, ctx),
+      onTombstone: route.route.tombstones
+        ? (key, ctx) => invoke(null, { ...ctx, key, tombstone: true } as EventContext['args'][0])
+        : undefined,
+    });
+  }
+
+  /** Instance-scoped progress: earlier instances' rows at start (harmless to a running replica), our own at close. */
+  private async dropProgress(route: Route, whose: 'earlier' | 'own'): Promise<void> {
+    const prefix = `${this.opts.group}-${route.route.name ?? route.topic}.`;
+    const sql =
+      whose === 'own'
+        ? 'DELETE FROM consumer_state WHERE consumer = $1 AND topic = $2'
+        : `DELETE FROM consumer_state WHERE topic = $2 AND consumer LIKE $3 AND consumer <> $1`;
+    const params = whose === 'own' ? [route.group, route.topic] : [route.group, route.topic, `${prefix.replace(/[%_\\]/g, '\\$&')}%`];
+    await this.opts.dataSource.query(sql, params).catch((err: unknown) => {
+      if (whose === 'earlier') throw err;
+      this.opts.logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'could not delete the instance progress rows');
+    });
+  }
+}

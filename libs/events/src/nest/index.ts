@@ -1,0 +1,2 @@
+export * from './events.server';
+export * from './events.module';
