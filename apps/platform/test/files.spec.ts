@@ -21,19 +21,25 @@ async function filesHolding(dir: string, bytes: Buffer): Promise<string[]> {
   return found.sort();
 }
 
-async function upload(
+/** An upload's answer, with its `Connection` header. */
+async function uploadAnswer(
   f: PlatformFixture,
   token: string | null,
   diamondId: string,
   kind: string,
   parts: { file?: { bytes: Buffer; name: string; type?: string }; fields?: Record<string, string> },
-): Promise<{ status: number; body: Record<string, unknown> }> {
+): Promise<{ status: number; body: Record<string, unknown>; connection: string | null }> {
   const form = new FormData();
   for (const [k, v] of Object.entries(parts.fields ?? {})) form.append(k, v);
   if (parts.file) form.append('file', new Blob([parts.file.bytes], { type: parts.file.type ?? 'application/octet-stream' }), parts.file.name);
   const headers: Record<string, string> = token ? { authorization: token } : {};
   const res = await fetch(`${f.url}/diamonds/${diamondId}/files/${kind}`, { method: 'POST', headers, body: form, signal: AbortSignal.timeout(10_000) });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  return { status: res.status, body: (await res.json()) as Record<string, unknown>, connection: res.headers.get('connection') };
+}
+
+async function upload(...args: Parameters<typeof uploadAnswer>): Promise<{ status: number; body: Record<string, unknown> }> {
+  const { status, body } = await uploadAnswer(...args);
+  return { status, body };
 }
 
 async function current(f: PlatformFixture, diamondId: string): Promise<DiamondV1> {
@@ -144,9 +150,10 @@ describe('POST /diamonds/{diamond_id}/files/{kind}', () => {
     const d = await register(f, producer);
     const before = await outboxCount(f);
     const bytes = Buffer.alloc(64 * 1024 + 1, 3);
-    const res = await upload(f, producer.token, d.diamond_id, 'video', { file: { bytes, name: 'big.mp4' }, fields: { description: 'too big' } });
+    const res = await uploadAnswer(f, producer.token, d.diamond_id, 'video', { file: { bytes, name: 'big.mp4' }, fields: { description: 'too big' } });
     expect(res.status).toBe(413);
-    expect(res.body).toMatchObject({ message: expect.stringContaining('65536'), reason: 'file_too_large' });
+    expect(res.body).toEqual({ message: 'file is larger than the limit of 65536 bytes', reason: 'file_too_large', limit_bytes: 65536 });
+    expect(res.connection).toBe('close'); // answered before the body was read to its end
     expect(await outboxCount(f)).toBe(before);
     expect(await readdir(path.join(blobDir, 'tmp'))).toEqual([]);
     const { rows } = await f.db.query(`SELECT revision FROM diamonds WHERE diamond_id = $1`, [d.diamond_id]);
@@ -179,6 +186,28 @@ describe('POST /diamonds/{diamond_id}/files/{kind}', () => {
     });
     expect(json.status).toBe(422);
     expect(await outboxCount(f)).toBe(before);
+  });
+
+  it('closes the connection after a refusal given before the body was read to its end, and only then', async () => {
+    const d = await register(f, producer);
+    const file = { bytes: Buffer.from('x'), name: 'x.bin' };
+    // An unknown field before the file: refused while the file is still unread.
+    const midway = await uploadAnswer(f, producer.token, d.diamond_id, 'video', { file, fields: { image_type: 'front' } });
+    expect(midway).toEqual({
+      status: 422,
+      body: {
+        detail: [{ loc: ['body', 'image_type'], msg: 'extra fields not permitted', type: 'extra_forbidden' }],
+        message: 'image_type: extra fields not permitted',
+      },
+      connection: 'close',
+    });
+    // No file in a body read to its end, and a kind refused before any reading: the connection stays.
+    const missing = await uploadAnswer(f, producer.token, d.diamond_id, 'image', { fields: { description: 'no file' } });
+    expect(missing).toMatchObject({ status: 422, body: { detail: [{ loc: ['body', 'file'], type: 'missing' }] } });
+    expect(missing.connection).not.toBe('close');
+    const kind = await uploadAnswer(f, producer.token, d.diamond_id, 'hologram', { file });
+    expect(kind).toMatchObject({ status: 422, body: { detail: [{ loc: ['path', 'kind'], type: 'enum' }] } });
+    expect(kind.connection).not.toBe('close');
   });
 
   it('answers malformed multipart bodies with 400/422 JSON naming the problem, never a 5xx, storing nothing', async () => {
@@ -373,10 +402,11 @@ describe('POST /diamonds/{diamond_id}/files/{kind} when the blob store fails', (
     const d = await register(f, producer);
     const before = await outboxCount(f);
     const started = Date.now();
-    const res = await upload(f, producer.token, d.diamond_id, 'image', { file: { bytes: Buffer.alloc(4 * 1024 * 1024, 7), name: 'a.jpg' } });
+    const res = await uploadAnswer(f, producer.token, d.diamond_id, 'image', { file: { bytes: Buffer.alloc(4 * 1024 * 1024, 7), name: 'a.jpg' } });
     expect(Date.now() - started).toBeLessThan(5000);
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ message: expect.stringContaining('could not be stored'), request_id: expect.any(String) });
+    expect(res.connection).toBe('close');
     expect(JSON.stringify(res.body)).not.toContain('ENOTDIR');
     expect(await outboxCount(f)).toBe(before);
     // The service still answers the next request.

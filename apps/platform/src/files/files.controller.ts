@@ -3,8 +3,7 @@ import { ApiConsumes, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import type { BlobStore } from '@dtp/blob-store';
-import { FILE_KIND_VALUES, FileKind } from '@dtp/domain';
-import { RequestValidationException } from '@dtp/service-kit';
+import { FILE_KIND_VALUES, FileKind, invalidFields } from '@dtp/domain';
 import type { PlatformConfig } from '../config';
 import { BLOB_STORE, PLATFORM_CONFIG } from '../tokens';
 import { AttachedRef, FilesService, UPLOAD_FIELDS } from './files.service';
@@ -37,7 +36,7 @@ export class FilesController {
     @Req() req: FastifyRequest,
   ): Promise<AttachedRef> {
     if (!(FILE_KIND_VALUES as readonly string[]).includes(kind)) {
-      throw new RequestValidationException([{ loc: ['path', 'kind'], msg: `kind must be one of: ${FILE_KIND_VALUES.join(', ')}`, type: 'enum' }]);
+      throw invalidFields([{ loc: ['path', 'kind'], msg: `kind must be one of: ${FILE_KIND_VALUES.join(', ')}`, type: 'enum' }]);
     }
     const fileKind = kind as FileKind;
     const announced = Number(req.headers['content-length']);

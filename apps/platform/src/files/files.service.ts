@@ -1,6 +1,6 @@
-import { ConflictException, Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
-import { DiamondV1Polished, FileKind, FileRef, GradingCertificateRef, ImageRef } from '@dtp/domain';
+import { ConflictError, DiamondV1Polished, FileKind, FileRef, GradingCertificateRef, ImageRef } from '@dtp/domain';
 import type { PlatformConfig } from '../config';
 import { PlatformDb } from '../db/platform-db';
 import { PLATFORM_CONFIG } from '../tokens';
@@ -68,11 +68,7 @@ export class FilesService {
       const max = this.config.FILES_PER_DIAMOND_MAX;
       const count = fileCount(polished);
       if (count > max && count > fileCount(row.polished)) {
-        throw new ConflictException({
-          message: `diamond ${diamondId} already has ${count - 1} files, the most one diamond may have is ${max}`,
-          reason: 'too_many_files',
-          limit: max,
-        });
+        throw new ConflictError(`diamond ${diamondId} already has ${count - 1} files, the most one diamond may have is ${max}`, 'too_many_files', { limit: max });
       }
       if (count > fileCount(row.polished) && !(await this.quota.add(sql, caller.participantId, upload.size, this.config.STORAGE_QUOTA_BYTES))) {
         throw quotaExceeded(await this.quota.used(sql, caller.participantId), this.config.STORAGE_QUOTA_BYTES);
@@ -86,10 +82,8 @@ export class FilesService {
 /** What a multipart body may carry besides the file (boundaries, part headers, the text fields). */
 const MULTIPART_OVERHEAD_BYTES = 16 * 1024;
 
-function quotaExceeded(used: number, quota: number): ConflictException {
-  return new ConflictException({
-    message: `your files take ${used} of the ${quota} bytes a participant may store; this file does not fit`,
-    reason: 'storage_quota_exceeded',
+function quotaExceeded(used: number, quota: number): ConflictError {
+  return new ConflictError(`your files take ${used} of the ${quota} bytes a participant may store; this file does not fit`, 'storage_quota_exceeded', {
     used_bytes: used,
     limit_bytes: quota,
   });

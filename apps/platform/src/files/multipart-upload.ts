@@ -1,9 +1,8 @@
-import { HttpException, HttpStatus, InternalServerErrorException } from '@nestjs/common';
+import { InternalServerErrorException } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import '@fastify/multipart';
 import { BlobStore, BlobTooLargeError, isMediaType } from '@dtp/blob-store';
-import { DESCRIPTION_MAX_LENGTH, ID_MAX_LENGTH, textProblem } from '@dtp/domain';
-import { RequestValidationException } from '@dtp/service-kit';
+import { DESCRIPTION_MAX_LENGTH, DomainError, ID_MAX_LENGTH, invalidFields, InvalidError, textProblem, TooLargeError } from '@dtp/domain';
 
 /** A file received into the blob store, with the form's text fields. */
 export interface ReceivedUpload {
@@ -14,23 +13,28 @@ export interface ReceivedUpload {
   fields: Record<string, string>;
 }
 
-export function fileTooLarge(limit: number): HttpException {
-  return new HttpException({ message: `file is larger than the limit of ${limit} bytes`, reason: 'file_too_large', limit_bytes: limit }, HttpStatus.PAYLOAD_TOO_LARGE);
+export function fileTooLarge(limit: number): TooLargeError {
+  return new TooLargeError(`file is larger than the limit of ${limit} bytes`, { reason: 'file_too_large', limit_bytes: limit });
 }
 
 /**
- * An error answered before the request body was read to its end: the rest of the upload is not worth reading,
- * so the response closes the connection (a client must not send its next request behind unread bytes).
+ * The header of an answer given before the request body was read to its end: the rest of the upload is not worth
+ * reading, so the response closes the connection (a client must not send its next request behind unread bytes).
  */
+const CLOSE_CONNECTION = { connection: 'close' } as const;
+
+/** The same domain error, answered with `Connection: close` (the error that stopped the reading is its cause). */
 function closingConnection(err: unknown): unknown {
-  if (err instanceof HttpException) {
-    const withHeaders = err as HttpException & { headers?: Record<string, string> };
-    withHeaders.headers = { ...(withHeaders.headers ?? {}), connection: 'close' };
-  }
-  return err;
+  if (!(err instanceof DomainError)) return err;
+  return new DomainError(err.kind, err.body, {
+    retryAfterSeconds: err.retryAfterSeconds,
+    challenge: err.challenge,
+    headers: { ...(err.headers ?? {}), ...CLOSE_CONNECTION },
+    cause: err,
+  });
 }
 
-const invalid = (field: string, msg: string, type: string) => new RequestValidationException([{ loc: ['body', field], msg, type }]);
+const invalid = (field: string, msg: string, type: string): InvalidError => invalidFields([{ loc: ['body', field], msg, type }]);
 
 /** The longest value of each text field (DESIGN.md "Input bounds"); anything else is an id-sized text. */
 const FIELD_MAX_LENGTH: Readonly<Record<string, number>> = { description: DESCRIPTION_MAX_LENGTH };
@@ -58,7 +62,7 @@ function baseName(name: string | undefined): string | null {
  */
 export async function receiveUpload(req: FastifyRequest, blobs: BlobStore, opts: { limitBytes: number; fields: readonly string[] }): Promise<ReceivedUpload> {
   if (!req.isMultipart()) {
-    throw new RequestValidationException([{ loc: ['body'], msg: 'the body must be multipart/form-data with a "file" part', type: 'content_type' }]);
+    throw invalidFields([{ loc: ['body'], msg: 'the body must be multipart/form-data with a "file" part', type: 'content_type' }]);
   }
   const fields: Record<string, string> = {};
   let stored: Omit<ReceivedUpload, 'fields'> | undefined;
@@ -112,30 +116,37 @@ class StoreFailure extends Error {
   }
 }
 
+/**
+ * The 500 of a failed store: not a domain error but a fault of this service, so the kit's filter logs its cause
+ * and adds the request id; it says what failed, and closes the connection like every answer given mid-upload
+ * (the kit's filter sends an HttpException's `headers`).
+ */
+class StoreFailedException extends InternalServerErrorException {
+  readonly headers: Record<string, string> = { ...CLOSE_CONNECTION };
+
+  constructor(cause: unknown) {
+    super({ message: 'the file could not be stored; contact the platform administrators if it persists' }, { cause });
+  }
+}
+
 function translate(err: unknown, limitBytes: number): unknown {
   if (err instanceof BlobTooLargeError) return fileTooLarge(limitBytes);
   const code = (err as { code?: string }).code;
   if (code === 'FST_REQ_FILE_TOO_LARGE') return fileTooLarge(limitBytes);
   if (code === 'FST_FILES_LIMIT') return invalid('file', 'exactly one file may be sent per request', 'too_long');
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
-    return new RequestValidationException([{ loc: ['body'], msg: 'too many form fields', type: 'too_long' }]);
+    return invalidFields([{ loc: ['body'], msg: 'too many form fields', type: 'too_long' }]);
   }
   if (code === 'FST_PROTO_VIOLATION') {
-    return new RequestValidationException([
+    return invalidFields([
       { loc: ['body'], msg: 'field names __proto__, constructor and prototype are not allowed', type: 'extra_forbidden' },
     ]);
   }
-  if (err instanceof HttpException) return err;
-  if (err instanceof StoreFailure) {
-    // A 500 that says what failed, logged with its cause.
-    return new InternalServerErrorException(
-      { message: 'the file could not be stored; contact the platform administrators if it persists' },
-      { cause: err.cause },
-    );
-  }
+  if (err instanceof DomainError) return err;
+  if (err instanceof StoreFailure) return new StoreFailedException(err.cause);
   // Anything else came from parsing the client's body (no or another boundary, truncated, malformed part headers).
   const reason = err instanceof Error ? err.message.replace(/[^\x20-\x7e]/g, '?').slice(0, 200) : 'unreadable body';
-  return new RequestValidationException([
+  return invalidFields([
     { loc: ['body'], msg: `the body is not valid multipart/form-data with a "file" part (${reason})`, type: 'multipart_parsing' },
   ]);
 }

@@ -1,13 +1,15 @@
-import { ConflictException, Injectable, NotFoundException } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '@dtp/auth-guard';
 import {
+  ConflictError,
   GRADING_DECIMAL_FIELDS,
   GradedMeasurementsResponse,
   GradingData,
   GradingDataView,
   GradingSubmittedData,
   isDiamondId,
+  NotFoundError,
   toDecimalText,
   UserGradedMeasurementDto,
 } from '@dtp/domain';
@@ -32,8 +34,8 @@ export function toGradingData(input: object): GradingData {
 
 export type GisGradingOutcome = 'recorded' | 'duplicate' | 'diamond_not_found';
 
-function gradingNotFound(): NotFoundException {
-  return new NotFoundException({ message: 'graded measurement not found' });
+function gradingNotFound(): NotFoundError {
+  return new NotFoundError('graded measurement not found');
 }
 
 /**
@@ -81,7 +83,7 @@ export class GradedMeasurementsService {
       const gm = await this.findOr404(sql, diamond, gradingId);
       if (gm.is_active) return toGradingDataView(gm);
       if (!gm.is_selectable) {
-        throw new ConflictException({ message: `graded measurement ${gradingId} is not selectable`, reason: 'not_selectable' });
+        throw new ConflictError(`graded measurement ${gradingId} is not selectable`, 'not_selectable');
       }
       await this.graded.deactivateAll(sql, diamondId);
       const active = await this.graded.setActive(sql, diamondId, gradingId, true);

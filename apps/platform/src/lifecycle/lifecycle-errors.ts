@@ -1,15 +1,13 @@
-import { ConflictException } from '@nestjs/common';
-import { canTransition, LifecycleState } from '@dtp/domain';
+import { canTransition, ConflictError, LifecycleState } from '@dtp/domain';
 import type { DiamondRow } from '../diamonds/diamond.row';
 
 /** 409 `{message, reason: "illegal_transition", from, to}` unless LIFECYCLE_TRANSITIONS allows the move. */
 export function assertTransition(row: DiamondRow, to: LifecycleState): void {
   if (canTransition(row.lifecycle_state, to)) return;
-  throw new ConflictException({
-    message: `diamond ${row.diamond_id} cannot move from lifecycle_state ${row.lifecycle_state} to ${to}` +
+  throw new ConflictError(
+    `diamond ${row.diamond_id} cannot move from lifecycle_state ${row.lifecycle_state} to ${to}` +
       (row.lifecycle_state === 'rough' ? '' : ` (${row.lifecycle_state} is final)`),
-    reason: 'illegal_transition',
-    from: row.lifecycle_state,
-    to,
-  });
+    'illegal_transition',
+    { from: row.lifecycle_state, to },
+  );
 }

@@ -1,5 +1,5 @@
 import { plainToInstance } from 'class-transformer';
-import { PolishedSchemaDto, RoughSchemaDto } from '@dtp/domain';
+import { ConflictError, PolishedSchemaDto, RoughSchemaDto } from '@dtp/domain';
 import type { Caller } from '@dtp/auth-guard';
 import { sampleRow } from '../../test/diamond.fixture';
 import { assertTransition } from './lifecycle-errors';
@@ -44,7 +44,8 @@ describe('lifecycle rows', () => {
         assertTransition(sampleRow({ lifecycle_state: from }), 'destroyed');
         throw new Error('no refusal');
       } catch (err) {
-        expect((err as { getResponse(): unknown }).getResponse()).toMatchObject({ reason: 'illegal_transition', from, to: 'destroyed' });
+        expect(err).toBeInstanceOf(ConflictError);
+        expect((err as ConflictError).body).toMatchObject({ reason: 'illegal_transition', from, to: 'destroyed' });
       }
     }
   });

@@ -1,6 +1,7 @@
-import { ConflictException, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
 import {
+  ConflictError,
   CreatePolishedDiamondDto,
   DestroyDiamondDto,
   DiamondV1,
@@ -108,7 +109,7 @@ export class LifecycleService {
       return await this.db.tx(fn);
     } catch (err) {
       if (pgErrorCode(err) === PG_UNIQUE_VIOLATION) {
-        throw new ConflictException({ message: 'diamond is not unique: participant_id is already used by a sibling', reason: 'diamond_not_unique' });
+        throw new ConflictError('diamond is not unique: participant_id is already used by a sibling', 'diamond_not_unique');
       }
       throw err;
     }
@@ -120,10 +121,9 @@ function checkWeight(parent: DiamondRow, carats: Decimal, reason: string, what: 
   const parentCarats = parent.rough.carats;
   if (parentCarats === undefined || parentCarats === null) return;
   if (carats.lte(toDecimal(parentCarats))) return;
-  throw new ConflictException({
-    message: `${what} weigh(s) ${carats.toFixed()} ct, more than the ${parentCarats} ct of rough diamond ${parent.diamond_id}`,
+  throw new ConflictError(
+    `${what} weigh(s) ${carats.toFixed()} ct, more than the ${parentCarats} ct of rough diamond ${parent.diamond_id}`,
     reason,
-    parent_carats: parentCarats,
-    carats: carats.toFixed(),
-  });
+    { parent_carats: parentCarats, carats: carats.toFixed() },
+  );
 }

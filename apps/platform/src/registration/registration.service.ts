@@ -1,7 +1,6 @@
-import { ConflictException, Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
-import { CreateRoughDiamondDto, DiamondV1 } from '@dtp/domain';
-import { RequestValidationException } from '@dtp/service-kit';
+import { ConflictError, CreateRoughDiamondDto, DiamondV1, invalidFields } from '@dtp/domain';
 import { PG_UNIQUE_VIOLATION, PlatformDb, pgConstraint, pgErrorCode, Sql } from '../db/platform-db';
 import { diamondUpserted } from '../diamonds/diamond-events';
 import { toDiamondV1 } from '../diamonds/diamond.mapper';
@@ -55,10 +54,10 @@ export class RegistrationService {
       });
     } catch (err) {
       if (pgErrorCode(err) === PG_UNIQUE_VIOLATION && pgConstraint(err) === UNIQUE_INDEX) {
-        throw new ConflictException({
-          message: `diamond is not unique: participant_id ${dto.participant_id} is already registered in box ${dto.box_id}`,
-          reason: 'diamond_not_unique',
-        });
+        throw new ConflictError(
+          `diamond is not unique: participant_id ${dto.participant_id} is already registered in box ${dto.box_id}`,
+          'diamond_not_unique',
+        );
       }
       throw err;
     }
@@ -114,7 +113,7 @@ export function newRoughRow(
 function checkSafeIntegers(dto: CreateRoughDiamondDto): void {
   const bad = (['sight_no', 'sight_year'] as const).filter((k) => typeof dto[k] === 'number' && !Number.isSafeInteger(dto[k]));
   if (bad.length > 0) {
-    throw new RequestValidationException(
+    throw invalidFields(
       bad.map((k) => ({ loc: ['body', k], msg: `${k} must be an integer between -9007199254740991 and 9007199254740991`, type: 'int_type' })),
     );
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
 import { Decimal } from 'decimal.js';
-import { SHIPMENT_CARAT_ALLOWANCE_PER_DIAMOND } from '@dtp/domain';
+import { ConflictError, SHIPMENT_CARAT_ALLOWANCE_PER_DIAMOND } from '@dtp/domain';
 import { PlatformDb, Sql } from '../db/platform-db';
 import { BoxResolver, ResolvedBox } from '../diamonds/box-resolver';
 import { conflict } from './shipment-errors';
@@ -54,7 +54,7 @@ export class ShipmentBoxResolver extends BoxResolver {
 }
 
 /** The 409 naming the limit a registration would pass. */
-export function limitExceeded(s: ShipmentRow, carats: string): Error {
+export function limitExceeded(s: ShipmentRow, carats: string): ConflictError {
   if (s.registered_count >= s.total_diamonds) {
     return conflict(
       'shipment_count_exceeded',

@@ -70,10 +70,11 @@ describe('shipment mapper', () => {
 
   it('states the registration limits: count, then weight = total + 0.01 ct per shipped diamond', () => {
     expect(weightLimit({ total_carats: '3.99', total_diamonds: 3 })).toBe('4.02');
-    const byCount = limitExceeded(shipment({ registered_count: 3 }), '0.1') as unknown as { getResponse(): Record<string, unknown> };
-    expect(byCount.getResponse()).toMatchObject({ reason: 'shipment_count_exceeded', limit_diamonds: 3 });
-    const byWeight = limitExceeded(shipment({ registered_count: 1, registered_carats: '2.5' }), '1.53') as unknown as { getResponse(): Record<string, unknown> };
-    expect(byWeight.getResponse()).toMatchObject({ reason: 'shipment_weight_exceeded', limit_carats: '4.02', registered_carats: '2.5' });
-    expect(byWeight.getResponse().message).toContain('4.03 ct');
+    const byCount = limitExceeded(shipment({ registered_count: 3 }), '0.1');
+    expect(byCount.kind).toBe('conflict');
+    expect(byCount.body).toMatchObject({ reason: 'shipment_count_exceeded', limit_diamonds: 3 });
+    const byWeight = limitExceeded(shipment({ registered_count: 1, registered_carats: '2.5' }), '1.53');
+    expect(byWeight.body).toMatchObject({ reason: 'shipment_weight_exceeded', limit_carats: '4.02', registered_carats: '2.5' });
+    expect(byWeight.body.message).toContain('4.03 ct');
   });
 });

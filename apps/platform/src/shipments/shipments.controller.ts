@@ -1,8 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
-import { InboundShipment, InboundShipmentQueryDto, ListEnvelope, TransferDecisionDto, TransferOutDto } from '@dtp/domain';
-import { RequestValidationException } from '@dtp/service-kit';
+import { InboundShipment, InboundShipmentQueryDto, invalidFields, ListEnvelope, TransferDecisionDto, TransferOutDto } from '@dtp/domain';
 import { ShipmentListService } from './shipment-list.service';
 import { TransferInService } from './transfer-in.service';
 import { TransferOutService } from './transfer-out.service';
@@ -13,7 +12,7 @@ const MAX_OFFSET = 1_000_000_000;
 
 function checkOffset(q: InboundShipmentQueryDto): InboundShipmentQueryDto {
   if ((q.page - 1) * q.page_size > MAX_OFFSET) {
-    throw new RequestValidationException([{ loc: ['query', 'page'], msg: `page must be at most ${Math.floor(MAX_OFFSET / q.page_size) + 1} for page_size ${q.page_size}`, type: 'less_than_equal' }]);
+    throw invalidFields([{ loc: ['query', 'page'], msg: `page must be at most ${Math.floor(MAX_OFFSET / q.page_size) + 1} for page_size ${q.page_size}`, type: 'less_than_equal' }]);
   }
   return q;
 }

@@ -1,6 +1,6 @@
-import { ForbiddenException, Inject, Injectable, NotFoundException } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
-import { InboundShipment, isDiamondId, newDiamondId, PLATFORM_ROLES, TransferOutDto } from '@dtp/domain';
+import { DomainError, ForbiddenError, InboundShipment, isDiamondId, newDiamondId, NotFoundError, PLATFORM_ROLES, TransferOutDto } from '@dtp/domain';
 import { writeOutbox } from '@dtp/events';
 import type { PlatformConfig } from '../config';
 import { PlatformDb } from '../db/platform-db';
@@ -69,7 +69,7 @@ export class TransferOutService {
   /** Sender role, recipient known to platform (from auth.participants.v1), not the sender, able to receive it. */
   private async checkParties(caller: Caller, dto: TransferOutDto): Promise<void> {
     if (dto.shipment_type === 'rough' && caller.role === 'retailer') {
-      throw new ForbiddenException({ message: 'retailers send polished shipments only' });
+      throw new ForbiddenError('retailers send polished shipments only');
     }
     const rid = dto.recipient_participant_id;
     if (rid === caller.participantId) {
@@ -92,13 +92,13 @@ export class TransferOutService {
   }
 }
 
-function notFound(ids: string[]): NotFoundException {
-  return new NotFoundException({ message: `diamond not found: ${idList(ids)}`, diamond_ids: ids });
+function notFound(ids: string[]): NotFoundError {
+  return new NotFoundError({ message: `diamond not found: ${idList(ids)}`, diamond_ids: ids });
 }
 
-/** Diamonds that exist but that another participant holds: only their holder may ship them. */
-function notHeldByCaller(ids: string[]): ForbiddenException {
-  return new ForbiddenException({ message: `only the holder of a diamond may ship it; you do not hold: ${idList(ids)}`, reason: 'not_holder', diamond_ids: ids });
+/** Diamonds that exist but that another participant holds: only their holder may ship them (`{message, reason, diamond_ids}`). */
+function notHeldByCaller(ids: string[]): DomainError {
+  return new DomainError('forbidden', { message: `only the holder of a diamond may ship it; you do not hold: ${idList(ids)}`, reason: 'not_holder', diamond_ids: ids });
 }
 
 /** The new shipment row and its entries (each diamond's summary as shipped, pending). */

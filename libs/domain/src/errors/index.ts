@@ -4,6 +4,9 @@
  * each `kind` to its status (DOMAIN_ERROR_STATUS there) and sends `body` verbatim, so the answer's JSON is the
  * spec's exact body (`{message, reason}`, `{detail}`, RFC 6749 `{error, error_description}`, ...).
  */
+import type { ValidationDetailItem } from '../dto/validation-detail';
+import { MAX_VALIDATION_DETAILS } from '../rules/limits';
+
 export type DomainErrorKind =
   | 'invalid' // the request breaks a rule of its content (422)
   | 'bad_request' // the request is malformed for the protocol (400; RFC 6749 errors other than invalid_client)
@@ -116,4 +119,20 @@ export class UnauthenticatedError extends DomainError {
   constructor(body: Record<string, unknown>, challenge: string, options?: DomainErrorOptions) {
     super('unauthenticated', body, { ...options, challenge });
   }
+}
+
+/**
+ * The 422 of fields that break a rule: `{detail: [{loc, msg, type}], message}`, the body the kit's validation pipe
+ * answers (`RequestValidationException`), so a rule checked in a service reads like one checked on the DTO. At most
+ * MAX_VALIDATION_DETAILS entries are sent; `detail_omitted` counts the rest.
+ */
+export function invalidFields(details: readonly ValidationDetailItem[]): InvalidError {
+  const shown = details.slice(0, MAX_VALIDATION_DETAILS);
+  const omitted = details.length - shown.length;
+  const message = shown.map((d) => `${d.loc.slice(1).join('.') || d.loc[0]}: ${d.msg}`).join('; ');
+  return new InvalidError({
+    detail: shown,
+    message: omitted > 0 ? `${message}; and ${omitted} more` : message,
+    ...(omitted > 0 ? { detail_omitted: omitted } : {}),
+  });
 }
