@@ -6,7 +6,6 @@ import { ConsumerGroups } from '@dtp/domain';
 import { EventsModule, EventTransport, OutboxRelayOptions } from '@dtp/events';
 import { ServiceConfigModule } from '@dtp/service-kit';
 import { PlatformConfig } from './config';
-import { PlatformDb } from './db/platform-db';
 import { DeletionModule } from './deletion/deletion.module';
 import { platformEntities } from './entities';
 import { FilesModule } from './files/files.module';
@@ -57,11 +56,10 @@ export class PlatformCoreModule {
       ],
       providers: [
         { provide: PLATFORM_CONFIG, useExisting: PlatformConfig },
-        PlatformDb,
         // BLOB_STORE=fs (default, BLOB_STORE_DIR) or s3 (S3_BUCKET, S3_ENDPOINT, ...): see @dtp/blob-store from-config.
         { provide: BLOB_STORE, useFactory: () => blobStoreFromConfig(config) },
       ],
-      exports: [PLATFORM_CONFIG, PlatformDb, BLOB_STORE],
+      exports: [PLATFORM_CONFIG, BLOB_STORE],
     };
   }
 }

@@ -9,7 +9,7 @@ import {
   isDiamondId,
 } from '@dtp/domain';
 import { writeOutbox } from '@dtp/events';
-import { PG_DEADLOCK_DETECTED, PG_FOREIGN_KEY_VIOLATION, PlatformDb, pgErrorCode, Sql } from '../db/platform-db';
+import { PG_DEADLOCK_DETECTED, PG_FOREIGN_KEY_VIOLATION, pgErrorCode, Sql, UnitOfWork } from '@dtp/database';
 import { diamondDeleted } from '../diamonds/diamond-events';
 import { DiamondsRepository, SubtreeMember } from '../diamonds/diamonds.repository';
 import { ShipmentsRepository } from '../shipments/shipments.repository';
@@ -34,7 +34,7 @@ function failure(diamondId: string, participantId: string | null, reason: Delete
 @Injectable()
 export class DeletionService {
   constructor(
-    private readonly db: PlatformDb,
+    private readonly uow: UnitOfWork,
     private readonly diamonds: DiamondsRepository,
     private readonly shipments: ShipmentsRepository,
   ) {}
@@ -49,7 +49,7 @@ export class DeletionService {
     if (!isDiamondId(diamondId)) return failure(diamondId, null, 'not_found', `diamond ${diamondId} not found`);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.db.tx((sql) => this.attempt(sql, caller, diamondId, withDescendants));
+        return await this.uow.run((sql) => this.attempt(sql, caller, diamondId, withDescendants));
       } catch (err) {
         // A child created under a descendant while we worked (FK), or a lock cycle with a concurrent change: the
         // transaction rolled back completely, so trying again is safe.

@@ -1,6 +1,6 @@
 import type { Caller } from '@dtp/auth-guard';
 import type { DiamondV1Provenance } from '@dtp/domain';
-import type { Sql } from '../db/platform-db';
+import type { Sql } from '@dtp/database';
 
 /** The caller's own box (a producer's sight box, a manufacturer's own parcel). */
 export interface OwnBox {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DiamondV1, isDiamondId, newVersionId } from '@dtp/domain';
 import type { Caller } from '@dtp/auth-guard';
 import { writeOutbox } from '@dtp/events';
-import { Sql } from '../db/platform-db';
+import { Sql } from '@dtp/database';
 import { GradedMeasurementsRepository } from '../graded-measurements/graded-measurements.repository';
 import { toGradingDataView } from '../graded-measurements/graded-measurement.row';
 import { diamondUpserted } from './diamond-events';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { outboxInsert, OutboxEvent } from '@dtp/events';
-import { Sql } from '../db/platform-db';
+import { Sql } from '@dtp/database';
 import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS, DiamondRow } from './diamond.row';
 
 const param = (col: keyof DiamondRow, i: number) => (DIAMOND_JSON_COLUMNS.has(col) ? `$${i}::jsonb` : `$${i}`);

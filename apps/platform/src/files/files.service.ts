@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
 import { ConflictError, DiamondV1Polished, FileKind, FileRef, GradingCertificateRef, ImageRef } from '@dtp/domain';
 import type { PlatformConfig } from '../config';
-import { PlatformDb } from '../db/platform-db';
+import { UnitOfWork } from '@dtp/database';
 import { PLATFORM_CONFIG } from '../tokens';
 import { StorageQuotaRepository } from './storage-quota.repository';
 import { DiamondChanges } from '../diamonds/diamond-changes';
@@ -31,7 +31,7 @@ function withRef<T extends { hash: string }>(list: T[] | null | undefined, ref: 
 @Injectable()
 export class FilesService {
   constructor(
-    private readonly db: PlatformDb,
+    private readonly uow: UnitOfWork,
     private readonly changes: DiamondChanges,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     private readonly quota: StorageQuotaRepository,
@@ -42,8 +42,8 @@ export class FilesService {
    * (or the announced body would pass it): all checked before any bytes are read.
    */
   async assertCanUpload(caller: Caller, diamondId: string, announcedBytes: number | null): Promise<void> {
-    await this.changes.loadHeld(this.db.sql, diamondId, caller, { action: 'attach files to it' });
-    const used = await this.quota.used(this.db.sql, caller.participantId);
+    await this.changes.loadHeld(this.uow.sql, diamondId, caller, { action: 'attach files to it' });
+    const used = await this.quota.used(this.uow.sql, caller.participantId);
     // The announced length is the whole multipart body: allow for its boundaries and headers; the exact check
     // on the file's size comes in attach().
     if (used >= this.config.STORAGE_QUOTA_BYTES || used + (announcedBytes ?? 0) - MULTIPART_OVERHEAD_BYTES > this.config.STORAGE_QUOTA_BYTES) {
@@ -61,7 +61,7 @@ export class FilesService {
       size: upload.size,
       uploaded_at: new Date().toISOString(),
     };
-    return this.db.tx(async (sql) => {
+    return this.uow.run(async (sql) => {
       // Holder again, under the row lock: the diamond may have moved on while the bytes streamed in.
       const row = await this.changes.loadHeld(sql, diamondId, caller, { action: 'attach files to it', lock: true });
       const { polished, ref } = applyRef(row, kind, base, upload.fields);

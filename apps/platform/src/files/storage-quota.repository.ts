@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { Sql } from '../db/platform-db';
+import { Sql } from '@dtp/database';
 
 /** SQL over `participant_storage`: the bytes of files each participant has attached. */
 @Injectable()

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { GradedMeasurementSource, GradingData } from '@dtp/domain';
-import { Sql } from '../db/platform-db';
+import { Sql } from '@dtp/database';
 import { GradedMeasurementRow } from './graded-measurement.row';
 
 export interface NewGradedMeasurement {

@@ -13,7 +13,7 @@ import {
   toDecimalText,
   UserGradedMeasurementDto,
 } from '@dtp/domain';
-import { PlatformDb, Sql } from '../db/platform-db';
+import { Sql, UnitOfWork } from '@dtp/database';
 import { DiamondChanges } from '../diamonds/diamond-changes';
 import { DiamondRow } from '../diamonds/diamond.row';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
@@ -45,21 +45,21 @@ function gradingNotFound(): NotFoundError {
 @Injectable()
 export class GradedMeasurementsService {
   constructor(
-    private readonly db: PlatformDb,
+    private readonly uow: UnitOfWork,
     private readonly graded: GradedMeasurementsRepository,
     private readonly diamonds: DiamondsRepository,
     private readonly changes: DiamondChanges,
   ) {}
 
   async list(caller: Caller, diamondId: string): Promise<GradedMeasurementsResponse> {
-    await this.changes.loadHeld(this.db.sql, diamondId, caller, { action: 'list its graded measurements', readOnly: true });
-    const rows = await this.graded.list(this.db.sql, diamondId);
+    await this.changes.loadHeld(this.uow.sql, diamondId, caller, { action: 'list its graded measurements', readOnly: true });
+    const rows = await this.graded.list(this.uow.sql, diamondId);
     return { results: rows.map(toGradingDataView) };
   }
 
   /** A record the holder adds itself: inactive and selectable. Not a change of the diamond record. */
   async addUserRecord(caller: Caller, diamondId: string, dto: UserGradedMeasurementDto): Promise<GradingDataView> {
-    return this.db.tx(async (sql) => {
+    return this.uow.run(async (sql) => {
       await this.changes.loadHeld(sql, diamondId, caller, { action: 'add graded measurements to it', lock: true });
       const row = await this.graded.insert(sql, {
         id: randomUUID(),
@@ -78,7 +78,7 @@ export class GradedMeasurementsService {
    * active record whatever happens. A new diamond version (and event) shows the new `grading`.
    */
   async select(caller: Caller, diamondId: string, gradingId: string): Promise<GradingDataView> {
-    return this.db.tx(async (sql) => {
+    return this.uow.run(async (sql) => {
       const diamond = await this.changes.loadHeld(sql, diamondId, caller, { action: 'select its graded measurements', lock: true });
       const gm = await this.findOr404(sql, diamond, gradingId);
       if (gm.is_active) return toGradingDataView(gm);
@@ -94,7 +94,7 @@ export class GradedMeasurementsService {
 
   /** Makes the record inactive, so the diamond shows no graded measurement. Idempotent. */
   async deselect(caller: Caller, diamondId: string, gradingId: string): Promise<GradingDataView> {
-    return this.db.tx(async (sql) => {
+    return this.uow.run(async (sql) => {
       const diamond = await this.changes.loadHeld(sql, diamondId, caller, { action: 'deselect its graded measurements', lock: true });
       const gm = await this.findOr404(sql, diamond, gradingId);
       if (!gm.is_active) return toGradingDataView(gm);

@@ -9,7 +9,7 @@ import {
   toDecimal,
 } from '@dtp/domain';
 import { Decimal } from 'decimal.js';
-import { PG_UNIQUE_VIOLATION, PlatformDb, pgErrorCode, Sql } from '../db/platform-db';
+import { PG_UNIQUE_VIOLATION, pgErrorCode, Sql, UnitOfWork } from '@dtp/database';
 import { DiamondChanges } from '../diamonds/diamond-changes';
 import { diamondUpserted } from '../diamonds/diamond-events';
 import { toDiamondV1 } from '../diamonds/diamond.mapper';
@@ -33,7 +33,7 @@ export interface SplitResult {
 @Injectable()
 export class LifecycleService {
   constructor(
-    private readonly db: PlatformDb,
+    private readonly uow: UnitOfWork,
     private readonly diamonds: DiamondsRepository,
     private readonly changes: DiamondChanges,
   ) {}
@@ -106,7 +106,7 @@ export class LifecycleService {
   /** A transaction whose duplicate child participant_id answers like a duplicate registration. */
   private async tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
     try {
-      return await this.db.tx(fn);
+      return await this.uow.run(fn);
     } catch (err) {
       if (pgErrorCode(err) === PG_UNIQUE_VIOLATION) {
         throw new ConflictError('diamond is not unique: participant_id is already used by a sibling', 'diamond_not_unique');

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { PlatformDb } from '../db/platform-db';
+import { UnitOfWork } from '@dtp/database';
 import { ParticipantRow } from './participant.row';
 import { ParticipantsRepository } from './participants.repository';
 
@@ -16,14 +16,14 @@ export class ParticipantDirectory {
   private readonly cache = new Map<string, { row: ParticipantRow; expires: number }>();
 
   constructor(
-    private readonly db: PlatformDb,
+    private readonly uow: UnitOfWork,
     private readonly repo: ParticipantsRepository,
   ) {}
 
   async get(participantId: string): Promise<ParticipantRow | null> {
     const hit = this.cache.get(participantId);
     if (hit && hit.expires > Date.now()) return hit.row;
-    const row = await this.repo.find(this.db.sql, participantId);
+    const row = await this.repo.find(this.uow.sql, participantId);
     if (row) this.remember(row);
     else this.cache.delete(participantId);
     return row;

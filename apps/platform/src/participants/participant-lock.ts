@@ -1,4 +1,4 @@
-import type { Sql } from '../db/platform-db';
+import type { Sql } from '@dtp/database';
 
 /**
  * A transaction-scoped advisory lock per participant. Taken by a registration that found no onboarding data

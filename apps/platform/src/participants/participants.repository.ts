@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { ParticipantOnboardedData } from '@dtp/domain';
-import { Sql } from '../db/platform-db';
+import { Sql } from '@dtp/database';
 import { ParticipantRow } from './participant.row';
 
 @Injectable()

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
 import { ConflictError, CreateRoughDiamondDto, DiamondV1, invalidFields } from '@dtp/domain';
-import { PG_UNIQUE_VIOLATION, PlatformDb, pgConstraint, pgErrorCode, Sql } from '../db/platform-db';
+import { PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode, Sql, UnitOfWork } from '@dtp/database';
 import { diamondUpserted } from '../diamonds/diamond-events';
 import { toDiamondV1 } from '../diamonds/diamond.mapper';
 import { DiamondRow } from '../diamonds/diamond.row';
@@ -19,7 +19,7 @@ const UNIQUE_INDEX = 'diamonds_box_participant_id';
 @Injectable()
 export class RegistrationService {
   constructor(
-    private readonly db: PlatformDb,
+    private readonly uow: UnitOfWork,
     private readonly diamonds: DiamondsRepository,
     private readonly directory: ParticipantDirectory,
     private readonly participants: ParticipantsRepository,
@@ -33,7 +33,7 @@ export class RegistrationService {
     try {
       if (box.kind === 'shipment') {
         const row = newRoughRow(caller, dto, box, { provenance: box.provenance, pending: false }, box.producerUuid, now);
-        return await this.db.tx(async (sql) => {
+        return await this.uow.run(async (sql) => {
           await box.reserve(sql, row.rough.carats!);
           return this.insert(sql, row, now);
         });
@@ -41,13 +41,13 @@ export class RegistrationService {
       const decision = provenanceForRegistration(caller, await this.directory.get(caller.participantId));
       if (!decision.pending) {
         // The hot path: one statement (diamond + outbox row), no explicit transaction.
-        const record = await this.insert(this.db.sql, newRoughRow(caller, dto, box, decision, caller.participantId, now), now);
-        this.db.committed();
+        const record = await this.insert(this.uow.sql, newRoughRow(caller, dto, box, decision, caller.participantId, now), now);
+        this.uow.committed();
         return record;
       }
       // The participant's onboarding event has not arrived: serialise with its consumer (same advisory lock), so
       // either we see the participant now or the consumer sees our pending diamond and fixes its provenance.
-      return await this.db.tx(async (sql) => {
+      return await this.uow.run(async (sql) => {
         await lockParticipant(sql, caller.participantId);
         const again = provenanceForRegistration(caller, await this.participants.find(sql, caller.participantId));
         return this.insert(sql, newRoughRow(caller, dto, box, again, caller.participantId, now), now);

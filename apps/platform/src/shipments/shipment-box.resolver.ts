@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
 import { Decimal } from 'decimal.js';
 import { ConflictError, SHIPMENT_CARAT_ALLOWANCE_PER_DIAMOND } from '@dtp/domain';
-import { PlatformDb, Sql } from '../db/platform-db';
+import { Sql, UnitOfWork } from '@dtp/database';
 import { BoxResolver, ResolvedBox } from '../diamonds/box-resolver';
 import { conflict } from './shipment-errors';
 import { ShipmentRow } from './shipment.row';
@@ -22,7 +22,7 @@ const SHIPMENT_ID = /^[0-9a-z]{26}$/;
 @Injectable()
 export class ShipmentBoxResolver extends BoxResolver {
   constructor(
-    private readonly db: PlatformDb,
+    private readonly uow: UnitOfWork,
     private readonly shipments: ShipmentsRepository,
   ) {
     super();
@@ -31,7 +31,7 @@ export class ShipmentBoxResolver extends BoxResolver {
   async resolve(caller: Caller, boxId: string): Promise<ResolvedBox> {
     const own: ResolvedBox = { kind: 'own', scope: caller.participantId };
     if (!SHIPMENT_ID.test(boxId)) return own;
-    const s = await this.shipments.findRegistrable(this.db.sql, boxId);
+    const s = await this.shipments.findRegistrable(this.uow.sql, boxId);
     if (!s) return own;
     const refuse = (why: string) => conflict('shipment_not_registrable', `cannot register against shipment ${boxId}: ${why}`);
     if (s.recipient_id !== caller.participantId) throw refuse('only its recipient registers diamonds against a shipment');

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
 import { InboundShipment, InboundShipmentQueryDto, ListEnvelope } from '@dtp/domain';
 import type { PlatformConfig } from '../config';
-import { PlatformDb } from '../db/platform-db';
+import { UnitOfWork } from '@dtp/database';
 import { PLATFORM_CONFIG } from '../tokens';
 import { envelope } from './paging';
 import { toShipmentView } from './shipment.mapper';
@@ -18,13 +18,13 @@ export const OUTBOUND_PATH = '/v2/shipment/outbound';
 @Injectable()
 export class ShipmentListService {
   constructor(
-    private readonly db: PlatformDb,
+    private readonly uow: UnitOfWork,
     private readonly shipments: ShipmentsRepository,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
 
   async list(caller: Caller, party: ShipmentParty, q: InboundShipmentQueryDto): Promise<ListEnvelope<InboundShipment>> {
-    const sql = this.db.sql;
+    const sql = this.uow.sql;
     const { rows, total } = await this.shipments.page(sql, {
       party,
       participantId: caller.participantId,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SHIPMENT_CARAT_ALLOWANCE_PER_DIAMOND, ShipmentType, TransferState } from '@dtp/domain';
-import { Sql } from '../db/platform-db';
+import { Sql } from '@dtp/database';
 import { ShipmentDiamondRow, ShipmentRow } from './shipment.row';
 
 /** Whose shipments a list shows: the recipient's (inbound) or the sender's (outbound). */

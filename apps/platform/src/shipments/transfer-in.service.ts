@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
 import { InboundShipment, isDiamondId, TransferDecisionDto, TransferState } from '@dtp/domain';
 import { writeOutbox } from '@dtp/events';
-import { PlatformDb } from '../db/platform-db';
+import { UnitOfWork } from '@dtp/database';
 import { DiamondChanges, DiamondPatch } from '../diamonds/diamond-changes';
 import { DiamondRow } from '../diamonds/diamond.row';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
@@ -32,7 +32,7 @@ const STATE: Record<TransferDecision, TransferState> = { accept: 'transfer_in_co
 @Injectable()
 export class TransferInService {
   constructor(
-    private readonly db: PlatformDb,
+    private readonly uow: UnitOfWork,
     private readonly diamonds: DiamondsRepository,
     private readonly changes: DiamondChanges,
     private readonly graded: GradedMeasurementsRepository,
@@ -42,7 +42,7 @@ export class TransferInService {
   async decide(caller: Caller, shipmentId: string, dto: TransferDecisionDto, decision: TransferDecision): Promise<InboundShipment> {
     if (!isDiamondId(shipmentId)) throw shipmentNotFound();
     const now = new Date();
-    return this.db.tx(async (sql) => {
+    return this.uow.run(async (sql) => {
       const shipment = await this.shipments.find(sql, shipmentId, { lock: true });
       if (!shipment || shipment.recipient_id !== caller.participantId) throw shipmentNotFound();
       const entries = await this.shipments.entries(sql, shipmentId);

@@ -3,7 +3,7 @@ import type { Caller } from '@dtp/auth-guard';
 import { DomainError, ForbiddenError, InboundShipment, isDiamondId, newDiamondId, NotFoundError, PLATFORM_ROLES, TransferOutDto } from '@dtp/domain';
 import { writeOutbox } from '@dtp/events';
 import type { PlatformConfig } from '../config';
-import { PlatformDb } from '../db/platform-db';
+import { UnitOfWork } from '@dtp/database';
 import { DiamondChanges } from '../diamonds/diamond-changes';
 import { DiamondRow } from '../diamonds/diamond.row';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
@@ -23,7 +23,7 @@ import { ShipmentsRepository } from './shipments.repository';
 @Injectable()
 export class TransferOutService {
   constructor(
-    private readonly db: PlatformDb,
+    private readonly uow: UnitOfWork,
     private readonly diamonds: DiamondsRepository,
     private readonly changes: DiamondChanges,
     private readonly shipments: ShipmentsRepository,
@@ -37,7 +37,7 @@ export class TransferOutService {
     const malformed = ids.filter((id) => !isDiamondId(id));
     if (malformed.length > 0) throw notFound(malformed);
     const now = new Date();
-    return this.db.tx(async (sql) => {
+    return this.uow.run(async (sql) => {
       const rows = await this.diamonds.findManyForUpdate(sql, ids);
       const byId = new Map(rows.map((r) => [r.diamond_id, r]));
       const unknown = ids.filter((id) => !byId.has(id));
