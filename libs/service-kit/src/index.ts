@@ -1,5 +1,6 @@
+import 'reflect-metadata'; // before any config class or decorator of the kit is declared
 export * from './array-bounds';
-export * from './background-start';
+export * from './settled';
 export * from './bootstrap';
 export * from './config';
 export * from './consumer-health';

@@ -1,6 +1,6 @@
 import { createServer, Server } from 'node:http';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { settled } from './background-start';
+import { settled } from './settled';
 import { eventsReporter } from './consumer-health';
 import { HttpSettings } from './http-settings';
 import { ServiceContext } from './kit.module';

@@ -7,6 +7,7 @@ import {
   OnApplicationBootstrap,
   OnModuleDestroy,
 } from '@nestjs/common';
+import type { NestMicroservice } from '@nestjs/microservices';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { UnitOfWork } from '@dtp/database';
@@ -117,10 +118,15 @@ export class EventsModule {
  * `@EventPattern` handler of its controllers becomes a consumer. Call before `listen`; the kit's listenService
  * runs `app.startAllMicroservices()` after the server listens. Throws at once when two handlers clash.
  */
-export function connectEvents(app: INestApplication): EventsServer {
-  const server = app.get(EventsServer);
-  const microservice = app.connectMicroservice({ strategy: server }, { inheritAppConfig: false });
+export function connectEvents(app: INestApplication, server: EventsServer = app.get(EventsServer)): EventsServer {
+  // Nest resolves a handler's exception filters when it registers the listeners, so the pass-through filter is
+  // installed first and the listeners registered after (what connectMicroservice does itself without
+  // `deferInitialization`); the application's own init hooks have run, or will run, once.
+  const microservice = app.connectMicroservice({ strategy: server }, { inheritAppConfig: false, deferInitialization: true }) as unknown as NestMicroservice;
   microservice.useGlobalFilters(new EventErrorPassThrough());
+  microservice.registerListeners();
+  microservice.setIsInitialized(true);
+  microservice.setIsInitHookCalled(true);
   server.routes();
   return server;
 }

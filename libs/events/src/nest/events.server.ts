@@ -172,10 +172,21 @@ export class EventsServer extends Server implements CustomTransportStrategy {
 
   /** The handlers Nest discovered, one route per handler (several handlers of one topic are chained by Nest). */
   routes(): Route[] {
+    return (this.discovered ??= this.discover());
+  }
+
+  private discovered?: Route[];
+
+  private discover(): Route[] {
     const routes: Route[] = [];
     for (const [pattern, head] of this.getHandlers()) {
       const topic = this.topicOf(pattern);
-      for (let h: MessageHandler | undefined = head; h; h = h.next) {
+      // Nest chains the handlers of one pattern (`next`) and calling the head calls them all; here each handler
+      // is a consumer of its own (its group, its transaction), so the chain is taken apart.
+      const chain: MessageHandler[] = [];
+      for (let h: MessageHandler | undefined = head; h; h = h.next) chain.push(h);
+      for (const h of chain) h.next = undefined;
+      for (const h of chain) {
         if (!h.isEventHandler) throw new Error(`@MessagePattern(${pattern}): events are one-way; use @EventPattern`);
         const route = (h.extras ?? {}) as EventRoute;
         const name = route.name ?? topic;

@@ -1,0 +1,133 @@
+import { Controller, INestApplication, Module } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import { Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+import { UnitOfWork } from '@dtp/database';
+import { KnownEventEnvelope, Topics } from '@dtp/domain';
+import { connectEvents, EventContext, EventRoute, EventsServer, InProcessTransport, ParkEventError } from '../src';
+import { eventsDatabase, logger, newId, onboarded, waitFor } from './helpers';
+
+/**
+ * The Nest transport strategy: handlers are discovered from `@EventPattern` on controllers, each becomes a
+ * consumer (real PostgreSQL progress, the in-process bus), effects and progress commit together, `afterCommit`
+ * hooks run only after a commit, a handler's error keeps its class (ParkEventError parks as `refused`), and
+ * instance-scoped routes get a group of their own and start first.
+ */
+const seen: { route: string; key: string; held: number | null }[] = [];
+const afterCommits: string[] = [];
+
+@Controller()
+class ServiceScoped {
+  @EventPattern(Topics.AUTH_PARTICIPANTS)
+  async onParticipant(@Payload() envelope: KnownEventEnvelope, @Ctx() ctx: EventContext): Promise<void> {
+    if (envelope.event_type !== 'participant.onboarded') return;
+    const { participant_id, name } = envelope.data;
+    if (name === 'refuse me') throw new ParkEventError('a rule refuses it');
+    await ctx.tx.exec(
+      `INSERT INTO participants (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, applied = participants.applied + 1`,
+      [participant_id, name],
+    );
+    ctx.tx.afterCommit(() => afterCommits.push(participant_id));
+    if (name === 'fail after write') throw new Error('boom after the write');
+    seen.push({ route: 'service', key: ctx.key, held: ctx.heldRevision });
+  }
+}
+
+@Controller()
+class InstanceScoped {
+  @EventPattern(Topics.AUTH_PARTICIPANTS, { scope: 'instance', name: 'mirror', order: 0 } satisfies EventRoute)
+  onParticipant(@Payload() envelope: KnownEventEnvelope, @Ctx() ctx: EventContext): void {
+    seen.push({ route: 'instance', key: envelope.key, held: ctx.heldRevision });
+  }
+}
+
+describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, real PostgreSQL)', () => {
+  let ds: DataSource;
+  let transport: InProcessTransport;
+  let app: INestApplication;
+  let server: EventsServer;
+
+  beforeAll(async () => {
+    ({ ds } = await eventsDatabase('nest_events'));
+    transport = new InProcessTransport();
+    @Module({ controllers: [ServiceScoped, InstanceScoped] })
+    class TestModule {}
+    app = await NestFactory.create(TestModule, new FastifyAdapter(), { logger: false });
+    server = new EventsServer({ transport, group: 'svc', dataSource: ds, unitOfWork: new UnitOfWork(ds), logger, registry: new Registry(), instance: 'pod-1' });
+    connectEvents(app, server);
+    await app.init();
+    await app.startAllMicroservices();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await transport?.close();
+    await ds?.destroy();
+  });
+
+  it('discovers the handlers, names their groups and starts the instance-scoped one first', () => {
+    const routes = server.routes().map((r) => ({ topic: r.topic, group: r.group }));
+    expect(routes).toEqual([
+      { topic: Topics.AUTH_PARTICIPANTS, group: 'svc-mirror.pod-1' },
+      { topic: Topics.AUTH_PARTICIPANTS, group: 'svc' },
+    ]);
+    expect(server.starting()).toBeUndefined();
+    expect([...server.consumers().keys()]).toEqual(['the auth.participants.v1 consumer (mirror)', 'the auth.participants.v1 consumer']);
+  });
+
+  it('applies an event once per route, in the same transaction as its progress, and runs afterCommit after the commit', async () => {
+    const id = newId();
+    await transport.publish([{ topic: Topics.AUTH_PARTICIPANTS, key: id, value: onboarded(id, 1, 'first') }]);
+    await transport.publish([{ topic: Topics.AUTH_PARTICIPANTS, key: id, value: onboarded(id, 1, 'first') }]); // duplicate
+    await transport.publish([{ topic: Topics.AUTH_PARTICIPANTS, key: id, value: onboarded(id, 2, 'second') }]);
+    await waitFor(() => seen.filter((s) => s.key === id && s.route === 'service').length === 2, 'both revisions applied');
+    await waitFor(() => seen.filter((s) => s.key === id && s.route === 'instance').length === 2, 'both revisions mirrored');
+    expect(seen.filter((s) => s.key === id && s.route === 'service').map((s) => s.held)).toEqual([null, 1]);
+    const [row] = (await ds.query('SELECT name, applied FROM participants WHERE id = $1', [id])) as { name: string; applied: number }[];
+    expect(row).toEqual({ name: 'second', applied: 2 });
+    expect(afterCommits.filter((k) => k === id)).toHaveLength(2);
+    const progress = (await ds.query('SELECT consumer, revision::int AS revision FROM consumer_state WHERE key = $1 ORDER BY consumer', [id])) as unknown[];
+    expect(progress).toEqual([
+      { consumer: 'svc', revision: 2 },
+      { consumer: 'svc-mirror.pod-1', revision: 2 },
+    ]);
+  });
+
+  it('keeps a handler error as it is: ParkEventError parks as refused, a failure rolls back the write and skips afterCommit', async () => {
+    const refused = newId();
+    const failing = newId();
+    await transport.publish([
+      { topic: Topics.AUTH_PARTICIPANTS, key: refused, value: onboarded(refused, 1, 'refuse me') },
+      { topic: Topics.AUTH_PARTICIPANTS, key: failing, value: onboarded(failing, 1, 'fail after write') },
+    ]);
+    const parked = async () => (await ds.query(`SELECT key, reason FROM parked_events WHERE consumer = 'svc' AND key = ANY($1) ORDER BY reason`, [[refused, failing]])) as { key: string; reason: string }[];
+    await waitFor(async () => (await parked()).length === 2, 'both parked');
+    expect(await parked()).toEqual([
+      { key: refused, reason: 'a rule refuses it' },
+      { key: failing, reason: 'handler failed: boom after the write' },
+    ]);
+    expect(await ds.query('SELECT id FROM participants WHERE id = ANY($1)', [[refused, failing]])).toEqual([]);
+    expect(afterCommits).not.toContain(failing);
+  });
+
+  it('drops its instance progress at close, and refuses two handlers of one topic in one group', async () => {
+    await app.close();
+    expect(await ds.query(`SELECT DISTINCT consumer FROM consumer_state ORDER BY consumer`)).toEqual([{ consumer: 'svc' }]);
+
+    @Controller()
+    class Twin {
+      @EventPattern(Topics.AUTH_PARTICIPANTS)
+      on(): void {}
+    }
+    @Module({ controllers: [ServiceScoped, Twin] })
+    class ClashModule {}
+    const clash = await NestFactory.create(ClashModule, new FastifyAdapter(), { logger: false });
+    try {
+      const s = new EventsServer({ transport, group: 'svc2', dataSource: ds, logger });
+      expect(() => connectEvents(clash, s)).toThrow('two handlers consume auth.participants.v1 in group svc2');
+    } finally {
+      await clash.close();
+    }
+  });
+});
