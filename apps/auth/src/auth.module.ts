@@ -37,9 +37,9 @@ export interface AuthModuleOptions {
 }
 
 /**
- * The auth service: token endpoint and JWKS, admin API, signing key upkeep (the first key at start), and on the
- * in-process bus the re-announcement of recent revocations. Needs the kit's module (logger, readiness), which
- * createHttpApp provides.
+ * The auth service: token endpoint and JWKS, admin API, signing key upkeep (the first key at start, scheduled
+ * rotation), and on the in-process bus the re-announcement of recent revocations. Needs the kit's module (logger,
+ * readiness), which createHttpApp provides.
  */
 @Module({})
 export class AuthModule {

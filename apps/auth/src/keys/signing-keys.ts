@@ -23,6 +23,14 @@ export interface RotationResult {
   purged: string[];
 }
 
+/** What `rotateIfOlderThan` did, and when the active key is due next (seconds from now). */
+export interface ScheduledRotation {
+  rotated?: RotationResult;
+  /** Set when there was no key at all and the first one was created. */
+  created?: string;
+  dueInSeconds: number;
+}
+
 /**
  * The issuer's ES256 keys, kept in the auth database. One key is active (signs new tokens); retired keys stay in
  * the JWKS until every token they signed has expired (retired_at + token TTL + key cache + skew), after which
@@ -59,6 +67,22 @@ export class SigningKeys {
     const result = await this.repo.locked((m) => this.rotateIn(m));
     this.rotated(result);
     return result;
+  }
+
+  /**
+   * Rotates when the active key is at least `maxAgeSeconds` old (by the database's clock), under the key lock:
+   * however many instances run this at once, a key due for rotation is rotated once. Creates the first key when
+   * there is none.
+   */
+  async rotateIfOlderThan(maxAgeSeconds: number): Promise<ScheduledRotation> {
+    const outcome = await this.repo.locked(async (m): Promise<ScheduledRotation> => {
+      const active = await this.repo.activeAge(m);
+      if (!active) return { created: await this.createFirstKey(m), dueInSeconds: maxAgeSeconds };
+      if (active.ageSeconds < maxAgeSeconds) return { dueInSeconds: maxAgeSeconds - active.ageSeconds };
+      return { rotated: await this.rotateIn(m), dueInSeconds: maxAgeSeconds };
+    });
+    if (outcome.rotated) this.rotated(outcome.rotated);
+    return outcome;
   }
 
   /** The key that signs new tokens (cached for SIGNING_KEY_CACHE_SECONDS so rotations elsewhere are seen). */
