@@ -1,62 +1,60 @@
-import { DynamicModule, Module } from '@nestjs/common';
-import type { Logger } from 'pino';
+import { DynamicModule, Inject, Injectable, Module, OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { AdminController } from './admin/admin.controller';
-import { AdminTokenGuard } from './admin/admin-token.guard';
+import { databaseCheck } from '@dtp/database';
+import type { EventTransport } from '@dtp/events';
+import { Readiness } from '@dtp/service-kit';
+import { AdminModule } from './admin/admin.module';
 import { AuthConfig } from './config';
-import { PrivateKeyCodec } from './keys/key-crypto';
-import { SigningKeys } from './keys/signing-keys';
-import { ParticipantsRepository } from './participants/participants.repository';
-import { ParticipantsService } from './participants/participants.service';
-import { TrustedProxies } from './token/client-address';
-import { TokenController } from './token/token.controller';
-import { TokenIssuer } from './token/token-issuer';
-import { TokenRateLimits } from './token/token-rate-limits';
-import { TokenService } from './token/token.service';
-import { AUTH_CONFIG } from './tokens';
+import { AuthConfigModule } from './config.module';
+import { AuthDatabaseModule } from './database/auth-database.module';
+import { KeyMaintenanceModule } from './keys/key-maintenance';
+import { ParticipantsModule } from './participants/participants.module';
+import { RecentRevocationsAnnouncer } from './participants/recent-revocations.announcer';
+import { TokenModule } from './token/token.module';
+import { AUTH_CONFIG, AUTH_EVENT_TRANSPORT } from './tokens';
 
-export { AUTH_CONFIG };
+export { AUTH_CONFIG, AUTH_EVENT_TRANSPORT };
 
-/** The parts of the auth service, built without Nest so the CLI uses exactly the same code. */
-export interface AuthCore {
-  keys: SigningKeys;
-  participants: ParticipantsService;
+/** Readiness of the service: its database and its event transport. */
+@Injectable()
+export class AuthReadiness implements OnModuleInit {
+  constructor(
+    @Inject(Readiness) private readonly readiness: Readiness,
+    @InjectDataSource() private readonly ds: DataSource,
+    @Inject(AUTH_EVENT_TRANSPORT) private readonly transport: EventTransport,
+  ) {}
+
+  onModuleInit(): void {
+    this.readiness.add('database', databaseCheck(this.ds));
+    this.readiness.add('events', () => this.transport.check());
+  }
 }
 
-export function buildAuthCore(config: AuthConfig, ds: DataSource, logger?: Logger): AuthCore {
-  const keys = new SigningKeys(
-    ds,
-    new PrivateKeyCodec(config.SIGNING_KEY_ENCRYPTION_KEY),
-    { tokenTtlSeconds: config.TOKEN_TTL_SECONDS, cacheSeconds: config.SIGNING_KEY_CACHE_SECONDS },
-    logger,
-  );
-  const participants = new ParticipantsService(new ParticipantsRepository(ds), { logN: config.SCRYPT_LOG_N, r: 8, p: 1 }, logger);
-  return { keys, participants };
+export interface AuthModuleOptions {
+  config: AuthConfig;
+  transport: EventTransport;
 }
 
+/**
+ * The auth service: token endpoint and JWKS, admin API, signing key upkeep (the first key at start, scheduled
+ * rotation), and on the in-process bus the re-announcement of recent revocations. Needs the kit's module (logger,
+ * readiness), which createHttpApp provides.
+ */
 @Module({})
 export class AuthModule {
-  static forRoot(config: AuthConfig, ds: DataSource, core: AuthCore): DynamicModule {
-    const limits = new TokenRateLimits({
-      perIp: config.TOKEN_RATE_LIMIT_PER_IP,
-      issuedPerClient: config.TOKEN_RATE_LIMIT_PER_CLIENT,
-      failuresPerClientAddress: config.TOKEN_FAILURE_LIMIT,
-    });
-    const issuer = new TokenIssuer(core.keys, config.AUTH_ISSUER, config.TOKEN_TTL_SECONDS);
+  static forRoot({ config, transport }: AuthModuleOptions): DynamicModule {
     return {
       module: AuthModule,
-      global: true,
-      controllers: [TokenController, AdminController],
-      providers: [
-        { provide: AUTH_CONFIG, useValue: config },
-        { provide: DataSource, useValue: ds },
-        { provide: SigningKeys, useValue: core.keys },
-        { provide: ParticipantsService, useValue: core.participants },
-        { provide: TokenService, useValue: new TokenService(core.participants, issuer, limits, config.audiences()) },
-        { provide: TrustedProxies, useValue: config.trustedProxies() },
-        AdminTokenGuard,
+      imports: [
+        AuthConfigModule.forRoot(config),
+        AuthDatabaseModule.forRoot({ service: 'auth', poolSize: config.DB_POOL_SIZE }),
+        TokenModule,
+        AdminModule,
+        KeyMaintenanceModule,
+        ParticipantsModule,
       ],
-      exports: [AUTH_CONFIG, DataSource],
+      providers: [{ provide: AUTH_EVENT_TRANSPORT, useValue: transport }, AuthReadiness, RecentRevocationsAnnouncer],
     };
   }
 }

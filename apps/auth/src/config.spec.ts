@@ -86,3 +86,16 @@ describe('AUTH_ADMIN_TOKEN in production and live', () => {
     expect(attempt({ AUTH_ADMIN_TOKEN: 'short' })[0]).toMatch(/^AUTH_ADMIN_TOKEN: /);
   });
 });
+
+describe('SIGNING_KEY_ROTATION_DAYS', () => {
+  it('is unset by default (no scheduled rotation)', () => {
+    expect(loadConfig('auth', AuthConfig, BASE).SIGNING_KEY_ROTATION_DAYS).toBeUndefined();
+  });
+
+  it('takes whole days from 1 to 365', () => {
+    expect(loadConfig('auth', AuthConfig, { ...BASE, SIGNING_KEY_ROTATION_DAYS: '30' }).SIGNING_KEY_ROTATION_DAYS).toBe(30);
+    for (const bad of ['0', '366', '1.5', 'monthly', '-1']) {
+      expect(problems({ SIGNING_KEY_ROTATION_DAYS: bad })[0]).toMatch(/^SIGNING_KEY_ROTATION_DAYS: /);
+    }
+  });
+});

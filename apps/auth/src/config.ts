@@ -136,6 +136,17 @@ export class AuthConfig extends BaseServiceConfig {
   SIGNING_KEY_CACHE_SECONDS: number = 10;
 
   /**
+   * Optional: rotate the signing key when the active one is this many days old (checked at start and then at
+   * least hourly; replicas rotate once between them). Unset (the default): no scheduled rotation, rotate with
+   * `auth:cli rotate-keys` (e.g. from a CronJob). See docs/auth.md "Signing keys and rotation".
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(365)
+  SIGNING_KEY_ROTATION_DAYS?: number;
+
+  /**
    * Optional: 32 bytes (base64 or base64url, 43-44 characters) that encrypt the private signing keys at rest
    * (AES-256-GCM). Without it they are stored as plain JWK text; production should set it or use a KMS.
    */

@@ -2,15 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { Client } from 'pg';
 import pino from 'pino';
+import { NestFactory } from '@nestjs/core';
 import { decodeProtectedHeader } from 'jose';
-import { createDataSource } from '@dtp/database';
 import { loadConfig } from '@dtp/service-kit';
 import { onboard, startGuardedApp, startTestStack, TEST_AUDIENCES, TEST_ISSUER, TestStack, tokenFor } from '@dtp/testing';
-import { buildAuthCore } from '../src/auth.module';
+import { AuthCliModule } from '../src/cli/cli.module';
 import { runCli } from '../src/cli/commands';
 import { AuthConfig } from '../src/config';
-import { authEntities } from '../src/entities';
-import { authMigrations } from '../src/migrations';
+import { SigningKeys } from '../src/keys/signing-keys';
 
 type Json = Record<string, unknown>;
 
@@ -37,14 +36,13 @@ describe('signing keys', () => {
     try {
       const db = stack.databases.auth!;
       const config = loadConfig('auth', AuthConfig, { DATABASE_URL: db, AUTH_ADMIN_TOKEN: 'x'.repeat(12), PORT: '0' });
-      const ds = createDataSource({ url: db, service: 'auth', entities: authEntities, migrations: authMigrations, poolSize: 4 });
-      await ds.initialize();
+      const app = await NestFactory.createApplicationContext(AuthCliModule.forRoot(config, { poolSize: 4 }), { logger: false, abortOnError: false });
       try {
-        const core = buildAuthCore(config, ds);
-        const kids = await Promise.all([core.keys.ensureActiveKey(), core.keys.ensureActiveKey(), core.keys.ensureActiveKey()]);
+        const keys = app.get(SigningKeys);
+        const kids = await Promise.all([keys.ensureActiveKey(), keys.ensureActiveKey(), keys.ensureActiveKey()]);
         expect(new Set(kids).size).toBe(1);
       } finally {
-        await ds.destroy();
+        await app.close();
       }
       const rows = await sql<{ kid: string; active: boolean }>(db, 'SELECT kid, active FROM signing_keys');
       expect(rows).toHaveLength(1);

@@ -1,7 +1,11 @@
-import { CanActivate, ExecutionContext, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { UnauthenticatedError } from '@dtp/domain';
 import { AUTH_CONFIG } from '../tokens';
 import type { AuthConfig } from '../config';
+
+/** RFC 6750 3: a 401 of a bearer-protected resource names its scheme and realm. */
+const ADMIN_CHALLENGE = 'Bearer realm="dtp-admin"';
 
 const digest = (s: string) => createHash('sha256').update(s, 'utf8').digest();
 
@@ -21,9 +25,7 @@ export class AdminTokenGuard implements CanActivate {
     const header = ctx.switchToHttp().getRequest<{ headers: Record<string, string | undefined> }>().headers.authorization ?? '';
     const match = /^\s*bearer\s+(\S+)\s*$/i.exec(header);
     if (!match || !timingSafeEqual(digest(match[1]), this.expected)) {
-      const e = new UnauthorizedException({ message: 'admin API: missing or wrong admin token (Authorization: Bearer <AUTH_ADMIN_TOKEN>)' });
-      (e as UnauthorizedException & { headers: Record<string, string> }).headers = { 'WWW-Authenticate': 'Bearer realm="dtp-admin"' };
-      throw e;
+      throw new UnauthenticatedError({ message: 'admin API: missing or wrong admin token (Authorization: Bearer <AUTH_ADMIN_TOKEN>)' }, ADMIN_CHALLENGE);
     }
     return true;
   }

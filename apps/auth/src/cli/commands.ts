@@ -1,15 +1,15 @@
-import { HttpException } from '@nestjs/common';
+import { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import { createDataSource } from '@dtp/database';
-import { OnboardParticipantDto } from '@dtp/domain';
+import { DomainError, isUuid, OnboardParticipantDto } from '@dtp/domain';
 import { ConfigError, loadConfig, toValidationDetails } from '@dtp/service-kit';
-import { buildAuthCore } from '../auth.module';
 import { AuthConfig } from '../config';
-import { authEntities } from '../entities';
-import { authMigrations } from '../migrations';
+import { SigningKeys } from '../keys/signing-keys';
+import { ParticipantsService } from '../participants/participants.service';
+import { AuthCliModule } from './cli.module';
 
 export const USAGE = `usage: npm run auth:cli -- <command> [options]   (prints JSON; reads DATABASE_URL and the auth service's env)
 
@@ -30,14 +30,82 @@ export interface CliIo {
 export const DEV_DATABASE_URL = (env: Record<string, string | undefined>) =>
   `postgres://postgres:postgres@127.0.0.1:${env.DTP_PG_PORT ?? '54329'}/dtp_auth`;
 
-/** Runs one CLI command; returns the process exit code (0 ok, 1 failure, 2 usage or invalid input). */
+type Options = Record<string, string | undefined>;
+
+/** A command whose arguments are checked: what it runs against the service's modules, printed as JSON. */
+type Run = (app: INestApplicationContext) => Promise<unknown>;
+
+/**
+ * Checks the command line without touching the database: a known command, its required options, the onboarding
+ * input, participant ids as UUIDs. A usage error (exit 2) is reported here, never after connecting.
+ */
+async function prepare(command: string, options: Options, io: CliIo): Promise<Run | number> {
+  const need = (name: string): string | undefined => {
+    const value = options[name];
+    if (!value) io.err(`${command}: --${name} is required\n\n${USAGE}`);
+    return value;
+  };
+  const participantId = (): string | number => {
+    const id = need('participant');
+    if (!id) return 2;
+    if (isUuid(id)) return id;
+    io.err(JSON.stringify({ message: 'participant id must be a UUID' }));
+    return 2;
+  };
+  switch (command) {
+    case 'onboard': {
+      const provenance =
+        options['provenance-name'] || options['provenance-type'] || options['country-code']
+          ? { name: options['provenance-name'], type: options['provenance-type'], country_code: options['country-code'] }
+          : undefined;
+      const dto = plainToInstance(OnboardParticipantDto, { name: options.name, role: options.role, provenance });
+      const errors = await validate(dto, { whitelist: true, forbidNonWhitelisted: true });
+      if (errors.length > 0) {
+        io.err(JSON.stringify({ error: 'invalid input', detail: toValidationDetails(errors, 'options') }, null, 2));
+        return 2;
+      }
+      return (app) => app.get(ParticipantsService).onboard(dto);
+    }
+    case 'add-credential': {
+      const id = participantId();
+      return typeof id === 'number' ? id : (app) => app.get(ParticipantsService).addCredential(id);
+    }
+    case 'revoke-client': {
+      const clientId = need('client-id');
+      if (!clientId) return 2;
+      return async (app) => {
+        await app.get(ParticipantsService).revokeClient(clientId);
+        return { client_id: clientId, revoked: true };
+      };
+    }
+    case 'show': {
+      const id = participantId();
+      return typeof id === 'number' ? id : (app) => app.get(ParticipantsService).get(id);
+    }
+    case 'rotate-keys':
+      return async (app) => {
+        const keys = app.get(SigningKeys);
+        const result = await keys.rotate();
+        return { active_kid: result.kid, retired: result.retired, erased: result.purged, retired_keys_published_for_seconds: keys.publishWindowSeconds };
+      };
+    default:
+      io.err(`unknown command "${command}"\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+/**
+ * Runs one CLI command; returns the process exit code (0 ok, 1 failure, 2 usage or invalid input). The command
+ * line and the config are checked first; only then does it connect, on a Nest application context of the
+ * service's own modules (AuthCliModule), closed before returning.
+ */
 export async function runCli(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === 'help' || command === '--help') {
     io.err(USAGE);
     return command ? 0 : 2;
   }
-  let options: Record<string, string | undefined>;
+  let options: Options;
   try {
     options = parseArgs({
       args: rest,
@@ -51,11 +119,13 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         participant: { type: 'string' },
         'client-id': { type: 'string' },
       },
-    }).values as Record<string, string | undefined>;
+    }).values as Options;
   } catch (err) {
     io.err(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
     return 2;
   }
+  const run = await prepare(command, options, io);
+  if (typeof run === 'number') return run;
 
   let config: AuthConfig;
   try {
@@ -76,70 +146,18 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     throw err;
   }
 
-  const ds = createDataSource({ url: config.DATABASE_URL, service: 'auth-cli', entities: authEntities, migrations: authMigrations, poolSize: 2 });
-  await ds.initialize();
+  // stdout carries the JSON answer only: Nest's own log lines are off.
+  const app = await NestFactory.createApplicationContext(AuthCliModule.forRoot(config), { logger: false, abortOnError: false });
   try {
-    const core = buildAuthCore(config, ds);
-    const print = (value: unknown) => io.out(JSON.stringify(value, null, 2));
-    const need = (name: string): string | undefined => {
-      const value = options[name];
-      if (!value) io.err(`${command}: --${name} is required\n\n${USAGE}`);
-      return value;
-    };
-    switch (command) {
-      case 'onboard': {
-        const provenance =
-          options['provenance-name'] || options['provenance-type'] || options['country-code']
-            ? { name: options['provenance-name'], type: options['provenance-type'], country_code: options['country-code'] }
-            : undefined;
-        const dto = plainToInstance(OnboardParticipantDto, { name: options.name, role: options.role, provenance });
-        const errors = await validate(dto, { whitelist: true, forbidNonWhitelisted: true });
-        if (errors.length > 0) {
-          io.err(JSON.stringify({ error: 'invalid input', detail: toValidationDetails(errors, 'options') }, null, 2));
-          return 2;
-        }
-        print(await core.participants.onboard(dto));
-        return 0;
-      }
-      case 'add-credential': {
-        const participant = need('participant');
-        if (!participant) return 2;
-        print(await core.participants.addCredential(participant));
-        return 0;
-      }
-      case 'revoke-client': {
-        const clientId = need('client-id');
-        if (!clientId) return 2;
-        await core.participants.revokeClient(clientId);
-        print({ client_id: clientId, revoked: true });
-        return 0;
-      }
-      case 'show': {
-        const participant = need('participant');
-        if (!participant) return 2;
-        print(await core.participants.get(participant));
-        return 0;
-      }
-      case 'rotate-keys': {
-        const result = await core.keys.rotate();
-        print({ active_kid: result.kid, retired: result.retired, erased: result.purged, retired_keys_published_for_seconds: core.keys.publishWindowSeconds });
-        return 0;
-      }
-      default:
-        io.err(`unknown command "${command}"\n\n${USAGE}`);
-        return 2;
-    }
+    io.out(JSON.stringify(await run(app), null, 2));
+    return 0;
   } catch (err) {
-    if (err instanceof HttpException) {
-      io.err(JSON.stringify(err.getResponse(), null, 2));
+    if (err instanceof DomainError) {
+      io.err(JSON.stringify(err.body, null, 2));
       return 1;
-    }
-    if (err instanceof Error && /invalid input syntax for type uuid/.test(err.message)) {
-      io.err(JSON.stringify({ message: 'participant id must be a UUID' }));
-      return 2;
     }
     throw err;
   } finally {
-    await ds.destroy();
+    await app.close();
   }
 }

@@ -1,12 +1,14 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, JWK, KeyLike } from 'jose';
 import type { Logger } from 'pino';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { LOGGER } from '@dtp/service-kit';
+import type { AuthConfig } from '../config';
+import { AUTH_CONFIG } from '../tokens';
 import { PrivateKeyCodec, Secret } from './key-crypto';
-import { SigningKeyEntity } from './signing-key.entity';
+import { SigningKeysRepository } from './signing-keys.repository';
 
 export const SIGNING_ALG = 'ES256';
-/** Advisory lock taken while creating or rotating keys, so concurrent starts create only one key. */
-const KEY_LOCK = 0x64747061; // "dtpa"
 /** Allowance for clock skew between the issuer and the verifiers. */
 const SKEW_SECONDS = 60;
 
@@ -15,15 +17,18 @@ export interface ActiveKey {
   key: Secret<KeyLike>;
 }
 
-export interface KeyPolicy {
-  tokenTtlSeconds: number;
-  cacheSeconds: number;
-}
-
 export interface RotationResult {
   kid: string;
   retired: string[];
   purged: string[];
+}
+
+/** What `rotateIfOlderThan` did, and when the active key is due next (seconds from now). */
+export interface ScheduledRotation {
+  rotated?: RotationResult;
+  /** Set when there was no key at all and the first one was created. */
+  created?: string;
+  dueInSeconds: number;
 }
 
 /**
@@ -31,60 +36,60 @@ export interface RotationResult {
  * the JWKS until every token they signed has expired (retired_at + token TTL + key cache + skew), after which
  * their private half is erased and they leave the JWKS.
  */
+@Injectable()
 export class SigningKeys {
   private cached?: { key: ActiveKey; loadedAt: number };
+  private readonly tokenTtlSeconds: number;
+  private readonly cacheSeconds: number;
 
   constructor(
-    private readonly ds: DataSource,
-    private readonly codec: PrivateKeyCodec,
-    private readonly policy: KeyPolicy,
-    private readonly logger?: Logger,
-  ) {}
+    @Inject(SigningKeysRepository) private readonly repo: SigningKeysRepository,
+    @Inject(PrivateKeyCodec) private readonly codec: PrivateKeyCodec,
+    @Inject(AUTH_CONFIG) config: AuthConfig,
+    @Optional() @Inject(LOGGER) private readonly logger?: Logger,
+  ) {
+    this.tokenTtlSeconds = config.TOKEN_TTL_SECONDS;
+    this.cacheSeconds = config.SIGNING_KEY_CACHE_SECONDS;
+  }
 
   /** Seconds a retired key stays published. */
   get publishWindowSeconds(): number {
-    return this.policy.tokenTtlSeconds + this.policy.cacheSeconds + SKEW_SECONDS;
+    return this.tokenTtlSeconds + this.cacheSeconds + SKEW_SECONDS;
   }
 
   /** Creates the first key when there is none (first start). Safe when several instances start together. */
   async ensureActiveKey(): Promise<string> {
-    return this.ds.transaction(async (m) => {
-      await m.query('SELECT pg_advisory_xact_lock($1)', [KEY_LOCK]);
-      const active = await m.getRepository(SigningKeyEntity).findOne({ where: { active: true } });
-      if (active) return active.kid;
-      const kid = await this.insertKey(m);
-      this.logger?.info({ kid }, 'no signing key found: generated the first one');
-      return kid;
-    });
+    return this.repo.locked(async (m) => (await this.repo.activeAge(m))?.kid ?? (await this.createFirstKey(m)));
   }
 
   /** Adds a new active key and retires the current one; erases keys past their publication window. */
   async rotate(): Promise<RotationResult> {
-    const result = await this.ds.transaction(async (m) => {
-      await m.query('SELECT pg_advisory_xact_lock($1)', [KEY_LOCK]);
-      const [retiredRows] = (await m.query(`UPDATE signing_keys SET retired_at = now() WHERE retired_at IS NULL RETURNING kid`)) as [
-        { kid: string }[],
-        number,
-      ];
-      const kid = await this.insertKey(m);
-      const purged = await this.purge(m);
-      return { kid, retired: retiredRows.map((r) => r.kid), purged };
-    });
-    this.cached = undefined;
-    this.logger?.info(result, 'signing keys rotated');
+    const result = await this.repo.locked((m) => this.rotateIn(m));
+    this.rotated(result);
     return result;
+  }
+
+  /**
+   * Rotates when the active key is at least `maxAgeSeconds` old (by the database's clock), under the key lock:
+   * however many instances run this at once, a key due for rotation is rotated once. Creates the first key when
+   * there is none.
+   */
+  async rotateIfOlderThan(maxAgeSeconds: number): Promise<ScheduledRotation> {
+    const outcome = await this.repo.locked(async (m): Promise<ScheduledRotation> => {
+      const active = await this.repo.activeAge(m);
+      if (!active) return { created: await this.createFirstKey(m), dueInSeconds: maxAgeSeconds };
+      if (active.ageSeconds < maxAgeSeconds) return { dueInSeconds: maxAgeSeconds - active.ageSeconds };
+      return { rotated: await this.rotateIn(m), dueInSeconds: maxAgeSeconds };
+    });
+    if (outcome.rotated) this.rotated(outcome.rotated);
+    return outcome;
   }
 
   /** The key that signs new tokens (cached for SIGNING_KEY_CACHE_SECONDS so rotations elsewhere are seen). */
   async active(): Promise<ActiveKey> {
     const now = Date.now();
-    if (this.cached && now - this.cached.loadedAt < this.policy.cacheSeconds * 1000) return this.cached.key;
-    const row = await this.ds
-      .getRepository(SigningKeyEntity)
-      .createQueryBuilder('k')
-      .addSelect('k.privateJwk')
-      .where('k.retired_at IS NULL')
-      .getOne();
+    if (this.cached && now - this.cached.loadedAt < this.cacheSeconds * 1000) return this.cached.key;
+    const row = await this.repo.findActiveWithPrivateKey();
     if (!row || !row.privateJwk) throw new Error('no active signing key: run the service once or `auth:cli rotate-keys`');
     if (this.cached?.key.kid === row.kid) {
       this.cached.loadedAt = now;
@@ -98,13 +103,26 @@ export class SigningKeys {
 
   /** Public keys to publish: the active one and those retired less than the publication window ago. */
   async jwks(): Promise<{ keys: JWK[] }> {
-    const rows = await this.ds
-      .getRepository(SigningKeyEntity)
-      .createQueryBuilder('k')
-      .where(`k.retired_at IS NULL OR k.retired_at > now() - make_interval(secs => :window)`, { window: this.publishWindowSeconds })
-      .orderBy('k.created_at', 'DESC')
-      .getMany();
+    const rows = await this.repo.published(this.publishWindowSeconds);
     return { keys: rows.map((r) => ({ ...r.publicJwk, kid: r.kid, alg: r.alg, use: 'sig' })) };
+  }
+
+  private async rotateIn(m: EntityManager): Promise<RotationResult> {
+    const retired = await this.repo.retireActive(m);
+    const kid = await this.insertKey(m);
+    const purged = await this.repo.erasePrivateKeysRetiredBefore(m, this.publishWindowSeconds);
+    return { kid, retired, purged };
+  }
+
+  private rotated(result: RotationResult): void {
+    this.cached = undefined;
+    this.logger?.info(result, 'signing keys rotated');
+  }
+
+  private async createFirstKey(m: EntityManager): Promise<string> {
+    const kid = await this.insertKey(m);
+    this.logger?.info({ kid }, 'no signing key found: generated the first one');
+    return kid;
   }
 
   private async insertKey(m: EntityManager): Promise<string> {
@@ -112,22 +130,7 @@ export class SigningKeys {
     const publicJwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(publicJwk);
     const privateJwk = JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG });
-    await m.query(`INSERT INTO signing_keys (kid, alg, public_jwk, private_jwk) VALUES ($1, $2, $3::jsonb, $4)`, [
-      kid,
-      SIGNING_ALG,
-      JSON.stringify(publicJwk),
-      this.codec.seal(kid, privateJwk),
-    ]);
+    await this.repo.insert(m, { kid, alg: SIGNING_ALG, publicJwk, privateJwk: this.codec.seal(kid, privateJwk) });
     return kid;
-  }
-
-  private async purge(m: EntityManager): Promise<string[]> {
-    const [rows] = (await m.query(
-      `UPDATE signing_keys SET private_jwk = NULL
-       WHERE private_jwk IS NOT NULL AND retired_at IS NOT NULL AND retired_at <= now() - make_interval(secs => $1)
-       RETURNING kid`,
-      [this.publishWindowSeconds],
-    )) as [{ kid: string }[], number];
-    return rows.map((r) => r.kid);
   }
 }

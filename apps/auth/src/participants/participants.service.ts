@@ -1,11 +1,15 @@
-import { NotFoundException } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ClientRevokedData, EventTypes, makeEnvelope, OnboardParticipantDto, ParticipantOnboardedData, Role, topicOf } from '@dtp/domain';
-import { writeOutbox } from '@dtp/events';
-import { decoyHash, hashSecret, isCredentialText, newClientId, newClientSecret, ScryptParams, verifySecret } from '../credentials/secret-hash';
+import { ClientRevokedData, EventTypes, makeEnvelope, NotFoundError, OnboardParticipantDto, ParticipantOnboardedData, Role, topicOf } from '@dtp/domain';
+import type { OutboxEvent } from '@dtp/events';
+import { LOGGER } from '@dtp/service-kit';
+import { ClientSecrets } from '../credentials/client-secrets';
+import { ClientsRepository, RevokedClient } from '../credentials/clients.repository';
+import { isCredentialText, newClientId, newClientSecret } from '../credentials/secret-hash';
+import { OutboxTransactions } from '../database/outbox-transactions';
 import { ParticipantEntity, ProvenanceValue } from './participant.entity';
-import { ParticipantsRepository, RevokedClient } from './participants.repository';
+import { ParticipantsRepository } from './participants.repository';
 
 /** What onboarding and new credentials return: the secret is shown here only. */
 export interface IssuedCredential {
@@ -31,35 +35,33 @@ export interface AuthenticatedClient {
 }
 
 /** Onboarding, credentials and client authentication. Used by the admin API and the CLI. */
+@Injectable()
 export class ParticipantsService {
-  private readonly decoy: Promise<string>;
-
   constructor(
-    private readonly repo: ParticipantsRepository,
-    private readonly scrypt: ScryptParams,
-    private readonly logger?: Logger,
-  ) {
-    this.decoy = decoyHash(scrypt);
-    this.decoy.catch(() => undefined);
-  }
+    @Inject(ParticipantsRepository) private readonly participants: ParticipantsRepository,
+    @Inject(ClientsRepository) private readonly clients: ClientsRepository,
+    @Inject(ClientSecrets) private readonly secrets: ClientSecrets,
+    @Inject(OutboxTransactions) private readonly outbox: OutboxTransactions,
+    @Optional() @Inject(LOGGER) private readonly logger?: Logger,
+  ) {}
 
   /** Creates the participant and its first credential, and publishes `participant.onboarded` (same transaction). */
   async onboard(input: OnboardParticipantDto): Promise<IssuedCredential> {
     const secret = newClientSecret();
-    const secretHash = await hashSecret(secret, this.scrypt);
+    const secretHash = await this.secrets.hash(secret);
     const clientId = newClientId();
     const provenance: ProvenanceValue | null = input.provenance
       ? { name: input.provenance.name, type: input.provenance.type, country_code: input.provenance.country_code ?? null }
       : null;
-    const participant = await this.repo.transaction(async (m) => {
-      const p = await this.repo.insertParticipant(m, { id: randomUUID(), name: input.name, role: input.role, provenance });
-      await this.repo.insertClient(m, { clientId, participantId: p.id, secretHash });
+    const participant = await this.outbox.run(async (m) => {
+      const p = await this.participants.insert(m, { id: randomUUID(), name: input.name, role: input.role, provenance });
+      await this.clients.insert({ clientId, participantId: p.id, secretHash }, m);
       const data: ParticipantOnboardedData = { participant_id: p.id, name: p.name, role: p.role, provenance };
       const envelope = makeEnvelope({ event_type: EventTypes.PARTICIPANT_ONBOARDED, data, revision: 1, occurred_at: p.createdAt });
-      await writeOutbox(m, [
-        { topic: topicOf(envelope.event_type), key: envelope.key, eventType: envelope.event_type, revision: 1, payload: envelope },
-      ]);
-      return p;
+      return {
+        result: p,
+        events: [{ topic: topicOf(envelope.event_type), key: envelope.key, eventType: envelope.event_type, revision: 1, payload: envelope }],
+      };
     });
     this.logger?.info({ participant_id: participant.id, role: participant.role, client_id: clientId }, 'participant onboarded');
     return { participant_id: participant.id, client_id: clientId, client_secret: secret, role: participant.role, name: participant.name };
@@ -67,12 +69,12 @@ export class ParticipantsService {
 
   /** A further credential for an existing participant (e.g. to rotate a secret: add, switch, revoke the old). */
   async addCredential(participantId: string): Promise<IssuedCredential> {
-    const participant = await this.repo.findParticipant(participantId);
+    const participant = await this.participants.find(participantId);
     if (!participant) throw participantNotFound(participantId);
     const secret = newClientSecret();
-    const secretHash = await hashSecret(secret, this.scrypt);
+    const secretHash = await this.secrets.hash(secret);
     const clientId = newClientId();
-    await this.repo.transaction((m) => this.repo.insertClient(m, { clientId, participantId, secretHash }));
+    await this.clients.insert({ clientId, participantId, secretHash });
     this.logger?.info({ participant_id: participantId, client_id: clientId }, 'credential added');
     return { participant_id: participantId, client_id: clientId, client_secret: secret, role: participant.role, name: participant.name };
   }
@@ -87,13 +89,12 @@ export class ParticipantsService {
   async revokeClient(clientId: string): Promise<void> {
     // a client id that is not printable ASCII cannot exist, and a NUL must not reach PostgreSQL (a 500)
     const revoked = isCredentialText(clientId)
-      ? await this.repo.transaction(async (m) => {
-          const r = await this.repo.revokeClient(m, clientId);
-          if (r) await writeOutbox(m, [revocationEvent(r)]);
-          return r;
+      ? await this.outbox.run(async (m) => {
+          const r = await this.clients.revoke(m, clientId);
+          return { result: r, events: r ? [revocationEvent(r)] : [] };
         })
       : null;
-    if (!revoked) throw new NotFoundException({ message: `client ${clientId} not found`, reason: 'client_not_found' });
+    if (!revoked) throw new NotFoundError({ message: `client ${clientId} not found`, reason: 'client_not_found' });
     this.logger?.info({ client_id: clientId, participant_id: revoked.participantId, revoked_at: revoked.revokedAt.toISOString(), again: !revoked.newly }, 'client revoked');
   }
 
@@ -103,15 +104,15 @@ export class ParticipantsService {
    * start empty and learn the recent revocations from these. Kafka keeps the topic, so it needs none of this.
    */
   async announceRecentRevocations(seconds: number): Promise<number> {
-    const recent = await this.repo.revokedSince(new Date(Date.now() - seconds * 1000));
-    if (recent.length > 0) await this.repo.transaction((m) => writeOutbox(m, recent.map(revocationEvent)));
+    const recent = await this.clients.revokedSince(new Date(Date.now() - seconds * 1000));
+    if (recent.length > 0) await this.outbox.run(async () => ({ result: undefined, events: recent.map(revocationEvent) }));
     return recent.length;
   }
 
   async get(participantId: string): Promise<ParticipantView> {
-    const p = await this.repo.findParticipant(participantId);
+    const p = await this.participants.find(participantId);
     if (!p) throw participantNotFound(participantId);
-    const clients = await this.repo.clientsOf(participantId);
+    const clients = await this.clients.ofParticipant(participantId);
     return {
       participant_id: p.id,
       name: p.name,
@@ -132,20 +133,20 @@ export class ParticipantsService {
    * that is not printable ASCII (e.g. holds a NUL) is never looked up: it cannot exist.
    */
   async authenticate(clientId: string, secret: string): Promise<AuthenticatedClient | null> {
-    const found = isCredentialText(clientId) ? await this.repo.findClient(clientId) : null;
-    const ok = await verifySecret(secret, found?.client.secretHash ?? (await this.decoy));
+    const found = isCredentialText(clientId) ? await this.clients.findWithParticipant(clientId) : null;
+    const ok = await this.secrets.verify(secret, found?.client.secretHash);
     if (!found || !ok || found.client.revokedAt !== null) return null;
     return { clientId: found.client.clientId, participant: found.participant };
   }
 }
 
 /** The outbox row of `client.revoked` for `r` (key client_id, revision 1: a client is revoked once). */
-function revocationEvent(r: RevokedClient) {
+function revocationEvent(r: RevokedClient): OutboxEvent {
   const data: ClientRevokedData = { client_id: r.clientId, participant_id: r.participantId, revoked_at: r.revokedAt.toISOString() };
   const envelope = makeEnvelope({ event_type: EventTypes.CLIENT_REVOKED, data, revision: 1, occurred_at: r.revokedAt });
   return { topic: topicOf(envelope.event_type), key: envelope.key, eventType: envelope.event_type, revision: 1, payload: envelope };
 }
 
-function participantNotFound(id: string): NotFoundException {
-  return new NotFoundException({ message: `participant ${id} not found`, reason: 'participant_not_found' });
+function participantNotFound(id: string): NotFoundError {
+  return new NotFoundError({ message: `participant ${id} not found`, reason: 'participant_not_found' });
 }

@@ -1,6 +1,6 @@
 import { clientValue, ERROR_DESCRIPTION_CHARSET, OAuthError, safeDescription } from './oauth-error';
 
-const description = (e: OAuthError) => (e.getResponse() as { error_description: string }).error_description;
+const description = (e: OAuthError) => (e.body as { error_description: string }).error_description;
 
 describe('OAuthError descriptions (RFC 6749 5.2 character set)', () => {
   it('keeps a description already within the set as it is', () => {

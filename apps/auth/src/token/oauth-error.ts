@@ -1,5 +1,4 @@
-import { HttpErrorWithHeaders } from '@dtp/service-kit';
-import type { OAuthErrorCode } from '@dtp/domain';
+import { DomainError, DomainErrorKind, OAuthErrorCode } from '@dtp/domain';
 
 /** Every token endpoint answer, success or error, must not be cached (RFC 6749 5.1). */
 export const NO_STORE_HEADERS = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
@@ -33,32 +32,43 @@ export function clientValue(value: string): string {
   return `'${safeDescription(cut)}'`;
 }
 
-const STATUS: Record<OAuthErrorCode | 'too_many_requests', number> = {
-  invalid_request: 400,
-  invalid_client: 401,
-  invalid_grant: 400,
-  unauthorized_client: 400,
-  unsupported_grant_type: 400,
-  invalid_scope: 400,
-  invalid_target: 400,
-  too_many_requests: 429,
+/**
+ * What each error is in domain terms (the kit's filter turns the kind into the status): RFC 6749 5.2 answers 400
+ * to all but invalid_client, which is 401; the limits' too_many_requests is 429.
+ */
+const KIND: Record<OAuthErrorCode | 'too_many_requests', DomainErrorKind> = {
+  invalid_request: 'bad_request',
+  invalid_client: 'unauthenticated',
+  invalid_grant: 'bad_request',
+  unauthorized_client: 'bad_request',
+  unsupported_grant_type: 'bad_request',
+  invalid_scope: 'bad_request',
+  invalid_target: 'bad_request',
+  too_many_requests: 'rate_limited',
 };
 
+export interface OAuthErrorOptions {
+  /** `WWW-Authenticate` for invalid_client when the client authenticated with HTTP Basic (RFC 6749 5.2). */
+  challenge?: string;
+  /** `Retry-After` of too_many_requests. */
+  retryAfterSeconds?: number;
+}
+
 /**
- * An RFC 6749 5.2 error: `{error, error_description}` with the no-store headers. The description always goes
- * through `safeDescription`, so no wording, and no client input quoted in it, can put a character outside the
- * RFC's set into an answer.
+ * An RFC 6749 5.2 error: `{error, error_description}` with the no-store headers (5.1). The description always
+ * goes through `safeDescription`, so no wording, and no client input quoted in it, can put a character outside
+ * the RFC's set into an answer.
  */
-export class OAuthError extends HttpErrorWithHeaders {
+export class OAuthError extends DomainError {
   readonly description: string;
 
   constructor(
     readonly code: OAuthErrorCode | 'too_many_requests',
     description: string,
-    headers: Record<string, string> = {},
+    options: OAuthErrorOptions = {},
   ) {
     const safe = safeDescription(description);
-    super({ error: code, error_description: safe }, STATUS[code], { ...NO_STORE_HEADERS, ...headers });
+    super(KIND[code], { error: code, error_description: safe }, { headers: NO_STORE_HEADERS, ...options });
     this.description = safe;
   }
 }

@@ -1,16 +1,22 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { SignJWT } from 'jose';
 import { randomUUID } from 'node:crypto';
 import type { TokenResponse } from '@dtp/domain';
 import { SIGNING_ALG, SigningKeys } from '../keys/signing-keys';
 import type { AuthenticatedClient } from '../participants/participants.service';
+import type { AuthConfig } from '../config';
+import { AUTH_CONFIG } from '../tokens';
 
 /** Signs RFC 9068 access tokens (`typ: at+jwt`, ES256, `kid`). */
+@Injectable()
 export class TokenIssuer {
-  constructor(
-    private readonly keys: SigningKeys,
-    private readonly issuer: string,
-    private readonly ttlSeconds: number,
-  ) {}
+  private readonly issuer: string;
+  private readonly ttlSeconds: number;
+
+  constructor(@Inject(SigningKeys) private readonly keys: SigningKeys, @Inject(AUTH_CONFIG) config: AuthConfig) {
+    this.issuer = config.AUTH_ISSUER;
+    this.ttlSeconds = config.TOKEN_TTL_SECONDS;
+  }
 
   async issue(client: AuthenticatedClient, audience: string): Promise<TokenResponse> {
     const { kid, key } = await this.keys.active();

@@ -1,14 +1,8 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { AuthConfig } from '../config';
+import { AUTH_CONFIG } from '../tokens';
 import { OAuthError } from './oauth-error';
-
-export interface TokenLimits {
-  /** Requests per minute per client address, whatever their outcome. */
-  perIp: number;
-  /** Tokens issued per minute per client_id. */
-  issuedPerClient: number;
-  /** Failed client authentications per minute per (client_id, client address) before that pair is locked. */
-  failuresPerClientAddress: number;
-}
 
 /**
  * Token endpoint limits, each over a minute, in memory (each replica counts on its own):
@@ -17,16 +11,18 @@ export interface TokenLimits {
  *   that address until the minute is over. Keyed by the pair, so someone who knows a client_id cannot lock its
  *   owner out from elsewhere: only their own address is locked;
  * - per client_id: tokens issued, a separate and higher budget that only a holder of the secret can spend.
+ * The limits are TOKEN_RATE_LIMIT_PER_IP, TOKEN_FAILURE_LIMIT and TOKEN_RATE_LIMIT_PER_CLIENT.
  */
+@Injectable()
 export class TokenRateLimits {
   private readonly perIp: RateLimiterMemory;
   private readonly issued: RateLimiterMemory;
   private readonly failures: RateLimiterMemory;
 
-  constructor(limits: TokenLimits) {
-    this.perIp = new RateLimiterMemory({ keyPrefix: 'token_ip', points: limits.perIp, duration: 60 });
-    this.issued = new RateLimiterMemory({ keyPrefix: 'token_issued', points: limits.issuedPerClient, duration: 60 });
-    this.failures = new RateLimiterMemory({ keyPrefix: 'token_failures', points: limits.failuresPerClientAddress, duration: 60 });
+  constructor(@Inject(AUTH_CONFIG) config: AuthConfig) {
+    this.perIp = new RateLimiterMemory({ keyPrefix: 'token_ip', points: config.TOKEN_RATE_LIMIT_PER_IP, duration: 60 });
+    this.issued = new RateLimiterMemory({ keyPrefix: 'token_issued', points: config.TOKEN_RATE_LIMIT_PER_CLIENT, duration: 60 });
+    this.failures = new RateLimiterMemory({ keyPrefix: 'token_failures', points: config.TOKEN_FAILURE_LIMIT, duration: 60 });
   }
 
   async consumeIp(address: string): Promise<void> {
@@ -56,7 +52,7 @@ const failureKey = (clientId: string, address: string) => `${address} ${clientId
 
 function tooMany(what: string, msBeforeNext: number): OAuthError {
   const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
-  return new OAuthError('too_many_requests', `${what}; retry in ${seconds} s`, { 'Retry-After': String(seconds) });
+  return new OAuthError('too_many_requests', `${what}; retry in ${seconds} s`, { retryAfterSeconds: seconds });
 }
 
 async function consume(limiter: RateLimiterMemory, key: string, what: string): Promise<void> {

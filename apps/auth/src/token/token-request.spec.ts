@@ -1,3 +1,4 @@
+import { DOMAIN_ERROR_STATUS, domainErrorHeaders } from '@dtp/service-kit';
 import { OAuthError } from './oauth-error';
 import { parseTokenRequest } from './token-request';
 
@@ -9,7 +10,8 @@ function error(fn: () => unknown): { code: string; status: number; headers: Reco
   } catch (err) {
     expect(err).toBeInstanceOf(OAuthError);
     const e = err as OAuthError;
-    return { code: e.code, status: e.getStatus(), headers: e.headers };
+    // what the kit's exception filter answers with
+    return { code: e.code, status: DOMAIN_ERROR_STATUS[e.kind], headers: domainErrorHeaders(e) };
   }
   throw new Error('expected an OAuthError');
 }

@@ -11,11 +11,11 @@ export interface TokenParams {
   basic: boolean;
 }
 
-const BASIC_CHALLENGE = { 'WWW-Authenticate': 'Basic realm="dtp"' };
+const BASIC_CHALLENGE = 'Basic realm="dtp"';
 
 /** A failed client authentication; with Basic, RFC 6749 5.2 asks for a 401 with the matching challenge. */
 export function invalidClient(basic: boolean, description = 'client authentication failed'): OAuthError {
-  return new OAuthError('invalid_client', description, basic ? BASIC_CHALLENGE : {});
+  return new OAuthError('invalid_client', description, basic ? { challenge: BASIC_CHALLENGE } : {});
 }
 
 function param(body: Record<string, unknown>, name: string): string | undefined {

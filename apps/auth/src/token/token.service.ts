@@ -1,5 +1,8 @@
+import { Inject, Injectable } from '@nestjs/common';
 import { mayRequestAudience, AUDIENCE_KIND_VALUES, AudienceKind, TokenResponse } from '@dtp/domain';
+import type { AuthConfig } from '../config';
 import { ParticipantsService } from '../participants/participants.service';
+import { AUTH_CONFIG } from '../tokens';
 import { clientValue, OAuthError } from './oauth-error';
 import { TokenIssuer } from './token-issuer';
 import { TokenRateLimits } from './token-rate-limits';
@@ -8,15 +11,17 @@ import { invalidClient, parseTokenRequest } from './token-request';
 const strip = (s: string) => s.replace(/\/+$/, '');
 
 /** The client-credentials grant (RFC 6749 4.4) with RFC 8707-style `invalid_target` for a refused audience. */
+@Injectable()
 export class TokenService {
   private readonly audienceByAddress: Map<string, { kind: AudienceKind; canonical: string }>;
 
   constructor(
-    private readonly participants: ParticipantsService,
-    private readonly issuer: TokenIssuer,
-    private readonly limits: TokenRateLimits,
-    audiences: Record<AudienceKind, string>,
+    @Inject(ParticipantsService) private readonly participants: ParticipantsService,
+    @Inject(TokenIssuer) private readonly issuer: TokenIssuer,
+    @Inject(TokenRateLimits) private readonly limits: TokenRateLimits,
+    @Inject(AUTH_CONFIG) config: AuthConfig,
   ) {
+    const audiences: Record<AudienceKind, string> = config.audiences();
     this.audienceByAddress = new Map(AUDIENCE_KIND_VALUES.map((kind) => [strip(audiences[kind]), { kind, canonical: audiences[kind] }]));
   }
 
