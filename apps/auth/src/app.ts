@@ -1,5 +1,5 @@
 import { runMigrations } from '@dtp/database';
-import { EventTransport, OutboxRelay } from '@dtp/events';
+import type { EventTransport } from '@dtp/events';
 import { createHttpApp, listenService, newServiceContext, ServiceDefinition } from '@dtp/service-kit';
 import { AuthConfig } from './config';
 import { authDatabase } from './database/auth-database.module';
@@ -31,16 +31,6 @@ export const authService: ServiceDefinition<AuthConfig, AuthDeps> = {
         bearer: false,
       },
     });
-    const relay = new OutboxRelay({ service: 'auth', databaseUrl: config.DATABASE_URL, transport: deps.transport, logger, registry: ctx.metrics.registry });
-    await relay.start();
-    return listenService({
-      name: 'auth',
-      app,
-      config,
-      ctx,
-      onClose: async () => {
-        await relay.stop();
-      },
-    });
+    return listenService({ name: 'auth', app, config, ctx });
   },
 };

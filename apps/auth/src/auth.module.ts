@@ -2,7 +2,7 @@ import { DynamicModule, Inject, Injectable, Module, OnModuleInit } from '@nestjs
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { databaseCheck } from '@dtp/database';
-import type { EventTransport } from '@dtp/events';
+import { EventsModule, EventTransport } from '@dtp/events';
 import { Readiness } from '@dtp/service-kit';
 import { AdminModule } from './admin/admin.module';
 import { AuthConfig } from './config';
@@ -16,18 +16,16 @@ import { AUTH_CONFIG, AUTH_EVENT_TRANSPORT } from './tokens';
 
 export { AUTH_CONFIG, AUTH_EVENT_TRANSPORT };
 
-/** Readiness of the service: its database and its event transport. */
+/** Readiness of the service: its database (EventsModule adds the event transport). */
 @Injectable()
 export class AuthReadiness implements OnModuleInit {
   constructor(
     @Inject(Readiness) private readonly readiness: Readiness,
     @InjectDataSource() private readonly ds: DataSource,
-    @Inject(AUTH_EVENT_TRANSPORT) private readonly transport: EventTransport,
   ) {}
 
   onModuleInit(): void {
     this.readiness.add('database', databaseCheck(this.ds));
-    this.readiness.add('events', () => this.transport.check());
   }
 }
 
@@ -49,6 +47,8 @@ export class AuthModule {
       imports: [
         AuthConfigModule.forRoot(config),
         AuthDatabaseModule.forRoot({ service: 'auth', poolSize: config.DB_POOL_SIZE }),
+        // The outbox relay (participant.onboarded, client.revoked), a lifecycle provider; auth consumes nothing.
+        EventsModule.forRoot({ service: 'auth', transport, databaseUrl: config.DATABASE_URL, relay: {} }),
         TokenModule,
         AdminModule,
         KeyMaintenanceModule,

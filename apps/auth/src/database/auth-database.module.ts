@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { DataSourceOptions } from 'typeorm';
-import { createDataSource, DataSourceOptions as DtpDataSourceOptions } from '@dtp/database';
+import { createDataSource, DataSourceOptions as DtpDataSourceOptions, UnitOfWork } from '@dtp/database';
 import { AuthConfig } from '../config';
 import { authEntities } from '../entities';
 import { authMigrations } from '../migrations';
@@ -42,6 +42,10 @@ export class AuthDatabaseModule {
           useFactory: (config: AuthConfig) => ({ ...authDataSourceOptions(config, connection), toRetry: () => false }),
         }),
       ],
+      // The services' one transaction helper (its commit listeners wake the outbox relay).
+      providers: [UnitOfWork],
+      exports: [UnitOfWork],
+      global: true,
     };
   }
 }
