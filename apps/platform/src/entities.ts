@@ -1,2 +1,19 @@
-/** Every TypeORM entity of the platform database. */
-export const platformEntities: Function[] = [];
+import { DiamondEntity } from './diamonds/diamond.entity';
+import { ParticipantStorageEntity } from './files/participant-storage.entity';
+import { GradedMeasurementEntity } from './graded-measurements/graded-measurement.entity';
+import { ParticipantEntity } from './participants/participant.entity';
+import { ShipmentDiamondEntity, ShipmentEntity } from './shipments/shipment.entity';
+
+/**
+ * Every TypeORM entity of the platform database, each matching its migrations exactly (schema changes only
+ * through migrations; test/entities.spec.ts proves the schema builder finds nothing to change). Each is also
+ * registered with `TypeOrmModule.forFeature` in the module that owns its table.
+ */
+export const platformEntities: Function[] = [
+  ParticipantEntity,
+  DiamondEntity,
+  GradedMeasurementEntity,
+  ShipmentEntity,
+  ShipmentDiamondEntity,
+  ParticipantStorageEntity,
+];
