@@ -21,7 +21,7 @@ import type { DiamondRow } from './diamond.row';
 @Check('diamonds_unlock_status_check', `unlock_status IN ('locked', 'unlocked')`)
 @Check('diamonds_assurance_level_check', `assurance_level IN ('assured', 'declared')`)
 export class DiamondEntity implements DiamondRow {
-  @PrimaryColumn('text')
+  @PrimaryColumn('text', { primaryKeyConstraintName: 'diamonds_pkey' })
   diamond_id!: string;
 
   @Column('uuid')

@@ -4,7 +4,7 @@ import { Check, Column, Entity, PrimaryColumn } from 'typeorm';
 @Entity({ name: 'participant_storage' })
 @Check('participant_storage_bytes_check', `bytes >= 0`)
 export class ParticipantStorageEntity {
-  @PrimaryColumn('text')
+  @PrimaryColumn('text', { primaryKeyConstraintName: 'participant_storage_pkey' })
   participant_id!: string;
 
   /** bigint: text, as pg returns it. */

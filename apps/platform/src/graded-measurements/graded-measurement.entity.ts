@@ -12,7 +12,7 @@ import type { GradedMeasurementRow } from './graded-measurement.row';
 @Index('graded_measurements_diamond', ['diamond_id', 'created_at'])
 @Check('graded_measurements_source_check', `source IN ('gis', 'user')`)
 export class GradedMeasurementEntity implements GradedMeasurementRow {
-  @PrimaryColumn('text')
+  @PrimaryColumn('text', { primaryKeyConstraintName: 'graded_measurements_pkey' })
   id!: string;
 
   @Column('text')

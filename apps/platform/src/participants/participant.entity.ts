@@ -8,7 +8,7 @@ import type { ParticipantRow } from './participant.row';
  */
 @Entity({ name: 'participants' })
 export class ParticipantEntity implements ParticipantRow {
-  @PrimaryColumn('text')
+  @PrimaryColumn('text', { primaryKeyConstraintName: 'participants_pkey' })
   participant_id!: string;
 
   @Column('text')

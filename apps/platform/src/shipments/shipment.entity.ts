@@ -21,7 +21,7 @@ import type { ShipmentDiamondRow, ShipmentRow } from './shipment.row';
 @Check('shipments_registered_carats_check', `registered_carats >= 0`)
 @Check('shipments_revision_check', `revision >= 1`)
 export class ShipmentEntity implements ShipmentRow {
-  @PrimaryColumn('text')
+  @PrimaryColumn('text', { primaryKeyConstraintName: 'shipments_pkey' })
   shipment_id!: string;
 
   @Column('text')
@@ -79,7 +79,7 @@ export class ShipmentEntity implements ShipmentRow {
 @Index('shipment_diamonds_one_pending', ['diamond_id'], { unique: true, where: `transfer_state = 'transfer_in_pending'` })
 @Check('shipment_diamonds_transfer_state_check', `transfer_state IN ('transfer_in_pending', 'transfer_in_confirmed', 'transfer_in_rejected')`)
 export class ShipmentDiamondEntity implements ShipmentDiamondRow {
-  @PrimaryColumn('text')
+  @PrimaryColumn('text', { primaryKeyConstraintName: 'shipment_diamonds_pkey' })
   shipment_id!: string;
 
   /** The shipment (the foreign key, ON DELETE CASCADE); never loaded by the repository. */
@@ -88,7 +88,7 @@ export class ShipmentDiamondEntity implements ShipmentDiamondRow {
   shipment?: ShipmentEntity;
 
   /** No foreign key to diamonds: an entry outlives a later deletion of the diamond. */
-  @PrimaryColumn('text')
+  @PrimaryColumn('text', { primaryKeyConstraintName: 'shipment_diamonds_pkey' })
   diamond_id!: string;
 
   @Column('integer')
