@@ -1,6 +1,6 @@
 import type { Caller } from '@dtp/auth-guard';
 import type { DiamondV1Provenance } from '@dtp/domain';
-import type { Sql } from '@dtp/database';
+import type { Tx } from '@dtp/database';
 
 /** The caller's own box (a producer's sight box, a manufacturer's own parcel). */
 export interface OwnBox {
@@ -20,7 +20,7 @@ export interface ShipmentBox {
   scope: string;
   producerUuid: string;
   provenance: DiamondV1Provenance;
-  reserve(sql: Sql, carats: string): Promise<void>;
+  reserve(tx: Tx, carats: string): Promise<void>;
 }
 
 export type ResolvedBox = OwnBox | ShipmentBox;

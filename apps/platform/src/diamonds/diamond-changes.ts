@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DiamondV1, isDiamondId, newVersionId } from '@dtp/domain';
 import type { Caller } from '@dtp/auth-guard';
 import { writeOutbox } from '@dtp/events';
-import { Sql } from '@dtp/database';
+import { Sql, Tx } from '@dtp/database';
 import { GradedMeasurementsRepository } from '../graded-measurements/graded-measurements.repository';
 import { toGradingDataView } from '../graded-measurements/graded-measurement.row';
 import { diamondUpserted } from './diamond-events';
@@ -43,13 +43,13 @@ export class DiamondChanges {
   }
 
   /** The DiamondV1 of a stored row, with its active graded measurement. */
-  async record(sql: Sql, row: DiamondRow): Promise<DiamondV1> {
+  async record(sql: Tx, row: DiamondRow): Promise<DiamondV1> {
     const active = await this.graded.active(sql, row.diamond_id);
     return toDiamondV1(row, active ? toGradingDataView(active) : null);
   }
 
   /** Applies `patch` to the (locked) row `before` as one new version, and writes its outbox event. */
-  async commit(sql: Sql, before: DiamondRow, patch: DiamondPatch, now: Date = new Date()): Promise<DiamondV1> {
+  async commit(sql: Tx, before: DiamondRow, patch: DiamondPatch, now: Date = new Date()): Promise<DiamondV1> {
     const revision = Number(before.revision) + 1;
     const after: DiamondRow = { ...before, ...patch, revision, version_id: newVersionId(), system_timestamp: now };
     const columns = [...(Object.keys(patch) as (keyof DiamondRow)[]), 'revision', 'version_id', 'system_timestamp'] as const;
@@ -63,7 +63,7 @@ export class DiamondChanges {
    * Applies a patch to each of many (locked) rows as one new version each, in one UPDATE and one outbox INSERT
    * (transfers of up to 1,000 diamonds). Records come back in the order of `befores`.
    */
-  async commitMany(sql: Sql, befores: DiamondRow[], patch: (row: DiamondRow) => DiamondPatch, now: Date = new Date()): Promise<DiamondV1[]> {
+  async commitMany(sql: Tx, befores: DiamondRow[], patch: (row: DiamondRow) => DiamondPatch, now: Date = new Date()): Promise<DiamondV1[]> {
     if (befores.length === 0) return [];
     const patches = befores.map(patch);
     const columns = [...new Set(patches.flatMap((p) => Object.keys(p) as (keyof DiamondRow)[])), 'revision', 'version_id', 'system_timestamp'] as const;

@@ -1,6 +1,9 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { GradedMeasurementEntity } from '../graded-measurements/graded-measurement.entity';
 import { GradedMeasurementsRepository } from '../graded-measurements/graded-measurements.repository';
 import { DiamondChanges } from './diamond-changes';
+import { DiamondEntity } from './diamond.entity';
 import { DiamondsRepository } from './diamonds.repository';
 
 /**
@@ -9,6 +12,7 @@ import { DiamondsRepository } from './diamonds.repository';
  * feature that reads or changes a diamond imports this module; nothing else touches these tables.
  */
 @Module({
+  imports: [TypeOrmModule.forFeature([DiamondEntity, GradedMeasurementEntity])],
   providers: [DiamondsRepository, GradedMeasurementsRepository, DiamondChanges],
   exports: [DiamondsRepository, GradedMeasurementsRepository, DiamondChanges],
 })

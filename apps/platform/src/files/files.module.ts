@@ -1,8 +1,10 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { DiamondsModule } from '../diamonds/diamonds.module';
 import { FilesController } from './files.controller';
 import { FilesService } from './files.service';
+import { ParticipantStorageEntity } from './participant-storage.entity';
 import { StorageQuotaRepository } from './storage-quota.repository';
 
-@Module({ imports: [DiamondsModule], controllers: [FilesController], providers: [FilesService, StorageQuotaRepository] })
+@Module({ imports: [TypeOrmModule.forFeature([ParticipantStorageEntity]), DiamondsModule], controllers: [FilesController], providers: [FilesService, StorageQuotaRepository] })
 export class FilesModule {}

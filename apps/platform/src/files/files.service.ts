@@ -43,7 +43,7 @@ export class FilesService {
    */
   async assertCanUpload(caller: Caller, diamondId: string, announcedBytes: number | null): Promise<void> {
     await this.changes.loadHeld(this.uow.sql, diamondId, caller, { action: 'attach files to it' });
-    const used = await this.quota.used(this.uow.sql, caller.participantId);
+    const used = await this.quota.used(null, caller.participantId);
     // The announced length is the whole multipart body: allow for its boundaries and headers; the exact check
     // on the file's size comes in attach().
     if (used >= this.config.STORAGE_QUOTA_BYTES || used + (announcedBytes ?? 0) - MULTIPART_OVERHEAD_BYTES > this.config.STORAGE_QUOTA_BYTES) {

@@ -1,15 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import { Sql } from '@dtp/database';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
+import { Sql, Tx } from '@dtp/database';
+import { ParticipantStorageEntity } from './participant-storage.entity';
 
-/** SQL over `participant_storage`: the bytes of files each participant has attached. */
+/** `participant_storage`: the bytes of files each participant has attached. */
 @Injectable()
 export class StorageQuotaRepository {
-  /** Bytes `participantId` has attached so far (0 when none). */
-  async used(sql: Sql, participantId: string): Promise<number> {
-    const rows = await sql.rows<{ bytes: string }>(`SELECT bytes FROM participant_storage WHERE participant_id = $1`, [participantId]);
-    return rows.length === 0 ? 0 : Number(rows[0].bytes);
+  constructor(@InjectRepository(ParticipantStorageEntity) private readonly storage: Repository<ParticipantStorageEntity>) {}
+
+  /** Bytes `participantId` has attached so far (0 when none), read in `tx` (null: outside a transaction). */
+  async used(tx: Tx | null, participantId: string): Promise<number> {
+    const repo = tx ? tx.manager.getRepository(ParticipantStorageEntity) : this.storage;
+    const row = await repo.findOne({ select: { bytes: true }, where: { participant_id: participantId } });
+    return row === null ? 0 : Number(row.bytes);
   }
 
+  // raw SQL: a quota-guarded ON CONFLICT increment in one statement (the ORM would read, then write: a race).
   /**
    * Adds `bytes` to the participant's total unless that would pass `quota`, in one statement (row-locked, so
    * concurrent uploads of one participant cannot both slip under it). False, and nothing added, past the quota.

@@ -13,7 +13,7 @@ import {
   toDecimalText,
   UserGradedMeasurementDto,
 } from '@dtp/domain';
-import { Sql, UnitOfWork } from '@dtp/database';
+import { Sql, Tx, UnitOfWork } from '@dtp/database';
 import { DiamondChanges } from '../diamonds/diamond-changes';
 import { DiamondRow } from '../diamonds/diamond.row';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
@@ -53,7 +53,7 @@ export class GradedMeasurementsService {
 
   async list(caller: Caller, diamondId: string): Promise<GradedMeasurementsResponse> {
     await this.changes.loadHeld(this.uow.sql, diamondId, caller, { action: 'list its graded measurements', readOnly: true });
-    const rows = await this.graded.list(this.uow.sql, diamondId);
+    const rows = await this.graded.list(null, diamondId);
     return { results: rows.map(toGradingDataView) };
   }
 
@@ -124,7 +124,7 @@ export class GradedMeasurementsService {
     return inserted ? 'recorded' : 'duplicate';
   }
 
-  private async findOr404(sql: Sql, diamond: DiamondRow, gradingId: string): Promise<GradedMeasurementRow> {
+  private async findOr404(sql: Tx, diamond: DiamondRow, gradingId: string): Promise<GradedMeasurementRow> {
     const gm = await this.graded.find(sql, diamond.diamond_id, gradingId);
     if (!gm) throw gradingNotFound();
     return gm;

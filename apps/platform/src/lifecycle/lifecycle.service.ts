@@ -9,7 +9,7 @@ import {
   toDecimal,
 } from '@dtp/domain';
 import { Decimal } from 'decimal.js';
-import { PG_UNIQUE_VIOLATION, pgErrorCode, Sql, UnitOfWork } from '@dtp/database';
+import { PG_UNIQUE_VIOLATION, pgErrorCode, Sql, Tx, UnitOfWork } from '@dtp/database';
 import { DiamondChanges } from '../diamonds/diamond-changes';
 import { diamondUpserted } from '../diamonds/diamond-events';
 import { toDiamondV1 } from '../diamonds/diamond.mapper';
@@ -104,7 +104,7 @@ export class LifecycleService {
   }
 
   /** A transaction whose duplicate child participant_id answers like a duplicate registration. */
-  private async tx<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+  private async tx<T>(fn: (sql: Tx) => Promise<T>): Promise<T> {
     try {
       return await this.uow.run(fn);
     } catch (err) {

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { UnitOfWork } from '@dtp/database';
 import { ParticipantRow } from './participant.row';
 import { ParticipantsRepository } from './participants.repository';
 
@@ -15,15 +14,12 @@ const MAX_ENTRIES = 10_000;
 export class ParticipantDirectory {
   private readonly cache = new Map<string, { row: ParticipantRow; expires: number }>();
 
-  constructor(
-    private readonly uow: UnitOfWork,
-    private readonly repo: ParticipantsRepository,
-  ) {}
+  constructor(private readonly repo: ParticipantsRepository) {}
 
   async get(participantId: string): Promise<ParticipantRow | null> {
     const hit = this.cache.get(participantId);
     if (hit && hit.expires > Date.now()) return hit.row;
-    const row = await this.repo.find(this.uow.sql, participantId);
+    const row = await this.repo.find(null, participantId);
     if (row) this.remember(row);
     else this.cache.delete(participantId);
     return row;

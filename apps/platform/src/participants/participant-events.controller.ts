@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { EventTypes, KnownEventEnvelope, ParticipantOnboardedData, Topics } from '@dtp/domain';
 import type { EventContext } from '@dtp/events';
-import type { Sql, Tx } from '@dtp/database';
+import type { Tx } from '@dtp/database';
 import { DiamondChanges } from '../diamonds/diamond-changes';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
 import { ParticipantRow } from './participant.row';
@@ -35,7 +35,7 @@ export class ParticipantEventsController {
   }
 
   /** Applies one participant state inside the caller's transaction; null when it was stale. */
-  async apply(sql: Sql | Tx, data: ParticipantOnboardedData, revision: number): Promise<ParticipantRow | null> {
+  async apply(sql: Tx, data: ParticipantOnboardedData, revision: number): Promise<ParticipantRow | null> {
     await lockParticipant(sql, data.participant_id);
     const stored = await this.repo.upsert(sql, data, revision);
     if (!stored) return null;

@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { DiamondsModule } from '../diamonds/diamonds.module';
+import { ParticipantEntity } from './participant.entity';
 import { ParticipantDirectory } from './participant-directory';
 import { ParticipantEventsController } from './participant-events.controller';
 import { ParticipantsRepository } from './participants.repository';
@@ -10,7 +12,7 @@ import { ParticipantsRepository } from './participants.repository';
  * the auth.participants.v1 event handler that keeps both current.
  */
 @Module({
-  imports: [DiamondsModule],
+  imports: [TypeOrmModule.forFeature([ParticipantEntity]), DiamondsModule],
   controllers: [ParticipantEventsController],
   providers: [ParticipantsRepository, ParticipantDirectory],
   exports: [ParticipantDirectory, ParticipantsRepository],

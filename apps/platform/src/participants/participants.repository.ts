@@ -1,15 +1,23 @@
 import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
 import type { ParticipantOnboardedData } from '@dtp/domain';
-import { Sql } from '@dtp/database';
+import { Sql, Tx } from '@dtp/database';
+import { ParticipantEntity } from './participant.entity';
 import { ParticipantRow } from './participant.row';
 
+/** `participants`: what platform knows about each participant (from auth.participants.v1). */
 @Injectable()
 export class ParticipantsRepository {
-  async find(sql: Sql, participantId: string): Promise<ParticipantRow | null> {
-    const rows = await sql.rows<ParticipantRow>(`SELECT * FROM participants WHERE participant_id = $1`, [participantId]);
-    return rows[0] ?? null;
+  constructor(@InjectRepository(ParticipantEntity) private readonly participants: Repository<ParticipantEntity>) {}
+
+  /** The participant, read in `tx` (null: outside a transaction, on the pool). */
+  async find(tx: Tx | null, participantId: string): Promise<ParticipantRow | null> {
+    const repo = tx ? tx.manager.getRepository(ParticipantEntity) : this.participants;
+    return repo.findOneBy({ participant_id: participantId });
   }
 
+  // raw SQL: a revision-guarded ON CONFLICT upsert returning the row, one round trip (the ORM's upsert has no guard).
   /**
    * Stores the participant if `revision` is newer than what is held (idempotent: a redelivered or older event
    * changes nothing). Returns the stored row when it applied, null when it was stale.

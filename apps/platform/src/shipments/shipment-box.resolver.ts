@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
 import { Decimal } from 'decimal.js';
 import { ConflictError, SHIPMENT_CARAT_ALLOWANCE_PER_DIAMOND } from '@dtp/domain';
-import { Sql, UnitOfWork } from '@dtp/database';
+import { Tx, UnitOfWork } from '@dtp/database';
 import { BoxResolver, ResolvedBox } from '../diamonds/box-resolver';
 import { conflict } from './shipment-errors';
 import { ShipmentRow } from './shipment.row';
@@ -43,12 +43,12 @@ export class ShipmentBoxResolver extends BoxResolver {
       scope: s.shipment_id,
       producerUuid: s.producer_uuid,
       provenance: s.provenance,
-      reserve: (sql: Sql, carats: string) => this.reserve(sql, s.shipment_id, carats),
+      reserve: (tx: Tx, carats: string) => this.reserve(tx, s.shipment_id, carats),
     };
   }
 
-  private async reserve(sql: Sql, shipmentId: string, carats: string): Promise<void> {
-    const r = await this.shipments.reserve(sql, shipmentId, carats);
+  private async reserve(tx: Tx, shipmentId: string, carats: string): Promise<void> {
+    const r = await this.shipments.reserve(tx, shipmentId, carats);
     if (!r.ok) throw limitExceeded(r.shipment, carats);
   }
 }

@@ -2,7 +2,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
 import { InboundShipment, InboundShipmentQueryDto, ListEnvelope } from '@dtp/domain';
 import type { PlatformConfig } from '../config';
-import { UnitOfWork } from '@dtp/database';
 import { PLATFORM_CONFIG } from '../tokens';
 import { envelope } from './paging';
 import { toShipmentView } from './shipment.mapper';
@@ -18,21 +17,19 @@ export const OUTBOUND_PATH = '/v2/shipment/outbound';
 @Injectable()
 export class ShipmentListService {
   constructor(
-    private readonly uow: UnitOfWork,
     private readonly shipments: ShipmentsRepository,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
   ) {}
 
   async list(caller: Caller, party: ShipmentParty, q: InboundShipmentQueryDto): Promise<ListEnvelope<InboundShipment>> {
-    const sql = this.uow.sql;
-    const { rows, total } = await this.shipments.page(sql, {
+    const { rows, total } = await this.shipments.page(null, {
       party,
       participantId: caller.participantId,
       shipmentType: q.shipment_type,
       limit: q.page_size,
       offset: (q.page - 1) * q.page_size,
     });
-    const entries = await this.shipments.entriesOf(sql, rows.map((r) => r.shipment_id));
+    const entries = await this.shipments.entriesOf(null, rows.map((r) => r.shipment_id));
     const results = rows.map((s) => toShipmentView(s, entries.get(s.shipment_id) ?? []));
     const path = party === 'recipient' ? INBOUND_PATH : OUTBOUND_PATH;
     return envelope(this.config.PUBLIC_BASE_URL, path, { page: q.page, pageSize: q.page_size, filters: { shipment_type: q.shipment_type } }, total, results);

@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { BoxResolver } from '../diamonds/box-resolver';
 import { DiamondsModule } from '../diamonds/diamonds.module';
 import { ParticipantsModule } from '../participants/participants.module';
+import { ShipmentDiamondEntity, ShipmentEntity } from './shipment.entity';
 import { ShipmentBoxResolver } from './shipment-box.resolver';
 import { ShipmentListService } from './shipment-list.service';
 import { ShipmentsController } from './shipments.controller';
@@ -14,7 +16,7 @@ import { TransferOutService } from './transfer-out.service';
  * back) and the BoxResolver that registration asks what a box_id names.
  */
 @Module({
-  imports: [DiamondsModule, ParticipantsModule],
+  imports: [TypeOrmModule.forFeature([ShipmentEntity, ShipmentDiamondEntity]), DiamondsModule, ParticipantsModule],
   controllers: [ShipmentsController],
   providers: [TransferOutService, TransferInService, ShipmentListService, ShipmentsRepository, { provide: BoxResolver, useClass: ShipmentBoxResolver }],
   exports: [ShipmentsRepository, BoxResolver],

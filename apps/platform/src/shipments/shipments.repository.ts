@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { FindOptionsWhere, In, Repository } from 'typeorm';
 import { SHIPMENT_CARAT_ALLOWANCE_PER_DIAMOND, ShipmentType, TransferState } from '@dtp/domain';
-import { Sql } from '@dtp/database';
+import { Sql, Tx } from '@dtp/database';
+import { ShipmentDiamondEntity, ShipmentEntity } from './shipment.entity';
 import { ShipmentDiamondRow, ShipmentRow } from './shipment.row';
 
 /** Whose shipments a list shows: the recipient's (inbound) or the sender's (outbound). */
@@ -22,24 +25,32 @@ export interface RegistrableShipment extends ShipmentRow {
 /** The outcome of reserving one registration against a shipment (a guarded counter update). */
 export type Reservation = { ok: true } | { ok: false; shipment: ShipmentRow };
 
-const PARTY_COLUMN: Record<ShipmentParty, string> = { recipient: 'recipient_id', sender: 'sender_id' };
+const PARTY_COLUMN: Record<ShipmentParty, 'recipient_id' | 'sender_id'> = { recipient: 'recipient_id', sender: 'sender_id' };
 
-/** SQL over `shipments` and `shipment_diamonds`. Every method takes the Sql of the caller's transaction (or the pool). */
+/**
+ * `shipments` and `shipment_diamonds`. Reads and plain writes go through the entities (in the caller's `tx`, or
+ * the injected repositories on the pool when `tx` is null); guarded counter updates stay raw SQL (see each).
+ */
 @Injectable()
 export class ShipmentsRepository {
-  async insert(sql: Sql, s: ShipmentRow, entries: ShipmentDiamondRow[]): Promise<void> {
-    await sql.exec(
-      `INSERT INTO shipments (shipment_id, name, shipment_type, status, sender_id, recipient_id, sender_base_url, total_diamonds,
-                              total_carats, producer_uuid, provenance, registered_count, registered_carats, revision, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::numeric, $10, $11::jsonb, $12, $13::numeric, $14, $15, $16)`,
-      [
-        s.shipment_id, s.name, s.shipment_type, s.status, s.sender_id, s.recipient_id, s.sender_base_url, s.total_diamonds,
-        s.total_carats, s.producer_uuid, JSON.stringify(s.provenance), s.registered_count, s.registered_carats, s.revision,
-        s.created_at, s.updated_at,
-      ],
-    );
-    // One statement for all entries (up to 1,000): the JSON array becomes typed rows.
-    await sql.exec(
+  constructor(
+    @InjectRepository(ShipmentEntity) private readonly shipments: Repository<ShipmentEntity>,
+    @InjectRepository(ShipmentDiamondEntity) private readonly entriesRepo: Repository<ShipmentDiamondEntity>,
+  ) {}
+
+  private shipmentsOn(tx: Tx | null): Repository<ShipmentEntity> {
+    return tx ? tx.manager.getRepository(ShipmentEntity) : this.shipments;
+  }
+
+  private entriesOn(tx: Tx | null): Repository<ShipmentDiamondEntity> {
+    return tx ? tx.manager.getRepository(ShipmentDiamondEntity) : this.entriesRepo;
+  }
+
+  async insert(tx: Tx, s: ShipmentRow, entries: ShipmentDiamondRow[]): Promise<void> {
+    // updateEntity(false): `s` stays as the caller built it (no RETURNING of the defaulted columns merged into it).
+    await this.shipmentsOn(tx).createQueryBuilder().insert().values({ ...s, revision: String(s.revision) }).updateEntity(false).execute();
+    // raw SQL: one statement and one parameter for all entries (up to 1,000): the JSON array becomes typed rows.
+    await tx.exec(
       `INSERT INTO shipment_diamonds (shipment_id, diamond_id, position, transfer_state, lifecycle_state, rough, polished, created_at, updated_at)
        SELECT shipment_id, diamond_id, position, transfer_state, lifecycle_state, rough, polished, created_at, updated_at
          FROM jsonb_populate_recordset(NULL::shipment_diamonds, $1::jsonb)`,
@@ -47,11 +58,12 @@ export class ShipmentsRepository {
     );
   }
 
-  async find(sql: Sql, shipmentId: string, opts: { lock?: boolean } = {}): Promise<ShipmentRow | null> {
-    const rows = await sql.rows<ShipmentRow>(`SELECT * FROM shipments WHERE shipment_id = $1${opts.lock ? ' FOR UPDATE' : ''}`, [shipmentId]);
-    return rows[0] ?? null;
+  /** The shipment, read in `tx` (locked FOR UPDATE with `lock`). */
+  async find(tx: Tx, shipmentId: string, opts: { lock?: boolean } = {}): Promise<ShipmentRow | null> {
+    return this.shipmentsOn(tx).findOne({ where: { shipment_id: shipmentId }, ...(opts.lock ? { lock: { mode: 'pessimistic_write' as const } } : {}) });
   }
 
+  // raw SQL: the shipment and its accepted count in one round trip (registration against a shipment box).
   /** The shipment and how many of its diamonds were accepted (for registration against it). */
   async findRegistrable(sql: Sql, shipmentId: string): Promise<RegistrableShipment | null> {
     const rows = await sql.rows<RegistrableShipment>(
@@ -63,58 +75,51 @@ export class ShipmentsRepository {
   }
 
   /** The entries of one shipment, in shipping order. */
-  async entries(sql: Sql, shipmentId: string): Promise<ShipmentDiamondRow[]> {
-    return sql.rows<ShipmentDiamondRow>(`SELECT * FROM shipment_diamonds WHERE shipment_id = $1 ORDER BY position`, [shipmentId]);
+  async entries(tx: Tx, shipmentId: string): Promise<ShipmentDiamondRow[]> {
+    return this.entriesOn(tx).find({ where: { shipment_id: shipmentId }, order: { position: 'ASC' } });
   }
 
-  /** The entries of many shipments, grouped by shipment id, each in shipping order. */
-  async entriesOf(sql: Sql, shipmentIds: string[]): Promise<Map<string, ShipmentDiamondRow[]>> {
+  /** The entries of many shipments, grouped by shipment id, each in shipping order (null `tx`: on the pool). */
+  async entriesOf(tx: Tx | null, shipmentIds: string[]): Promise<Map<string, ShipmentDiamondRow[]>> {
     const byShipment = new Map<string, ShipmentDiamondRow[]>(shipmentIds.map((id) => [id, []]));
     if (shipmentIds.length === 0) return byShipment;
-    const rows = await sql.rows<ShipmentDiamondRow>(
-      `SELECT * FROM shipment_diamonds WHERE shipment_id = ANY($1::text[]) ORDER BY shipment_id, position`,
-      [shipmentIds],
-    );
+    const rows = await this.entriesOn(tx).find({ where: { shipment_id: In(shipmentIds) }, order: { shipment_id: 'ASC', position: 'ASC' } });
     for (const row of rows) byShipment.get(row.shipment_id)?.push(row);
     return byShipment;
   }
 
   /** Sets the transfer_state of the given entries (all pending: the caller checked under the shipment lock). */
-  async answer(sql: Sql, shipmentId: string, diamondIds: string[], state: TransferState, now: Date): Promise<number> {
-    return sql.exec(
-      `UPDATE shipment_diamonds SET transfer_state = $3, updated_at = $4
-        WHERE shipment_id = $1 AND diamond_id = ANY($2::text[]) AND transfer_state = 'transfer_in_pending'`,
-      [shipmentId, diamondIds, state, now],
+  async answer(tx: Tx, shipmentId: string, diamondIds: string[], state: TransferState, now: Date): Promise<number> {
+    if (diamondIds.length === 0) return 0;
+    const r = await this.entriesOn(tx).update(
+      { shipment_id: shipmentId, diamond_id: In(diamondIds), transfer_state: 'transfer_in_pending' },
+      { transfer_state: state, updated_at: now },
     );
+    return r.affected ?? 0;
   }
 
   /** Writes status, revision and updated_at of a (locked) shipment. */
-  async saveState(sql: Sql, s: ShipmentRow): Promise<void> {
-    const n = await sql.exec(`UPDATE shipments SET status = $2, revision = $3, updated_at = $4 WHERE shipment_id = $1`, [
-      s.shipment_id, s.status, s.revision, s.updated_at,
-    ]);
-    if (n !== 1) throw new Error(`shipment ${s.shipment_id} vanished during an update`);
+  async saveState(tx: Tx, s: ShipmentRow): Promise<void> {
+    const r = await this.shipmentsOn(tx).update({ shipment_id: s.shipment_id }, { status: s.status, revision: String(s.revision), updated_at: s.updated_at });
+    if (r.affected !== 1) throw new Error(`shipment ${s.shipment_id} vanished during an update`);
   }
 
   /** One page of a participant's shipments in a stable order (created_at, shipment_id), and the total. */
-  async page(sql: Sql, q: ShipmentPageQuery): Promise<{ rows: ShipmentRow[]; total: number }> {
-    const where = `${PARTY_COLUMN[q.party]} = $1${q.shipmentType ? ' AND shipment_type = $2' : ''}`;
-    const params: unknown[] = q.shipmentType ? [q.participantId, q.shipmentType] : [q.participantId];
-    const [count] = await sql.rows<{ n: number }>(`SELECT count(*)::int AS n FROM shipments WHERE ${where}`, params);
-    const rows = await sql.rows<ShipmentRow>(
-      `SELECT * FROM shipments WHERE ${where} ORDER BY created_at, shipment_id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-      [...params, q.limit, q.offset],
-    );
-    return { rows, total: count.n };
+  async page(tx: Tx | null, q: ShipmentPageQuery): Promise<{ rows: ShipmentRow[]; total: number }> {
+    const where: FindOptionsWhere<ShipmentEntity> = { [PARTY_COLUMN[q.party]]: q.participantId };
+    if (q.shipmentType) where.shipment_type = q.shipmentType;
+    const [rows, total] = await this.shipmentsOn(tx).findAndCount({ where, order: { created_at: 'ASC', shipment_id: 'ASC' }, take: q.limit, skip: q.offset });
+    return { rows, total };
   }
 
+  // raw SQL: a guarded counter update in one statement (concurrent registrations serialise on the row).
   /**
    * Reserves one registration of `carats` against the shipment: one guarded UPDATE of its counters, so
    * concurrent registrations serialise on the row and none can pass the limits (count <= total_diamonds, weight
    * <= total carats + 0.01 ct per shipped diamond). Runs in the registration's transaction: a failed insert
    * rolls the reservation back.
    */
-  async reserve(sql: Sql, shipmentId: string, carats: string): Promise<Reservation> {
+  async reserve(sql: Tx, shipmentId: string, carats: string): Promise<Reservation> {
     const n = await sql.exec(
       `UPDATE shipments SET registered_count = registered_count + 1, registered_carats = registered_carats + $2::numeric
         WHERE shipment_id = $1
@@ -128,6 +133,7 @@ export class ShipmentsRepository {
     return { ok: false, shipment };
   }
 
+  // raw SQL: one UPDATE for all boxes, from a JSON recordset.
   /**
    * Gives back the registrations of diamonds about to be deleted (so a corrected diamond can be registered
    * again): `byBox` as DiamondsRepository.registrationsByBox counts them; boxes that are no shipment are ignored.
