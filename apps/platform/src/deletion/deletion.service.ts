@@ -9,7 +9,7 @@ import {
   isDiamondId,
 } from '@dtp/domain';
 import { writeOutbox } from '@dtp/events';
-import { PG_DEADLOCK_DETECTED, PG_FOREIGN_KEY_VIOLATION, pgErrorCode, Sql, UnitOfWork } from '@dtp/database';
+import { PG_DEADLOCK_DETECTED, PG_FOREIGN_KEY_VIOLATION, pgErrorCode, Tx, UnitOfWork } from '@dtp/database';
 import { diamondDeleted } from '../diamonds/diamond-events';
 import { DiamondsRepository, SubtreeMember } from '../diamonds/diamonds.repository';
 import { ShipmentsRepository } from '../shipments/shipments.repository';
@@ -60,7 +60,7 @@ export class DeletionService {
     }
   }
 
-  private async attempt(sql: Sql, caller: Caller, diamondId: string, withDescendants: boolean): Promise<DeleteResultEntry> {
+  private async attempt(sql: Tx, caller: Caller, diamondId: string, withDescendants: boolean): Promise<DeleteResultEntry> {
     const me = caller.participantId;
     const root = await this.diamonds.find(sql, diamondId, { lock: true });
     if (!root) return failure(diamondId, null, 'not_found', `diamond ${diamondId} not found`);

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { In } from 'typeorm';
 import { outboxInsert, OutboxEvent } from '@dtp/events';
-import { Sql } from '@dtp/database';
+import { Sql, Tx } from '@dtp/database';
+import { DiamondEntity } from './diamond.entity';
 import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS, DiamondRow } from './diamond.row';
 
 const param = (col: keyof DiamondRow, i: number) => (DIAMOND_JSON_COLUMNS.has(col) ? `$${i}::jsonb` : `$${i}`);
@@ -23,9 +25,14 @@ export interface SubtreeMember {
   depth: number;
 }
 
-/** SQL over `diamonds`. Every method takes the Sql of the caller's transaction (or the pool). */
+/**
+ * `diamonds` (DiamondEntity). Nearly all raw SQL, each method saying why: the registration hot path, row locks in a
+ * stable order, recursive and aggregate queries, many-row updates in one statement. Methods take the Sql of the
+ * caller's transaction (or the pool).
+ */
 @Injectable()
 export class DiamondsRepository {
+  // raw SQL: registration hot path, one prepared statement (diamond + outbox, a CTE); see bench platform.
   /**
    * Inserts a new diamond and its outbox events in ONE statement (a data-modifying CTE), so the hot path costs
    * one round trip and one implicit transaction: either both rows exist or neither does. A duplicate
@@ -37,22 +44,26 @@ export class DiamondsRepository {
     await sql.exec(`WITH d AS (${INSERT_SQL}) ${outbox.sql}`, [...values, ...outbox.values], `diamond_insert_with_${events.length}_events`);
   }
 
+  // raw SQL: every diamond endpoint's first read, FOR UPDATE when asked, on the caller's Sql (pool or transaction).
   async find(sql: Sql, diamondId: string, opts: { lock?: boolean } = {}): Promise<DiamondRow | null> {
     const rows = await sql.rows<DiamondRow>(`SELECT * FROM diamonds WHERE diamond_id = $1${opts.lock ? ' FOR UPDATE' : ''}`, [diamondId]);
     return rows[0] ?? null;
   }
 
+  // raw SQL: FOR SHARE.
   /** True when the diamond exists; the row is share-locked (it cannot be deleted until the transaction ends). */
   async existsForShare(sql: Sql, diamondId: string): Promise<boolean> {
     const rows = await sql.rows<{ diamond_id: string }>(`SELECT diamond_id FROM diamonds WHERE diamond_id = $1 FOR SHARE`, [diamondId]);
     return rows.length > 0;
   }
 
+  // raw SQL: FOR UPDATE in id order, on the partial index diamonds_provenance_pending.
   /** A producer's diamonds still waiting for its declared provenance, locked in id order. */
   async pendingProvenanceOf(sql: Sql, uploaderId: string): Promise<DiamondRow[]> {
     return sql.rows<DiamondRow>(`SELECT * FROM diamonds WHERE uploader_id = $1 AND provenance_pending ORDER BY diamond_id FOR UPDATE`, [uploaderId]);
   }
 
+  // raw SQL: an aggregate over a JSONB member.
   /**
    * Of the given diamonds, the root ones (no parent) counted and weighed per box they were registered against:
    * what their deletion gives back to a shipment (boxes that are no shipment are ignored by the shipments side).
@@ -67,6 +78,7 @@ export class DiamondsRepository {
     );
   }
 
+  // raw SQL: the statement built from DIAMOND_COLUMNS, JSONB cast in place (DiamondChanges: every change of a diamond).
   /** Writes the given columns of `row` (its diamond_id selects the row). */
   async update(sql: Sql, row: DiamondRow, columns: readonly (keyof DiamondRow)[]): Promise<void> {
     const sets = columns.map((c, i) => `${c} = ${param(c, i + 2)}`);
@@ -74,11 +86,13 @@ export class DiamondsRepository {
     if (n !== 1) throw new Error(`diamond ${row.diamond_id} vanished during an update`);
   }
 
+  // raw SQL: FOR UPDATE in a stable order.
   /** The given diamonds, locked FOR UPDATE in a stable order (diamond_id), so two writers never deadlock. */
   async findManyForUpdate(sql: Sql, ids: string[]): Promise<DiamondRow[]> {
     return sql.rows<DiamondRow>(`SELECT * FROM diamonds WHERE diamond_id = ANY($1::text[]) ORDER BY diamond_id FOR UPDATE`, [ids]);
   }
 
+  // raw SQL: up to 1,000 rows in one UPDATE from a JSON recordset (the ORM would send one UPDATE per row).
   /** Writes the given columns of many rows in one statement (each row's diamond_id selects it). */
   async updateMany(sql: Sql, rows: DiamondRow[], columns: readonly (keyof DiamondRow)[]): Promise<void> {
     if (rows.length === 0) return;
@@ -91,6 +105,7 @@ export class DiamondsRepository {
     if (n !== rows.length) throw new Error(`updated ${n} of ${rows.length} diamonds: some vanished during an update`);
   }
 
+  // raw SQL: a recursive CTE.
   /** The root and every descendant (diamond_parent_id links), root first, ordered by depth. */
   async subtree(sql: Sql, rootId: string): Promise<SubtreeMember[]> {
     return sql.rows<SubtreeMember>(
@@ -106,6 +121,7 @@ export class DiamondsRepository {
     );
   }
 
+  // raw SQL: FOR UPDATE in a stable order.
   /** Locks the given rows (in a stable order, so two deleters never deadlock) and returns which still exist. */
   async lockMany(sql: Sql, ids: string[]): Promise<string[]> {
     const rows = await sql.rows<{ diamond_id: string }>(
@@ -116,7 +132,8 @@ export class DiamondsRepository {
   }
 
   /** Deletes the rows (graded measurements go with them: ON DELETE CASCADE). */
-  async deleteMany(sql: Sql, ids: string[]): Promise<number> {
-    return sql.exec(`DELETE FROM diamonds WHERE diamond_id = ANY($1::text[])`, [ids]);
+  async deleteMany(tx: Tx, ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    return (await tx.manager.delete(DiamondEntity, { diamond_id: In(ids) })).affected ?? 0;
   }
 }
