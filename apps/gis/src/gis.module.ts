@@ -7,56 +7,14 @@ import { EventsModule, EventTransport } from '@dtp/events';
 import { ServiceConfigModule } from '@dtp/service-kit';
 import { BLOB_STORE, GIS_CONFIG } from './common/tokens';
 import { GisConfig } from './config';
-import { DiamondEventsController } from './diamonds/diamond-events.controller';
-import { DiamondsRepository } from './diamonds/diamonds.repository';
-import { EligibilityService } from './diamonds/eligibility.service';
-import { GradingController } from './grading/grading.controller';
-import { GradingService } from './grading/grading.service';
-import { ScanReportRepository } from './scan-reports/scan-report.repository';
-import { ScanReportsService } from './scan-reports/scan-reports.service';
-import { ValidationController } from './validation/validation.controller';
-import { ValidationRepository } from './validation/validation.repository';
-import { ValidationService } from './validation/validation.service';
-import { ValidationWorker } from './validation/validation.worker';
-import { ValidationWorkerLifecycle } from './validation/validation-worker.lifecycle';
+import { DiamondsModule } from './diamonds/diamonds.module';
 import { gisEntities } from './entities';
+import { GradingModule } from './grading/grading.module';
 import { gisMigrations } from './migrations';
-import { VerifyController } from './verify/verify.controller';
-import { VerifyRepository } from './verify/verify.repository';
-import { VerifyService } from './verify/verify.service';
+import { ValidationModule } from './validation/validation.module';
+import { VerifyModule } from './verify/verify.module';
 
 export { GIS_CONFIG } from './common/tokens';
-
-/** Diamonds view, scan reports and eligibility: fed by platform.diamonds.v1, read by every endpoint. */
-@Module({
-  controllers: [DiamondEventsController],
-  providers: [ScanReportRepository, ScanReportsService, DiamondsRepository, EligibilityService],
-  exports: [ScanReportRepository, ScanReportsService, DiamondsRepository, EligibilityService],
-})
-export class DiamondsModule {}
-
-@Module({
-  imports: [DiamondsModule],
-  controllers: [VerifyController],
-  providers: [VerifyRepository, VerifyService],
-  exports: [VerifyRepository],
-})
-export class VerifyModule {}
-
-@Module({
-  imports: [DiamondsModule, VerifyModule],
-  controllers: [ValidationController],
-  providers: [ValidationRepository, ValidationService, ValidationWorker, ValidationWorkerLifecycle],
-  exports: [ValidationRepository, ValidationWorker],
-})
-export class ValidationModule {}
-
-@Module({
-  imports: [DiamondsModule, ValidationModule],
-  controllers: [GradingController],
-  providers: [GradingService],
-})
-export class GradingModule {}
 
 export interface GisDeps {
   transport: EventTransport;

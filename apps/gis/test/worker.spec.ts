@@ -4,6 +4,7 @@ import { createDataSource } from '@dtp/database';
 import { RunningService } from '@dtp/service-kit';
 import { gisEntities } from '../src/entities';
 import { gisMigrations } from '../src/migrations';
+import { ValidationRequestEntity } from '../src/validation/validation-request.entity';
 import { ValidationRepository } from '../src/validation/validation.repository';
 import {
   GisTestStack,
@@ -24,7 +25,7 @@ import {
 async function foreignRepository(url: string) {
   const ds = createDataSource({ url, service: 'gis-test', entities: gisEntities, migrations: gisMigrations, poolSize: 2 });
   await ds.initialize();
-  return { repo: new ValidationRepository(ds), close: () => ds.destroy() };
+  return { repo: new ValidationRepository(ds.getRepository(ValidationRequestEntity)), close: () => ds.destroy() };
 }
 
 async function queue(t: GisTestStack, token: string, body: Json = VALIDATE_OK): Promise<{ id: string; requestId: string; path: string }> {

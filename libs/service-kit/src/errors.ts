@@ -85,8 +85,14 @@ export class JsonExceptionFilter implements ExceptionFilter {
     const reply = ctx.getResponse<FastifyReply>();
     const request = ctx.getRequest<FastifyRequest>();
     if (exception instanceof DomainError) {
+      const status = DOMAIN_ERROR_STATUS[exception.kind];
       for (const [name, value] of Object.entries(domainErrorHeaders(exception))) void reply.header(name, value);
-      return void reply.status(DOMAIN_ERROR_STATUS[exception.kind]).send(exception.body);
+      if (status >= 500) {
+        // Like every 5xx answer of the kit: logged, and its body names the request id.
+        request.log.error({ err: exception.cause ?? exception, status }, 'request failed');
+        return void reply.status(status).send({ ...exception.body, request_id: exception.body.request_id ?? request.id });
+      }
+      return void reply.status(status).send(exception.body);
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();

@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import pino from 'pino';
+import { ConflictError, UnavailableError } from '@dtp/domain';
 import { createHttpApp } from './bootstrap';
 import { ConfigError, loadConfig } from './config';
 import { newServiceContext } from './listen';
@@ -38,6 +39,16 @@ class ThingsController {
   @Get('boom')
   boom() {
     throw new Error('kaboom');
+  }
+
+  @Get('conflict')
+  conflict() {
+    throw new ConflictError('taken', 'already_taken');
+  }
+
+  @Get('away')
+  away() {
+    throw new UnavailableError('the store is away; retry later', 7);
   }
 }
 
@@ -102,6 +113,16 @@ describe('service kit HTTP behaviour', () => {
     expect(res.statusCode).toBe(500);
     expect(res.json()).toEqual({ message: expect.stringContaining('Internal server error'), request_id: 'req-123' });
     expect(JSON.stringify(res.json())).not.toContain('kaboom');
+  });
+
+  it('answers a domain error with its exact body; a 5xx one also names the request id, with its Retry-After', async () => {
+    const conflict = await inject({ method: 'GET', url: '/things/conflict', headers: { 'x-request-id': 'req-1' } });
+    expect(conflict.statusCode).toBe(409);
+    expect(conflict.body).toBe('{"message":"taken","reason":"already_taken"}');
+    const away = await inject({ method: 'GET', url: '/things/away', headers: { 'x-request-id': 'req-2' } });
+    expect(away.statusCode).toBe(503);
+    expect(away.headers['retry-after']).toBe('7');
+    expect(away.body).toBe('{"message":"the store is away; retry later","request_id":"req-2"}');
   });
 
   it('echoes a given request id and generates one otherwise', async () => {

@@ -1,6 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, QueryDeepPartialEntity, Repository } from 'typeorm';
 import { DiamondV1, GisIneligibilityReason, GisStatus } from '@dtp/domain';
+import { hydrate } from '../common/hydrate';
 import { GisDiamondEntity } from './gis-diamond.entity';
 
 /** What GIS keeps of an upserted DiamondV1 record. */
@@ -17,47 +19,28 @@ export interface DiamondViewValues {
   scanReportHash: string | null;
 }
 
-const FIELDS: Record<keyof GisDiamondEntity, string> = {
-  diamondId: 'diamond_id',
-  revision: 'revision',
-  versionId: 'version_id',
-  lifecycleState: 'lifecycle_state',
-  currentStage: 'current_stage',
-  unlockStatus: 'unlock_status',
-  carats: 'carats',
-  shape: 'shape',
-  holderParticipantId: 'holder_participant_id',
-  scanReportHash: 'scan_report_hash',
-  deleted: 'deleted',
-  deletedAt: 'deleted_at',
-  gisStatus: 'gis_status',
-  gisReason: 'gis_reason',
-  eligibilityRevision: 'eligibility_revision',
-  gradingRevision: 'grading_revision',
-  updatedAt: 'updated_at',
-};
-const SELECT_LIST = Object.entries(FIELDS)
-  .map(([prop, col]) => `${col} AS "${prop}"`)
-  .join(', ');
-
-/** gis_diamonds: GIS's own view of diamonds. */
+/** gis_diamonds: GIS's own view of diamonds. The only code that queries the table. */
 @Injectable()
 export class DiamondsRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@InjectRepository(GisDiamondEntity) private readonly repo: Repository<GisDiamondEntity>) {}
 
-  async find(diamondId: string, manager: EntityManager = this.ds.manager): Promise<GisDiamondEntity | null> {
-    const rows = (await manager.query(`SELECT ${SELECT_LIST} FROM gis_diamonds WHERE diamond_id = $1`, [diamondId])) as GisDiamondEntity[];
-    return rows[0] ?? null;
+  /** The table's repository, inside the caller's transaction when a manager is given. */
+  private on(manager?: EntityManager): Repository<GisDiamondEntity> {
+    return manager ? manager.getRepository(GisDiamondEntity) : this.repo;
+  }
+
+  async find(diamondId: string, manager?: EntityManager): Promise<GisDiamondEntity | null> {
+    return this.on(manager).findOneBy({ diamondId });
   }
 
   /** The row, locked until the transaction ends (eligibility and grading revisions are counted under it). */
   async lock(manager: EntityManager, diamondId: string): Promise<GisDiamondEntity | null> {
-    const rows = (await manager.query(`SELECT ${SELECT_LIST} FROM gis_diamonds WHERE diamond_id = $1 FOR UPDATE`, [diamondId])) as GisDiamondEntity[];
-    return rows[0] ?? null;
+    return this.on(manager).findOne({ where: { diamondId }, lock: { mode: 'pessimistic_write' } });
   }
 
   /** Inserts or refreshes the view of a diamond; a deleted diamond stays deleted. */
   async upsert(manager: EntityManager, v: DiamondViewValues): Promise<void> {
+    // Raw SQL: an upsert whose update is guarded (never revives a deleted row), which TypeORM's upsert cannot express.
     await manager.query(
       `INSERT INTO gis_diamonds (diamond_id, revision, version_id, lifecycle_state, current_stage, unlock_status, carats, shape,
                                  holder_participant_id, scan_report_hash, deleted)
@@ -74,6 +57,7 @@ export class DiamondsRepository {
 
   /** Marks a diamond deleted (kept, so verify/validate answer 410), creating the row when GIS never saw it. */
   async markDeleted(manager: EntityManager, diamondId: string, revision: number): Promise<void> {
+    // Raw SQL: an upsert that keeps the first deleted_at (COALESCE with the stored row), beyond TypeORM's upsert.
     await manager.query(
       `INSERT INTO gis_diamonds (diamond_id, revision, deleted, deleted_at) VALUES ($1, $2, true, clock_timestamp())
        ON CONFLICT (diamond_id) DO UPDATE SET revision = EXCLUDED.revision, deleted = true,
@@ -84,21 +68,23 @@ export class DiamondsRepository {
 
   /** Stores a new gis_status and returns the eligibility event revision to publish it under. */
   async setEligibility(manager: EntityManager, diamondId: string, status: GisStatus | null, reason: GisIneligibilityReason | null): Promise<number> {
-    const [rows] = (await manager.query(
-      `UPDATE gis_diamonds SET gis_status = $2, gis_reason = $3, eligibility_revision = eligibility_revision + 1
-       WHERE diamond_id = $1 RETURNING eligibility_revision`,
-      [diamondId, status, reason],
-    )) as [{ eligibility_revision: string }[], number];
-    return Number(rows[0].eligibility_revision);
+    const row = await this.updateReturning(manager, diamondId, { gisStatus: status, gisReason: reason, eligibilityRevision: () => 'eligibility_revision + 1' });
+    return Number(row.eligibilityRevision);
   }
 
   /** Counts one more grading for the diamond and returns its revision (call with the row locked). */
   async nextGradingRevision(manager: EntityManager, diamondId: string): Promise<number> {
-    const [rows] = (await manager.query(
-      `UPDATE gis_diamonds SET grading_revision = grading_revision + 1 WHERE diamond_id = $1 RETURNING grading_revision`,
-      [diamondId],
-    )) as [{ grading_revision: string }[], number];
-    return Number(rows[0].grading_revision);
+    const row = await this.updateReturning(manager, diamondId, { gradingRevision: () => 'grading_revision + 1' });
+    return Number(row.gradingRevision);
+  }
+
+  /** One UPDATE of a diamond's row that returns the row as stored after it (counters are added to in the database). */
+  private async updateReturning(manager: EntityManager, diamondId: string, set: QueryDeepPartialEntity<GisDiamondEntity>): Promise<GisDiamondEntity> {
+    const repo = this.on(manager);
+    const result = await repo.createQueryBuilder().update().set(set).where({ diamondId }).returning('*').execute();
+    const [row] = hydrate(repo, result.raw);
+    if (!row) throw new Error(`diamond ${diamondId} has no row in gis_diamonds`);
+    return row;
   }
 }
 

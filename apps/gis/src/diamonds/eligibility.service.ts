@@ -2,14 +2,20 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { EventTypes, Topics, makeEnvelope } from '@dtp/domain';
 import { writeOutbox } from '@dtp/events';
+import { DiamondDeletedError, DiamondIneligibleError, DiamondNotFoundError, ScanReportUnavailableError } from '../common/errors';
 import { ScanReportsService } from '../scan-reports/scan-reports.service';
 import { DiamondsRepository } from './diamonds.repository';
-import { Assessment, DiamondFacts, ReportFacts, assessEligibility, gisStatusOf } from './eligibility';
+import { Assessment, DiamondFacts, EligibleAssessment, ReportFacts, assessEligibility, gisStatusOf } from './eligibility';
 import { GisDiamondEntity } from './gis-diamond.entity';
 
 export interface DiamondAssessment {
   diamond: GisDiamondEntity;
   assessment: Assessment;
+}
+
+export interface EligibleDiamond {
+  diamond: GisDiamondEntity;
+  assessment: EligibleAssessment;
 }
 
 /**
@@ -44,6 +50,27 @@ export class EligibilityService {
       await this.ds.transaction((m) => this.publishIfChanged(m, diamondId, { hash: diamond.scanReportHash, facts: report }));
     }
     return { diamond, assessment };
+  }
+
+  /**
+   * The diamond and its assessment when verify may proceed (validate checks `shape_not_supported` itself);
+   * otherwise throws why not: DiamondNotFoundError, DiamondDeletedError, DiamondIneligibleError `{reason, detail}`
+   * or ScanReportUnavailableError (the report is attached but the file store cannot give it yet).
+   */
+  async requireEligible(diamondId: string): Promise<EligibleDiamond> {
+    const found = await this.assess(diamondId);
+    if (!found) throw new DiamondNotFoundError();
+    const { diamond, assessment } = found;
+    switch (assessment.kind) {
+      case 'deleted':
+        throw new DiamondDeletedError();
+      case 'ineligible':
+        throw new DiamondIneligibleError(assessment.reason, assessment.detail);
+      case 'unavailable':
+        throw new ScanReportUnavailableError(assessment.reason);
+      case 'eligible':
+        return { diamond, assessment };
+    }
   }
 
   /**

@@ -43,6 +43,9 @@ export type Assessment =
       gisStatus: 'eligible' | 'shape_not_supported';
     };
 
+/** An assessment that lets verify (and, unless its gisStatus is `shape_not_supported`, validate) proceed. */
+export type EligibleAssessment = Extract<Assessment, { kind: 'eligible' }>;
+
 /**
  * Lab eligibility of a diamond (spec "Errors", DESIGN.md "GIS"), checked in this order:
  * deleted -> not polished (lifecycle_state other than `polished`, or no declared carats/shape) -> no scan

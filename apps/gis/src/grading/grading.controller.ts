@@ -2,7 +2,6 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { GradingSubmissionDto } from '@dtp/domain';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
-import { unwrap } from '../common/http-errors';
 import { GradingAccepted, GradingService } from './grading.service';
 import { DiamondIdParam } from '../common/path-ids';
 
@@ -21,6 +20,6 @@ export class GradingController {
       'without an unexpired Verified validation of this diamond by the calling lab; 422 body errors.',
   })
   async submit(@DiamondIdParam() diamondId: string, @Body() body: GradingSubmissionDto, @CurrentCaller() caller: Caller): Promise<GradingAccepted> {
-    return unwrap(await this.gradings.submit(diamondId, body, caller)) as GradingAccepted;
+    return this.gradings.submit(diamondId, body, caller);
   }
 }

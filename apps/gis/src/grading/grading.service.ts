@@ -1,4 +1,4 @@
-import { HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import {
@@ -12,12 +12,12 @@ import {
 } from '@dtp/domain';
 import type { Caller } from '@dtp/auth-guard';
 import { writeOutbox } from '@dtp/events';
-import { DIAMOND_NOT_FOUND } from '../common/assessment-answers';
-import { Answer, notFound } from '../common/http-errors';
+import { DiamondDeletedError, DiamondNotFoundError, PrerequisiteMissingError } from '../common/errors';
 import { GIS_CONFIG } from '../common/tokens';
 import { GisConfig } from '../config';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
 import { ValidationRepository } from '../validation/validation.repository';
+import { GradingRepository } from './grading.repository';
 
 export interface GradingAccepted {
   grading_id: string;
@@ -47,35 +47,35 @@ export class GradingService {
     @Inject(DataSource) private readonly ds: DataSource,
     private readonly diamonds: DiamondsRepository,
     private readonly validations: ValidationRepository,
+    private readonly gradings: GradingRepository,
     @Inject(GIS_CONFIG) private readonly config: GisConfig,
   ) {}
 
-  async submit(diamondId: string, dto: GradingSubmissionDto, caller: Caller): Promise<Answer> {
+  async submit(diamondId: string, dto: GradingSubmissionDto, caller: Caller): Promise<GradingAccepted> {
     const diamond = await this.diamonds.find(diamondId);
-    if (!diamond) return notFound(DIAMOND_NOT_FOUND);
-    if (diamond.deleted) return { status: HttpStatus.GONE, body: { reason: 'diamond_has_been_deleted', detail: null } };
+    if (!diamond) throw new DiamondNotFoundError();
+    if (diamond.deleted) throw new DiamondDeletedError();
     const validation = await this.validations.latestUnexpiredVerified(diamondId, caller.participantId, this.config.VALIDATION_EXPIRY_SECONDS);
     if (!validation) {
-      return {
-        status: HttpStatus.PRECONDITION_FAILED,
-        body: {
-          reason: 'no_verified_validation',
-          detail: 'no unexpired Verified validation of this diamond by this lab exists; validate it first',
-        },
-      };
+      throw new PrerequisiteMissingError('no_verified_validation', 'no unexpired Verified validation of this diamond by this lab exists; validate it first');
     }
     const gradingId = randomUUID();
     const data = toGradingSubmission(dto);
     const submittedAt = new Date();
-    const accepted = await this.ds.transaction(async (m) => {
+    await this.ds.transaction(async (m) => {
       const row = await this.diamonds.lock(m, diamondId);
-      if (!row || row.deleted) return false;
+      // Deleted since the check above: nothing is written (the transaction ends here).
+      if (!row || row.deleted) throw new DiamondDeletedError();
       const revision = await this.diamonds.nextGradingRevision(m, diamondId);
-      await m.query(
-        `INSERT INTO gradings (grading_id, diamond_id, lab_participant_id, validation_request_id, revision, data, submitted_at)
-         VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)`,
-        [gradingId, diamondId, caller.participantId, validation.requestId, revision, JSON.stringify(data), submittedAt],
-      );
+      await this.gradings.insert(m, {
+        gradingId,
+        diamondId,
+        labParticipantId: caller.participantId,
+        validationRequestId: validation.requestId,
+        revision: String(revision),
+        data,
+        submittedAt,
+      });
       const envelope = makeEnvelope({
         event_type: EventTypes.GRADING_SUBMITTED,
         data: {
@@ -90,9 +90,7 @@ export class GradingService {
         occurred_at: submittedAt,
       });
       await writeOutbox(m, [{ topic: Topics.GIS_GRADINGS, key: diamondId, eventType: envelope.event_type, revision, payload: envelope }]);
-      return true;
     });
-    if (!accepted) return { status: HttpStatus.GONE, body: { reason: 'diamond_has_been_deleted', detail: null } };
-    return { status: HttpStatus.CREATED, body: { grading_id: gradingId, diamond_id: diamondId, status: 'accepted' } };
+    return { grading_id: gradingId, diamond_id: diamondId, status: 'accepted' };
   }
 }

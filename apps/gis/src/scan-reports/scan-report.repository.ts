@@ -1,23 +1,20 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { Repository } from 'typeorm';
 import { ScanReportEntity } from './scan-report.entity';
 
-/** scan_reports: one row per report hash, written once (first writer wins). */
+/** scan_reports: one row per report hash, written once (first writer wins). The only code that queries the table. */
 @Injectable()
 export class ScanReportRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@InjectRepository(ScanReportEntity) private readonly repo: Repository<ScanReportEntity>) {}
 
   async find(hash: string): Promise<ScanReportEntity | null> {
-    return this.ds.getRepository(ScanReportEntity).findOne({ where: { hash } });
+    return this.repo.findOneBy({ hash });
   }
 
   /** Stores a parse result unless one is already stored; returns the stored row either way. */
   async insertOnce(row: Pick<ScanReportEntity, 'hash' | 'outcome' | 'extracted' | 'detail' | 'sizeBytes'>): Promise<ScanReportEntity> {
-    await this.ds.query(
-      `INSERT INTO scan_reports (hash, outcome, extracted, detail, size_bytes) VALUES ($1, $2, $3::jsonb, $4::jsonb, $5)
-       ON CONFLICT (hash) DO NOTHING`,
-      [row.hash, row.outcome, row.extracted === null ? null : JSON.stringify(row.extracted), row.detail === null ? null : JSON.stringify(row.detail), row.sizeBytes],
-    );
+    await this.repo.createQueryBuilder().insert().values(row).orIgnore().execute();
     const stored = await this.find(row.hash);
     if (!stored) throw new Error(`scan report ${row.hash} vanished after insert`);
     return stored;

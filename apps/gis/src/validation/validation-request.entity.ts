@@ -1,5 +1,6 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import type { ValidationParameters, VerificationStatus } from '@dtp/domain';
+import type { ValidationInput } from './validation-compare';
 
 /** A validate-json request: the durable job the worker answers, and later its result. */
 @Entity({ name: 'validation_requests' })
@@ -13,9 +14,9 @@ export class ValidationRequestEntity {
   @Column('text', { name: 'lab_participant_id' })
   labParticipantId!: string;
 
-  /** The lab's body as received. */
+  /** The lab's body as received (validated against ValidateJsonRequestDto). */
   @Column('jsonb')
-  request!: Record<string, unknown>;
+  request!: ValidationInput;
 
   /** The scan report the request is compared with (the newest one when the request was accepted). */
   @Column('text', { name: 'scan_report_hash' })

@@ -2,9 +2,9 @@ import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ValidateAccepted, ValidateJsonRequestDto, ValidationHistoryEntry, ValidationPoll } from '@dtp/domain';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
-import { unwrap } from '../common/http-errors';
 import { ValidationService } from './validation.service';
-import { DiamondIdParam, REQUEST_NOT_FOUND, RequestIdParam } from '../common/path-ids';
+import { REQUEST_NOT_FOUND } from '../common/errors';
+import { DiamondIdParam, RequestIdParam } from '../common/path-ids';
 
 @ApiTags('grading integration')
 @Roles('grading_lab')
@@ -26,14 +26,14 @@ export class ValidationController {
     @Body() body: ValidateJsonRequestDto,
     @CurrentCaller() caller: Caller,
   ): Promise<ValidateAccepted> {
-    return unwrap(await this.validations.accept(diamondId, body, caller)) as ValidateAccepted;
+    return this.validations.accept(diamondId, body, caller);
   }
 
   /** Declared before `validate/:request_id` so `historic` is never taken for a request id. */
   @Get('validate/historic')
   @ApiOperation({ summary: "The calling lab's answered or errored validation requests for a diamond, newest first, with `expired`" })
   async history(@DiamondIdParam() diamondId: string, @CurrentCaller() caller: Caller): Promise<ValidationHistoryEntry[]> {
-    return unwrap(await this.validations.history(diamondId, caller)) as ValidationHistoryEntry[];
+    return this.validations.history(diamondId, caller);
   }
 
   @Get('validate/:request_id')
@@ -43,6 +43,6 @@ export class ValidationController {
     @RequestIdParam() requestId: string,
     @CurrentCaller() caller: Caller,
   ): Promise<ValidationPoll> {
-    return unwrap(await this.validations.poll(diamondId, requestId, caller)) as ValidationPoll;
+    return this.validations.poll(diamondId, requestId, caller);
   }
 }

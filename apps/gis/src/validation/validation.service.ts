@@ -1,4 +1,4 @@
-import { HttpStatus, Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
   ValidateAccepted,
@@ -8,10 +8,13 @@ import {
   resolveShapeGroup,
 } from '@dtp/domain';
 import type { Caller } from '@dtp/auth-guard';
-import { RequestValidationException } from '@dtp/service-kit';
-import { DIAMOND_NOT_FOUND, refusal } from '../common/assessment-answers';
-import { Answer, notFound } from '../common/http-errors';
-import { REQUEST_NOT_FOUND } from '../common/path-ids';
+import {
+  DiamondIneligibleError,
+  DiamondNotFoundError,
+  InvalidBodyMemberError,
+  PrerequisiteMissingError,
+  ValidationRequestNotFoundError,
+} from '../common/errors';
 import { GIS_CONFIG } from '../common/tokens';
 import { GisConfig } from '../config';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
@@ -34,34 +37,19 @@ export class ValidationService {
     @Inject(GIS_CONFIG) private readonly config: GisConfig,
   ) {}
 
-  async accept(diamondId: string, dto: ValidateJsonRequestDto, caller: Caller): Promise<Answer> {
+  async accept(diamondId: string, dto: ValidateJsonRequestDto, caller: Caller): Promise<ValidateAccepted> {
     if (resolveShapeGroup(dto.shape_group) === undefined) {
-      throw new RequestValidationException([
-        { loc: ['body', 'shape_group'], msg: 'shape_group must be a shape or a shape group name', type: 'enum' },
-      ]);
+      throw new InvalidBodyMemberError('shape_group', 'shape_group must be a shape or a shape group name', 'enum');
     }
-    const found = await this.eligibility.assess(diamondId);
-    const assessment = found?.assessment ?? null;
-    const refused = refusal(assessment);
-    if (refused) return refused;
-    if (assessment?.kind !== 'eligible') throw new Error('unexpected eligibility state');
+    const { assessment } = await this.eligibility.requireEligible(diamondId);
     if (assessment.gisStatus === 'shape_not_supported') {
-      return {
-        status: HttpStatus.CONFLICT,
-        body: {
-          reason: 'shape_not_supported',
-          detail: `the diamond's shape "${assessment.shape}" has no supported shape group (group ${assessment.shapeGroup}); validation is not available`,
-        },
-      };
+      throw new DiamondIneligibleError(
+        'shape_not_supported',
+        `the diamond's shape "${assessment.shape}" has no supported shape group (group ${assessment.shapeGroup}); validation is not available`,
+      );
     }
     if (!(await this.verifications.hasSuccess(diamondId, caller.participantId))) {
-      return {
-        status: HttpStatus.PRECONDITION_FAILED,
-        body: {
-          reason: 'no_successful_verify',
-          detail: 'no successful verify request by this lab exists for this diamond; call verify first',
-        },
-      };
+      throw new PrerequisiteMissingError('no_successful_verify', 'no successful verify request by this lab exists for this diamond; call verify first');
     }
     const requestId = randomUUID();
     await this.requests.insert({
@@ -73,26 +61,23 @@ export class ValidationService {
     });
     const base = this.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
     return {
-      status: HttpStatus.ACCEPTED,
-      body: {
-        diamond_id: diamondId,
-        request_id: requestId,
-        status_url: `${base}/v2/diamonds/${encodeURIComponent(diamondId)}/validate/${requestId}`,
-        verification_status: 'Pending',
-      } satisfies ValidateAccepted,
+      diamond_id: diamondId,
+      request_id: requestId,
+      status_url: `${base}/v2/diamonds/${encodeURIComponent(diamondId)}/validate/${requestId}`,
+      verification_status: 'Pending',
     };
   }
 
-  async poll(diamondId: string, requestId: string, caller: Caller): Promise<Answer> {
+  async poll(diamondId: string, requestId: string, caller: Caller): Promise<ValidationPoll> {
     const found = await this.requests.findOwn(diamondId, requestId, caller.participantId);
-    if (!found) return notFound(REQUEST_NOT_FOUND);
-    return { status: HttpStatus.OK, body: toValidationPoll(found) satisfies ValidationPoll };
+    if (!found) throw new ValidationRequestNotFoundError();
+    return toValidationPoll(found);
   }
 
-  async history(diamondId: string, caller: Caller): Promise<Answer> {
+  async history(diamondId: string, caller: Caller): Promise<ValidationHistoryEntry[]> {
     const rows = await this.requests.answered(diamondId, caller.participantId);
-    if (rows.length === 0 && !(await this.diamonds.find(diamondId))) return notFound(DIAMOND_NOT_FOUND);
+    if (rows.length === 0 && !(await this.diamonds.find(diamondId))) throw new DiamondNotFoundError();
     const now = Date.now();
-    return { status: HttpStatus.OK, body: rows.map((r): ValidationHistoryEntry => toHistoryEntry(r, this.config.VALIDATION_EXPIRY_SECONDS, now)) };
+    return rows.map((r) => toHistoryEntry(r, this.config.VALIDATION_EXPIRY_SECONDS, now));
   }
 }

@@ -10,9 +10,9 @@ import { GisConfig } from '../config';
 import { VALIDATION_CHANNEL } from '../migrations/1764115200000-gis-schema';
 import { ScanReportRepository } from '../scan-reports/scan-report.repository';
 import type { ScanReportValues } from '../scan-reports/scan-report.parser';
-import { ValidationInput, compareValidation } from './validation-compare';
+import { compareValidation } from './validation-compare';
 import { ValidationRequestEntity } from './validation-request.entity';
-import { ValidationRepository } from './validation.repository';
+import { ValidationAnswer, ValidationRepository } from './validation.repository';
 
 /**
  * Answers validation jobs. Any number of workers (GIS replicas) share the `validation_requests` table:
@@ -161,7 +161,7 @@ export class ValidationWorker {
   }
 
   private async process(job: ValidationRequestEntity): Promise<void> {
-    let result: Parameters<ValidationRepository['answer']>[2];
+    let result: ValidationAnswer;
     if (job.attempts > this.config.VALIDATION_MAX_ATTEMPTS) {
       result = {
         status: 'Unverifiable',
@@ -172,7 +172,7 @@ export class ValidationWorker {
     } else {
       try {
         const values = await this.reportValues(job.scanReportHash);
-        const outcome = compareValidation(job.request as unknown as ValidationInput, values);
+        const outcome = compareValidation(job.request, values);
         result = { status: outcome.status, description: outcome.description, error: null, parameters: outcome.parameters };
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);

@@ -15,8 +15,9 @@ export class VerifyAttemptEntity {
   @Column('text', { name: 'lab_client_id', nullable: true })
   labClientId!: string | null;
 
+  /** The members of the lab's body that verify compares. */
   @Column('jsonb')
-  request!: Record<string, unknown>;
+  request!: { carat_weight: number; shape_group: string };
 
   @Column('text')
   outcome!: 'success' | 'failure' | 'not_found' | 'deleted' | 'ineligible';

@@ -2,7 +2,6 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { VerifyRequestDto, VerifyResponse } from '@dtp/domain';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
-import { unwrap } from '../common/http-errors';
 import { VerifyService } from './verify.service';
 import { DiamondIdParam } from '../common/path-ids';
 
@@ -21,6 +20,6 @@ export class VerifyController {
       '409 `{reason, detail}` ineligible; 422 body errors; 503 scan report not readable yet.',
   })
   async verify(@DiamondIdParam() diamondId: string, @Body() body: VerifyRequestDto, @CurrentCaller() caller: Caller): Promise<VerifyResponse> {
-    return unwrap(await this.verifier.verify(diamondId, body, caller)) as VerifyResponse;
+    return this.verifier.verify(diamondId, body, caller);
   }
 }

@@ -1,34 +1,36 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { HttpStatus, Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import type { VerifyAttemptEntity } from './verify-attempt.entity';
+import { Repository } from 'typeorm';
+import { DomainError, VerifyResponse } from '@dtp/domain';
+import { DOMAIN_ERROR_STATUS } from '@dtp/service-kit';
+import { VerifyAttemptEntity } from './verify-attempt.entity';
 
-export type VerifyAttemptInput = Pick<
-  VerifyAttemptEntity,
-  'diamondId' | 'labParticipantId' | 'labClientId' | 'request' | 'outcome' | 'httpStatus' | 'response'
->;
+export interface VerifyAttemptInput extends Pick<VerifyAttemptEntity, 'diamondId' | 'labParticipantId' | 'labClientId' | 'request' | 'outcome'> {
+  /** What the lab was answered: verify's 200 body, or the refusal. */
+  answer: VerifyResponse | DomainError;
+}
 
-/** verify_attempts: every verify call, its caller, request and answer. */
+/** verify_attempts: every verify call, its caller, request and answer. The only code that queries the table. */
 @Injectable()
 export class VerifyRepository {
-  constructor(@Inject(DataSource) private readonly ds: DataSource) {}
+  constructor(@InjectRepository(VerifyAttemptEntity) private readonly repo: Repository<VerifyAttemptEntity>) {}
 
-  async record(a: VerifyAttemptInput): Promise<string> {
+  async record({ answer, ...attempt }: VerifyAttemptInput): Promise<string> {
     const id = randomUUID();
-    await this.ds.query(
-      `INSERT INTO verify_attempts (id, diamond_id, lab_participant_id, lab_client_id, request, outcome, http_status, response)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8::jsonb)`,
-      [id, a.diamondId, a.labParticipantId, a.labClientId, JSON.stringify(a.request), a.outcome, a.httpStatus, JSON.stringify(a.response)],
-    );
+    const refused = answer instanceof DomainError;
+    await this.repo.insert({
+      id,
+      ...attempt,
+      // The status the lab received: the kit's status of the refusal's kind, or verify's 200.
+      httpStatus: refused ? DOMAIN_ERROR_STATUS[answer.kind] : HttpStatus.OK,
+      response: refused ? answer.body : answer,
+    });
     return id;
   }
 
   /** True when this lab has verified this diamond successfully at least once. */
   async hasSuccess(diamondId: string, labParticipantId: string): Promise<boolean> {
-    const rows = (await this.ds.query(
-      `SELECT 1 FROM verify_attempts WHERE diamond_id = $1 AND lab_participant_id = $2 AND outcome = 'success' LIMIT 1`,
-      [diamondId, labParticipantId],
-    )) as unknown[];
-    return rows.length > 0;
+    return this.repo.existsBy({ diamondId, labParticipantId, outcome: 'success' });
   }
 }

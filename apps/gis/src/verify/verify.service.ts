@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  DomainError,
   VERIFY_CARAT_TOLERANCE,
   VERIFY_CARAT_TOLERANCE_REPORTED,
   VerifyRequestDto,
@@ -9,18 +10,23 @@ import {
   withinTolerance,
 } from '@dtp/domain';
 import type { Caller } from '@dtp/auth-guard';
-import { refusal } from '../common/assessment-answers';
-import { Answer } from '../common/http-errors';
-import { EligibilityService } from '../diamonds/eligibility.service';
+import { DiamondDeletedError, DiamondIneligibleError, DiamondNotFoundError } from '../common/errors';
+import { EligibilityService, EligibleDiamond } from '../diamonds/eligibility.service';
 import { VerifyAttemptEntity } from './verify-attempt.entity';
 import { VerifyRepository } from './verify.repository';
 
-const OUTCOME_BY_STATUS: Record<number, VerifyAttemptEntity['outcome']> = { 404: 'not_found', 410: 'deleted', 409: 'ineligible' };
+/** The refusals a verify attempt is recorded with (a scan report not readable yet decides nothing: not recorded). */
+function recordedRefusal(err: unknown): { outcome: VerifyAttemptEntity['outcome']; answer: DomainError } | undefined {
+  if (err instanceof DiamondNotFoundError) return { outcome: 'not_found', answer: err };
+  if (err instanceof DiamondDeletedError) return { outcome: 'deleted', answer: err };
+  if (err instanceof DiamondIneligibleError) return { outcome: 'ineligible', answer: err };
+  return undefined;
+}
 
 /**
  * Verify (spec "Grading integration"): compares the lab's carat weight with the declared polished carats
  * (|given - known| <= 0.02 in decimal arithmetic, reported as "0.020") and its shape group with the declared
- * shape's group. Group `Other` is accepted. Every attempt that reaches the rules is recorded.
+ * shape's group. Group `Other` is accepted. Every attempt that reaches the rules is recorded, with its answer.
  */
 @Injectable()
 export class VerifyService {
@@ -29,24 +35,25 @@ export class VerifyService {
     private readonly attempts: VerifyRepository,
   ) {}
 
-  async verify(diamondId: string, dto: VerifyRequestDto, caller: Caller): Promise<Answer> {
-    const found = await this.eligibility.assess(diamondId);
-    const assessment = found?.assessment ?? null;
+  async verify(diamondId: string, dto: VerifyRequestDto, caller: Caller): Promise<VerifyResponse> {
     const request = { carat_weight: dto.carat_weight, shape_group: dto.shape_group };
-    const refused = refusal(assessment);
-    if (refused || assessment?.kind !== 'eligible') {
-      const answer = refused ?? { status: 500, body: { detail: 'unexpected eligibility state' } };
-      const outcome = OUTCOME_BY_STATUS[answer.status];
-      if (outcome) await this.record(diamondId, caller, request, outcome, answer);
-      return answer;
+    const attempt = { diamondId, labParticipantId: caller.participantId, labClientId: caller.clientId, request };
+    let eligible: EligibleDiamond;
+    try {
+      eligible = await this.eligibility.requireEligible(diamondId);
+    } catch (err) {
+      const refusal = recordedRefusal(err);
+      if (refusal) await this.attempts.record({ ...attempt, ...refusal });
+      throw err;
     }
+    const { diamond, assessment } = eligible;
     const given = toDecimalText(dto.carat_weight);
     const caratMatched = withinTolerance(given, assessment.carats, VERIFY_CARAT_TOLERANCE);
     const givenGroup = resolveShapeGroup(dto.shape_group) ?? dto.shape_group;
     const shapeMatched = givenGroup === assessment.shapeGroup;
-    const body: VerifyResponse =
+    const answer: VerifyResponse =
       caratMatched && shapeMatched
-        ? { status: 'success', is_locked: found?.diamond.unlockStatus === 'locked' }
+        ? { status: 'success', is_locked: diamond.unlockStatus === 'locked' }
         : {
             status: 'failure',
             data: {
@@ -54,26 +61,7 @@ export class VerifyService {
               shape_group: { matched: shapeMatched, known_value: assessment.shapeGroup, given_value: givenGroup },
             },
           };
-    const answer: Answer = { status: 200, body };
-    await this.record(diamondId, caller, request, body.status, answer);
+    await this.attempts.record({ ...attempt, outcome: answer.status, answer });
     return answer;
-  }
-
-  private async record(
-    diamondId: string,
-    caller: Caller,
-    request: Record<string, unknown>,
-    outcome: VerifyAttemptEntity['outcome'],
-    answer: Answer,
-  ): Promise<void> {
-    await this.attempts.record({
-      diamondId,
-      labParticipantId: caller.participantId,
-      labClientId: caller.clientId,
-      request,
-      outcome,
-      httpStatus: answer.status,
-      response: answer.body,
-    });
   }
 }
