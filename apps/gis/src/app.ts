@@ -1,5 +1,5 @@
 import { runMigrations } from '@dtp/database';
-import { connectEvents } from '@dtp/events';
+import { EVENTS_HYBRID_OPTIONS, eventsStrategy, registerEventHandlers } from '@dtp/events';
 import { createHttpApp, listenService, newServiceContext, ServiceDefinition } from '@dtp/service-kit';
 import { GisConfig } from './config';
 import { gisDbOptions, GisDeps, GisModule } from './gis.module';
@@ -25,7 +25,8 @@ export const gisService: ServiceDefinition<GisConfig, GisDeps> = {
       },
     });
     // The @EventPattern handlers (platform.diamonds.v1, the deny-list) start after the server listens.
-    connectEvents(app);
+    const events = eventsStrategy(app);
+    registerEventHandlers(app.connectMicroservice(events, EVENTS_HYBRID_OPTIONS), events.strategy);
     return listenService({ name: 'gis', app, config, ctx });
   },
 };

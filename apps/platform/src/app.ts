@@ -1,6 +1,6 @@
 import multipart from '@fastify/multipart';
 import { runMigrations } from '@dtp/database';
-import { connectEvents } from '@dtp/events';
+import { EVENTS_HYBRID_OPTIONS, eventsStrategy, registerEventHandlers } from '@dtp/events';
 import { createHttpApp, listenService, newServiceContext, ServiceDefinition } from '@dtp/service-kit';
 import { PlatformConfig } from './config';
 import { platformDbOptions, PlatformDeps, PlatformModule } from './platform.module';
@@ -29,7 +29,8 @@ export const platformService: ServiceDefinition<PlatformConfig, PlatformDeps> = 
       },
     });
     // The @EventPattern handlers (auth.participants.v1, gis.*, the deny-list) start after the server listens.
-    connectEvents(app);
+    const events = eventsStrategy(app);
+    registerEventHandlers(app.connectMicroservice(events, EVENTS_HYBRID_OPTIONS), events.strategy);
     return listenService({ name: 'platform', app, config, ctx });
   },
 };

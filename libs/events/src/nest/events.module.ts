@@ -3,6 +3,7 @@ import {
   Inject,
   Injectable,
   INestApplication,
+  INestMicroservice,
   Module,
   OnApplicationBootstrap,
   OnModuleDestroy,
@@ -114,19 +115,40 @@ export class EventsModule {
 }
 
 /**
- * Connects the service's EventsServer to `app` as a Nest microservice (hybrid application): every
- * `@EventPattern` handler of its controllers becomes a consumer. Call before `listen`; the kit's listenService
- * runs `app.startAllMicroservices()` after the server listens. Throws at once when two handlers clash.
+ * How a service connects its events (in app.ts, before listen; the kit's listenService runs
+ * `app.startAllMicroservices()` after the server listens):
+ *
+ *   const events = eventsStrategy(app);
+ *   registerEventHandlers(app.connectMicroservice(events, EVENTS_HYBRID_OPTIONS), events.strategy);
+ *
+ * Every `@EventPattern` handler of the app's controllers becomes a consumer of the EventsServer.
  */
-export function connectEvents(app: INestApplication, server: EventsServer = app.get(EventsServer)): EventsServer {
-  // Nest resolves a handler's exception filters when it registers the listeners, so the pass-through filter is
-  // installed first and the listeners registered after (what connectMicroservice does itself without
-  // `deferInitialization`); the application's own init hooks have run, or will run, once.
-  const microservice = app.connectMicroservice({ strategy: server }, { inheritAppConfig: false, deferInitialization: true }) as unknown as NestMicroservice;
-  microservice.useGlobalFilters(new EventErrorPassThrough());
-  microservice.registerListeners();
-  microservice.setIsInitialized(true);
-  microservice.setIsInitHookCalled(true);
+export function eventsStrategy(app: INestApplication): { strategy: EventsServer } {
+  return { strategy: app.get(EventsServer) };
+}
+
+/**
+ * A hybrid app of its own config (the HTTP app's guard, pipes and filters are not for events), whose listeners are
+ * registered by registerEventHandlers rather than by connectMicroservice.
+ */
+export const EVENTS_HYBRID_OPTIONS = { inheritAppConfig: false, deferInitialization: true } as const;
+
+/**
+ * Installs the pass-through error filter, then registers the handlers: Nest resolves a handler's exception filters
+ * when it registers the listeners, which connectMicroservice does at once unless `deferInitialization` is set. The
+ * application's own init hooks have run, or will run, once (hence the flags). Throws when two handlers clash.
+ */
+export function registerEventHandlers(microservice: INestMicroservice, server: EventsServer): void {
+  const ms = microservice as unknown as NestMicroservice;
+  ms.useGlobalFilters(new EventErrorPassThrough());
+  ms.registerListeners();
+  ms.setIsInitialized(true);
+  ms.setIsInitHookCalled(true);
   server.routes();
+}
+
+/** Both steps at once (tests, tools): connects `server` (default: the app's EventsServer) to `app`. */
+export function connectEvents(app: INestApplication, server: EventsServer = app.get(EventsServer)): EventsServer {
+  registerEventHandlers(app.connectMicroservice({ strategy: server }, EVENTS_HYBRID_OPTIONS), server);
   return server;
 }
