@@ -7,14 +7,20 @@
  * - the guard's added latency: the same app's @Public route vs a guarded route called with one token (the
  *   verified-token cache answers after the first request) and with a new token on every request (full check:
  *   header, key lookup, ES256 signature, claims); mean, p50, p99, and the service time per request;
+ * - the guard's added CPU time per request without sockets or load generator (Fastify's inject into the same kind
+ *   of app, one request at a time, CPU time of this process), rounds of each kind alternated, medians reported:
+ *   this one is the steadiest on a shared machine;
  * - TokenVerifier.verify calls per second, one at a time: the same token (cached) and distinct tokens (uncached).
  */
 import autocannon from 'autocannon';
 import { randomUUID } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { Controller, Get, Module } from '@nestjs/common';
 import { exportJWK, generateKeyPair, KeyLike, SignJWT } from 'jose';
-import { TokenVerifier } from '@dtp/auth-guard';
+import pino from 'pino';
+import { AuthGuardModule, Caller, CurrentCaller, TokenVerifier } from '@dtp/auth-guard';
+import { createHttpApp, newServiceContext, Public } from '@dtp/service-kit';
 import { startGuardedApp } from '@dtp/testing';
 import type { Benchmark } from './run';
 
@@ -52,6 +58,58 @@ async function verifyRate(verify: (i: number) => Promise<unknown>, seconds: numb
     for (let k = 0; k < 100; k += 1) await verify(done++);
   }
   return done / ((Date.now() - started) / 1000);
+}
+
+@Controller('probe')
+class InjectProbeController {
+  @Public()
+  @Get('open')
+  open() {
+    return { ok: true };
+  }
+
+  @Get('any')
+  any(@CurrentCaller() caller: Caller) {
+    return caller;
+  }
+}
+
+/**
+ * CPU time (microseconds) per request of `GET /probe/open`, `/probe/any` with one token, and `/probe/any` with a
+ * new token each time, through Fastify's inject: ROUNDS rounds of PER_ROUND requests of each kind, alternated.
+ */
+async function injectCpu(jwksBase: string, tokens: string[]): Promise<{ open: number; cached: number; uncached: number }> {
+  @Module({ imports: [AuthGuardModule.forRoot({ issuer: ISSUER, audience: AUDIENCE, jwksUrl: `${jwksBase}/.well-known/jwks.json` })], controllers: [InjectProbeController] })
+  class InjectProbeModule {}
+  const app = await createHttpApp({ ctx: newServiceContext('probe', pino({ level: 'silent' })), module: InjectProbeModule, docs: { title: 'probe', description: 'probe', version: '0' } });
+  await app.init();
+  const fastify = app.getHttpAdapter().getInstance();
+  const ROUNDS = 7;
+  const PER_ROUND = Number(process.env.BENCH_GUARD_INJECT ?? 1500);
+  let next = 1;
+  const kinds = {
+    open: () => ({ url: '/probe/open', headers: {} }),
+    cached: () => ({ url: '/probe/any', headers: { authorization: tokens[0] } }),
+    uncached: () => ({ url: '/probe/any', headers: { authorization: tokens[next++ % tokens.length] } }),
+  };
+  const samples: Record<keyof typeof kinds, number[]> = { open: [], cached: [], uncached: [] };
+  try {
+    for (let round = 0; round <= ROUNDS; round += 1) {
+      for (const kind of Object.keys(kinds) as (keyof typeof kinds)[]) {
+        const cpu = process.cpuUsage();
+        for (let i = 0; i < PER_ROUND; i += 1) {
+          const res = await fastify.inject({ method: 'GET', ...kinds[kind]() });
+          if (res.statusCode !== 200) throw new Error(`inject ${kind}: ${res.statusCode} ${res.body}`);
+        }
+        const used = process.cpuUsage(cpu);
+        if (round > 0) samples[kind].push((used.user + used.system) / PER_ROUND); // round 0 warms up
+      }
+    }
+  } finally {
+    await app.close();
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  return { open: median(samples.open), cached: median(samples.cached), uncached: median(samples.uncached) };
 }
 
 const bench: Benchmark = async (report) => {
@@ -95,6 +153,11 @@ const bench: Benchmark = async (report) => {
       report({ name: `guard added service time per request, ${label} (1/throughput difference)`, value: round(1000 / guarded.requests.average - 1000 / open.requests.average, 4), unit: 'ms', anchor: null, ratio: null });
       report({ name: `guarded route throughput, ${label} (anchor: @Public route)`, value: round(guarded.requests.average), unit: 'req/s', anchor: round(open.requests.average), ratio: round(guarded.requests.average / open.requests.average, 3) });
     }
+
+    // CPU per request, in process
+    const cpu = await injectCpu(authUrl, fresh);
+    report({ name: 'guard added CPU per request, one token (cached; inject, median of 7 rounds; anchor: @Public route CPU/request)', value: round(cpu.cached - cpu.open), unit: 'us', anchor: round(cpu.open), ratio: round(cpu.cached / cpu.open, 3) });
+    report({ name: 'guard added CPU per request, new token per request (uncached; inject, median of 7 rounds; anchor: @Public route CPU/request)', value: round(cpu.uncached - cpu.open), unit: 'us', anchor: round(cpu.open), ratio: round(cpu.uncached / cpu.open, 3) });
 
     // the verifier alone
     const verifier = new TokenVerifier({ issuer: ISSUER, audience: AUDIENCE, jwksUrl: `${authUrl}/.well-known/jwks.json`, tokenTtlSeconds: 3600 });
