@@ -75,11 +75,12 @@ const passportJwtVerify = (PassportJwtStrategy as unknown as { JwtVerifier: JwtV
  *   are refused before any key is looked up).
  * - passport-jwt (jsonwebtoken) checks the signature, `exp`/`nbf` with the clock tolerance, `iss` and `aud`
  *   (`jwtOptions`).
- * - `accept` (the strategy's `validate`) then checks what jsonwebtoken does not: `typ` must be `at+jwt`; iss,
- *   aud, exp, iat, sub, jti, participant_id and role are required; `iat` may not lie in the future by more than
- *   the skew (60 s), and `exp` may not lie further than the issuer's token lifetime plus the skew from `iat` or
- *   from now (a token with an absurd lifetime was not issued by our auth service as configured); the client may
- *   not be revoked (deny-list).
+ * - `accept` (the strategy's `validate`) then checks the claims in one place and one order (repeating
+ *   jsonwebtoken's few, which costs nothing next to the signature): `typ` must be `at+jwt`; iss, aud, exp, iat,
+ *   sub, jti, participant_id and role are required; `iat` may not lie in the future by more than the skew (60 s),
+ *   and `exp` may not lie further than the issuer's token lifetime plus the skew from `iat` or from now (a token
+ *   with an absurd lifetime was not issued by our auth service as configured); the client may not be revoked
+ *   (deny-list).
  * - `explain` turns a refusal of passport-jwt into the message the guard sends. The messages and their order are
  *   those of the jose-based verifier this replaced: a token with several faults is refused for the first of
  *   header, key, signature, typ, missing claims, iss, aud, iat, nbf, exp, lifetime, participant and role.
