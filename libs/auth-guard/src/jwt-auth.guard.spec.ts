@@ -1,4 +1,5 @@
-import { UnauthorizedException } from '@nestjs/common';
+import { UnauthenticatedError } from '@dtp/domain';
+import { DOMAIN_ERROR_STATUS } from '@dtp/service-kit';
 import { extractToken } from './jwt-auth.guard';
 
 const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln';
@@ -7,11 +8,13 @@ function refusal(header: string | undefined): string {
   try {
     extractToken(header);
   } catch (err) {
-    expect(err).toBeInstanceOf(UnauthorizedException);
-    const e = err as UnauthorizedException & { headers: Record<string, string> };
-    expect(e.getStatus()).toBe(401);
-    expect(e.headers['WWW-Authenticate']).toMatch(/^Bearer error="invalid_token", error_description="[^"]+"$/);
-    return (e.getResponse() as { message: string }).message;
+    expect(err).toBeInstanceOf(UnauthenticatedError);
+    const e = err as UnauthenticatedError;
+    expect(DOMAIN_ERROR_STATUS[e.kind]).toBe(401);
+    expect(e.challenge).toMatch(/^Bearer error="invalid_token", error_description="[^"]+"$/);
+    expect(Object.keys(e.body).sort()).toEqual(['error', 'message']);
+    expect(e.body.error).toBe('invalid_token');
+    return e.body.message as string;
   }
   throw new Error(`expected ${String(header)} to be refused`);
 }

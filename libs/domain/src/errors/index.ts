@@ -107,10 +107,10 @@ export class RateLimitedError extends DomainError {
   }
 }
 
-/** 503 with `Retry-After`. */
+/** 503 with `Retry-After`: `{message}`, plus `extra` fields when given (e.g. `request_id`). */
 export class UnavailableError extends DomainError {
-  constructor(message: string, retryAfterSeconds: number, options?: DomainErrorOptions) {
-    super('unavailable', messageBody(message), { ...options, retryAfterSeconds });
+  constructor(message: string, retryAfterSeconds: number, options?: DomainErrorOptions, extra?: Record<string, unknown>) {
+    super('unavailable', messageBody(message, extra), { ...options, retryAfterSeconds });
   }
 }
 
