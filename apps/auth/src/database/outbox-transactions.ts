@@ -1,6 +1,6 @@
 import { Injectable, Module } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
+import { UnitOfWork } from '@dtp/database';
 import { OutboxEvent, writeOutbox } from '@dtp/events';
 
 /** What a change inside an outbox transaction returns: its result and the events it publishes. */
@@ -15,13 +15,13 @@ export interface WithEvents<T> {
  */
 @Injectable()
 export class OutboxTransactions {
-  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+  constructor(private readonly uow: UnitOfWork) {}
 
   /** Runs `work` in one transaction and writes the events it returns to the outbox in that same transaction. */
   run<T>(work: (m: EntityManager) => Promise<WithEvents<T>>): Promise<T> {
-    return this.ds.transaction(async (m) => {
-      const { result, events } = await work(m);
-      await writeOutbox(m, events);
+    return this.uow.run(async (tx) => {
+      const { result, events } = await work(tx.manager);
+      await writeOutbox(tx, events);
       return result;
     });
   }

@@ -1,5 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { DataSource, EntityManager } from 'typeorm';
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { UnitOfWork } from '@dtp/database';
 import { EventTypes, Topics, makeEnvelope } from '@dtp/domain';
 import { writeOutbox } from '@dtp/events';
 import { DiamondDeletedError, DiamondIneligibleError, DiamondNotFoundError, ScanReportUnavailableError } from '../common/errors';
@@ -25,7 +26,7 @@ export interface EligibleDiamond {
 @Injectable()
 export class EligibilityService {
   constructor(
-    @Inject(DataSource) private readonly ds: DataSource,
+    private readonly uow: UnitOfWork,
     private readonly diamonds: DiamondsRepository,
     private readonly scanReports: ScanReportsService,
   ) {}
@@ -47,7 +48,7 @@ export class EligibilityService {
     const assessment = assessEligibility(diamond, report);
     const implied = gisStatusOf(assessment);
     if (implied && (implied.status !== diamond.gisStatus || implied.reason !== diamond.gisReason)) {
-      await this.ds.transaction((m) => this.publishIfChanged(m, diamondId, { hash: diamond.scanReportHash, facts: report }));
+      await this.uow.run((tx) => this.publishIfChanged(tx.manager, diamondId, { hash: diamond.scanReportHash, facts: report }));
     }
     return { diamond, assessment };
   }

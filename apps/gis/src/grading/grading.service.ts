@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
+import { UnitOfWork } from '@dtp/database';
 import {
   EventTypes,
   GRADING_DECIMAL_FIELDS,
@@ -44,7 +44,7 @@ export function toGradingSubmission(dto: GradingSubmissionDto): GradingSubmissio
 @Injectable()
 export class GradingService {
   constructor(
-    @Inject(DataSource) private readonly ds: DataSource,
+    private readonly uow: UnitOfWork,
     private readonly diamonds: DiamondsRepository,
     private readonly validations: ValidationRepository,
     private readonly gradings: GradingRepository,
@@ -62,7 +62,7 @@ export class GradingService {
     const gradingId = randomUUID();
     const data = toGradingSubmission(dto);
     const submittedAt = new Date();
-    await this.ds.transaction(async (m) => {
+    await this.uow.run(async ({ manager: m }) => {
       const row = await this.diamonds.lock(m, diamondId);
       // Deleted since the check above: nothing is written (the transaction ends here).
       if (!row || row.deleted) throw new DiamondDeletedError();
