@@ -97,7 +97,7 @@ export class TokenVerifier {
   private readonly verified = new Map<string, { caller: Caller; iat: number; expiresAt: number }>();
   private static readonly CACHE_MAX = 10_000;
   /**
-   * Revoked clients (fed by a consumer of `client.revoked`: startRevocationConsumer). Consulted on every request,
+   * Revoked clients (fed by the `client.revoked` handler: RevocationEventsController). Consulted on every request,
    * cached token or not: a token of a client revoked after it was cached is refused from the next request on.
    */
   readonly denyList: ClientDenyList;

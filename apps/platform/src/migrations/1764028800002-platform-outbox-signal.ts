@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Platform wakes its outbox relay from the application after commit (apps/platform/src/db/outbox-signal.ts)
+ * Platform wakes its outbox relay from the application after commit (OutboxSignal of @dtp/events, through EventsModule's `wake: 'commit'`)
  * instead of the outbox table's per-statement NOTIFY trigger: a NOTIFY in every registration serialised all
  * commits behind one database-wide lock.
  */
