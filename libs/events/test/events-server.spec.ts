@@ -6,7 +6,7 @@ import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { UnitOfWork } from '@dtp/database';
 import { KnownEventEnvelope, Topics } from '@dtp/domain';
-import { connectEvents, EventContext, EventRoute, EventsServer, InProcessTransport, ParkEventError } from '../src';
+import { connectEvents, EventContext, EventRoute, EventTransport, EventsServer, InProcessTransport, ParkEventError } from '../src';
 import { eventsDatabase, logger, newId, onboarded, waitFor } from './helpers';
 
 /**
@@ -109,6 +109,35 @@ describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, 
     ]);
     expect(await ds.query('SELECT id FROM participants WHERE id = ANY($1)', [[refused, failing]])).toEqual([]);
     expect(afterCommits).not.toContain(failing);
+  });
+
+  it('close stops a start that keeps failing (back-off cut short), and no attempt follows it', async () => {
+    let attempts = 0;
+    const away: EventTransport = {
+      kind: 'kafka',
+      publish: async () => undefined,
+      check: async () => undefined,
+      close: async () => undefined,
+      subscribe: async () => {
+        attempts += 1;
+        throw new Error('broker away');
+      },
+    };
+    @Module({ controllers: [ServiceScoped] })
+    class AwayModule {}
+    const away$ = await NestFactory.create(AwayModule, new FastifyAdapter(), { logger: false });
+    const s = new EventsServer({ transport: away, group: 'svc-away', dataSource: ds, logger });
+    connectEvents(away$, s);
+    await away$.init();
+    const started = away$.startAllMicroservices();
+    await waitFor(() => s.starting()?.degraded.includes('last attempt') === true, 'the first attempt failed');
+    expect(attempts).toBe(1);
+    expect(s.starting()?.degraded).toMatch(/^starting the auth\.participants\.v1 consumer \(last attempt: broker away\)$/);
+    await away$.close();
+    await started; // the listen callback ran: start-up ended with the server
+    const after = attempts;
+    await new Promise((r) => setTimeout(r, 1500)); // longer than the first back-off (1 s)
+    expect(attempts).toBe(after);
   });
 
   it('drops its instance progress at close, and refuses two handlers of one topic in one group', async () => {

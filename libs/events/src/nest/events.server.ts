@@ -115,7 +115,10 @@ export class EventsServer extends Server implements CustomTransportStrategy {
   private stopped = false;
   private pending: string | null = null;
   private lastError: string | null = null;
-  private attempt: Promise<unknown> = Promise.resolve();
+  /** The start-up loop (listen), awaited by close so that nothing it starts outlives the server. */
+  private loop: Promise<void> = Promise.resolve();
+  /** Cuts the loop's back-off sleep short (close). */
+  private wake?: () => void;
   private readonly instance: string;
 
   constructor(private readonly opts: EventsServerOptions) {
@@ -143,7 +146,8 @@ export class EventsServer extends Server implements CustomTransportStrategy {
       return;
     }
     this.pending = routes[0]?.label ?? null;
-    this.startAll(routes).then(
+    this.loop = this.startAll(routes);
+    this.loop.then(
       () => callback(),
       (err: unknown) => callback(err),
     );
@@ -151,7 +155,8 @@ export class EventsServer extends Server implements CustomTransportStrategy {
 
   async close(): Promise<void> {
     this.stopped = true;
-    await this.attempt.catch(() => undefined);
+    this.wake?.();
+    await this.loop.catch(() => undefined);
     const running = this.running;
     this.running = [];
     await Promise.all(
@@ -214,10 +219,8 @@ export class EventsServer extends Server implements CustomTransportStrategy {
     for (const route of routes) {
       this.pending = route.label;
       for (let wait = 1000; !this.stopped; wait = Math.min(wait * 2, 30_000)) {
-        const attempt = this.startOne(route);
-        this.attempt = attempt;
         try {
-          const consumer = await attempt;
+          const consumer = await this.startOne(route);
           if (this.stopped) {
             await consumer.close();
             return;
@@ -229,7 +232,16 @@ export class EventsServer extends Server implements CustomTransportStrategy {
         } catch (err) {
           this.lastError = err instanceof Error ? err.message : String(err);
           this.opts.logger.error({ step: route.label, err: this.lastError, retryInMs: wait }, 'could not start; retrying');
-          await new Promise((resolve) => setTimeout(resolve, wait).unref());
+          if (this.stopped) return;
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, wait);
+            timer.unref();
+            this.wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          this.wake = undefined;
         }
       }
       if (this.stopped) return;
