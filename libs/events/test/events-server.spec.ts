@@ -140,6 +140,40 @@ describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, 
     expect(attempts).toBe(after);
   });
 
+  it('close waits for a consumer whose start was in flight, so nothing it started outlives it', async () => {
+    let release: (() => void) | undefined;
+    let unsubscribed = false;
+    const slow: EventTransport = {
+      kind: 'kafka',
+      publish: async () => undefined,
+      check: async () => undefined,
+      close: async () => undefined,
+      subscribe: async () => {
+        await new Promise<void>((resolve) => (release = resolve)); // the group join takes a while
+        return {
+          close: async () => {
+            await new Promise((r) => setTimeout(r, 500)); // leaving the group takes a while too
+            unsubscribed = true;
+          },
+        };
+      },
+    };
+    @Module({ controllers: [ServiceScoped] })
+    class SlowModule {}
+    const slow$ = await NestFactory.create(SlowModule, new FastifyAdapter(), { logger: false });
+    const s = new EventsServer({ transport: slow, group: 'svc-slow', dataSource: ds, logger });
+    connectEvents(slow$, s);
+    await slow$.init();
+    const started = slow$.startAllMicroservices();
+    await waitFor(() => release !== undefined, 'the join under way');
+    const closing = s.close(); // what the app's close calls
+    release!(); // the join completes while the server closes
+    await closing;
+    expect(unsubscribed).toBe(true);
+    await started;
+    await slow$.close();
+  });
+
   it('drops its instance progress at close, and refuses two handlers of one topic in one group', async () => {
     await app.close();
     expect(await ds.query(`SELECT DISTINCT consumer FROM consumer_state ORDER BY consumer`)).toEqual([{ consumer: 'svc' }]);
