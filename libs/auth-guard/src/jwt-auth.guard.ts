@@ -42,13 +42,29 @@ export class JwtAuthGuard extends AuthGuard() {
     if (ctx.getType() !== 'http') return true;
     const targets = [ctx.getHandler(), ctx.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC_KEY, targets)) return true;
-    await super.canActivate(ctx);
-    const caller = this.getRequest(ctx).caller!;
+    const req = this.getRequest(ctx);
+    // A token verified before (the verified-token cache, the deny-list still consulted) skips passport's
+    // per-request machinery too: about 10 us of CPU per request, a tenth of a cached search read (bench search).
+    const cached = this.cachedCaller(req);
+    if (cached) req.caller = cached;
+    else await super.canActivate(ctx);
+    const caller = req.caller!;
     const roles = this.reflector.getAllAndOverride<Role[] | undefined>(ROLES_KEY, targets);
     if (roles && !roles.includes(caller.role)) {
       throw new ForbiddenError(`role "${caller.role}" may not perform this operation; allowed: ${roles.join(', ')}`);
     }
     return true;
+  }
+
+  private cachedCaller(req: GuardedRequest): Caller | undefined {
+    const read = readAuthorization(req.headers.authorization);
+    if ('refusal' in read) return undefined; // passport and handleRequest give the refusal
+    try {
+      return this.verifier.cached(read.token);
+    } catch (err) {
+      if (err instanceof TokenError) throw invalidToken(err.message);
+      throw err;
+    }
   }
 
   override getRequest(ctx: ExecutionContext): GuardedRequest {
