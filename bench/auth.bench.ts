@@ -90,6 +90,7 @@ const bench: Benchmark = async (report) => {
       PLATFORM_AUDIENCE: AUDIENCE,
       TOKEN_RATE_LIMIT_PER_CLIENT: '100000000',
       TOKEN_RATE_LIMIT_PER_IP: '100000000',
+      TOKEN_FAILURE_LIMIT: '100000000', // the invalid_client timing step fails on purpose, thousands of times
     });
     await authService.migrate(config, logger);
     const auth = await authService.start(config, { transport }, logger);
