@@ -4,7 +4,7 @@ import { AuthModuleOptions } from '@nestjs/passport';
 import { JwtAuthGuard } from './jwt-auth.guard';
 import { JwtStrategy } from './jwt.strategy';
 import { RevocationEventsController } from './revocation-events.controller';
-import { TokenVerifier, TokenVerifierOptions } from './token-verifier';
+import { TOKEN_VERIFIER_OPTIONS, TokenVerifier, TokenVerifierOptions } from './token-verifier';
 
 /**
  * Import once in a service's root module: installs the JWT guard on every route. Provides the TokenVerifier
@@ -20,7 +20,8 @@ export class AuthGuardModule {
       // The deny-list's consumer: an @EventPattern handler, run where the app connects its EventsServer.
       controllers: [RevocationEventsController],
       providers: [
-        { provide: TokenVerifier, useValue: new TokenVerifier(opts) },
+        { provide: TOKEN_VERIFIER_OPTIONS, useValue: opts },
+        TokenVerifier,
         JwtStrategy,
         {
           provide: AuthModuleOptions,

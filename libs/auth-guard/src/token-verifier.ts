@@ -1,4 +1,5 @@
 import { KeyObject, verify as verifySignature } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
 import { base64url, createRemoteJWKSet, decodeProtectedHeader, errors, ProtectedHeaderParameters } from 'jose';
 import type { VerifyOptions } from 'jsonwebtoken';
 import { Strategy as PassportJwtStrategy } from 'passport-jwt';
@@ -88,6 +89,10 @@ const passportJwtVerify = (PassportJwtStrategy as unknown as { JwtVerifier: JwtV
  * Verified tokens are cached until their `exp` (`cached`): the signature check is the costliest step of a
  * guarded request (bench/auth-guard.bench.ts).
  */
+/** The options of an app's TokenVerifier (AuthGuardModule.forRoot). */
+export const TOKEN_VERIFIER_OPTIONS = Symbol('TOKEN_VERIFIER_OPTIONS');
+
+@Injectable()
 export class TokenVerifier {
   private readonly jwks: ReturnType<typeof createRemoteJWKSet>;
   /**
@@ -107,7 +112,7 @@ export class TokenVerifier {
   private readonly skew: number;
   private readonly ttl: number;
 
-  constructor(private readonly opts: TokenVerifierOptions) {
+  constructor(@Inject(TOKEN_VERIFIER_OPTIONS) private readonly opts: TokenVerifierOptions) {
     this.jwks = createRemoteJWKSet(new URL(opts.jwksUrl), { cooldownDuration: COOLDOWN_MS, cacheMaxAge: 10 * 60_000, timeoutDuration: 5000 });
     this.clockTolerance = opts.clockToleranceSeconds ?? 5;
     this.skew = opts.maxClockSkewSeconds ?? DEFAULT_MAX_CLOCK_SKEW_SECONDS;
