@@ -81,13 +81,19 @@ describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, 
     await transport.publish([{ topic: Topics.AUTH_PARTICIPANTS, key: id, value: onboarded(id, 1, 'first') }]);
     await transport.publish([{ topic: Topics.AUTH_PARTICIPANTS, key: id, value: onboarded(id, 1, 'first') }]); // duplicate
     await transport.publish([{ topic: Topics.AUTH_PARTICIPANTS, key: id, value: onboarded(id, 2, 'second') }]);
-    await waitFor(() => seen.filter((s) => s.key === id && s.route === 'service').length === 2, 'both revisions applied');
-    await waitFor(() => seen.filter((s) => s.key === id && s.route === 'instance').length === 2, 'both revisions mirrored');
+    // Settled once both routes have committed revision 2 (a handler runs before its transaction commits).
+    const progressOf = async () => (await ds.query('SELECT consumer, revision::int AS revision FROM consumer_state WHERE key = $1 ORDER BY consumer', [id])) as { consumer: string; revision: number }[];
+    await waitFor(async () => {
+      const p = await progressOf();
+      return p.length === 2 && p.every((r) => r.revision === 2);
+    }, 'both routes at revision 2');
+    await waitFor(() => afterCommits.filter((k) => k === id).length === 2, 'both commits of the service route');
     expect(seen.filter((s) => s.key === id && s.route === 'service').map((s) => s.held)).toEqual([null, 1]);
+    expect(seen.filter((s) => s.key === id && s.route === 'instance').map((s) => s.held)).toEqual([null, 1]);
     const [row] = (await ds.query('SELECT name, applied FROM participants WHERE id = $1', [id])) as { name: string; applied: number }[];
     expect(row).toEqual({ name: 'second', applied: 2 });
     expect(afterCommits.filter((k) => k === id)).toHaveLength(2);
-    const progress = (await ds.query('SELECT consumer, revision::int AS revision FROM consumer_state WHERE key = $1 ORDER BY consumer', [id])) as unknown[];
+    const progress = await progressOf();
     expect(progress).toEqual([
       { consumer: 'svc', revision: 2 },
       { consumer: 'svc-mirror.pod-1', revision: 2 },
