@@ -64,6 +64,8 @@ describe('graceful drain under load', () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: WORKERS });
     let notReady = false;
     let draining = false;
+    let drainStartedAt = 0;
+    let sentDuringDrain = 0;
     let sent = 0;
     let okBeforeClose = 0;
     const outcomes: Outcome[] = [];
@@ -73,6 +75,12 @@ describe('graceful drain under load', () => {
     const poller = (async () => {
       const probeAgent = new http.Agent({ keepAlive: false });
       while (!notReady && Date.now() < deadline) {
+        // Like a load balancer's interval: once the drain began, the next look comes after some requests went out
+        // in the drain window (at most half of it), so the test always covers requests sent while draining.
+        if (draining && sentDuringDrain < WORKERS && Date.now() - drainStartedAt < DRAIN_MS / 2) {
+          await new Promise((r) => setTimeout(r, 2));
+          continue;
+        }
         try {
           if ((await get(probeAgent, `${url}/health/ready`)).status === 503) notReady = true;
         } catch {
@@ -89,6 +97,7 @@ describe('graceful drain under load', () => {
         // Mostly quick requests, every fifth one slow, so some are in flight whenever the close comes.
         const ms = (i + w) % 5 === 0 ? 60 : 1;
         const outcome: Outcome = { sentDuringDrain: draining, sentBeforeNotReady: !notReady };
+        if (draining) sentDuringDrain++;
         try {
           const res = await get(agent, `${url}/work?ms=${ms}`);
           outcome.status = res.status;
@@ -107,6 +116,7 @@ describe('graceful drain under load', () => {
     while (okBeforeClose < 300 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
     expect(okBeforeClose).toBeGreaterThanOrEqual(300);
     draining = true;
+    drainStartedAt = Date.now();
     const closed = service.close();
 
     await Promise.all([poller, ...workers]);
