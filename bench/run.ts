@@ -1,11 +1,13 @@
 /**
  * `npm run bench`: runs every benchmark in bench/*.bench.ts and prints one JSON line per figure:
- * {"name", "value", "unit", "anchor", "ratio"}. Pass names to run a subset: `npm run bench -- platform`.
+ * {"name", "value", "unit", "anchor", "ratio"}. Pass names to run a subset: `npm run bench -- platform`
+ * (`--help` lists them; an unknown name or option exits 2 with the usage, instead of silently running nothing).
  * Benchmarks start what they measure themselves (embedded PostgreSQL, services on loopback ports).
  */
 import 'reflect-metadata';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 
 export interface Figure {
   name: string;
@@ -18,23 +20,52 @@ export interface Figure {
 
 export type Benchmark = (report: (f: Figure) => void) => Promise<void>;
 
-async function main() {
-  const only = process.argv.slice(2);
-  const files = readdirSync(__dirname)
+const available = (): string[] =>
+  readdirSync(__dirname)
     .filter((f) => f.endsWith('.bench.ts'))
-    .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
+    .map((f) => f.slice(0, -'.bench.ts'.length))
     .sort();
-  for (const file of files) {
+
+const usage = (): string =>
+  `usage: npm run bench [-- <name> ...]\n  runs every benchmark, or the named ones: ${available().join(', ')}\n` +
+  '  prints one JSON line per figure: {"name", "value", "unit", "anchor", "ratio"}\n';
+
+/** The benchmarks to run, or an exit code (0 after --help, 2 for a bad argument) with what to print. */
+export function selection(args: string[]): { names: string[] } | { exit: 0 | 2; text: string } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args, options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (err) {
+    return { exit: 2, text: `${err instanceof Error ? err.message : String(err)}\n${usage()}` };
+  }
+  if (parsed.values.help) return { exit: 0, text: usage() };
+  const known = available();
+  const unknown = parsed.positionals.filter((n) => !known.includes(n));
+  if (unknown.length > 0) return { exit: 2, text: `unknown benchmark: ${unknown.join(', ')}\n${usage()}` };
+  return { names: parsed.positionals.length > 0 ? parsed.positionals : known };
+}
+
+async function main(): Promise<number> {
+  const chosen = selection(process.argv.slice(2));
+  if ('exit' in chosen) {
+    (chosen.exit === 0 ? process.stdout : process.stderr).write(chosen.text);
+    return chosen.exit;
+  }
+  for (const name of chosen.names) {
+    const file = `${name}.bench.ts`;
     const mod = (await import(path.join(__dirname, file))) as { default: Benchmark };
     process.stderr.write(`# ${file}\n`);
     await mod.default((f) => process.stdout.write(`${JSON.stringify(f)}\n`));
   }
+  return 0;
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+if (require.main === module) {
+  main().then(
+    (code) => process.exit(code),
+    (err) => {
+      process.stderr.write(`bench failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
