@@ -4,7 +4,7 @@ import { PassportStrategy } from '@nestjs/passport';
 import passport from 'passport';
 import { SecretOrKeyProvider, Strategy } from 'passport-jwt';
 import type { Caller } from './caller';
-import { DecodedToken, TokenError, TokenVerifier } from './token-verifier';
+import { DecodedToken, TokenVerifier } from './token-verifier';
 
 /** The request as the strategy reads it (Fastify's, through Nest). */
 export interface TokenRequest {
@@ -41,8 +41,9 @@ let instances = 0;
  * refetched on an unknown kid), passport-jwt checks the signature (ES256 only), `iss`, `aud` and `exp`/`nbf`,
  * and `validate` checks the rest (typ, claims, lifetime, role, deny-list) and answers the Caller.
  *
- * A token verified before skips all that until its `exp` (the verified-token cache: the signature check is the
- * costliest step of a guarded request), the deny-list still consulted.
+ * A token verified before never reaches the strategy until its `exp`: JwtAuthGuard answers it from the
+ * verified-token cache (the signature check is the costliest step of a guarded request), the deny-list still
+ * consulted; `validate` fills that cache.
  *
  * passport keeps one registry of strategies per process, and a process may hold several guarded apps (the
  * test stacks run platform, search and gis side by side, each with its own audience): a strategy registered
@@ -73,22 +74,6 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') implements On
     instances += 1;
     this.name = `jwt:${verifier.jwtOptions.audience}#${instances}`;
     passport.use(this.name, this);
-  }
-
-  /** The verified-token cache first: a token seen before is answered without passport-jwt. */
-  override authenticate(req: TokenRequest, options?: unknown): void {
-    const token = tokenFromRequest(req);
-    if (token !== null) {
-      let caller: Caller | undefined;
-      try {
-        caller = this.verifier.cached(token);
-      } catch (err) {
-        if (err instanceof TokenError) return this.fail(err, 401);
-        throw err;
-      }
-      if (caller) return this.success(caller);
-    }
-    super.authenticate(req as never, options);
   }
 
   /** After passport-jwt's checks: the rest (TokenVerifier.accept). */

@@ -155,10 +155,3 @@ function safely(fn: () => void): void {
     process.emitWarning(`afterCommit hook failed: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
-
-/** A `Tx` over a transactional EntityManager handed out elsewhere (tests, migrations). */
-export function txOfManager(manager: EntityManager): Tx {
-  if (!manager.queryRunner) throw new Error('txOfManager needs a transactional EntityManager');
-  const tx = new RunnerTx(manager.queryRunner);
-  return tx;
-}
