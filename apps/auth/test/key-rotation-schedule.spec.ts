@@ -1,9 +1,8 @@
 import { NestFactory } from '@nestjs/core';
 import { decodeProtectedHeader } from 'jose';
-import { Client } from 'pg';
 import pino from 'pino';
 import { loadConfig, RunningService } from '@dtp/service-kit';
-import { onboard, startTestStack, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TEST_ISSUER, TestStack, tokenFor } from '@dtp/testing';
+import { onboard, startTestStack, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TEST_ISSUER, TestStack, tokenFor, sqlRows } from '@dtp/testing';
 import { authService } from '../src/app';
 import { AuthCliModule } from '../src/cli/cli.module';
 import { AuthConfig } from '../src/config';
@@ -23,20 +22,11 @@ interface KeyRow {
   retired_at: Date | null;
 }
 
-async function sql<T>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
-const keysIn = (db: string) => sql<KeyRow>(db, 'SELECT kid, active, retired_at FROM signing_keys ORDER BY created_at');
+const keysIn = (db: string) => sqlRows<KeyRow>(db, 'SELECT kid, active, retired_at FROM signing_keys ORDER BY created_at');
 /** Makes the active key `seconds` old. */
 const ageActiveKey = (db: string, seconds: number) =>
-  sql(db, `UPDATE signing_keys SET created_at = now() - make_interval(secs => $1) WHERE retired_at IS NULL`, [seconds]);
+  sqlRows(db, `UPDATE signing_keys SET created_at = now() - make_interval(secs => $1) WHERE retired_at IS NULL`, [seconds]);
 
 async function waitFor<T>(probe: () => Promise<T | undefined>, what: string, ms = 10_000): Promise<T> {
   const until = Date.now() + ms;

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { Client } from 'pg';
 import pino from 'pino';
 import { NestFactory } from '@nestjs/core';
 import { decodeProtectedHeader } from 'jose';
 import { loadConfig } from '@dtp/service-kit';
-import { onboard, startGuardedApp, startTestStack, TEST_AUDIENCES, TEST_ISSUER, TestStack, tokenFor } from '@dtp/testing';
+import { onboard, startGuardedApp, startTestStack, TEST_AUDIENCES, TEST_ISSUER, TestStack, tokenFor, sqlRows } from '@dtp/testing';
 import { AuthCliModule } from '../src/cli/cli.module';
 import { runCli } from '../src/cli/commands';
 import { AuthConfig } from '../src/config';
@@ -13,15 +12,6 @@ import { SigningKeys } from '../src/keys/signing-keys';
 
 type Json = Record<string, unknown>;
 
-async function sql<T>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 async function cli(args: string[], env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
@@ -44,7 +34,7 @@ describe('signing keys', () => {
       } finally {
         await app.close();
       }
-      const rows = await sql<{ kid: string; active: boolean }>(db, 'SELECT kid, active FROM signing_keys');
+      const rows = await sqlRows<{ kid: string; active: boolean }>(db, 'SELECT kid, active FROM signing_keys');
       expect(rows).toHaveLength(1);
       expect(rows[0].active).toBe(true);
     } finally {
@@ -56,7 +46,7 @@ describe('signing keys', () => {
     const stack = await startTestStack({ services: ['auth'], env: { auth: { SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') } } });
     const app = await startGuardedApp({ authUrl: stack.urls.auth!, audience: TEST_AUDIENCES.platform });
     try {
-      const rows = await sql<{ private_jwk: string }>(stack.databases.auth!, 'SELECT private_jwk FROM signing_keys');
+      const rows = await sqlRows<{ private_jwk: string }>(stack.databases.auth!, 'SELECT private_jwk FROM signing_keys');
       expect(rows[0].private_jwk).toMatch(/^enc:v1:/);
       expect(rows[0].private_jwk).not.toContain('"d"');
       const p = await onboard(stack, 'producer');
@@ -88,7 +78,7 @@ describe('signing keys', () => {
       });
       expect((await cli(['rotate-keys'], { DATABASE_URL: stack.databases.auth! })).code).toBe(0);
       await tokenFor(stack, p, 'platform');
-      const keys = await sql<{ private_jwk: string }>(stack.databases.auth!, 'SELECT private_jwk FROM signing_keys');
+      const keys = await sqlRows<{ private_jwk: string }>(stack.databases.auth!, 'SELECT private_jwk FROM signing_keys');
       const log = lines.join('');
       expect(log).toContain(p.client_id);
       expect(log).not.toContain(p.client_secret);
@@ -120,7 +110,7 @@ describe('auth CLI', () => {
     expect(created).toMatchObject({ role: 'producer', name: 'CLI Mining' });
     const token = await tokenFor(stack, created, 'platform');
     expect(token.split('.')).toHaveLength(3);
-    const outbox = await sql<{ key: string; event_type: string }>(env.DATABASE_URL, 'SELECT key, event_type FROM outbox WHERE key = $1', [created.participant_id]);
+    const outbox = await sqlRows<{ key: string; event_type: string }>(env.DATABASE_URL, 'SELECT key, event_type FROM outbox WHERE key = $1', [created.participant_id]);
     expect(outbox).toEqual([{ key: created.participant_id, event_type: 'participant.onboarded' }]);
 
     const shown = await cli(['show', '--participant', created.participant_id], env);
@@ -150,12 +140,12 @@ describe('auth CLI', () => {
   });
 
   it('erases private keys that have left the JWKS on the next rotation', async () => {
-    const [{ kid: old }] = await sql<{ kid: string }>(env.DATABASE_URL, 'SELECT kid FROM signing_keys WHERE retired_at IS NULL');
+    const [{ kid: old }] = await sqlRows<{ kid: string }>(env.DATABASE_URL, 'SELECT kid FROM signing_keys WHERE retired_at IS NULL');
     expect((await cli(['rotate-keys'], env)).code).toBe(0);
-    await sql(env.DATABASE_URL, `UPDATE signing_keys SET retired_at = now() - interval '2 hours' WHERE kid = $1`, [old]);
+    await sqlRows(env.DATABASE_URL, `UPDATE signing_keys SET retired_at = now() - interval '2 hours' WHERE kid = $1`, [old]);
     const r = await cli(['rotate-keys'], env);
     expect((JSON.parse(r.out) as { erased: string[] }).erased).toContain(old);
-    const [row] = await sql<{ private_jwk: string | null }>(env.DATABASE_URL, 'SELECT private_jwk FROM signing_keys WHERE kid = $1', [old]);
+    const [row] = await sqlRows<{ private_jwk: string | null }>(env.DATABASE_URL, 'SELECT private_jwk FROM signing_keys WHERE kid = $1', [old]);
     expect(row.private_jwk).toBeNull();
   });
 

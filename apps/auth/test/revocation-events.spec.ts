@@ -1,9 +1,8 @@
-import { Client } from 'pg';
 import pino from 'pino';
 import { IncomingMessage, InProcessTransport } from '@dtp/events';
 import { ClientRevokedData, EventEnvelope, Topics, validateEnvelope } from '@dtp/domain';
 import { loadConfig } from '@dtp/service-kit';
-import { onboard, startTestStack, TEST_ADMIN_TOKEN, TEST_ISSUER, TestStack } from '@dtp/testing';
+import { onboard, startTestStack, TEST_ADMIN_TOKEN, TEST_ISSUER, TestStack, sqlRows } from '@dtp/testing';
 import { authService } from '../src/app';
 import { runCli } from '../src/cli/commands';
 import { AuthConfig } from '../src/config';
@@ -16,15 +15,6 @@ import { AuthConfig } from '../src/config';
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 type Revoked = EventEnvelope<ClientRevokedData, 'client.revoked'>;
 
-async function sql<T>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query(text, params)).rows as T[];
-  } finally {
-    await client.end();
-  }
-}
 
 async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, ms = 5000): Promise<T> {
   const until = Date.now() + ms;
@@ -97,7 +87,7 @@ describe('client.revoked events', () => {
   it('an unknown client: 404 and no event', async () => {
     const before = events.length;
     expect((await revoke('dtp_no_such_client')).status).toBe(404);
-    const rows = await sql(stack.databases.auth!, `SELECT 1 FROM outbox WHERE event_type = 'client.revoked' AND key = 'dtp_no_such_client'`);
+    const rows = await sqlRows(stack.databases.auth!, `SELECT 1 FROM outbox WHERE event_type = 'client.revoked' AND key = 'dtp_no_such_client'`);
     expect(rows).toEqual([]);
     expect(events.slice(before).some((e) => e.key === 'dtp_no_such_client')).toBe(false);
   });
@@ -105,12 +95,12 @@ describe('client.revoked events', () => {
   it('the event is written in the revocation\'s transaction: when the outbox refuses it, the client stays unrevoked', async () => {
     const p = await onboard(stack, 'producer');
     const db = stack.databases.auth!;
-    await sql(db, `ALTER TABLE outbox ADD CONSTRAINT test_no_revocations CHECK (event_type <> 'client.revoked') NOT VALID`);
+    await sqlRows(db, `ALTER TABLE outbox ADD CONSTRAINT test_no_revocations CHECK (event_type <> 'client.revoked') NOT VALID`);
     try {
       expect((await revoke(p.client_id)).status).toBeGreaterThanOrEqual(500);
       expect(await revokedAtShown(p.participant_id, p.client_id)).toBeNull();
     } finally {
-      await sql(db, 'ALTER TABLE outbox DROP CONSTRAINT test_no_revocations');
+      await sqlRows(db, 'ALTER TABLE outbox DROP CONSTRAINT test_no_revocations');
     }
     expect((await revoke(p.client_id)).status).toBe(204);
     expect(await revokedAtShown(p.participant_id, p.client_id)).toEqual(expect.any(String));
@@ -131,7 +121,7 @@ describe('client.revoked events', () => {
     expect((await revoke(recent.client_id)).status).toBe(204);
     expect((await revoke(old.client_id)).status).toBe(204);
     const db = stack.databases.auth!;
-    await sql(db, `UPDATE clients SET revoked_at = now() - interval '1 day' WHERE client_id = $1`, [old.client_id]);
+    await sqlRows(db, `UPDATE clients SET revoked_at = now() - interval '1 day' WHERE client_id = $1`, [old.client_id]);
 
     // The restart: the first auth (whose relay holds the database's publishing lock) goes away, a new one starts.
     await stack.services.auth!.close();
@@ -145,7 +135,7 @@ describe('client.revoked events', () => {
       const announced = await waitFor(() => revocationsOf(seen, recent.client_id)[0], 'the recent revocation announced again');
       expect(announced.data.participant_id).toBe(recent.participant_id);
       // Everything the restart had to publish is out once the outbox is empty.
-      await waitFor(async () => ((await sql(db, 'SELECT 1 FROM outbox WHERE published_at IS NULL')).length === 0 ? true : undefined), 'the outbox to drain');
+      await waitFor(async () => ((await sqlRows(db, 'SELECT 1 FROM outbox WHERE published_at IS NULL')).length === 0 ? true : undefined), 'the outbox to drain');
       expect(revocationsOf(seen, old.client_id)).toEqual([]);
       expect(revocationsOf(seen, live.client_id)).toEqual([]);
     } finally {

@@ -21,3 +21,14 @@ export async function createTestDatabase(prefix: string): Promise<string> {
   }
   return withDatabase(testServerUrl(), name);
 }
+
+/** Runs one statement on its own connection to `url` (a service's database, from the test's side) and returns its rows. */
+export async function sqlRows<T>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
