@@ -5,7 +5,7 @@ import type { paths as GisPaths } from './generated/gis';
 import type { paths as PlatformPaths } from './generated/platform';
 import type { paths as SearchPaths } from './generated/search';
 import { DtpApiError, DtpError } from './errors';
-import { RetryOptions, sendWithRetry, toReplayable } from './retry';
+import { FetchLike, RetryOptions, sendWithRetry, toReplayable } from './retry';
 import { ClientCredentialsTokenProvider } from './token';
 
 export type ApiService = 'platform' | 'search' | 'gis';
@@ -41,8 +41,8 @@ export interface DtpClientOptions {
   retry?: RetryOptions;
   /** Renew tokens this long before they expire (default 60 s). */
   refreshBeforeExpirySeconds?: number;
-  /** Replaces the global fetch (e.g. a proxy agent, or a test double). */
-  fetch?: (request: Request) => Promise<Response>;
+  /** Replaces the global fetch (e.g. one with a proxy dispatcher). */
+  fetch?: FetchLike;
 }
 
 /**
@@ -65,7 +65,7 @@ export interface DtpClient {
 const answered = new WeakMap<Response, { method: string; url: string }>();
 
 export function createDtpClient(options: DtpClientOptions): DtpClient {
-  const fetchImpl = options.fetch ?? ((r: Request) => fetch(r));
+  const fetchImpl: FetchLike = options.fetch ?? ((url, init) => fetch(url, init));
   const tokens: TokenSource | undefined =
     options.tokens ??
     (options.authUrl && options.clientId && options.clientSecret

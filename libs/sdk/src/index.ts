@@ -8,7 +8,7 @@ export type { ApiAnswer, ApiService, DtpClient, DtpClientOptions, TokenSource } 
 export { DtpApiError, DtpError, DtpNetworkError, isDtpApiError, parseRetryAfter } from './errors';
 export type { DtpValidationDetail } from './errors';
 export { backoffDelay, DEFAULT_RETRY, isRetryEligible, RETRY_STATUSES } from './retry';
-export type { RetryInfo, RetryOptions } from './retry';
+export type { FetchLike, RetryInfo, RetryOptions } from './retry';
 export { ClientCredentialsTokenProvider } from './token';
 export type { ClientCredentials, TokenProviderOptions } from './token';
 export type * from './types';

@@ -18,6 +18,9 @@ export interface RetryOptions {
   onRetry?: (info: RetryInfo) => void;
 }
 
+/** The fetch the SDK sends with: the global one by default. */
+export type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
+
 export interface RetryInfo {
   method: string;
   url: string;
@@ -105,7 +108,7 @@ export async function toReplayable(request: Request): Promise<ReplayableRequest>
  */
 export async function sendWithRetry(
   request: ReplayableRequest,
-  fetchImpl: (req: Request) => Promise<Response>,
+  fetchImpl: FetchLike,
   options: RetryOptions = {},
   extra: { prepare?: (headers: Headers) => Promise<void>; safeToRepeat?: boolean } = {},
 ): Promise<Response> {
@@ -122,7 +125,7 @@ export async function sendWithRetry(
     const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
     let response: Response;
     try {
-      response = await fetchImpl(new Request(request.url, { method: request.method, headers, body: request.body, signal, redirect: 'follow' }));
+      response = await fetchImpl(request.url, { method: request.method, headers, body: request.body, signal, redirect: 'follow' });
     } catch (err) {
       if (request.signal?.aborted) throw request.signal.reason;
       if (attempt >= maxAttempts) throw new DtpNetworkError(request.method, request.url, err, attempt);

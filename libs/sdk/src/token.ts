@@ -1,5 +1,5 @@
 import { DtpApiError } from './errors';
-import { RetryOptions, sendWithRetry } from './retry';
+import { FetchLike, RetryOptions, sendWithRetry } from './retry';
 
 export interface ClientCredentials {
   clientId: string;
@@ -12,7 +12,7 @@ export interface TokenProviderOptions extends ClientCredentials {
   /** Ask for a new token this long before the current one expires (default 60 s, at most half its lifetime). */
   refreshBeforeExpirySeconds?: number;
   retry?: RetryOptions;
-  fetch?: (request: Request) => Promise<Response>;
+  fetch?: FetchLike;
   /** Clock in ms (tests). */
   now?: () => number;
 }
@@ -33,11 +33,11 @@ interface CachedToken {
 export class ClientCredentialsTokenProvider {
   private readonly cache = new Map<string, CachedToken>();
   private readonly pending = new Map<string, Promise<CachedToken>>();
-  private readonly fetchImpl: (request: Request) => Promise<Response>;
+  private readonly fetchImpl: FetchLike;
   private readonly now: () => number;
 
   constructor(private readonly options: TokenProviderOptions) {
-    this.fetchImpl = options.fetch ?? ((r) => fetch(r));
+    this.fetchImpl = options.fetch ?? ((url, init) => fetch(url, init));
     this.now = options.now ?? Date.now;
   }
 

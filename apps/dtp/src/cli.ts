@@ -1,0 +1,248 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import packageJson from '../../../package.json';
+import { DtpApiError, DtpError } from '@dtp/sdk';
+import { deleteDiamonds } from './commands/delete';
+import { diamondsFiles, diamondsGet, diamondsHistory } from './commands/diamonds';
+import { gisValidate, gisVerify } from './commands/gis';
+import { login, LoginOptions, logout } from './commands/login';
+import { roughImport } from './commands/rough-import';
+import { decide, inbound, ship, SHIPMENT_TYPES } from './commands/shipments';
+import { EXIT, UsageError } from './exit-codes';
+import { CliIo } from './io';
+
+const VERSION = packageJson.version;
+
+const EXIT_CODES_HELP = `
+Exit codes:
+  0  done
+  1  API or runtime failure (the service refused or could not be reached; credentials refused)
+  2  usage or input error, found before any request was sent (bad arguments, no credentials
+     configured, invalid CSV rows without --skip-invalid)
+  3  partial failure of a bulk command (some rows or deletions failed; see the result file)
+
+Configuration: dtp login stores profiles in $DTP_CONFIG_DIR/config.json (default ~/.config/dtp, mode 0600).
+Environment variables override a profile: DTP_PROFILE, DTP_CLIENT_ID, DTP_CLIENT_SECRET, DTP_AUTH_URL,
+DTP_PLATFORM_URL, DTP_SEARCH_URL, DTP_GIS_URL (and DTP_<SERVICE>_AUDIENCE when an audience is not the URL).
+Docs: docs/sdk.md`;
+
+const int = (name: string, min: number, max: number) => (value: string) => {
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}`);
+  }
+  return Number(value);
+};
+
+const num = (value: string) => {
+  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(value.trim())) throw new InvalidArgumentError('not a number');
+  return Number(value);
+};
+
+/** The `dtp` program: its commands write to `io` and report their exit code to `setCode`. */
+export function buildProgram(io: CliIo, setCode: (code: number) => void = () => undefined): Command {
+  const program = new Command('dtp');
+  program
+    .description('Command line for the Diamond Traceability Platform, on @dtp/sdk: bulk registration, shipments, deletion, grading.')
+    .version(VERSION, '--version', 'print the version')
+    .option('--profile <name>', 'profile of the config file to use (default: $DTP_PROFILE or "default")')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+    .showHelpAfterError('(add --help for usage)')
+    .addHelpText('after', EXIT_CODES_HELP);
+
+  const run =
+    <A extends unknown[]>(fn: (...args: A) => Promise<number> | number) =>
+    async (...args: A) => {
+      setCode(await fn(...args));
+    };
+  const globals = (cmd: Command) => cmd.optsWithGlobals() as { profile?: string; json?: boolean };
+  const json = () => new Option('--json', 'print the answer as JSON (for scripts)');
+
+  program
+    .command('login')
+    .description('store credentials and service URLs in a profile (the file is 0600); checks them with a token request')
+    .option('--client-id <id>', 'client id from onboarding')
+    .option('--client-secret-stdin', 'read the client secret from stdin (else DTP_CLIENT_SECRET, else a prompt on a terminal)')
+    .option('--auth-url <url>', 'auth service address, e.g. https://auth.example.com')
+    .option('--platform-url <url>', 'platform API address ({base_url})')
+    .option('--search-url <url>', 'search API address (without /v1)')
+    .option('--gis-url <url>', 'GIS address ({gis_url})')
+    .option('--platform-audience <url>', 'token audience of the platform API, when it is not --platform-url')
+    .option('--search-audience <url>', 'token audience of the search API, when it is not <search-url>/v1')
+    .option('--gis-audience <url>', 'token audience of GIS, when it is not --gis-url')
+    .option('--no-verify', 'store without asking auth for a token first')
+    .addOption(json())
+    .action(run((opts: Omit<LoginOptions, 'profile' | 'json'> & { json?: boolean }, cmd: Command) => login(io, { ...opts, profile: globals(cmd).profile, json: Boolean(opts.json) })));
+
+  program
+    .command('logout')
+    .description('remove a profile (its credentials) from the config file')
+    .action(run((_opts: unknown, cmd: Command) => logout(io, { profile: globals(cmd).profile })));
+
+  const rough = program.command('rough').description('rough diamonds');
+  rough
+    .command('import')
+    .description(
+      'register rough diamonds from a CSV file, one row per diamond. Columns: the CreateRoughDiamond members ' +
+        '(box_id, participant_id, participant_timestamp, assurance_level, box_description, sight_no, sight_year, ' +
+        'entity_specific_tags and supplementary_tags as JSON) and rough.<member> (rough.carats, rough.colour, ...). ' +
+        'Every row is validated first; nothing is sent while a row is invalid unless --skip-invalid. Each row carries an ' +
+        'Idempotency-Key made of the file hash and its line, so running the same file again registers nothing twice.',
+    )
+    .argument('<file>', 'the CSV file (UTF-8, header line first)')
+    .option('--concurrency <n>', 'requests in flight (1 to 64)', int('--concurrency', 1, 64), 8)
+    .option('--skip-invalid', 'send the valid rows even when others are invalid (the invalid ones are listed in the result file)')
+    .option('--dry-run', 'validate only; send nothing (needs no credentials)')
+    .option('--out <file>', 'the result CSV: line, box_id, participant_id, diamond_id, error (default: <file>.result.csv)')
+    .addOption(json())
+    .action(
+      run((file: string, opts: { concurrency: number; skipInvalid?: boolean; dryRun?: boolean; out?: string; json?: boolean }, cmd: Command) =>
+        roughImport(io, file, { ...opts, skipInvalid: Boolean(opts.skipInvalid), dryRun: Boolean(opts.dryRun), json: Boolean(opts.json), profile: globals(cmd).profile }),
+      ),
+    );
+
+  const diamonds = program.command('diamonds').description('diamond records, their history and files (the search API: a non-participant\'s credentials)');
+  diamonds
+    .command('get')
+    .description('the diamond record')
+    .argument('<diamond_id>')
+    .addOption(json())
+    .action(run((id: string, _o: unknown, cmd: Command) => diamondsGet(io, id, { json: Boolean(globals(cmd).json), profile: globals(cmd).profile })));
+  diamonds
+    .command('history')
+    .description("the diamond's ancestors, nearest first")
+    .argument('<diamond_id>')
+    .addOption(json())
+    .action(run((id: string, _o: unknown, cmd: Command) => diamondsHistory(io, id, { json: Boolean(globals(cmd).json), profile: globals(cmd).profile })));
+  diamonds
+    .command('files')
+    .description('list the files attached to a diamond, or download one with --download <hash>')
+    .argument('<diamond_id>')
+    .option('--download <hash>', 'download the file with this sha256')
+    .option('--output <path>', 'where --download writes (default: the file name, or the hash)')
+    .addOption(json())
+    .action(
+      run((id: string, opts: { download?: string; output?: string }, cmd: Command) =>
+        diamondsFiles(io, id, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      ),
+    );
+
+  program
+    .command('ship')
+    .description('ship diamonds you hold to another participant (a transfer out; at most 1,000 per shipment)')
+    .argument('[diamond_id...]', 'the diamonds (or --from)')
+    .requiredOption('--to <participant_id>', 'the recipient participant (a UUID)')
+    .requiredOption('--name <name>', 'a name for the shipment')
+    .addOption(new Option('--type <type>', 'shipment type').choices(SHIPMENT_TYPES).makeOptionMandatory())
+    .option('--from <file>', 'a file of diamond ids: one per line, or a CSV with a diamond_id column')
+    .addOption(json())
+    .action(
+      run((ids: string[], opts: { to: string; name: string; type: string; from?: string }, cmd: Command) =>
+        ship(io, ids, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      ),
+    );
+
+  program
+    .command('inbound')
+    .description('shipments sent to you, newest first')
+    .addOption(new Option('--type <type>', 'only this shipment type').choices(SHIPMENT_TYPES))
+    .option('--page <n>', 'page number', int('--page', 1, 1_000_000), 1)
+    .option('--page-size <n>', 'shipments per page (1 to 100)', int('--page-size', 1, 100), 50)
+    .option('--all', 'every page')
+    .addOption(json())
+    .action(
+      run((opts: { type?: string; page: number; pageSize: number; all?: boolean }, cmd: Command) =>
+        inbound(io, { ...opts, all: Boolean(opts.all), json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      ),
+    );
+
+  for (const decision of ['accept', 'reject'] as const) {
+    program
+      .command(decision)
+      .description(
+        decision === 'accept'
+          ? 'accept diamonds of an inbound shipment (every pending one when none are named; a rough shipment is accepted whole)'
+          : 'reject diamonds of an inbound shipment (every pending one when none are named); they go back to the sender',
+      )
+      .argument('<shipment_id>')
+      .argument('[diamond_id...]', 'the diamonds (default: every pending one)')
+      .option('--from <file>', 'a file of diamond ids')
+      .addOption(json())
+      .action(
+        run((shipmentId: string, ids: string[], opts: { from?: string }, cmd: Command) =>
+          decide(io, decision, shipmentId, ids, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+        ),
+      );
+  }
+
+  program
+    .command('delete')
+    .description('delete diamonds you uploaded (permanent), 1,000 per request; exit 3 when some could not be deleted')
+    .argument('[diamond_id...]', 'the diamonds (or --from)')
+    .option('--from <file>', 'a file of diamond ids: one per line, or a CSV with a diamond_id column (e.g. an import result)')
+    .option('--descendants', 'also delete their descendants (delete_descendants)')
+    .option('--out <file>', 'write the results as CSV (diamond_id, status, reason, descendants)')
+    .addOption(json())
+    .action(
+      run((ids: string[], opts: { from?: string; descendants?: boolean; out?: string }, cmd: Command) =>
+        deleteDiamonds(io, ids, { ...opts, descendants: Boolean(opts.descendants), json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      ),
+    );
+
+  const gis = program.command('gis').description("grading labs: verify and validate polished diamonds (a grading lab's credentials)");
+  gis
+    .command('verify')
+    .description('does the stone in hand match the registered diamond (carats within 0.02, same shape group)?')
+    .argument('<diamond_id>')
+    .requiredOption('--carat-weight <n>', 'measured carats', num)
+    .requiredOption('--shape-group <shape>', 'a shape or shape group (Round, Oval, ...)')
+    .addOption(json())
+    .action(
+      run((id: string, opts: { caratWeight: number; shapeGroup: string }, cmd: Command) =>
+        gisVerify(io, id, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      ),
+    );
+  gis
+    .command('validate')
+    .description("compare the lab's measurements with the diamond's scan report; --wait for the answer")
+    .argument('<diamond_id>')
+    .requiredOption('--shape-group <shape>', 'a shape or shape group')
+    .requiredOption('--estimated-weight-crt <n>', 'carats', num)
+    .requiredOption('--girdle-avg-mm <n>', 'mm', num)
+    .requiredOption('--table-avg-mm <n>', 'mm', num)
+    .requiredOption('--total-depth-mm <n>', 'mm', num)
+    .option('--crown-angle-deg <n>', 'degrees (optional)', num)
+    .option('--pavillion-angle-deg <n>', 'degrees (optional; the spec spells it so)', num)
+    .option('--wait', 'poll until the answer is Verified or Unverifiable')
+    .option('--timeout <seconds>', 'how long --wait waits at most', int('--timeout', 1, 86_400), 120)
+    .option('--interval <seconds>', 'seconds between polls', int('--interval', 1, 3_600), 1)
+    .addOption(json())
+    .action(
+      run((id: string, opts: Omit<Parameters<typeof gisValidate>[2], 'json' | 'profile' | 'wait'> & { wait?: boolean }, cmd: Command) =>
+        gisValidate(io, id, { ...opts, wait: Boolean(opts.wait), json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      ),
+    );
+
+  return program;
+}
+
+/** Runs `dtp` with `argv` (the arguments after the program name); answers the exit code. Never exits itself. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  let code: number = EXIT.ok;
+  const program = buildProgram(io, (c) => (code = c));
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    if (err instanceof UsageError) {
+      io.err(`error: ${err.message}\n`);
+      return EXIT.usage;
+    }
+    if (err instanceof DtpApiError) {
+      io.err(`error: ${err.message}${err.requestId ? ` (request id ${err.requestId})` : ''}\n`);
+      return EXIT.failure;
+    }
+    io.err(`error: ${err instanceof DtpError || err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT.failure;
+  }
+}
