@@ -1,6 +1,6 @@
 import { runMigrations } from '@dtp/database';
 import type { EventTransport } from '@dtp/events';
-import { createHttpApp, listenService, newServiceContext, ServiceDefinition } from '@dtp/service-kit';
+import { createHttpApp, DocsOptions, listenService, newServiceContext, previewOpenApiDocument, ServiceDefinition } from '@dtp/service-kit';
 import { AuthConfig } from './config';
 import { authDatabase } from './database/auth-database.module';
 import { AuthModule } from './auth.module';
@@ -8,6 +8,18 @@ import { registerTokenResponseHook } from './token/token-response.hook';
 
 export interface AuthDeps {
   transport: EventTransport;
+}
+
+/** What auth's OpenAPI document says about the service (its address; the admin bearer scheme). */
+export function authDocs(config: AuthConfig): DocsOptions {
+  return {
+    title: 'Diamond Traceability Platform: auth API',
+    description: 'OAuth 2.0 client-credentials token issuer, JWKS and participant onboarding ({auth_url}).',
+    version: '1.35.0',
+    serverUrl: config.AUTH_ISSUER,
+    security: false,
+    adminBearer: true,
+  };
 }
 
 export const authService: ServiceDefinition<AuthConfig, AuthDeps> = {
@@ -24,13 +36,11 @@ export const authService: ServiceDefinition<AuthConfig, AuthDeps> = {
       // RFC 6749 4.4 form bodies: Nest's Fastify adapter already parses application/x-www-form-urlencoded
       // (registering @fastify/formbody as well fails with "Content type parser already present").
       configure: async (fastify) => registerTokenResponseHook(fastify),
-      docs: {
-        title: 'Diamond Traceability Platform: auth API',
-        description: 'OAuth 2.0 client-credentials token issuer, JWKS and participant onboarding ({auth_url}).',
-        version: '1.35.0',
-        bearer: false,
-      },
+      docs: authDocs(config),
     });
     return listenService({ name: 'auth', app, config, ctx });
   },
+  // Preview mode creates no provider: the transport is never touched.
+  openapi: (config) =>
+    previewOpenApiDocument('auth', AuthModule.forRoot({ config, transport: undefined as unknown as EventTransport }), authDocs(config)),
 };

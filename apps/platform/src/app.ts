@@ -1,11 +1,23 @@
 import multipart from '@fastify/multipart';
 import { runMigrations } from '@dtp/database';
 import { EVENTS_HYBRID_OPTIONS, eventsStrategy, registerEventHandlers } from '@dtp/events';
-import { createHttpApp, listenService, newServiceContext, ServiceDefinition } from '@dtp/service-kit';
+import type { EventTransport } from '@dtp/events';
+import { createHttpApp, DocsOptions, listenService, newServiceContext, previewOpenApiDocument, ServiceDefinition } from '@dtp/service-kit';
 import { PlatformConfig } from './config';
 import { platformDbOptions, PlatformDeps, PlatformModule } from './platform.module';
 
 export type { PlatformDeps } from './platform.module';
+
+/** What platform's OpenAPI document says about the service (its address, its token audience). */
+export function platformDocs(config: PlatformConfig): DocsOptions {
+  return {
+    title: 'Diamond Traceability Platform: platform API',
+    description: 'Registration, files, deletion, shipments and transfers, graded measurements ({base_url}).',
+    version: '1.35.0',
+    serverUrl: config.PUBLIC_BASE_URL,
+    security: config.openApiSecurity(config.PLATFORM_AUDIENCE),
+  };
+}
 
 /** platform: registration, files, deletion, shipments, graded measurements. Everything else is in PlatformModule. */
 export const platformService: ServiceDefinition<PlatformConfig, PlatformDeps> = {
@@ -19,11 +31,7 @@ export const platformService: ServiceDefinition<PlatformConfig, PlatformDeps> = 
     const app = await createHttpApp({
       ctx,
       module: PlatformModule.forRoot(config, deps),
-      docs: {
-        title: 'Diamond Traceability Platform: platform API',
-        description: 'Registration, files, deletion, shipments and transfers, graded measurements ({base_url}).',
-        version: '1.35.0',
-      },
+      docs: platformDocs(config),
       configure: async (fastify) => {
         await fastify.register(multipart, { limits: { fileSize: config.FILE_SIZE_LIMIT_BYTES, files: 1, fields: 10, parts: 20 } });
       },
@@ -33,4 +41,7 @@ export const platformService: ServiceDefinition<PlatformConfig, PlatformDeps> = 
     registerEventHandlers(app.connectMicroservice(events, EVENTS_HYBRID_OPTIONS), events.strategy);
     return listenService({ name: 'platform', app, config, ctx });
   },
+  // Preview mode creates no provider: the transport is never touched.
+  openapi: (config) =>
+    previewOpenApiDocument('platform', PlatformModule.forRoot(config, { transport: undefined as unknown as EventTransport }), platformDocs(config)),
 };

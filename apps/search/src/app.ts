@@ -1,6 +1,6 @@
 import { runMigrations } from '@dtp/database';
 import { EVENTS_HYBRID_OPTIONS, eventsStrategy, registerEventHandlers } from '@dtp/events';
-import { createHttpApp, listenService, newServiceContext, ServiceDefinition } from '@dtp/service-kit';
+import { createHttpApp, DocsOptions, listenService, newServiceContext, previewOpenApiDocument, ServiceDefinition } from '@dtp/service-kit';
 import { SearchConfig } from './config';
 import { SearchDeps, searchDbOptions, SearchModule } from './search.module';
 
@@ -11,6 +11,20 @@ export { ReadModelRepository } from './read-model/read-model.repository';
 export { SEARCH_CONSUMER } from './read-model/diamond-events.controller';
 export { rebuildReadModel } from './read-model/rebuild';
 export type { RebuildResult } from './read-model/rebuild';
+
+/** What search's OpenAPI document says about the service (its address, its token audience). */
+export function searchDocs(config: SearchConfig): DocsOptions {
+  return {
+    title: 'Diamond Traceability Platform: search API',
+    description:
+      'Read-only search of diamond records, their ancestors and files ({search_url}/v1), for non-participants. ' +
+      'Eventually consistent with platform: a change is typically visible within a fraction of a second.',
+    version: '1.35.0',
+    // The audience is {search_url}/v1; the operations' paths carry the /v1 themselves.
+    serverUrl: config.SEARCH_AUDIENCE.replace(/\/v1\/?$/, ''),
+    security: config.openApiSecurity(config.SEARCH_AUDIENCE),
+  };
+}
 
 /** search: the read-only `/v1` API over a read model fed by platform.diamonds.v1. Everything else is in SearchModule. */
 export const searchService: ServiceDefinition<SearchConfig, SearchDeps> = {
@@ -24,17 +38,13 @@ export const searchService: ServiceDefinition<SearchConfig, SearchDeps> = {
     const app = await createHttpApp({
       ctx,
       module: SearchModule.forRoot(config, deps),
-      docs: {
-        title: 'Diamond Traceability Platform: search API',
-        description:
-          'Read-only search of diamond records, their ancestors and files ({search_url}/v1), for non-participants. ' +
-          'Eventually consistent with platform: a change is typically visible within a fraction of a second.',
-        version: '1.35.0',
-      },
+      docs: searchDocs(config),
     });
     // The @EventPattern handlers (platform.diamonds.v1, the deny-list) start after the server listens.
     const events = eventsStrategy(app);
     registerEventHandlers(app.connectMicroservice(events, EVENTS_HYBRID_OPTIONS), events.strategy);
     return listenService({ name: 'search', app, config, ctx });
   },
+  // Preview mode creates no provider: the dependencies are never touched.
+  openapi: (config) => previewOpenApiDocument('search', SearchModule.forRoot(config, {} as SearchDeps), searchDocs(config)),
 };

@@ -27,6 +27,11 @@ export class TokenCheckingConfig extends BaseServiceConfig {
     return this.AUTH_JWKS_URL ?? `${this.AUTH_ISSUER.replace(/\/$/, '')}/.well-known/jwks.json`;
   }
 
+  /** The OpenAPI security of a service that takes tokens for `audience` (docs: the token URL and the audience). */
+  openApiSecurity(audience: string): { tokenUrl: string; audience: string } {
+    return { tokenUrl: `${this.AUTH_ISSUER.replace(/\/$/, '')}/oauth/token`, audience };
+  }
+
   /** Everything `AuthGuardModule.forRoot` needs, for this service's own audience. */
   tokenVerifierOptions(audience: string): TokenVerifierOptions {
     return { issuer: this.AUTH_ISSUER, audience, jwksUrl: this.jwksUrl, tokenTtlSeconds: this.TOKEN_TTL_SECONDS };

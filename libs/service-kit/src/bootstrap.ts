@@ -1,7 +1,7 @@
 import { DynamicModule, Module, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import { FastifyInstance, LogController } from 'fastify';
 import helmet from 'helmet';
@@ -10,13 +10,15 @@ import { JsonExceptionFilter } from './errors';
 import { HttpConfig } from './http-settings';
 import { registerBodyDepthLimit } from './input-bounds';
 import { KitModule, ServiceContext } from './kit.module';
+import { responseContractCheck } from './contract-hook';
+import { buildOpenApiDocument, DocsOptions } from './openapi';
 import { PinoNestLogger } from './logger';
 import { ApiValidationPipe } from './validation.pipe';
 
 export interface HttpAppOptions {
   ctx: ServiceContext;
   module: Type<unknown> | DynamicModule;
-  docs: { title: string; description: string; version: string; bearer?: boolean };
+  docs: DocsOptions;
   bodyLimit?: number;
   /** Register Fastify plugins (multipart, form bodies) before routes are mapped. */
   configure?: (fastify: FastifyInstance) => Promise<void>;
@@ -139,15 +141,9 @@ export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyAp
   app.useGlobalPipes(new ApiValidationPipe());
   app.useGlobalFilters(new JsonExceptionFilter());
 
-  const builder = new DocumentBuilder()
-    .setTitle(opts.docs.title)
-    .setDescription(opts.docs.description)
-    .setVersion(opts.docs.version);
-  if (opts.docs.bearer !== false) {
-    builder.addApiKey({ type: 'apiKey', in: 'header', name: 'Authorization', description: 'An access token from {auth_url}/oauth/token, with or without the "Bearer " prefix' }, 'token');
-    builder.addSecurityRequirements('token');
-  }
-  const document = SwaggerModule.createDocument(app, builder.build());
+  const document = buildOpenApiDocument(app, opts.docs);
+  const contractCheck = responseContractCheck()?.(ctx.name, document);
+  if (contractCheck) fastify.addHook('onSend', async (request, reply, payload) => contractCheck(request, reply, payload));
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json', yamlDocumentUrl: 'docs/yaml' });
 
   await app.init();

@@ -18,3 +18,5 @@ export * from './service';
 export * from './trusted-proxies';
 export * from './validation.pipe';
 export * from './service-config.module';
+export * from './openapi';
+export * from './contract-hook';

@@ -1,3 +1,4 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
 import 'reflect-metadata'; // BaseServiceConfig's implicit conversion reads design:type, whatever loads first
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateBy } from 'class-validator';
@@ -107,6 +108,8 @@ export interface ServiceDefinition<C extends BaseServiceConfig, D> {
   /** Runs this service's migrations against the database in its config. */
   migrate(config: C, logger: Logger): Promise<void>;
   start(config: C, deps: D, logger: Logger): Promise<RunningService>;
+  /** The service's OpenAPI document, built without starting it (no database, no broker): `npm run openapi`. */
+  openapi(config: C): Promise<OpenAPIObject>;
 }
 
 /** Reads and validates a service's config; on failure prints which variables are wrong and exits 1. */

@@ -1,0 +1,111 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DOCUMENTED_SERVICES } from '@dtp/testing';
+import { buildDocument, documentPath, documentText, OPENAPI_SERVICES, OpenApiService } from '../openapi';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+function resolve(doc: Json, node: Json | undefined): Json | undefined {
+  let current = node;
+  for (let i = 0; current && typeof current.$ref === 'string' && i < 10; i += 1) {
+    current = current.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((at: Json | undefined, key: string) => at?.[key], doc);
+  }
+  return current;
+}
+
+/** A schema that says something: a type other than a bare object, properties, items, a composition or an enum. */
+function meaningful(doc: Json, schema: Json | undefined): boolean {
+  const s = resolve(doc, schema);
+  if (!s) return false;
+  if (s.oneOf || s.anyOf || s.allOf || s.enum || s.const !== undefined) return true;
+  if (s.type === 'array') return meaningful(doc, s.items);
+  if (s.type === 'object' || s.properties) return Object.keys(s.properties ?? {}).length > 0 || s.additionalProperties !== undefined;
+  return typeof s.type === 'string' || Array.isArray(s.type) || s.format === 'binary';
+}
+
+function operations(doc: Json): { method: string; path: string; op: Json }[] {
+  return Object.entries(doc.paths as Json).flatMap(([path, item]) =>
+    METHODS.filter((m) => (item as Json)[m]).map((method) => ({ method, path, op: (item as Json)[method] as Json })),
+  );
+}
+
+const documents = new Map<OpenApiService, Json>();
+beforeAll(async () => {
+  for (const service of OPENAPI_SERVICES) documents.set(service, (await buildDocument(service)) as unknown as Json);
+});
+
+/** The services whose documents are complete: their answers are contract-checked in every test too. */
+const COMPLETE = OPENAPI_SERVICES.filter((s) => DOCUMENTED_SERVICES.includes(s));
+
+describe.each(OPENAPI_SERVICES)('openapi/%s.json', (service) => {
+  it('is what the code builds (run `npm run openapi` after changing an endpoint or a DTO)', () => {
+    expect(readFileSync(documentPath(service), 'utf8')).toBe(documentText(documents.get(service) as never));
+  });
+
+  it('is OpenAPI 3.1 with servers, and every operation has a unique readable operationId, a summary and a tag', () => {
+    const doc = documents.get(service)!;
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.servers?.[0]?.url).toMatch(/^https?:\/\//);
+    const ids = new Set<string>();
+    for (const { method, path, op } of operations(doc)) {
+      const where = `${method.toUpperCase()} ${path}`;
+      expect([where, op.operationId]).toEqual([where, expect.stringMatching(/^[A-Za-z][A-Za-z0-9]*$/)]);
+      expect([where, ids.has(op.operationId)]).toEqual([where, false]);
+      ids.add(op.operationId);
+      expect([where, typeof op.summary === 'string' && op.summary.length > 0]).toEqual([where, true]);
+      expect([where, (op.tags ?? []).length > 0]).toEqual([where, true]);
+    }
+  });
+
+});
+
+const completeness = (service: OpenApiService) => {
+  it('every request body, parameter and response has a schema that says something, and every operation an example', () => {
+    const doc = documents.get(service)!;
+    const gaps: string[] = [];
+    for (const { method, path, op } of operations(doc)) {
+      const where = `${method.toUpperCase()} ${path}`;
+      for (const param of op.parameters ?? []) {
+        const p = resolve(doc, param)!;
+        if (!meaningful(doc, p.schema)) gaps.push(`${where}: parameter ${p.name} has no schema`);
+      }
+      let examples = 0;
+      const body = resolve(doc, op.requestBody);
+      if (body) {
+        for (const [type, media] of Object.entries((body.content ?? {}) as Json)) {
+          if (!meaningful(doc, media.schema)) gaps.push(`${where}: request body ${type} has no schema`);
+          if (media.example !== undefined || media.examples !== undefined) examples += 1;
+        }
+        if (!op.responses['422']) gaps.push(`${where}: takes a body but documents no 422`);
+      }
+      const statuses = Object.keys(op.responses ?? {});
+      if (!statuses.some((s) => s.startsWith('2') || s.startsWith('3'))) gaps.push(`${where}: no success response`);
+      for (const status of statuses) {
+        const response = resolve(doc, op.responses[status])!;
+        const content = (response.content ?? {}) as Json;
+        if (status !== '204' && !status.startsWith('3') && Object.keys(content).length === 0) gaps.push(`${where}: ${status} has no content`);
+        for (const [type, media] of Object.entries(content)) {
+          if (!meaningful(doc, media.schema)) gaps.push(`${where}: ${status} ${type} has no schema`);
+          if (status.startsWith('2') && (media.example !== undefined || media.examples !== undefined)) examples += 1;
+        }
+      }
+      if (examples === 0) gaps.push(`${where}: no example (request body or success response)`);
+    }
+    expect(gaps).toEqual([]);
+  });
+};
+
+if (COMPLETE.length > 0) {
+  describe.each(COMPLETE)('openapi/%s.json is complete', completeness);
+
+  it(`${COMPLETE.join(', ')}: the committed documents pass Redocly's linter (tools/openapi-lint.mjs)`, () => {
+    const files = COMPLETE.map((s) => path.join('openapi', `${s}.json`));
+    const run = spawnSync(process.execPath, [path.join(__dirname, '..', 'openapi-lint.mjs'), ...files], { cwd: path.join(__dirname, '..', '..'), encoding: 'utf8' });
+    expect({ status: run.status, output: run.stdout + run.stderr }).toEqual({ status: 0, output: expect.stringContaining('no problems') });
+  });
+}
