@@ -4,10 +4,16 @@
  * The generated files are committed; libs/sdk/test/generated.spec.ts fails when they differ from what this
  * script makes of the committed documents, so run it after every change of openapi/*.json.
  *
- * Usage: npm run sdk:generate [-- --check]   (--check: write nothing, exit 1 when a file is out of date)
+ * Usage: npm run sdk:generate [-- --check] [--openapi-dir DIR] [--out-dir DIR]
+ *   --check   write nothing; exit 1 naming each generated file that is out of date
+ * Exit codes: 0 written (or up to date), 1 out of date or failed, 2 bad usage.
+ *
+ * openapi-typescript's CommonJS build loads an ES-module-only dependency, which plain Node 20.19+ can require but
+ * Jest cannot: tests run this script as a child process.
  */
 import { readFileSync, writeFileSync, mkdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
+import { parseArgs } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import type { OpenAPI3 } from 'openapi-typescript';
 
@@ -61,23 +67,34 @@ export async function writeSdkTypes(openapiDir = OPENAPI_DIR, outDir = GENERATED
   return Object.keys(files);
 }
 
+const USAGE = 'usage: npm run sdk:generate [-- --check] [--openapi-dir DIR] [--out-dir DIR]\n';
+
 async function main(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write('usage: npm run sdk:generate [-- --check]\n');
-    return 0;
-  }
-  const unknown = argv.filter((a) => a !== '--check');
-  if (unknown.length > 0) {
-    process.stderr.write(`unknown argument: ${unknown[0]}\nusage: npm run sdk:generate [-- --check]\n`);
+  let values: { check?: boolean; help?: boolean; 'openapi-dir'?: string; 'out-dir'?: string };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { check: { type: 'boolean' }, help: { type: 'boolean', short: 'h' }, 'openapi-dir': { type: 'string' }, 'out-dir': { type: 'string' } },
+      strict: true,
+    }));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}`);
     return 2;
   }
-  if (argv.includes('--check')) {
-    const stale = await staleSdkFiles();
-    for (const name of stale) process.stderr.write(`out of date: libs/sdk/src/generated/${name}\n`);
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const openapiDir = path.resolve(values['openapi-dir'] ?? OPENAPI_DIR);
+  const outDir = path.resolve(values['out-dir'] ?? GENERATED_DIR);
+  const shown = (name: string) => path.relative(process.cwd(), path.join(outDir, name));
+  if (values.check) {
+    const stale = await staleSdkFiles(openapiDir, outDir);
+    for (const name of stale) process.stderr.write(`out of date: ${shown(name)}\n`);
     if (stale.length > 0) process.stderr.write('run `npm run sdk:generate` and commit the result\n');
     return stale.length > 0 ? 1 : 0;
   }
-  for (const name of await writeSdkTypes()) process.stdout.write(`wrote libs/sdk/src/generated/${name}\n`);
+  for (const name of await writeSdkTypes(openapiDir, outDir)) process.stdout.write(`wrote ${shown(name)}\n`);
   return 0;
 }
 

@@ -69,7 +69,7 @@ describe('dtp rough import against a real stack', () => {
     const producer = await onboard(stack, 'producer');
     const dir = tempDir();
     const file = path.join(dir, 'rough.csv');
-    const n = 3_000;
+    const n = 2_000;
     writeFileSync(file, roughCsv(n, 'BOX-CRASH'));
     const env = cliEnv(stackEnv(stack, producer));
 

@@ -16,7 +16,7 @@ export interface paths {
          * Client-credentials token (RFC 6749 4.4)
          * @description JSON or application/x-www-form-urlencoded body; client authentication by client_id/client_secret in the body or HTTP Basic. Errors follow RFC 6749 5.2: invalid_request, unsupported_grant_type, invalid_target (400), invalid_client (401), 429 when rate limited.
          */
-        post: operations["TokenController_token"];
+        post: operations["tokenToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -31,7 +31,7 @@ export interface paths {
             cookie?: never;
         };
         /** Public keys that verify access tokens (JWKS) */
-        get: operations["TokenController_jwks"];
+        get: operations["tokenJwks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -50,7 +50,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Onboard a participant: returns its first client credential (the secret is shown once) */
-        post: operations["AdminController_onboard"];
+        post: operations["adminOnboard"];
         delete?: never;
         options?: never;
         head?: never;
@@ -65,7 +65,7 @@ export interface paths {
             cookie?: never;
         };
         /** A participant and its client ids (never secrets) */
-        get: operations["AdminController_get"];
+        get: operations["adminGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -84,7 +84,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Issue a further client credential for a participant */
-        post: operations["AdminController_addCredential"];
+        post: operations["adminAddCredential"];
         delete?: never;
         options?: never;
         head?: never;
@@ -101,7 +101,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** Revoke a client credential: it can no longer obtain tokens (issued tokens live until they expire) */
-        post: operations["AdminController_revoke"];
+        post: operations["adminRevoke"];
         delete?: never;
         options?: never;
         head?: never;
@@ -113,6 +113,23 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         OnboardParticipantDto: Record<string, never>;
+        MessageErrorResponse: {
+            /**
+             * @description What went wrong, for people.
+             * @example Diamond not found
+             */
+            message: string;
+            /**
+             * @description What went wrong, for programs (stable snake_case values listed per operation).
+             * @example not_found
+             */
+            reason?: string;
+            /**
+             * @description The request id (also in the `X-Request-Id` header); sent with 5xx answers.
+             * @example 3f2c1a9e-5b1d-4e8a-9c3b-1d2e3f4a5b6c
+             */
+            request_id?: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -122,7 +139,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    TokenController_token: {
+    tokenToken: {
         parameters: {
             query?: never;
             header?: never;
@@ -149,9 +166,18 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    TokenController_jwks: {
+    tokenJwks: {
         parameters: {
             query?: never;
             header?: never;
@@ -166,9 +192,18 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    AdminController_onboard: {
+    adminOnboard: {
         parameters: {
             query?: never;
             header?: never;
@@ -188,9 +223,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    AdminController_get: {
+    adminGet: {
         parameters: {
             query?: never;
             header?: never;
@@ -207,9 +262,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    AdminController_addCredential: {
+    adminAddCredential: {
         parameters: {
             query?: never;
             header?: never;
@@ -226,9 +301,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    AdminController_revoke: {
+    adminRevoke: {
         parameters: {
             query?: never;
             header?: never;
@@ -244,6 +339,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
             };
         };
     };

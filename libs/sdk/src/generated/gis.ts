@@ -16,7 +16,7 @@ export interface paths {
          * Verify a physical diamond against the registered polished diamond (carat weight and shape group)
          * @description 200 `{status: "success", is_locked}` or `{status: "failure", data}`; 404 `{detail}` unknown; 410 deleted; 409 `{reason, detail}` ineligible; 422 body errors; 503 scan report not readable yet.
          */
-        post: operations["VerifyController_verify"];
+        post: operations["verifyVerify"];
         delete?: never;
         options?: never;
         head?: never;
@@ -36,7 +36,7 @@ export interface paths {
          * Validate measurements against the scan report (asynchronous)
          * @description 202 `{diamond_id, request_id, status_url, verification_status: "Pending"}`; 404 `{detail}`; 410 deleted; 409 `{reason, detail}` ineligible (incl. `shape_not_supported`); 412 `{reason: "no_successful_verify", detail}` without a successful verify of this diamond by the calling lab; 422 body errors.
          */
-        post: operations["ValidationController_validate"];
+        post: operations["validationValidate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -51,7 +51,7 @@ export interface paths {
             cookie?: never;
         };
         /** The calling lab's answered or errored validation requests for a diamond, newest first, with `expired` */
-        get: operations["ValidationController_history"];
+        get: operations["validationHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -68,7 +68,7 @@ export interface paths {
             cookie?: never;
         };
         /** Poll a validation request (the calling lab's own); 404 `{detail}` for any other */
-        get: operations["ValidationController_poll"];
+        get: operations["validationPoll"];
         put?: never;
         post?: never;
         delete?: never;
@@ -90,7 +90,7 @@ export interface paths {
          * Submit the lab's grading of a diamond (becomes a selectable `source: gis` graded measurement on the platform)
          * @description 201 `{grading_id, diamond_id, status: "accepted"}`; 404 unknown; 410 deleted; 412 `{reason: "no_verified_validation", detail}` without an unexpired Verified validation of this diamond by the calling lab; 422 body errors.
          */
-        post: operations["GradingController_submit"];
+        post: operations["gradingSubmit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -104,6 +104,23 @@ export interface components {
         VerifyRequestDto: Record<string, never>;
         ValidateJsonRequestDto: Record<string, never>;
         GradingSubmissionDto: Record<string, never>;
+        MessageErrorResponse: {
+            /**
+             * @description What went wrong, for people.
+             * @example Diamond not found
+             */
+            message: string;
+            /**
+             * @description What went wrong, for programs (stable snake_case values listed per operation).
+             * @example not_found
+             */
+            reason?: string;
+            /**
+             * @description The request id (also in the `X-Request-Id` header); sent with 5xx answers.
+             * @example 3f2c1a9e-5b1d-4e8a-9c3b-1d2e3f4a5b6c
+             */
+            request_id?: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -113,7 +130,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    VerifyController_verify: {
+    verifyVerify: {
         parameters: {
             query?: never;
             header?: never;
@@ -134,9 +151,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    ValidationController_validate: {
+    validationValidate: {
         parameters: {
             query?: never;
             header?: never;
@@ -157,9 +194,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    ValidationController_history: {
+    validationHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -176,9 +233,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    ValidationController_poll: {
+    validationPoll: {
         parameters: {
             query?: never;
             header?: never;
@@ -196,9 +273,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    GradingController_submit: {
+    gradingSubmit: {
         parameters: {
             query?: never;
             header?: never;
@@ -218,6 +315,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
             };
         };
     };

@@ -16,7 +16,7 @@ export interface paths {
          * Register a rough diamond
          * @description Registers a rough diamond against the caller's box. 200 with the DiamondV1 record; 409 `diamond_not_unique` when the participant_id is already registered in that box; 422 naming each bad field; 403 for retailers.
          */
-        post: operations["RegistrationController_create"];
+        post: operations["registrationCreate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -36,7 +36,7 @@ export interface paths {
          * Attach a file to a diamond you hold
          * @description `kind`: image, video, scan, scan_report, grading_certificate, supplementary. Multipart fields: `file` (required), `description`, and `image_type` for images. 201 with the file ref; 413 past the size limit; 403 when another participant holds it; 404 when no such diamond exists.
          */
-        post: operations["FilesController_upload"];
+        post: operations["filesUpload"];
         delete?: never;
         options?: never;
         head?: never;
@@ -56,7 +56,7 @@ export interface paths {
          * Delete diamonds you uploaded (permanent)
          * @description Up to 1,000 entries, each handled on its own; results in request order. Failure reasons: not_found, not_owner, unlocked, descendant_unlocked, has_descendants, in_transit. Retailers: 403.
          */
-        post: operations["DeletionController_delete"];
+        post: operations["deletionDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -76,7 +76,7 @@ export interface paths {
          * Unlock a diamond (the portal's manual unlock)
          * @description Holder only; `unlock_status` becomes `unlocked` for good. Idempotent. 200 with the record; 403 when another participant holds it; 404 when no such diamond exists.
          */
-        post: operations["UnlockController_unlock"];
+        post: operations["unlockUnlock"];
         delete?: never;
         options?: never;
         head?: never;
@@ -94,13 +94,13 @@ export interface paths {
          * List the graded measurements of a diamond you hold
          * @description `{results: GradingDataView[]}`; 403 when another participant holds it; 404 when no such diamond exists.
          */
-        get: operations["GradedMeasurementsController_list"];
+        get: operations["gradedMeasurementsList"];
         put?: never;
         /**
          * Add your own graded measurement (`source: user`)
          * @description 201 with the record (inactive, selectable).
          */
-        post: operations["GradedMeasurementsController_add"];
+        post: operations["gradedMeasurementsAdd"];
         delete?: never;
         options?: never;
         head?: never;
@@ -124,7 +124,7 @@ export interface paths {
          * Make a graded measurement the active one
          * @description The previously active record becomes inactive in the same transaction; 200 with the selected record.
          */
-        patch: operations["GradedMeasurementsController_select"];
+        patch: operations["gradedMeasurementsSelect"];
         trace?: never;
     };
     "/diamonds/{diamond_id}/{grading_id}/deselect": {
@@ -144,7 +144,7 @@ export interface paths {
          * Deactivate a graded measurement
          * @description No record is shown afterwards; 200 with the record.
          */
-        patch: operations["GradedMeasurementsController_deselect"];
+        patch: operations["gradedMeasurementsDeselect"];
         trace?: never;
     };
     "/v2/transfer/out": {
@@ -160,7 +160,7 @@ export interface paths {
          * Ship diamonds you hold to another participant
          * @description 201 with the shipment. Rough shipments hold rough diamonds only (senders: producers, manufacturers; recipients: producers, manufacturers), polished shipments polished ones. The diamonds go `in_transit` until the recipient answers. 404 for diamonds you do not hold; 409 `in_transit` or `wrong_lifecycle_state`; 422 for an unknown recipient or yourself.
          */
-        post: operations["ShipmentsController_transferOut"];
+        post: operations["shipmentsTransferOut"];
         delete?: never;
         options?: never;
         head?: never;
@@ -178,7 +178,7 @@ export interface paths {
          * Shipments sent to you
          * @description Query `shipment_type` (rough, polished), `page` (from 1), `page_size` (default 50, max 100). Oldest first (created_at, id).
          */
-        get: operations["ShipmentsController_listInbound"];
+        get: operations["shipmentsListInbound"];
         put?: never;
         post?: never;
         delete?: never;
@@ -198,7 +198,7 @@ export interface paths {
          * Shipments you sent
          * @description Same query, envelope and order as the inbound list.
          */
-        get: operations["ShipmentsController_listOutbound"];
+        get: operations["shipmentsListOutbound"];
         put?: never;
         post?: never;
         delete?: never;
@@ -220,7 +220,7 @@ export interface paths {
          * Accept diamonds of a shipment sent to you
          * @description Body `{"diamond_ids": [...]}`. Rough shipments: exactly every pending diamond (409 `rough_shipment_all_or_nothing` otherwise); polished: any pending ones (409 `not_pending` naming the others). Accepted diamonds become yours, held and unlocked. 200 with the shipment; 404 unless you are the recipient.
          */
-        post: operations["ShipmentsController_accept"];
+        post: operations["shipmentsAccept"];
         delete?: never;
         options?: never;
         head?: never;
@@ -240,7 +240,7 @@ export interface paths {
          * Reject diamonds of a shipment sent to you (also under /v2)
          * @description Same body and rules as accept; rejected diamonds go back to the sender, held. 200 with the shipment.
          */
-        post: operations["ShipmentsController_reject[0]"];
+        post: operations["shipmentsReject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -260,7 +260,7 @@ export interface paths {
          * Reject diamonds of a shipment sent to you (also under /v2)
          * @description Same body and rules as accept; rejected diamonds go back to the sender, held. 200 with the shipment.
          */
-        post: operations["ShipmentsController_reject[1]"];
+        post: operations["shipmentsRejectV2TransferInShipmentIdReject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -280,7 +280,7 @@ export interface paths {
          * Create the polished diamond cut from a rough diamond you hold (manufacturer)
          * @description 200 with the new polished DiamondV1 (a child of the rough); the parent becomes `polished`. 403 unless you hold the parent, 404 when it does not exist; 409 `in_transit`, `illegal_transition` (the parent is not rough), `polished_exceeds_parent_weight`.
          */
-        post: operations["LifecycleController_polish"];
+        post: operations["lifecyclePolish"];
         delete?: never;
         options?: never;
         head?: never;
@@ -300,7 +300,7 @@ export interface paths {
          * Split a rough diamond you hold into rough cuts (manufacturer)
          * @description 2 to 100 cuts. 200 `{parent, cuts}`; the parent becomes `split`, the cuts are rough children. 409 `illegal_transition`, `cuts_exceed_parent_weight` (the cuts together weigh more than the parent), `in_transit`; 403 unless you hold it; 404 when it does not exist.
          */
-        post: operations["LifecycleController_split"];
+        post: operations["lifecycleSplit"];
         delete?: never;
         options?: never;
         head?: never;
@@ -320,7 +320,7 @@ export interface paths {
          * Mark a rough diamond you hold as destroyed (lost in manufacturing; manufacturer)
          * @description Body optional: `{participant_timestamp}`. 200 with the record (`destroyed`); 409 `illegal_transition`, `in_transit`; 404.
          */
-        post: operations["LifecycleController_destroy"];
+        post: operations["lifecycleDestroy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -339,6 +339,23 @@ export interface components {
         CreatePolishedDiamondDto: Record<string, never>;
         SplitDiamondDto: Record<string, never>;
         DestroyDiamondDto: Record<string, never>;
+        MessageErrorResponse: {
+            /**
+             * @description What went wrong, for people.
+             * @example Diamond not found
+             */
+            message: string;
+            /**
+             * @description What went wrong, for programs (stable snake_case values listed per operation).
+             * @example not_found
+             */
+            reason?: string;
+            /**
+             * @description The request id (also in the `X-Request-Id` header); sent with 5xx answers.
+             * @example 3f2c1a9e-5b1d-4e8a-9c3b-1d2e3f4a5b6c
+             */
+            request_id?: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -348,7 +365,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    RegistrationController_create: {
+    registrationCreate: {
         parameters: {
             query?: never;
             header?: never;
@@ -367,9 +384,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    FilesController_upload: {
+    filesUpload: {
         parameters: {
             query?: never;
             header?: never;
@@ -387,9 +424,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    DeletionController_delete: {
+    deletionDelete: {
         parameters: {
             query?: never;
             header?: never;
@@ -408,9 +465,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    UnlockController_unlock: {
+    unlockUnlock: {
         parameters: {
             query?: never;
             header?: never;
@@ -427,9 +504,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    GradedMeasurementsController_list: {
+    gradedMeasurementsList: {
         parameters: {
             query?: never;
             header?: never;
@@ -446,9 +543,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    GradedMeasurementsController_add: {
+    gradedMeasurementsAdd: {
         parameters: {
             query?: never;
             header?: never;
@@ -469,9 +586,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    GradedMeasurementsController_select: {
+    gradedMeasurementsSelect: {
         parameters: {
             query?: never;
             header?: never;
@@ -489,9 +626,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    GradedMeasurementsController_deselect: {
+    gradedMeasurementsDeselect: {
         parameters: {
             query?: never;
             header?: never;
@@ -509,9 +666,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    ShipmentsController_transferOut: {
+    shipmentsTransferOut: {
         parameters: {
             query?: never;
             header?: never;
@@ -530,9 +707,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    ShipmentsController_listInbound: {
+    shipmentsListInbound: {
         parameters: {
             query?: never;
             header?: never;
@@ -547,9 +744,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    ShipmentsController_listOutbound: {
+    shipmentsListOutbound: {
         parameters: {
             query?: never;
             header?: never;
@@ -564,9 +781,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    ShipmentsController_accept: {
+    shipmentsAccept: {
         parameters: {
             query?: never;
             header?: never;
@@ -587,9 +824,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    "ShipmentsController_reject[0]": {
+    shipmentsReject: {
         parameters: {
             query?: never;
             header?: never;
@@ -610,9 +867,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    "ShipmentsController_reject[1]": {
+    shipmentsRejectV2TransferInShipmentIdReject: {
         parameters: {
             query?: never;
             header?: never;
@@ -633,9 +910,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    LifecycleController_polish: {
+    lifecyclePolish: {
         parameters: {
             query?: never;
             header?: never;
@@ -654,9 +951,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    LifecycleController_split: {
+    lifecycleSplit: {
         parameters: {
             query?: never;
             header?: never;
@@ -677,9 +994,29 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    LifecycleController_destroy: {
+    lifecycleDestroy: {
         parameters: {
             query?: never;
             header?: never;
@@ -699,6 +1036,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
             };
         };
     };

@@ -11,7 +11,7 @@ export interface paths {
             cookie?: never;
         };
         /** The current record of a diamond (DiamondV1) */
-        get: operations["DiamondsController_get"];
+        get: operations["diamondsGet"];
         put?: never;
         post?: never;
         delete?: never;
@@ -28,7 +28,7 @@ export interface paths {
             cookie?: never;
         };
         /** The diamond's ancestors, nearest first: {diamond_id, ancestors: [parent, grandparent, ...]} */
-        get: operations["DiamondsController_history"];
+        get: operations["diamondsHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -45,7 +45,7 @@ export interface paths {
             cookie?: never;
         };
         /** The bytes of a file attached to the diamond; ETag is the quoted SHA-256 hash */
-        get: operations["DiamondsController_file"];
+        get: operations["diamondsFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -57,7 +57,25 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        MessageErrorResponse: {
+            /**
+             * @description What went wrong, for people.
+             * @example Diamond not found
+             */
+            message: string;
+            /**
+             * @description What went wrong, for programs (stable snake_case values listed per operation).
+             * @example not_found
+             */
+            reason?: string;
+            /**
+             * @description The request id (also in the `X-Request-Id` header); sent with 5xx answers.
+             * @example 3f2c1a9e-5b1d-4e8a-9c3b-1d2e3f4a5b6c
+             */
+            request_id?: string;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -66,7 +84,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    DiamondsController_get: {
+    diamondsGet: {
         parameters: {
             query?: never;
             header?: never;
@@ -84,6 +102,17 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
             /** @description `{message}`: unknown or deleted diamond */
             404: {
                 headers: {
@@ -91,9 +120,18 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    DiamondsController_history: {
+    diamondsHistory: {
         parameters: {
             query?: never;
             header?: never;
@@ -104,6 +142,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
             /** @description `{message}`: unknown or deleted diamond */
             404: {
                 headers: {
@@ -111,9 +160,18 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    DiamondsController_file: {
+    diamondsFile: {
         parameters: {
             query?: never;
             header?: never;
@@ -132,12 +190,32 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
             /** @description `{message}`: unknown or deleted diamond, or a hash not attached to it */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
             };
         };
     };
