@@ -2,7 +2,7 @@ import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
 export default [
-  { ignores: ['node_modules/', 'dist/', '.data/', '.nx/', 'coverage/', 'tmp/', '**/*.js', '**/*.mjs', '**/*.d.mts'] },
+  { ignores: ['node_modules/', 'dist/', '.data/', '.nx/', 'coverage/', 'tmp/', '**/*.js', '**/*.mjs', '**/*.d.mts', 'libs/sdk/src/generated/'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

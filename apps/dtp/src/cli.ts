@@ -1,5 +1,6 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import packageJson from '../../../package.json';
 import { DtpApiError, DtpError } from '@dtp/sdk';
 import { deleteDiamonds } from './commands/delete';
 import { diamondsFiles, diamondsGet, diamondsHistory } from './commands/diamonds';
@@ -10,7 +11,18 @@ import { decide, inbound, ship, SHIPMENT_TYPES } from './commands/shipments';
 import { EXIT, UsageError } from './exit-codes';
 import { CliIo } from './io';
 
-const VERSION = packageJson.version;
+/** The workspace's version: the nearest package.json above this file (the sources, or dist/ beside it). */
+function workspaceVersion(): string {
+  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    try {
+      return (JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { version: string }).version;
+    } catch {
+      // not here: one level up
+    }
+  }
+  return 'unknown';
+}
+const VERSION = workspaceVersion();
 
 const EXIT_CODES_HELP = `
 Exit codes:

@@ -9,6 +9,8 @@
  * Other addresses: AUTH_URL, PLATFORM_URL, SEARCH_URL, AUTH_ADMIN_TOKEN. libs/sdk/test/lifecycle-example.spec.ts
  * runs it against a test stack.
  */
+// Imported as an integrator imports it (the example is not part of the library).
+// eslint-disable-next-line @nx/enforce-module-boundaries
 import { createDtpClient, DtpApiError, DtpClient, DtpClientOptions, isDtpApiError, newIdempotencyKey, Platform, RequestBody, unwrap } from '@dtp/sdk';
 
 export interface ExampleConfig {
