@@ -316,7 +316,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
   const failing = new Map<string, Failures>();
   const messageId = (m: IncomingMessage) => `${m.partition}:${m.offset}`;
   let closed = false;
-  let subscription: Subscription | undefined;
+  const live: { subscription?: Subscription } = {};
 
   const health = (): ConsumerHealthSnapshot => {
     const now = Date.now();
@@ -326,7 +326,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     }
     const stuck = new Set<number>();
     for (const f of failing.values()) if (f.failures >= stuckAfter && now - f.lastAt < STUCK_FRESH_MS) stuck.add(f.partition);
-    const assignedPartitions = subscription?.assignedPartitions?.();
+    const assignedPartitions = live.subscription?.assignedPartitions?.();
     return { lag, stuckPartitions: stuck.size, degraded: stuck.size > 0 || lag > lagThreshold, parked: { ...parkedBy }, ...(assignedPartitions ? { assignedPartitions } : {}) };
   };
   const unregister = opts.registry ? registerGauges(opts.registry, { labels, health }) : () => undefined;
@@ -630,7 +630,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     duration?.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
   };
 
-  subscription = await opts.transport.subscribe({
+  const subscription = await opts.transport.subscribe({
     topic: opts.topic,
     group: opts.group,
     fromBeginning: opts.fromBeginning ?? true,
@@ -638,6 +638,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     batchHandler: opts.batch === false ? undefined : handleBatch,
     maxBatch: opts.maxBatch ?? 100,
   });
+  live.subscription = subscription;
   log.info({ group: opts.group }, 'consumer started');
   return {
     topic: opts.topic,
@@ -647,7 +648,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     close: async () => {
       closed = true;
       unregister();
-      await subscription?.close();
+      await subscription.close();
     },
   };
 }
