@@ -72,7 +72,8 @@ export function buildOpenApiDocument(app: INestApplication, docs: DocsOptions): 
     .setOpenAPIVersion('3.1.0')
     .setTitle(docs.title)
     .setDescription(docs.description)
-    .setVersion(docs.version);
+    .setVersion(docs.version)
+    .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0');
   if (docs.serverUrl) builder.addServer(docs.serverUrl);
   if (docs.security) {
     builder.addOAuth2(
@@ -169,7 +170,26 @@ export function finishDocument(document: OpenAPIObject): OpenAPIObject {
       responses['500'] ??= errorResponse('Unexpected failure; the body names the request id to quote when reporting it.');
     }
   }
+  pruneUnusedErrorModels(doc);
   return doc as unknown as OpenAPIObject;
+}
+
+/** The shared error models are added to every document; those that no operation of this one uses are removed. */
+function pruneUnusedErrorModels(doc: Json): void {
+  const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Json;
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const name of [ValidationErrorResponse.name, ValidationDetailEntry.name, MessageErrorResponse.name]) {
+      if (!schemas[name]) continue;
+      const { [name]: self, ...rest } = schemas;
+      void self;
+      const text = JSON.stringify({ ...doc, components: { ...(doc.components as Json), schemas: rest } });
+      if (!text.includes(`"#/components/schemas/${name}"`)) {
+        delete schemas[name];
+        changed = true;
+      }
+    }
+  }
 }
 
 function errorResponse(description: string, headers?: Json): Json {

@@ -160,11 +160,11 @@ export class ShapeParameterResult {
   @ApiProperty({ ...VALIDATION_RESULT, example: 'matched' })
   validation_result!: ValidationResult;
 
-  @ApiProperty({ ...SHAPE_GROUP, nullable: true, example: 'Round' })
-  platform_value!: string | null;
+  @ApiProperty({ ...SHAPE_GROUP, example: 'Round' })
+  platform_value!: string;
 
-  @ApiProperty({ ...SHAPE_GROUP, nullable: true, example: 'Round' })
-  lab_value!: string | null;
+  @ApiProperty({ ...SHAPE_GROUP, example: 'Round' })
+  lab_value!: string;
 }
 
 /** The compared parameters, keyed as reported (`crown_angle_deg` is reported as `crown_angle_avg_deg`, ...). */
