@@ -1,3 +1,4 @@
+export * from './api-fields';
 export * from './file-refs';
 export * from './grading-data-view';
 export * from './diamond-v1';
