@@ -67,7 +67,7 @@ export class AdminController {
   @ApiCreatedResponse({ description: 'The participant and its first credential.', type: OnboardParticipantResponse, example: CREDENTIAL })
   @ApiErrors({
     413: 'The body is larger than the limit (1 MiB).',
-    422: 'The body does not match OnboardParticipant (every bad field named; unknown members refused).',
+    422: 'The body does not match OnboardParticipantRequest (every bad field named; unknown members refused).',
   })
   @ApiUnsupportedMediaType()
   async onboard(@Body() body: OnboardParticipantDto): Promise<OnboardParticipantResponse> {

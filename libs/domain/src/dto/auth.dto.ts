@@ -1,5 +1,5 @@
 import 'reflect-metadata'; // class-transformer's @Type reads design:type metadata
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional, getSchemaPath } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiSchema, ApiSchemaOptions, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   IsISO31661Alpha2,
@@ -16,9 +16,13 @@ import {
 import { ROLE_VALUES, Role } from '../enums/participant';
 import { ID_MAX_LENGTH, NAME_MAX_LENGTH } from '../rules/limits';
 
+/** A request body's schema: named, and closed (the validation pipe refuses unknown members with 422). */
+const requestSchema = (name: string, description: string) => ({ name, description, additionalProperties: false }) as ApiSchemaOptions;
+
 const COUNTRY_CODE_MESSAGE = 'country_code must be an ISO 3166-1 alpha-2 code (two uppercase letters)';
 
 /** Provenance declared for a producer at onboarding. */
+@ApiSchema(requestSchema('ProvenanceInput', 'The provenance a producer declares at onboarding.'))
 export class ProvenanceInputDto {
   @ApiProperty({ type: 'string', minLength: 1, maxLength: ID_MAX_LENGTH, example: 'Karowe' })
   @IsString() @IsNotEmpty() @MaxLength(ID_MAX_LENGTH) name!: string;
@@ -36,6 +40,7 @@ export class ProvenanceInputDto {
 }
 
 /** Body of `POST {auth_url}/admin/participants`. */
+@ApiSchema(requestSchema('OnboardParticipantRequest', 'A participant to onboard, with its one role. Unknown members are refused.'))
 @ApiExtraModels(ProvenanceInputDto)
 export class OnboardParticipantDto {
   @ApiProperty({ type: 'string', minLength: 1, maxLength: NAME_MAX_LENGTH, example: 'Karowe Mining' })
@@ -66,6 +71,10 @@ const CREDENTIAL_TEXT = { type: 'string', minLength: 1, maxLength: 256, pattern:
  * OpenAPI document only: the token endpoint reads its body itself, so that every refusal is an RFC 6749 5.2 error
  * (400 `invalid_request`, ...) rather than a 422.
  */
+@ApiSchema({
+  name: 'TokenRequest',
+  description: 'RFC 6749 4.4 client-credentials parameters (JSON or form); other parameters are ignored (RFC 6749 3.2).',
+})
 export class TokenRequestDto {
   @ApiProperty({ enum: ['client_credentials'], description: 'Any other grant type: 400 `unsupported_grant_type`.', example: 'client_credentials' })
   grant_type!: 'client_credentials';

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema, ApiSchemaOptions } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsNumber, IsOptional, IsPositive, IsString, Max, MaxLength, Min } from 'class-validator';
 import { GRADING_LAB_VALUES, GradingLab } from '../enums/grading-lab';
 import { SHAPE_VALUES, Shape } from '../enums/shape';
@@ -8,6 +8,8 @@ import { CARATS_MAX, CARATS_MAX_DECIMALS, ID_MAX_LENGTH } from '../rules/limits'
 import { IsCaratWeight, IsIsoDateTime } from './validators';
 
 const FINITE = { allowNaN: false, allowInfinity: false } as const;
+/** A request body's schema: named, and closed (the validation pipe refuses unknown members with 422). */
+const requestSchema = (name: string, description: string) => ({ name, description, additionalProperties: false }) as ApiSchemaOptions;
 /** `> 0` in OpenAPI 3.1 (JSON Schema: the bound itself); @nestjs/swagger's types still have 3.0's boolean. */
 const GREATER_THAN_0 = { exclusiveMinimum: 0 as unknown as boolean } as const;
 
@@ -20,6 +22,7 @@ const SHAPE_GROUP_INPUT = {
 } as const;
 
 /** Body of `POST {gis_url}/v2/diamonds/{diamond_id}/verify`. */
+@ApiSchema(requestSchema('VerifyRequest', 'What the lab measured, compared with the registered polished diamond. Unknown members are refused.'))
 export class VerifyRequestDto {
   @ApiProperty({ type: 'number', ...GREATER_THAN_0, maximum: CARATS_MAX, description: 'The carat weight the lab measured.', example: 1.02 })
   @IsNumber(FINITE)
@@ -39,6 +42,7 @@ const MEASUREMENT = (description: string, example: number, maximum?: number) =>
   ({ type: 'number', minimum: 0, ...(maximum === undefined ? {} : { maximum }), description, example }) as const;
 
 /** Body of `POST {gis_url}/v2/diamonds/{diamond_id}/validate-json`. */
+@ApiSchema(requestSchema('ValidateJsonRequest', "The lab's measurements, compared with the diamond's scan report. Unknown members are refused."))
 export class ValidateJsonRequestDto {
   /** Any other text is refused with 422 (`type: "enum"`) by the service. */
   @ApiProperty({ ...SHAPE_GROUP_INPUT, minLength: 1, maxLength: ID_MAX_LENGTH })
@@ -72,6 +76,12 @@ export class ValidateJsonRequestDto {
  * Body of `POST {gis_url}/v2/diamonds/{diamond_id}/grading` (grading lab): a flat GradingDataView
  * (DESIGN.md "GIS"). Unknown fields are rejected.
  */
+@ApiSchema(
+  requestSchema(
+    'GradingSubmission',
+    "The lab's grading: GradingDataView members, six of them required (decimals as numbers or decimal text). Unknown members are refused.",
+  ),
+)
 export class GradingSubmissionDto extends GradingFieldsDto {
   @ApiProperty({ type: 'string', minLength: 1, maxLength: ID_MAX_LENGTH, example: '2141438167' })
   @IsString() @IsNotEmpty() @MaxLength(ID_MAX_LENGTH) grader_certificate_number!: string;
