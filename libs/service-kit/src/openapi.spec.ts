@@ -18,7 +18,12 @@ describe('finishDocument: nullable (3.0) becomes 3.1', () => {
 
   it('a nullable nested class (`type: object` with allOf $ref, as @nestjs/swagger writes it) becomes oneOf [class, null]', () => {
     const p = finishedSchema({ c: { type: 'object', nullable: true, allOf: [ref('C')], description: 'd' } });
-    expect(p.c).toEqual({ description: 'd', oneOf: [{ allOf: [ref('C')], type: 'object' }, { type: 'null' }] });
+    expect(p.c).toEqual({ description: 'd', oneOf: [ref('C'), { type: 'null' }] });
+  });
+
+  it('a nullable named enum (allOf with its one $ref) becomes oneOf [enum, null]', () => {
+    const p = finishedSchema({ e: { nullable: true, allOf: [ref('Colour')], example: 'G' } });
+    expect(p.e).toEqual({ example: 'G', oneOf: [ref('Colour'), { type: 'null' }] });
   });
 
   it('a nullable $ref or composition without a type becomes oneOf [it, null]', () => {

@@ -230,7 +230,9 @@ function convertNullable(node: unknown): void {
           delete obj[key];
         }
       }
-      obj.oneOf = [inner, { type: 'null' }];
+      // A lone `allOf: [x]` (a class or a named enum) is x itself: `oneOf: [x, null]` (Redocly refuses a one-entry allOf).
+      const lone = Array.isArray(inner.allOf) && inner.allOf.length === 1 && !inner.$ref && !inner.oneOf && !inner.anyOf;
+      obj.oneOf = [lone ? (inner.allOf as unknown[])[0] : inner, { type: 'null' }];
     } else if (typeof obj.type === 'string') {
       obj.type = [obj.type, 'null'];
       if (Array.isArray(obj.enum) && !obj.enum.includes(null)) obj.enum = [...obj.enum, null];

@@ -4,6 +4,7 @@ import { GRADING_LAB_VALUES, GradingLab } from '../enums/grading-lab';
 import { SHAPE_VALUES, Shape } from '../enums/shape';
 import { SHAPE_GROUP_INPUT_VALUES } from '../rules/shape-groups';
 import { GradingFieldsDto } from './grading-fields.dto';
+import { isoTextField } from '../records/api-fields';
 import { CARATS_MAX, CARATS_MAX_DECIMALS, ID_MAX_LENGTH } from '../rules/limits';
 import { IsCaratWeight, IsIsoDateTime } from './validators';
 
@@ -92,7 +93,7 @@ export class GradingSubmissionDto extends GradingFieldsDto {
   @ApiProperty({ enum: GRADING_LAB_VALUES, enumName: 'GradingLab', example: 'GIA' })
   @IsIn(GRADING_LAB_VALUES) grading_lab!: GradingLab;
 
-  @ApiProperty({ type: 'string', format: 'date-time', description: 'ISO 8601 date-time.', example: '2025-03-04T10:00:00Z' })
+  @ApiProperty(isoTextField({ description: 'ISO 8601 date-time (RFC 3339 recommended); kept as sent.', example: '2025-03-04T10:00:00Z' }))
   @IsIsoDateTime() graded_date!: string;
 
   @ApiProperty({

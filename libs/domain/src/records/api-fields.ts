@@ -37,7 +37,7 @@ import { SHAPE_VALUES } from '../enums/shape';
 import { SHIPMENT_STATUS_VALUES, SHIPMENT_TYPE_VALUES, TRANSFER_STATE_VALUES } from '../enums/shipment';
 import { DECIMAL_TEXT_PATTERN } from '../rules/decimal';
 import { DIAMOND_ID_PATTERN, FILE_HASH_PATTERN, GRADING_ID_PATTERN } from '../rules/ids';
-import { CARATS_MAX, TAGS_MAX_BYTES, TAGS_MAX_DEPTH } from '../rules/limits';
+import { CARATS_MAX, ID_MAX_LENGTH, TAGS_MAX_BYTES, TAGS_MAX_DEPTH } from '../rules/limits';
 
 type Options = ApiPropertyOptions;
 
@@ -144,6 +144,19 @@ export const isoTextField = (extra: Options = {}): Options => ({
   ...extra,
 });
 
+/**
+ * A participant's own identifier of a diamond (`participant_id`): 1 to 256 characters, no leading or trailing
+ * whitespace (NoSurroundingWhitespace).
+ */
+export const participantIdField = (description: string): Options => ({
+  type: 'string',
+  minLength: 1,
+  maxLength: ID_MAX_LENGTH,
+  pattern: '^\\S(?:[\\s\\S]*\\S)?$',
+  description,
+  example: 'STOCK-000123',
+});
+
 /** A free-form JSON object (tags): at most 16 KiB as JSON and 8 levels deep. */
 export const tagsField = (extra: Options = {}): Options => ({
   type: 'object',
@@ -198,8 +211,8 @@ export const caratsInput = (extra: Options = {}): Options => ({
 });
 
 /**
- * A schema that refuses members it does not list (`additionalProperties: false`): every request body, since the
- * validation pipe rejects unknown fields with 422 `extra_forbidden`.
+ * A request body's schema: named as the spec names it, refusing members it does not list (`additionalProperties:
+ * false`), since the validation pipe rejects unknown fields with 422 `extra_forbidden`.
  */
-export const closedSchema = (description?: string): ApiSchemaOptions =>
-  ({ ...(description ? { description } : {}), additionalProperties: false }) as ApiSchemaOptions;
+export const closedSchema = (name: string, description: string): ApiSchemaOptions =>
+  ({ name, description, additionalProperties: false }) as ApiSchemaOptions;

@@ -4,6 +4,8 @@ export * from './grading-data-view';
 export * from './diamond-v1';
 export * from './shipment';
 export * from './delete-result';
+export * from './lifecycle-results';
 export * from './gis-results';
 export * from './auth';
 export * from './errors';
+export * from './examples';
