@@ -220,20 +220,24 @@ function convertNullable(node: unknown): void {
   for (const value of Object.values(obj)) convertNullable(value);
   if (obj.nullable === true) {
     delete obj.nullable;
-    if (typeof obj.type === 'string') {
-      obj.type = [obj.type, 'null'];
-      if (Array.isArray(obj.enum) && !obj.enum.includes(null)) obj.enum = [...obj.enum, null];
-    } else if (Array.isArray(obj.type)) {
-      if (!obj.type.includes('null')) obj.type = [...obj.type, 'null'];
-    } else if (obj.$ref || obj.allOf || obj.oneOf || obj.anyOf) {
+    if (obj.$ref || obj.allOf || obj.oneOf || obj.anyOf) {
+      // A composition (a nested class: `{type: 'object', allOf: [{$ref}]}`) cannot take `null` through `type`:
+      // the composition would still refuse it. Null becomes the other branch of a oneOf.
       const inner: Json = {};
-      for (const key of ['$ref', 'allOf', 'oneOf', 'anyOf'] as const) {
+      for (const key of ['$ref', 'allOf', 'oneOf', 'anyOf', 'type'] as const) {
         if (obj[key] !== undefined) {
           inner[key] = obj[key];
           delete obj[key];
         }
       }
-      obj.oneOf = [inner, { type: 'null' }];
+      // A lone `allOf: [x]` (a class or a named enum) is x itself: `oneOf: [x, null]` (Redocly refuses a one-entry allOf).
+      const lone = Array.isArray(inner.allOf) && inner.allOf.length === 1 && !inner.$ref && !inner.oneOf && !inner.anyOf;
+      obj.oneOf = [lone ? (inner.allOf as unknown[])[0] : inner, { type: 'null' }];
+    } else if (typeof obj.type === 'string') {
+      obj.type = [obj.type, 'null'];
+      if (Array.isArray(obj.enum) && !obj.enum.includes(null)) obj.enum = [...obj.enum, null];
+    } else if (Array.isArray(obj.type)) {
+      if (!obj.type.includes('null')) obj.type = [...obj.type, 'null'];
     }
   } else if (obj.nullable === false) {
     delete obj.nullable;
