@@ -90,10 +90,12 @@ export function buildOpenApiDocument(app: INestApplication, docs: DocsOptions): 
     builder.addSecurityRequirements(OAUTH_SCHEME);
   }
   if (docs.adminBearer) {
-    builder.addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'The operator\'s admin token (AUTH_ADMIN_TOKEN), for onboarding and client management.' },
-      ADMIN_SCHEME,
-    );
+    // addSecurity, not addBearerAuth: that one says `bearerFormat: JWT`, and the admin token is an opaque secret.
+    builder.addSecurity(ADMIN_SCHEME, {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'The operator\'s admin token (AUTH_ADMIN_TOKEN, an opaque secret), for onboarding and client management.',
+    });
   }
   const document = SwaggerModule.createDocument(app, builder.build(), {
     // The error bodies every operation may answer with are in every document's components.
