@@ -24,9 +24,6 @@ const ApiParticipantIdParam = () =>
     description: 'The participant id (a UUID, either case); anything else answers 404 like an unknown id.',
     schema: { type: 'string', format: 'uuid', pattern: UUID_PATTERN.source, example: PARTICIPANT_ID },
   });
-/** 415 `{message}`: a body in a content type no parser takes (XML, multipart, ...). */
-const ApiUnsupportedMediaType = () =>
-  ApiResponse({ status: 415, description: 'The body\'s content type cannot be read (e.g. XML or multipart); send `application/json`.', type: MessageErrorResponse });
 /** The operations without a body still read one that is sent: it must be readable. */
 const unexpectedBody = {
   413: 'No body is needed; one larger than the limit (1 MiB) is refused.',
@@ -69,7 +66,6 @@ export class AdminController {
     413: 'The body is larger than the limit (1 MiB).',
     422: 'The body does not match OnboardParticipantRequest (every bad field named; unknown members refused).',
   })
-  @ApiUnsupportedMediaType()
   async onboard(@Body() body: OnboardParticipantDto): Promise<OnboardParticipantResponse> {
     const { participant_id, client_id, client_secret, role } = await this.participants.onboard(body);
     return { participant_id, client_id, client_secret, role };
@@ -105,7 +101,6 @@ export class AdminController {
   @ApiParticipantIdParam()
   @ApiCreatedResponse({ description: 'The new credential (the secret is shown once).', type: OnboardParticipantResponse, example: CREDENTIAL })
   @ApiErrors({ 404: participantNotFound, ...unexpectedBody })
-  @ApiUnsupportedMediaType()
   async addCredential(@ParticipantIdParam() id: string): Promise<OnboardParticipantResponse> {
     const { participant_id, client_id, client_secret, role } = await this.participants.addCredential(id);
     return { participant_id, client_id, client_secret, role };
@@ -127,7 +122,6 @@ export class AdminController {
   })
   @ApiNoContentResponse({ description: 'Revoked (or already revoked).' })
   @ApiErrors({ 404: { description: 'Unknown client (or an id out of format).', reasons: ['client_not_found'] }, ...unexpectedBody })
-  @ApiUnsupportedMediaType()
   async revoke(@ClientIdParam() clientId: string): Promise<void> {
     await this.participants.revokeClient(clientId);
   }

@@ -38,9 +38,6 @@ export const ApiRequestIdParam = () =>
     schema: { type: 'string', format: 'uuid', pattern: UUID_PATTERN.source, example: '7b2e4c1a-9f3d-4e6b-8a5c-2d1f0e9b8a7c' },
   });
 
-/** 415 `{message}`: a body in a content type no parser takes (XML, multipart, ...); send JSON. */
-export const ApiUnsupportedMediaType = () =>
-  ApiResponse({ status: 415, description: 'The body\'s content type cannot be read (e.g. XML or multipart); send `application/json`.', type: MessageErrorResponse });
 
 /** 404 `{detail}`. */
 export const ApiGisNotFound = (description: string) => ApiResponse({ status: 404, description, type: GisNotFoundResponse });

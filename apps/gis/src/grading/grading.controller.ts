@@ -5,7 +5,7 @@ import { ApiErrors } from '@dtp/service-kit';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { GradingService } from './grading.service';
 import { DiamondIdParam } from '../common/path-ids';
-import { ApiDiamondIdParam, ApiGisDeleted, ApiGisNotFound, ApiGisPrerequisite, ApiGisUnavailable, ApiUnsupportedMediaType } from '../common/openapi';
+import { ApiDiamondIdParam, ApiGisDeleted, ApiGisNotFound, ApiGisPrerequisite, ApiGisUnavailable } from '../common/openapi';
 
 @ApiTags('grading integration')
 @Controller('v2/diamonds/:diamond_id')
@@ -63,7 +63,6 @@ export class GradingController {
     422: 'The body does not match GradingSubmission (every bad field named; unknown members refused).',
   })
   @ApiGisUnavailable()
-  @ApiUnsupportedMediaType()
   async submit(@DiamondIdParam() diamondId: string, @Body() body: GradingSubmissionDto, @CurrentCaller() caller: Caller): Promise<GradingAccepted> {
     return this.gradings.submit(diamondId, body, caller);
   }

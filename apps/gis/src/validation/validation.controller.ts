@@ -14,7 +14,6 @@ import {
   ApiGisPrerequisite,
   ApiGisUnavailable,
   ApiRequestIdParam,
-  ApiUnsupportedMediaType,
 } from '../common/openapi';
 
 const DIAMOND_ID = '01jd3k8m5n2p7r4t6v9w1x3y5z';
@@ -88,7 +87,6 @@ export class ValidationController {
     422: 'The body does not match ValidateJsonRequest, or `shape_group` is neither a shape nor a shape group (`type: "enum"`).',
   })
   @ApiGisUnavailable({ scanReport: true })
-  @ApiUnsupportedMediaType()
   async validate(
     @DiamondIdParam() diamondId: string,
     @Body() body: ValidateJsonRequestDto,

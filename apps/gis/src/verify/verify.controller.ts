@@ -5,7 +5,7 @@ import { ApiErrors } from '@dtp/service-kit';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { VerifyService } from './verify.service';
 import { DiamondIdParam } from '../common/path-ids';
-import { ApiDiamondIdParam, ApiGisDeleted, ApiGisIneligible, ApiGisNotFound, ApiGisUnavailable, ApiUnsupportedMediaType } from '../common/openapi';
+import { ApiDiamondIdParam, ApiGisDeleted, ApiGisIneligible, ApiGisNotFound, ApiGisUnavailable } from '../common/openapi';
 
 @ApiTags('grading integration')
 @ApiExtraModels(VerifySuccess, VerifyFailure)
@@ -56,7 +56,6 @@ export class VerifyController {
     422: 'The body does not match VerifyRequest (every bad field named).',
   })
   @ApiGisUnavailable({ scanReport: true })
-  @ApiUnsupportedMediaType()
   async verify(@DiamondIdParam() diamondId: string, @Body() body: VerifyRequestDto, @CurrentCaller() caller: Caller): Promise<VerifyResponse> {
     return this.verifier.verify(diamondId, body, caller);
   }
