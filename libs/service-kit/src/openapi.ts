@@ -90,10 +90,12 @@ export function buildOpenApiDocument(app: INestApplication, docs: DocsOptions): 
     builder.addSecurityRequirements(OAUTH_SCHEME);
   }
   if (docs.adminBearer) {
-    builder.addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'The operator\'s admin token (AUTH_ADMIN_TOKEN), for onboarding and client management.' },
-      ADMIN_SCHEME,
-    );
+    // addSecurity, not addBearerAuth: that one says `bearerFormat: JWT`, and the admin token is an opaque secret.
+    builder.addSecurity(ADMIN_SCHEME, {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'The operator\'s admin token (AUTH_ADMIN_TOKEN, an opaque secret), for onboarding and client management.',
+    });
   }
   const document = SwaggerModule.createDocument(app, builder.build(), {
     // The error bodies every operation may answer with are in every document's components.
@@ -220,20 +222,24 @@ function convertNullable(node: unknown): void {
   for (const value of Object.values(obj)) convertNullable(value);
   if (obj.nullable === true) {
     delete obj.nullable;
-    if (typeof obj.type === 'string') {
-      obj.type = [obj.type, 'null'];
-      if (Array.isArray(obj.enum) && !obj.enum.includes(null)) obj.enum = [...obj.enum, null];
-    } else if (Array.isArray(obj.type)) {
-      if (!obj.type.includes('null')) obj.type = [...obj.type, 'null'];
-    } else if (obj.$ref || obj.allOf || obj.oneOf || obj.anyOf) {
+    if (obj.$ref || obj.allOf || obj.oneOf || obj.anyOf) {
+      // A composition (a nested class: `{type: 'object', allOf: [{$ref}]}`) cannot take `null` through `type`:
+      // the composition would still refuse it. Null becomes the other branch of a oneOf.
       const inner: Json = {};
-      for (const key of ['$ref', 'allOf', 'oneOf', 'anyOf'] as const) {
+      for (const key of ['$ref', 'allOf', 'oneOf', 'anyOf', 'type'] as const) {
         if (obj[key] !== undefined) {
           inner[key] = obj[key];
           delete obj[key];
         }
       }
-      obj.oneOf = [inner, { type: 'null' }];
+      // A lone `allOf: [x]` (a class or a named enum) is x itself: `oneOf: [x, null]` (Redocly refuses a one-entry allOf).
+      const lone = Array.isArray(inner.allOf) && inner.allOf.length === 1 && !inner.$ref && !inner.oneOf && !inner.anyOf;
+      obj.oneOf = [lone ? (inner.allOf as unknown[])[0] : inner, { type: 'null' }];
+    } else if (typeof obj.type === 'string') {
+      obj.type = [obj.type, 'null'];
+      if (Array.isArray(obj.enum) && !obj.enum.includes(null)) obj.enum = [...obj.enum, null];
+    } else if (Array.isArray(obj.type)) {
+      if (!obj.type.includes('null')) obj.type = [...obj.type, 'null'];
     }
   } else if (obj.nullable === false) {
     delete obj.nullable;

@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import type { GradedMeasurementSource, ValidationLevel } from '../enums/grading';
 import type { GradingLab } from '../enums/grading-lab';
 import type {
@@ -15,75 +16,103 @@ import type {
   Symmetry,
 } from '../enums/grading-scales';
 import type { Shape } from '../enums/shape';
+import { DESCRIPTION_MAX_LENGTH, ID_MAX_LENGTH, STRING_LIST_MAX_ITEMS } from '../rules/limits';
+import { ApiEnums, decimalTextField, gradingIdField, isoTextField } from './api-fields';
 
 /**
- * Graded-measurement data: every GradingDataView member except the four record members.
- * Decimal members are decimal text.
+ * Graded-measurement data: every GradingDataView member except the four record members, all optional and
+ * nullable. Decimal members are decimal text.
  */
-export interface GradingData {
+export class GradingData {
   // Decimal text
-  carats?: string | null;
-  crown_angle?: string | null;
-  crown_height?: string | null;
-  depth?: string | null;
-  depth_percent?: string | null;
-  diameter_maximum?: string | null;
-  diameter_minimum?: string | null;
-  length?: string | null;
-  pavillion_angle?: string | null;
-  pavillion_percent?: string | null;
-  table_percent?: string | null;
-  width?: string | null;
+  @ApiPropertyOptional(decimalTextField({ nullable: true, example: '1.01' })) carats?: string | null;
+  @ApiPropertyOptional(decimalTextField({ nullable: true, example: '34.5' })) crown_angle?: string | null;
+  @ApiPropertyOptional(decimalTextField({ nullable: true })) crown_height?: string | null;
+  @ApiPropertyOptional(decimalTextField({ nullable: true, example: '3.98' })) depth?: string | null;
+  @ApiPropertyOptional(decimalTextField({ nullable: true, example: '61.9' })) depth_percent?: string | null;
+  @ApiPropertyOptional(decimalTextField({ nullable: true })) diameter_maximum?: string | null;
+  @ApiPropertyOptional(decimalTextField({ nullable: true })) diameter_minimum?: string | null;
+  @ApiPropertyOptional(decimalTextField({ nullable: true, example: '6.41' })) length?: string | null;
+  @ApiPropertyOptional(decimalTextField({ nullable: true, example: '40.8' })) pavillion_angle?: string | null;
+  @ApiPropertyOptional(decimalTextField({ nullable: true })) pavillion_percent?: string | null;
+  @ApiPropertyOptional(decimalTextField({ nullable: true, example: '57' })) table_percent?: string | null;
+  @ApiPropertyOptional(decimalTextField({ nullable: true, example: '6.45' })) width?: string | null;
   // Enumerated
-  clarity?: Clarity | null;
-  colour?: Colour | null;
-  culet_condition?: CuletCondition | null;
-  culet_size?: CuletSize | null;
-  cut_grade?: CutGrade | null;
-  fancy_colour?: FancyColour | null;
-  fancy_colour_intensity?: FancyColourIntensity | null;
-  fluorescence_colour?: FluorescenceColour | null;
-  fluorescence_intensity?: FluorescenceIntensity | null;
-  girdle_condition?: GirdleCondition | null;
-  girdle_thickness_from?: GirdleThickness | null;
-  girdle_thickness_to?: GirdleThickness | null;
-  grading_lab?: GradingLab | null;
-  polish_quality?: Symmetry | null;
-  shape?: Shape | null;
-  symmetry?: Symmetry | null;
-  validation_level?: ValidationLevel | null;
+  @ApiPropertyOptional({ ...ApiEnums.Clarity, nullable: true, example: 'VS1' }) clarity?: Clarity | null;
+  @ApiPropertyOptional({ ...ApiEnums.Colour, nullable: true, example: 'G' }) colour?: Colour | null;
+  @ApiPropertyOptional({ ...ApiEnums.CuletCondition, nullable: true }) culet_condition?: CuletCondition | null;
+  @ApiPropertyOptional({ ...ApiEnums.CuletSize, nullable: true }) culet_size?: CuletSize | null;
+  @ApiPropertyOptional({ ...ApiEnums.CutGrade, nullable: true, example: 'EX' }) cut_grade?: CutGrade | null;
+  @ApiPropertyOptional({ ...ApiEnums.FancyColour, nullable: true }) fancy_colour?: FancyColour | null;
+  @ApiPropertyOptional({ ...ApiEnums.FancyColourIntensity, nullable: true }) fancy_colour_intensity?: FancyColourIntensity | null;
+  @ApiPropertyOptional({ ...ApiEnums.FluorescenceColour, nullable: true }) fluorescence_colour?: FluorescenceColour | null;
+  @ApiPropertyOptional({ ...ApiEnums.FluorescenceIntensity, nullable: true, example: 'N' }) fluorescence_intensity?: FluorescenceIntensity | null;
+  @ApiPropertyOptional({ ...ApiEnums.GirdleCondition, nullable: true }) girdle_condition?: GirdleCondition | null;
+  @ApiPropertyOptional({ ...ApiEnums.GirdleThickness, nullable: true }) girdle_thickness_from?: GirdleThickness | null;
+  @ApiPropertyOptional({ ...ApiEnums.GirdleThickness, nullable: true }) girdle_thickness_to?: GirdleThickness | null;
+  @ApiPropertyOptional({ ...ApiEnums.GradingLab, nullable: true, example: 'GIA' }) grading_lab?: GradingLab | null;
+  @ApiPropertyOptional({ ...ApiEnums.Symmetry, nullable: true, example: 'EX' }) polish_quality?: Symmetry | null;
+  @ApiPropertyOptional({ ...ApiEnums.Shape, nullable: true, example: 'Round' }) shape?: Shape | null;
+  @ApiPropertyOptional({ ...ApiEnums.Symmetry, nullable: true, example: 'VG' }) symmetry?: Symmetry | null;
+  @ApiPropertyOptional({ ...ApiEnums.ValidationLevel, nullable: true }) validation_level?: ValidationLevel | null;
   // Free strings
-  display_colour?: string | null;
-  fancy_colour_overtone?: string | null;
-  grader_certificate_number?: string | null;
-  grader_clarity_characteristics?: string | null;
-  grader_colour?: string | null;
-  grader_report_comments?: string | null;
-  grader_report_number?: string | null;
-  grader_report_type?: string | null;
-  grader_shape?: string | null;
-  grading_certificate_description?: string | null;
-  grading_certificate_filename?: string | null;
-  grading_certificate_hash?: string | null;
-  measurement_text?: string | null;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH }) display_colour?: string | null;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH }) fancy_colour_overtone?: string | null;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH, example: '2141438172' }) grader_certificate_number?: string | null;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: DESCRIPTION_MAX_LENGTH }) grader_clarity_characteristics?: string | null;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH }) grader_colour?: string | null;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: DESCRIPTION_MAX_LENGTH }) grader_report_comments?: string | null;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH, example: 'R-2141438172' }) grader_report_number?: string | null;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH, example: 'Diamond Grading Report' }) grader_report_type?: string | null;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH }) grader_shape?: string | null;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: DESCRIPTION_MAX_LENGTH }) grading_certificate_description?: string | null;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH }) grading_certificate_filename?: string | null;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH }) grading_certificate_hash?: string | null;
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH }) measurement_text?: string | null;
   // Other
   /** ISO 8601 date-time. */
+  @ApiPropertyOptional(isoTextField({ nullable: true, description: 'ISO 8601 date-time, as the grader or holder sent it.' }))
   graded_date?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    isArray: true,
+    nullable: true,
+    maxItems: STRING_LIST_MAX_ITEMS,
+    items: { type: 'string', maxLength: ID_MAX_LENGTH },
+    example: ['GIA 2141438172'],
+  })
   grader_inscription_numbers?: string[] | null;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    nullable: true,
+    description: 'A map of strings (at most 16 KiB as JSON).',
+    example: { plot: '9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08' },
+  })
   supplementary_files?: Record<string, string> | null;
 }
 
 /** GradingDataView: a graded-measurement record. */
-export interface GradingDataView extends GradingData {
-  id: string;
-  is_active: boolean;
-  is_selectable: boolean;
-  source: GradedMeasurementSource;
+export class GradingDataView extends GradingData {
+  @ApiProperty(gradingIdField({ description: 'The record\'s id: a UUID for the holder\'s own records, the lab\'s grading id for `source: gis`.' }))
+  id!: string;
+
+  @ApiProperty({ type: 'boolean', description: 'The active record is the one the diamond record shows (`grading`); at most one is active.', example: true })
+  is_active!: boolean;
+
+  @ApiProperty({ type: 'boolean', description: 'Whether `select` may make it active.', example: true })
+  is_selectable!: boolean;
+
+  @ApiProperty({ ...ApiEnums.GradedMeasurementSource, description: '`gis`: a lab\'s grading; `user`: added by the holder.', example: 'gis' })
+  source!: GradedMeasurementSource;
 }
 
 /** Response of `GET {base_url}/diamonds/{diamond_id}/graded-measurements`. */
-export interface GradedMeasurementsResponse {
-  results: GradingDataView[];
+export class GradedMeasurementsResponse {
+  @ApiProperty({ type: () => GradingDataView, isArray: true, description: 'Every graded measurement of the diamond.' })
+  results!: GradingDataView[];
 }
 
 /**

@@ -1,0 +1,40 @@
+/**
+ * What platform's operations share in their OpenAPI description (#14): the path ids with the formats the
+ * PathIdPipes check, and the error answers most operations can give. Decorators only; no behaviour.
+ */
+import { applyDecorators } from '@nestjs/common';
+import { ApiParam } from '@nestjs/swagger';
+import { diamondIdField, gradingIdField } from '@dtp/domain';
+
+/** `{diamond_id}`: a diamond id; out of format answers 404 like an unknown id. */
+export const ApiDiamondIdParam = (description = 'The diamond.') =>
+  ApiParam({ name: 'diamond_id', description: `${description} Out of format answers 404 like an unknown id.`, schema: diamondIdField() as object });
+
+/** `{shipment_id}`: minted like a diamond id. */
+export const ApiShipmentIdParam = () =>
+  ApiParam({ name: 'shipment_id', description: 'A shipment sent to you. Out of format answers 404 like an unknown id.', schema: diamondIdField() as object });
+
+/** `{grading_id}`: a graded measurement of the diamond. */
+export const ApiGradingIdParam = () =>
+  ApiParam({ name: 'grading_id', description: 'A graded measurement of the diamond. Out of format answers 404 like an unknown id.', schema: gradingIdField() as object });
+
+/** The path ids of the graded-measurement choice operations. */
+export const ApiDiamondAndGradingParams = () => applyDecorators(ApiDiamondIdParam('A diamond you hold.'), ApiGradingIdParam());
+
+/** Error answers, worded once. */
+export const Errors = {
+  /** 403 of a role the operation is not for (the guard's `{message}`, no reason). */
+  role: (roles: string) => `The caller's role may not call this operation (it is for ${roles}).`,
+  /** 403 when another participant holds the diamond. */
+  notHolder: { description: 'Another participant holds the diamond', reasons: ['not_holder'] },
+  /** 404 of a diamond id. */
+  diamondNotFound: 'No such diamond (never registered, deleted, or an id out of format).',
+  /** 409 of a diamond inside an unanswered shipment. */
+  inTransit: 'The diamond is in a shipment the recipient has not answered yet',
+  /** 413 of a JSON body past the service's body limit. */
+  bodyTooLarge: 'The body is larger than the limit (1 MiB).',
+  /** 422 of a JSON body. */
+  invalidBody: 'The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`).',
+  /** 503 of a dependency that cannot be reached. */
+  unavailable: 'The database (or the token issuer\'s keys) cannot be reached right now; retry after `Retry-After` seconds.',
+} as const;
