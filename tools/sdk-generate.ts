@@ -36,7 +36,8 @@ function header(service: SdkService): string {
 /** The generated source of one service's types, from its OpenAPI document. */
 export async function generateServiceTypes(service: SdkService, openapiDir = OPENAPI_DIR): Promise<string> {
   const document = JSON.parse(readFileSync(path.join(openapiDir, `${service}.json`), 'utf8')) as OpenAPI3;
-  const ast = await openapiTS(document, { silent: true, alphabetize: false });
+  // defaultNonNullable off: a member with a default (assurance_level) stays optional in request bodies.
+  const ast = await openapiTS(document, { silent: true, alphabetize: false, defaultNonNullable: false });
   return header(service) + astToString(ast);
 }
 

@@ -148,7 +148,7 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .option('--from <file>', 'a file of diamond ids: one per line, or a CSV with a diamond_id column')
     .addOption(json())
     .action(
-      run((ids: string[], opts: { to: string; name: string; type: string; from?: string }, cmd: Command) =>
+      run((ids: string[], opts: { to: string; name: string; type: (typeof SHIPMENT_TYPES)[number]; from?: string }, cmd: Command) =>
         ship(io, ids, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
       ),
     );
@@ -162,7 +162,7 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .option('--all', 'every page')
     .addOption(json())
     .action(
-      run((opts: { type?: string; page: number; pageSize: number; all?: boolean }, cmd: Command) =>
+      run((opts: { type?: (typeof SHIPMENT_TYPES)[number]; page: number; pageSize: number; all?: boolean }, cmd: Command) =>
         inbound(io, { ...opts, all: Boolean(opts.all), json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
       ),
     );

@@ -2,14 +2,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { toValidationDetail, ValidateJsonRequestDto, VerifyRequestDto } from '@dtp/domain';
-import { Gis, newIdempotencyKey, RequestBody, SuccessBody, unwrap } from '@dtp/sdk';
+import { GisSchema, newIdempotencyKey, unwrap } from '@dtp/sdk';
 import { clientFor } from '../config';
 import { EXIT, ExitCode, UsageError } from '../exit-codes';
 import { CliIo, printJson, printTable } from '../io';
 
-type VerifyBody = RequestBody<Gis.paths, '/v2/diamonds/{diamond_id}/verify', 'post'>;
-type ValidateBody = RequestBody<Gis.paths, '/v2/diamonds/{diamond_id}/validate-json', 'post'>;
-type Poll = SuccessBody<Gis.paths, '/v2/diamonds/{diamond_id}/validate/{request_id}', 'get'>;
+type ValidateBody = GisSchema<'ValidateJsonRequest'>;
 
 interface Common {
   profile?: string;
@@ -17,7 +15,7 @@ interface Common {
 }
 
 /** Checks a body with the service's DTO before sending; a bad value is a usage error naming its option. */
-function check(cls: new () => object, body: Record<string, unknown>): void {
+function check<T extends object>(cls: new () => object, body: object): asserts body is T {
   const detail = toValidationDetail(validateSync(plainToInstance(cls, body), { whitelist: true, forbidNonWhitelisted: true }), []);
   if (detail.length > 0) {
     throw new UsageError(detail.map((d) => `--${String(d.loc[0]).replace(/_/g, '-')}: ${d.msg}`).join('; '));
@@ -27,21 +25,24 @@ function check(cls: new () => object, body: Record<string, unknown>): void {
 /** `dtp gis verify <id> --carat-weight N --shape-group S`: does the stone in hand match the registered one? */
 export async function gisVerify(io: CliIo, id: string, opts: Common & { caratWeight: number; shapeGroup: string }): Promise<ExitCode> {
   const body = { carat_weight: opts.caratWeight, shape_group: opts.shapeGroup };
-  check(VerifyRequestDto, body);
+  check<GisSchema<'VerifyRequest'>>(VerifyRequestDto, body);
   const dtp = clientFor(io, opts.profile, 'gis');
   const answer = await unwrap(
     dtp.gis.POST('/v2/diamonds/{diamond_id}/verify', {
       params: { path: { diamond_id: id } },
-      body: body as VerifyBody,
+      body,
       headers: { 'Idempotency-Key': newIdempotencyKey() },
     }),
   );
-  const result = answer as unknown as { status: string; is_locked?: boolean; data?: Record<string, { matched: boolean; known_value: string; given_value: string }> };
   if (opts.json) printJson(io, answer);
-  else if (result.status === 'success') io.out(`verified: ${id} matches (${result.is_locked ? 'locked' : 'unlocked'})\n`);
+  else if (answer.status === 'success') io.out(`verified: ${id} matches (${answer.is_locked ? 'locked' : 'unlocked'})\n`);
   else {
     io.out(`not verified: ${id} does not match\n`);
-    printTable(io, ['field', 'matched', 'registered', 'given'], Object.entries(result.data ?? {}).map(([k, v]) => [k, String(v.matched), v.known_value, v.given_value]));
+    const { carat_weight: c, shape_group: g } = answer.data;
+    printTable(io, ['field', 'matched', 'registered', 'given'], [
+      ['carat_weight', String(c.matched), c.known_value, c.given_value],
+      ['shape_group', String(g.matched), g.known_value, g.given_value],
+    ]);
   }
   return EXIT.ok;
 }
@@ -66,7 +67,7 @@ export interface ValidateOptions extends Common {
  * request id); with --wait, polls until the answer is no longer Pending (exit 1 when --timeout passes first).
  */
 export async function gisValidate(io: CliIo, id: string, opts: ValidateOptions): Promise<ExitCode> {
-  const body: Record<string, unknown> = {
+  const body = {
     shape_group: opts.shapeGroup,
     estimated_weight_crt: opts.estimatedWeightCrt,
     girdle_avg_mm: opts.girdleAvgMm,
@@ -75,15 +76,15 @@ export async function gisValidate(io: CliIo, id: string, opts: ValidateOptions):
     ...(opts.crownAngleDeg !== undefined ? { crown_angle_deg: opts.crownAngleDeg } : {}),
     ...(opts.pavillionAngleDeg !== undefined ? { pavillion_angle_deg: opts.pavillionAngleDeg } : {}),
   };
-  check(ValidateJsonRequestDto, body);
+  check<ValidateBody>(ValidateJsonRequestDto, body);
   const dtp = clientFor(io, opts.profile, 'gis');
-  const accepted = (await unwrap(
+  const accepted = await unwrap(
     dtp.gis.POST('/v2/diamonds/{diamond_id}/validate-json', {
       params: { path: { diamond_id: id } },
-      body: body as ValidateBody,
+      body,
       headers: { 'Idempotency-Key': newIdempotencyKey() },
     }),
-  )) as unknown as { request_id: string; status_url: string; verification_status: string };
+  );
   if (!opts.wait) {
     if (opts.json) printJson(io, accepted);
     else io.out(`validation requested: ${accepted.request_id} (${accepted.verification_status}); poll ${accepted.status_url}\n`);
@@ -91,10 +92,10 @@ export async function gisValidate(io: CliIo, id: string, opts: ValidateOptions):
   }
   const deadline = Date.now() + opts.timeout * 1000;
   for (;;) {
-    const poll = (await unwrap(
+    const poll = await unwrap(
       dtp.gis.GET('/v2/diamonds/{diamond_id}/validate/{request_id}', { params: { path: { diamond_id: id, request_id: accepted.request_id } } }),
-    )) as Poll;
-    const p = poll as unknown as { verification_status: string; verification_description: string | null; verification_error: string | null };
+    );
+    const p = poll;
     if (p.verification_status !== 'Pending') {
       if (opts.json) printJson(io, poll);
       else io.out(`${p.verification_status}: ${p.verification_description ?? p.verification_error ?? ''} (request ${accepted.request_id})\n`);

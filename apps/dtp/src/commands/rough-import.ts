@@ -3,7 +3,7 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { SingleBar } from 'cli-progress';
 import { stringify } from 'csv-stringify';
-import { DtpApiError, DtpNetworkError, Platform, RequestBody, unwrap } from '@dtp/sdk';
+import { DtpApiError, DtpNetworkError, PlatformSchema, unwrap } from '@dtp/sdk';
 import { clientFor } from '../config';
 import { EXIT, ExitCode, UsageError } from '../exit-codes';
 import { parseRoughCsv, RoughRow, rowIdempotencyKey } from '../import/rough-csv';
@@ -18,7 +18,7 @@ export interface RoughImportOptions {
   profile?: string;
 }
 
-type CreateRough = RequestBody<Platform.paths, '/diamonds/rough/create', 'post'>;
+type CreateRough = PlatformSchema<'CreateRoughDiamond'>;
 
 interface RowResult {
   line: number;
@@ -90,10 +90,10 @@ export async function roughImport(io: CliIo, file: string, opts: RoughImportOpti
       }
       try {
         const answer = await dtp.platform.POST('/diamonds/rough/create', {
-          body: row.body as CreateRough,
+          body: row.body as CreateRough, // checked with CreateRoughDiamondDto above
           headers: { 'Idempotency-Key': rowIdempotencyKey(parsed.sha256, row.line) },
         });
-        const diamond = (await unwrap(answer)) as { diamond_id: string };
+        const diamond = await unwrap(answer);
         if (answer.response.headers.get('idempotency-replayed') === 'true') counts.replayed += 1;
         counts.registered += 1;
         writer.done(row, { diamond_id: diamond.diamond_id, error: '' });

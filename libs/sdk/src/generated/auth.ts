@@ -13,9 +13,9 @@ export interface paths {
         put?: never;
         /**
          * Client-credentials token (RFC 6749 4.4)
-         * @description JSON or application/x-www-form-urlencoded body; client authentication by client_id/client_secret in the body or HTTP Basic. Errors follow RFC 6749 5.2: invalid_request, unsupported_grant_type, invalid_target (400), invalid_client (401), 429 when rate limited.
+         * @description A JSON or `application/x-www-form-urlencoded` body (the same parameters). The client authenticates with `client_id` and `client_secret` in the body, or with HTTP Basic (`Authorization: Basic base64(urlencode(client_id) ":" urlencode(client_secret))`, RFC 6749 2.3.1), not both. `audience` names the API the token is for; use the token as `Authorization: Bearer <access_token>` (or the bare token). Every answer carries `Cache-Control: no-store`; errors follow RFC 6749 5.2. Limits per minute: requests per client address, failed authentications per client id and address (past it that client id is locked for that address until the minute is over), tokens per client id (429 with Retry-After).
          */
-        post: operations["tokenToken"];
+        post: operations["requestToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -29,8 +29,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public keys that verify access tokens (JWKS) */
-        get: operations["tokenJwks"];
+        /**
+         * Public keys that verify access tokens (JWKS)
+         * @description The active ES256 signing key and recently retired ones (tokens they signed may still be valid). Services fetch it to verify tokens; pick the key by the `kid` in the token header.
+         */
+        get: operations["getJwks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -48,8 +51,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Onboard a participant: returns its first client credential (the secret is shown once) */
-        post: operations["adminOnboard"];
+        /**
+         * Onboard a participant: returns its first client credential (the secret is shown once)
+         * @description Creates the participant with one role and publishes `participant.onboarded`. The secret is stored only as a hash.
+         */
+        post: operations["onboardParticipant"];
         delete?: never;
         options?: never;
         head?: never;
@@ -64,7 +70,7 @@ export interface paths {
             cookie?: never;
         };
         /** A participant and its client ids (never secrets) */
-        get: operations["adminGet"];
+        get: operations["getParticipant"];
         put?: never;
         post?: never;
         delete?: never;
@@ -82,8 +88,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a further client credential for a participant */
-        post: operations["adminAddCredential"];
+        /**
+         * Issue a further client credential for a participant
+         * @description For rotating a secret: issue a new credential, switch the client to it, then revoke the old one.
+         */
+        post: operations["issueCredential"];
         delete?: never;
         options?: never;
         head?: never;
@@ -99,8 +108,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Revoke a client credential: it can no longer obtain tokens (issued tokens live until they expire) */
-        post: operations["adminRevoke"];
+        /**
+         * Revoke a client credential: it can no longer obtain tokens (issued tokens live until they expire)
+         * @description Publishes `client.revoked`; the services then refuse the tokens it was issued before. Revoking it again answers 204 too.
+         */
+        post: operations["revokeClient"];
         delete?: never;
         options?: never;
         head?: never;
@@ -111,7 +123,59 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        OnboardParticipantDto: Record<string, never>;
+        /** @description RFC 6749 4.4 client-credentials parameters (JSON or form); other parameters are ignored (RFC 6749 3.2). */
+        TokenRequest: {
+            /**
+             * @description Any other grant type: 400 `unsupported_grant_type`.
+             * @example client_credentials
+             * @enum {string}
+             */
+            grant_type: "client_credentials";
+            /**
+             * @description The API the token is for: the platform `{base_url}`, search `{search_url}/v1` or gis `{gis_url}` (a trailing slash is ignored). Producers, manufacturers and retailers may ask for the platform, grading labs for gis, non-participants for search; anything else is 400 `invalid_target`.
+             * @example http://localhost:3002
+             */
+            audience: string;
+            /**
+             * @description With `client_secret`, unless the client authenticates with HTTP Basic.
+             * @example dtp_q3v9Kx2LmN8pR4sT6uW1yA
+             */
+            client_id?: string;
+            /**
+             * @description Not together with HTTP Basic.
+             * @example Zx8c1Q2w3E4r5T6y7U8i9O0pAsDfGhJkLzXcVbNm1q2
+             */
+            client_secret?: string;
+        };
+        TokenResponse: {
+            /**
+             * @description A signed JWT (RFC 9068, `typ: at+jwt`, ES256, `kid` in the header) with iss, sub = client_id, aud = the requested audience, exp, iat, nbf, jti, client_id, participant_id, role and name.
+             * @example eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6IjQ4dTIifQ.eyJzdWIiOiJkdHBfcTN2OUt4MkxtTjhwUjRzVDZ1VzF5QSJ9.c2lnbmF0dXJl
+             */
+            access_token: string;
+            /**
+             * @example Bearer
+             * @enum {string}
+             */
+            token_type: "Bearer";
+            /**
+             * @description Seconds until the token expires.
+             * @example 3600
+             */
+            expires_in: number;
+        };
+        /** @enum {string} */
+        TokenErrorCode: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "invalid_target" | "too_many_requests";
+        /** @description RFC 6749 5.2 error: 400 `invalid_request`, `unsupported_grant_type`, `invalid_target`; 401 `invalid_client`; 413 `invalid_request`; 429 `too_many_requests`. */
+        TokenErrorResponse: {
+            /** @example invalid_request */
+            error: components["schemas"]["TokenErrorCode"];
+            /**
+             * @description For people; printable ASCII without `"` and `\` (RFC 6749 5.2), at most 300 characters.
+             * @example parameter audience is required
+             */
+            error_description: string;
+        };
         MessageErrorResponse: {
             /**
              * @description What went wrong, for people.
@@ -129,6 +193,162 @@ export interface components {
              */
             request_id?: string;
         };
+        Jwk: {
+            /**
+             * @example EC
+             * @enum {string}
+             */
+            kty: "EC";
+            /**
+             * @example P-256
+             * @enum {string}
+             */
+            crv: "P-256";
+            /**
+             * @description The x coordinate, base64url.
+             * @example f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU
+             */
+            x: string;
+            /**
+             * @description The y coordinate, base64url.
+             * @example x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0
+             */
+            y: string;
+            /**
+             * @description The key id (its RFC 7638 thumbprint), named in the header of the tokens it signed.
+             * @example NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs
+             */
+            kid: string;
+            /**
+             * @example ES256
+             * @enum {string}
+             */
+            alg: "ES256";
+            /**
+             * @example sig
+             * @enum {string}
+             */
+            use: "sig";
+        };
+        JwksResponse: {
+            /** @description The active signing key and the keys retired recently enough that tokens they signed may still be valid. */
+            keys: components["schemas"]["Jwk"][];
+        };
+        /** @description The provenance a producer declares at onboarding. */
+        ProvenanceInput: {
+            /** @example Karowe */
+            name: string;
+            /** @example mine */
+            type: string;
+            /**
+             * @description ISO 3166-1 alpha-2 (an assigned code).
+             * @example BW
+             */
+            country_code?: string | null;
+        };
+        /** @enum {string} */
+        Role: "producer" | "manufacturer" | "retailer" | "grading_lab" | "non_participant";
+        /** @description A participant to onboard, with its one role. Unknown members are refused. */
+        OnboardParticipantRequest: {
+            /** @example Karowe Mining */
+            name: string;
+            /** @example producer */
+            role: components["schemas"]["Role"];
+            /** @description Provenance declared for a producer. */
+            provenance?: components["schemas"]["ProvenanceInput"] | null;
+        };
+        OnboardParticipantResponse: {
+            /**
+             * Format: uuid
+             * @example 3f1c2f8e-1111-4222-8333-444455556666
+             */
+            participant_id: string;
+            /** @example dtp_q3v9Kx2LmN8pR4sT6uW1yA */
+            client_id: string;
+            /**
+             * @description Shown only in this answer; stored as a hash.
+             * @example Zx8c1Q2w3E4r5T6y7U8i9O0pAsDfGhJkLzXcVbNm1q2
+             */
+            client_secret: string;
+            /** @example producer */
+            role: components["schemas"]["Role"];
+        };
+        ValidationDetailEntry: {
+            /**
+             * @description Where the bad value is: `body`, `query`, `path` or `header`, then field names and array indexes.
+             * @example [
+             *       "body",
+             *       "rough",
+             *       "carats"
+             *     ]
+             */
+            loc: (string | number)[];
+            /**
+             * @description What is wrong, for people.
+             * @example Input should be greater than 0
+             */
+            msg: string;
+            /**
+             * @description What is wrong, for programs (FastAPI-style error type).
+             * @example greater_than
+             */
+            type: string;
+        };
+        ValidationErrorResponse: {
+            detail: components["schemas"]["ValidationDetailEntry"][];
+            /**
+             * @description The entries of `detail` as one sentence.
+             * @example rough.carats: Input should be greater than 0
+             */
+            message?: string;
+            /** @description How many further entries were left out of `detail` (it holds at most 50). */
+            detail_omitted?: number;
+        };
+        ParticipantProvenance: {
+            /** @example Karowe */
+            name: string;
+            /** @example mine */
+            type: string;
+            /**
+             * @description ISO 3166-1 alpha-2.
+             * @example BW
+             */
+            country_code?: string | null;
+        };
+        ParticipantClient: {
+            /** @example dtp_q3v9Kx2LmN8pR4sT6uW1yA */
+            client_id: string;
+            /**
+             * Format: date-time
+             * @example 2025-03-04T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the credential was revoked; null while it is valid.
+             * @example null
+             */
+            revoked_at: string | null;
+        };
+        ParticipantView: {
+            /**
+             * Format: uuid
+             * @example 3f1c2f8e-1111-4222-8333-444455556666
+             */
+            participant_id: string;
+            /** @example Karowe Mining */
+            name: string;
+            /** @example producer */
+            role: components["schemas"]["Role"];
+            /** @description Null when none was declared. */
+            provenance: components["schemas"]["ParticipantProvenance"] | null;
+            /**
+             * Format: date-time
+             * @example 2025-03-04T10:00:00.000Z
+             */
+            created_at: string;
+            clients: components["schemas"]["ParticipantClient"][];
+        };
     };
     responses: never;
     parameters: never;
@@ -138,7 +358,7 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    tokenToken: {
+    requestToken: {
         parameters: {
             query?: never;
             header?: never;
@@ -147,23 +367,86 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @enum {string} */
-                    grant_type: "client_credentials";
-                    client_id?: string;
-                    client_secret?: string;
-                    /** @description the API address: {base_url}, {search_url}/v1 or {gis_url} */
-                    audience: string;
-                };
+                "application/json": components["schemas"]["TokenRequest"];
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
             };
         };
         responses: {
-            /** @description {access_token, token_type: "Bearer", expires_in} */
+            /** @description The access token. */
             200: {
                 headers: {
+                    /** @description `no-store` (RFC 6749 5.1). */
+                    "Cache-Control": "no-store";
+                    /** @description `no-cache`. */
+                    Pragma: "no-cache";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6IjQ4dTIifQ.eyJzdWIiOiJkdHBfcTN2OUt4MkxtTjhwUjRzVDZ1VzF5QSJ9.c2lnbmF0dXJl",
+                     *       "token_type": "Bearer",
+                     *       "expires_in": 3600
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description `invalid_request`: a parameter missing (grant_type, audience), repeated or not a string, a body that is not an object or cannot be read (malformed JSON, another content type), two client authentication methods, or a body `client_id` that differs from the Basic one; `unsupported_grant_type`: a grant type other than `client_credentials`; `invalid_target`: an audience that is not an API of this platform, or one the role may not ask for. */
+            400: {
+                headers: {
+                    /** @description `no-store` (RFC 6749 5.1). */
+                    "Cache-Control": "no-store";
+                    /** @description `no-cache`. */
+                    Pragma: "no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenErrorResponse"];
+                };
+            };
+            /** @description `invalid_client`: no client authentication, unknown client, wrong or revoked secret, credentials that are not 1 to 256 printable ASCII characters. With HTTP Basic, also a `WWW-Authenticate: Basic realm="dtp"` challenge. */
+            401: {
+                headers: {
+                    /** @description `no-store` (RFC 6749 5.1). */
+                    "Cache-Control": "no-store";
+                    /** @description `no-cache`. */
+                    Pragma: "no-cache";
+                    /** @description `Basic realm="dtp"` when the client used HTTP Basic. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenErrorResponse"];
+                };
+            };
+            /** @description `invalid_request`: the body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    /** @description `no-store` (RFC 6749 5.1). */
+                    "Cache-Control": "no-store";
+                    /** @description `no-cache`. */
+                    Pragma: "no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenErrorResponse"];
+                };
+            };
+            /** @description `too_many_requests`: too many requests from this address, too many failed authentications of this client id from this address, or too many tokens issued to this client id, in the current minute. */
+            429: {
+                headers: {
+                    /** @description `no-store` (RFC 6749 5.1). */
+                    "Cache-Control": "no-store";
+                    /** @description `no-cache`. */
+                    Pragma: "no-cache";
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenErrorResponse"];
+                };
             };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
@@ -174,9 +457,24 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    /** @description `no-store` (RFC 6749 5.1). */
+                    "Cache-Control": "no-store";
+                    /** @description `no-cache`. */
+                    Pragma: "no-cache";
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    tokenJwks: {
+    getJwks: {
         parameters: {
             query?: never;
             header?: never;
@@ -185,11 +483,31 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The key set (RFC 7517). */
             200: {
                 headers: {
+                    /** @description `public, max-age=60`. */
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "EC",
+                     *           "crv": "P-256",
+                     *           "x": "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU",
+                     *           "y": "x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0",
+                     *           "kid": "NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs",
+                     *           "alg": "ES256",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["JwksResponse"];
+                };
             };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
@@ -200,9 +518,20 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    adminOnboard: {
+    onboardParticipant: {
         parameters: {
             query?: never;
             header?: never;
@@ -211,26 +540,54 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["OnboardParticipantDto"];
+                "application/json": components["schemas"]["OnboardParticipantRequest"];
             };
         };
         responses: {
-            /** @description {participant_id, client_id, client_secret, role} */
+            /** @description The participant and its first credential. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "participant_id": "3f1c2f8e-1111-4222-8333-444455556666",
+                     *       "client_id": "dtp_q3v9Kx2LmN8pR4sT6uW1yA",
+                     *       "client_secret": "Zx8c1Q2w3E4r5T6y7U8i9O0pAsDfGhJkLzXcVbNm1q2",
+                     *       "role": "producer"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OnboardParticipantResponse"];
+                };
             };
-            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            /** @description No admin token, or a wrong one (`Authorization: Bearer <AUTH_ADMIN_TOKEN>`). */
             401: {
                 headers: {
-                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
-                    "WWW-Authenticate"?: string;
+                    /** @description `Bearer realm="dtp-admin"` (RFC 6750). */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body does not match OnboardParticipantRequest (every bad field named; unknown members refused). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
@@ -242,30 +599,74 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    adminGet: {
+    getParticipant: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The participant id (a UUID, either case); anything else answers 404 like an unknown id. */
                 participant_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The participant. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "participant_id": "3f1c2f8e-1111-4222-8333-444455556666",
+                     *       "name": "Karowe Mining",
+                     *       "role": "producer",
+                     *       "provenance": {
+                     *         "name": "Karowe",
+                     *         "type": "mine",
+                     *         "country_code": "BW"
+                     *       },
+                     *       "created_at": "2025-03-04T10:00:00.000Z",
+                     *       "clients": [
+                     *         {
+                     *           "client_id": "dtp_q3v9Kx2LmN8pR4sT6uW1yA",
+                     *           "created_at": "2025-03-04T10:00:00.000Z",
+                     *           "revoked_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ParticipantView"];
+                };
             };
-            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            /** @description No admin token, or a wrong one (`Authorization: Bearer <AUTH_ADMIN_TOKEN>`). */
             401: {
                 headers: {
-                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
-                    "WWW-Authenticate"?: string;
+                    /** @description `Bearer realm="dtp-admin"` (RFC 6750). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unknown participant (or an id that is not a UUID). (`reason`: `participant_not_found`) */
+            404: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -281,34 +682,84 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    adminAddCredential: {
+    issueCredential: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The participant id (a UUID, either case); anything else answers 404 like an unknown id. */
                 participant_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The new credential (the secret is shown once). */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "participant_id": "3f1c2f8e-1111-4222-8333-444455556666",
+                     *       "client_id": "dtp_q3v9Kx2LmN8pR4sT6uW1yA",
+                     *       "client_secret": "Zx8c1Q2w3E4r5T6y7U8i9O0pAsDfGhJkLzXcVbNm1q2",
+                     *       "role": "producer"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["OnboardParticipantResponse"];
+                };
             };
-            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            /** @description No admin token, or a wrong one (`Authorization: Bearer <AUTH_ADMIN_TOKEN>`). */
             401: {
                 headers: {
-                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
-                    "WWW-Authenticate"?: string;
+                    /** @description `Bearer realm="dtp-admin"` (RFC 6750). */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unknown participant (or an id that is not a UUID). (`reason`: `participant_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No body is needed; one larger than the limit (1 MiB) is refused. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No body is needed; one that is sent must be readable JSON (not malformed, at most 32 levels deep). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
@@ -320,39 +771,90 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    adminRevoke: {
+    revokeClient: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The client id (1 to 256 printable ASCII characters); anything else answers 404 like an unknown id. */
                 client_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description Revoked (or already revoked). */
             204: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            /** @description No admin token, or a wrong one (`Authorization: Bearer <AUTH_ADMIN_TOKEN>`). */
             401: {
                 headers: {
-                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
-                    "WWW-Authenticate"?: string;
+                    /** @description `Bearer realm="dtp-admin"` (RFC 6750). */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description Unknown client (or an id out of format). (`reason`: `client_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No body is needed; one larger than the limit (1 MiB) is refused. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No body is needed; one that is sent must be readable JSON (not malformed, at most 32 levels deep). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -13,9 +13,9 @@ export interface paths {
         put?: never;
         /**
          * Verify a physical diamond against the registered polished diamond (carat weight and shape group)
-         * @description 200 `{status: "success", is_locked}` or `{status: "failure", data}`; 404 `{detail}` unknown; 410 deleted; 409 `{reason, detail}` ineligible; 422 body errors; 503 scan report not readable yet.
+         * @description Compares the carat weight the lab measured with the declared polished carats (tolerance 0.02, reported as "0.020") and the shape group with the declared shape's group (group `Other` is accepted). The diamond must be polished with a supported scan report. Every attempt is recorded; a successful verify lets this lab validate the diamond. Grading labs only.
          */
-        post: operations["verifyVerify"];
+        post: operations["verifyDiamond"];
         delete?: never;
         options?: never;
         head?: never;
@@ -33,9 +33,9 @@ export interface paths {
         put?: never;
         /**
          * Validate measurements against the scan report (asynchronous)
-         * @description 202 `{diamond_id, request_id, status_url, verification_status: "Pending"}`; 404 `{detail}`; 410 deleted; 409 `{reason, detail}` ineligible (incl. `shape_not_supported`); 412 `{reason: "no_successful_verify", detail}` without a successful verify of this diamond by the calling lab; 422 body errors.
+         * @description Queues a comparison of the lab's measurements with the diamond's scan report and answers 202 Pending with the address to poll. Needs a successful verify of this diamond by the calling lab. `Verified` when the shape group and the four required measurements are within tolerance, else `Unverifiable`; the optional angles are reported and never change the status. Grading labs only.
          */
-        post: operations["validationValidate"];
+        post: operations["validateDiamond"];
         delete?: never;
         options?: never;
         head?: never;
@@ -49,7 +49,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The calling lab's answered or errored validation requests for a diamond, newest first, with `expired` */
+        /**
+         * The calling lab's answered or errored validation requests for a diamond, newest first, with `expired`
+         * @description Pending requests are not listed. An empty list for a known diamond the lab has not validated. Grading labs only.
+         */
         get: operations["validationHistory"];
         put?: never;
         post?: never;
@@ -66,8 +69,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Poll a validation request (the calling lab's own); 404 `{detail}` for any other */
-        get: operations["validationPoll"];
+        /**
+         * Poll a validation request (the calling lab's own)
+         * @description `Pending` until the worker has answered, then `Verified` or `Unverifiable` with the compared parameters. Another lab's request, another diamond's, or an unknown one: 404. Grading labs only.
+         */
+        get: operations["pollValidation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -87,9 +93,9 @@ export interface paths {
         put?: never;
         /**
          * Submit the lab's grading of a diamond (becomes a selectable `source: gis` graded measurement on the platform)
-         * @description 201 `{grading_id, diamond_id, status: "accepted"}`; 404 unknown; 410 deleted; 412 `{reason: "no_verified_validation", detail}` without an unexpired Verified validation of this diamond by the calling lab; 422 body errors.
+         * @description A flat body of GradingDataView members; unknown members are refused. Needs an unexpired `Verified` validation of this diamond by the calling lab. The grading reaches the platform as a `source: gis`, selectable graded measurement whose id is `grading_id`. Grading labs only.
          */
-        post: operations["gradingSubmit"];
+        post: operations["submitGrading"];
         delete?: never;
         options?: never;
         head?: never;
@@ -100,9 +106,90 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        VerifyRequestDto: Record<string, never>;
-        ValidateJsonRequestDto: Record<string, never>;
-        GradingSubmissionDto: Record<string, never>;
+        VerifySuccess: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "success";
+            /**
+             * @description Whether the diamond is still locked (`unlock_status` of its record is `locked`).
+             * @example true
+             */
+            is_locked: boolean;
+        };
+        VerifyCaratWeightResult: {
+            /**
+             * @description Whether |given - known| is within the tolerance.
+             * @example false
+             */
+            matched: boolean;
+            /**
+             * @description The diamond's declared polished carats.
+             * @example 1.02
+             */
+            known_value: string;
+            /**
+             * @description The `carat_weight` sent.
+             * @example 1.10
+             */
+            given_value: string;
+            /**
+             * @description The tolerance (plus or minus).
+             * @example 0.020
+             */
+            tolerance: string;
+        };
+        /** @enum {string} */
+        ShapeGroup: "Round" | "Oval" | "Pear" | "Marquise" | "Heart" | "Princess" | "Cushion" | "Emerald" | "Radiant" | "Asscher" | "Other";
+        /** @description `known_value`: the group of the diamond's declared polished shape; `given_value`: the `shape_group` sent, as a group (a shape stands for its group). */
+        VerifyShapeGroupResult: {
+            /** @example true */
+            matched: boolean;
+            /** @example Round */
+            known_value: components["schemas"]["ShapeGroup"];
+            /** @example Round */
+            given_value: components["schemas"]["ShapeGroup"];
+        };
+        VerifyFailureData: {
+            carat_weight: components["schemas"]["VerifyCaratWeightResult"];
+            shape_group: components["schemas"]["VerifyShapeGroupResult"];
+        };
+        VerifyFailure: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "failure";
+            data: components["schemas"]["VerifyFailureData"];
+        };
+        ScanReportUnavailableResponse: {
+            /** @example the diamond's scan report cannot be read from the file store yet; retry later */
+            detail: string;
+            /**
+             * @description The request id (also in the `X-Request-Id` header).
+             * @example 3f2c1a9e-5b1d-4e8a-9c3b-1d2e3f4a5b6c
+             */
+            request_id: string;
+        };
+        /**
+         * @description A Shape value (standing for its shape group) or a shape-group name (Round, Oval, ..., Other).
+         * @enum {string}
+         */
+        ShapeGroupInput: "Asscher" | "Baguette" | "Briolette" | "Bullets" | "Calf" | "Cushion" | "Cushion Modified Brilliant" | "Emerald" | "European Cut" | "Flanders" | "Half Moon" | "Heart" | "Hexagonal" | "Kite" | "Lozenge" | "Marquise" | "Octagonal" | "Old Miner" | "Oval" | "Pear" | "Pentagonal" | "Princess" | "Radiant" | "Rectangle" | "Rose" | "Round" | "Shield" | "Square" | "Square Emerald" | "Square Radiant" | "Star" | "Tapered Baguette" | "Tapered Bullet" | "Trapezoid" | "Triangle" | "Trilliant" | "Trillion" | "Other";
+        /** @description What the lab measured, compared with the registered polished diamond. Unknown members are refused. */
+        VerifyRequest: {
+            /**
+             * @description The carat weight the lab measured.
+             * @example 1.02
+             */
+            carat_weight: number;
+            /**
+             * @description A Shape value (standing for its shape group) or a shape-group name (Round, Oval, ..., Other).
+             * @example Round
+             */
+            shape_group: components["schemas"]["ShapeGroupInput"];
+        };
         MessageErrorResponse: {
             /**
              * @description What went wrong, for people.
@@ -120,6 +207,448 @@ export interface components {
              */
             request_id?: string;
         };
+        GisNotFoundResponse: {
+            /**
+             * @example diamond not found
+             * @enum {string}
+             */
+            detail: "diamond not found" | "validation request not found";
+        };
+        /** @enum {string} */
+        ScanReportErrorType: "value_not_a_decimal";
+        ScanReportParseErrorEntry: {
+            /**
+             * @description The text found (null when the element is empty or missing).
+             * @example 1,02
+             */
+            value: string | null;
+            /** @example /ScanReport/EstimatedWeight */
+            xpath: string;
+            /** @example value_not_a_decimal */
+            error_type: components["schemas"]["ScanReportErrorType"];
+        };
+        ScanReportNotSupportedDetail: {
+            /** @example the file is not a dtp-scan-report XML document */
+            generic_error: string;
+        };
+        /** @enum {string} */
+        GisIneligibilityReason: "diamond_has_been_deleted" | "diamond_is_not_polished" | "diamond_has_no_scan_report" | "scan_report_not_supported" | "scan_report_parse_error" | "shape_not_supported";
+        IneligibleResponse: {
+            /** @example diamond_is_not_polished */
+            reason: components["schemas"]["GisIneligibilityReason"];
+            /**
+             * @description `scan_report_parse_error`: a map from field name to its problems; `scan_report_not_supported`: `{generic_error}`; the other reasons: a sentence; `diamond_has_been_deleted`: null.
+             * @example the diamond's lifecycle_state is "rough", not "polished"
+             */
+            detail: {
+                [key: string]: components["schemas"]["ScanReportParseErrorEntry"][];
+            } | components["schemas"]["ScanReportNotSupportedDetail"] | string | null;
+        };
+        DiamondDeletedResponse: {
+            /**
+             * @example diamond_has_been_deleted
+             * @enum {string}
+             */
+            reason: "diamond_has_been_deleted";
+            /** @example null */
+            detail: null;
+        };
+        ValidationDetailEntry: {
+            /**
+             * @description Where the bad value is: `body`, `query`, `path` or `header`, then field names and array indexes.
+             * @example [
+             *       "body",
+             *       "rough",
+             *       "carats"
+             *     ]
+             */
+            loc: (string | number)[];
+            /**
+             * @description What is wrong, for people.
+             * @example Input should be greater than 0
+             */
+            msg: string;
+            /**
+             * @description What is wrong, for programs (FastAPI-style error type).
+             * @example greater_than
+             */
+            type: string;
+        };
+        ValidationErrorResponse: {
+            detail: components["schemas"]["ValidationDetailEntry"][];
+            /**
+             * @description The entries of `detail` as one sentence.
+             * @example rough.carats: Input should be greater than 0
+             */
+            message?: string;
+            /** @description How many further entries were left out of `detail` (it holds at most 50). */
+            detail_omitted?: number;
+        };
+        /** @description The lab's measurements, compared with the diamond's scan report. Unknown members are refused. */
+        ValidateJsonRequest: {
+            /**
+             * @description A Shape value (standing for its shape group) or a shape-group name (Round, Oval, ..., Other).
+             * @example Round
+             */
+            shape_group: components["schemas"]["ShapeGroupInput"];
+            /**
+             * @description Estimated weight, carats (tolerance 0.02).
+             * @example 1.02
+             */
+            estimated_weight_crt: number;
+            /**
+             * @description Girdle average, mm (tolerance 0.5).
+             * @example 7.55
+             */
+            girdle_avg_mm: number;
+            /**
+             * @description Table size average, mm (tolerance 0.143).
+             * @example 3.71
+             */
+            table_avg_mm: number;
+            /**
+             * @description Total depth, mm (tolerance 0.073).
+             * @example 4.2
+             */
+            total_depth_mm: number;
+            /**
+             * @description Crown angle average, degrees (tolerance 1.1); compared when sent, reported as `crown_angle_avg_deg`.
+             * @example 34.5
+             */
+            crown_angle_deg?: number | null;
+            /**
+             * @description Pavilion angle average, degrees (tolerance 0.27); compared when sent, reported as `pavilion_angle_avg_deg`.
+             * @example 40.8
+             */
+            pavillion_angle_deg?: number | null;
+        };
+        ValidateAccepted: {
+            /** @example 01jd3k8m5n2p7r4t6v9w1x3y5z */
+            diamond_id: string;
+            /**
+             * Format: uuid
+             * @description The id of the validation request (poll it at `status_url`).
+             * @example 7b2e4c1a-9f3d-4e6b-8a5c-2d1f0e9b8a7c
+             */
+            request_id: string;
+            /**
+             * Format: uri
+             * @description Absolute address of the poll endpoint of this request.
+             * @example https://gis.example.com/v2/diamonds/01jd3k8m5n2p7r4t6v9w1x3y5z/validate/7b2e4c1a-9f3d-4e6b-8a5c-2d1f0e9b8a7c
+             */
+            status_url: string;
+            /**
+             * @example Pending
+             * @enum {string}
+             */
+            verification_status: "Pending";
+        };
+        PrerequisiteMissingResponse: {
+            /**
+             * @description `no_successful_verify` (validate), `no_verified_validation` (grading).
+             * @example no_successful_verify
+             * @enum {string}
+             */
+            reason: "no_successful_verify" | "no_verified_validation";
+            /** @example no successful verify request by this lab exists for this diamond; call verify first */
+            detail: string;
+        };
+        /** @enum {string} */
+        VerificationStatus: "Pending" | "Verified" | "Unverifiable";
+        /** @description An answered or errored validation request (`verification_status` `Verified` or `Unverifiable`). */
+        ValidationHistoryEntry: {
+            /** @example 01jd3k8m5n2p7r4t6v9w1x3y5z */
+            diamond_id: string;
+            /**
+             * Format: uuid
+             * @example 7b2e4c1a-9f3d-4e6b-8a5c-2d1f0e9b8a7c
+             */
+            request_id: string;
+            /**
+             * Format: date-time
+             * @example 2025-03-04T10:00:00.000Z
+             */
+            requested_at: string;
+            /** @example Verified */
+            verification_status: components["schemas"]["VerificationStatus"];
+            /** @example shape group and the four required measurements are within tolerance */
+            verification_description: string | null;
+            /** @example null */
+            verification_error: string | null;
+            /**
+             * @description True once the answer is older than the validation lifetime (default 30 days).
+             * @example false
+             */
+            expired: boolean;
+        };
+        /** @enum {string} */
+        ValidationResult: "matched" | "out_of_tolerance" | "missing" | "zero";
+        /** @description A compared measurement: `validation_result` `matched` or `out_of_tolerance`; `missing` (either value absent) and `zero` (either value 0) only for the optional angles, which never change the status. */
+        NumericParameterResult: {
+            /** @example matched */
+            validation_result: components["schemas"]["ValidationResult"];
+            /**
+             * @description The scan report's value; null when the report has none.
+             * @example 1.01
+             */
+            platform_value: string | null;
+            /**
+             * @description The request's value; null when it was not sent.
+             * @example 1.02
+             */
+            lab_value: string | null;
+            /**
+             * @description |lab_value - platform_value|; null when either is missing.
+             * @example 0.01
+             */
+            difference: string | null;
+            /**
+             * @description The tolerance (plus or minus).
+             * @example 0.02
+             */
+            tolerance: string;
+        };
+        /** @description The shape comparison: `validation_result` `matched` or `out_of_tolerance`; `platform_value` the group of the scan report's shape, `lab_value` the `shape_group` sent, as a group. */
+        ShapeParameterResult: {
+            /** @example matched */
+            validation_result: components["schemas"]["ValidationResult"];
+            /** @example Round */
+            platform_value: components["schemas"]["ShapeGroup"];
+            /** @example Round */
+            lab_value: components["schemas"]["ShapeGroup"];
+        };
+        ValidationParameters: {
+            /** @description From `crown_angle_deg` (optional; tolerance 1.1 degrees). */
+            crown_angle_avg_deg: components["schemas"]["NumericParameterResult"];
+            /** @description Tolerance 0.02 ct. */
+            estimated_weight_crt: components["schemas"]["NumericParameterResult"];
+            /** @description Tolerance 0.5 mm. */
+            girdle_avg_mm: components["schemas"]["NumericParameterResult"];
+            /** @description From `pavillion_angle_deg` (optional; tolerance 0.27 degrees). */
+            pavilion_angle_avg_deg: components["schemas"]["NumericParameterResult"];
+            /** @description Tolerance 0.143 mm. */
+            table_avg_mm: components["schemas"]["NumericParameterResult"];
+            /** @description Tolerance 0.073 mm. */
+            total_depth_mm: components["schemas"]["NumericParameterResult"];
+            shape: components["schemas"]["ShapeParameterResult"];
+        };
+        /** @description A validation request: `verification_status` `Pending` until the worker has answered, then `Verified` or `Unverifiable`. */
+        ValidationPoll: {
+            /** @example 01jd3k8m5n2p7r4t6v9w1x3y5z */
+            diamond_id: string;
+            /**
+             * Format: uuid
+             * @example 7b2e4c1a-9f3d-4e6b-8a5c-2d1f0e9b8a7c
+             */
+            request_id: string;
+            /**
+             * Format: date-time
+             * @example 2025-03-04T10:00:00.000Z
+             */
+            requested_at: string;
+            /** @example Verified */
+            verification_status: components["schemas"]["VerificationStatus"];
+            /**
+             * @description Why the status is what it is; null while Pending.
+             * @example shape group and the four required measurements are within tolerance
+             */
+            verification_description: string | null;
+            /**
+             * @description Set when the request could not be answered (e.g. the scan report changed).
+             * @example null
+             */
+            verification_error: string | null;
+            /** @description Null while Pending and when the request errored before comparing. */
+            parameters: components["schemas"]["ValidationParameters"] | null;
+        };
+        /** @enum {string} */
+        Clarity: "FL" | "IF" | "LC" | "VVS1" | "VVS2" | "VS1" | "VS2" | "SI1" | "SI2" | "SI3" | "I1" | "I2" | "I3" | "P1" | "P2" | "P3";
+        /** @enum {string} */
+        Colour: "D" | "E" | "F" | "G" | "H" | "I" | "J" | "K" | "L" | "M" | "N" | "O" | "P" | "Q" | "R" | "S" | "T" | "U" | "V" | "W" | "X" | "Y" | "Z";
+        /** @enum {string} */
+        CuletCondition: "P" | "A" | "C";
+        /** @enum {string} */
+        CuletSize: "EL" | "VL" | "L" | "SL" | "M" | "S" | "VS" | "N";
+        /** @enum {string} */
+        CutGrade: "I" | "EX" | "VG" | "G" | "F" | "P" | "NA";
+        /** @enum {string} */
+        FancyColour: "BK" | "B" | "B_G" | "B_GY" | "BN" | "BN_O" | "BN_P" | "BN_PL" | "BN_R" | "BN_Y" | "CH" | "CM" | "CG" | "GY" | "GY_B" | "GY_G" | "GY_PL" | "GY_V" | "G" | "G_B" | "G_GY" | "G_Y" | "O" | "O_BN" | "O_Y" | "P" | "P_BN" | "P_PL" | "PL" | "PL_BN" | "PL_GY" | "PL_P" | "PL_R" | "R" | "R_BN" | "R_PL" | "V" | "V_GY" | "Y" | "Y_BN" | "Y_G" | "Y_GY" | "Y_O" | "W" | "X";
+        /** @enum {string} */
+        FancyColourIntensity: "F" | "VL" | "L" | "FL" | "FC" | "FCD" | "I" | "FV" | "D";
+        /** @enum {string} */
+        FluorescenceColour: "B" | "W" | "Y" | "O" | "R" | "G" | "N";
+        /** @enum {string} */
+        FluorescenceIntensity: "VS" | "S" | "M" | "F" | "SL" | "VSL" | "N";
+        /** @enum {string} */
+        GirdleCondition: "P" | "F" | "B";
+        /** @enum {string} */
+        GirdleThickness: "Extremely Thick" | "Very Thick" | "Thick" | "Slightly Thick" | "Medium" | "Thin" | "Slightly Thin" | "Very Thin" | "Extremely Thin";
+        /** @enum {string} */
+        Symmetry: "I" | "EX" | "VG-EX" | "VG" | "G-VG" | "G" | "F-G" | "F" | "P";
+        /** @enum {string} */
+        ValidationLevel: "validation" | "verification";
+        /** @enum {string} */
+        GradingLab: "GIA" | "IGI" | "HRD" | "AGS" | "GCAL" | "EGL" | "GSI" | "PGS" | "DCLA" | "SGL" | "IIDGR" | "NGTC" | "CGL" | "GHI" | "IGL" | "AIGS" | "GRS" | "SSEF" | "Other";
+        /** @enum {string} */
+        Shape: "Asscher" | "Baguette" | "Briolette" | "Bullets" | "Calf" | "Cushion" | "Cushion Modified Brilliant" | "Emerald" | "European Cut" | "Flanders" | "Half Moon" | "Heart" | "Hexagonal" | "Kite" | "Lozenge" | "Marquise" | "Octagonal" | "Old Miner" | "Oval" | "Pear" | "Pentagonal" | "Princess" | "Radiant" | "Rectangle" | "Rose" | "Round" | "Shield" | "Square" | "Square Emerald" | "Square Radiant" | "Star" | "Tapered Baguette" | "Tapered Bullet" | "Trapezoid" | "Triangle" | "Trilliant" | "Trillion" | "Other";
+        /** @description The lab's grading: GradingDataView members, six of them required (decimals as numbers or decimal text). Unknown members are refused. */
+        GradingSubmission: {
+            /** @example VS1 */
+            clarity?: components["schemas"]["Clarity"] | null;
+            /** @example G */
+            colour?: components["schemas"]["Colour"] | null;
+            culet_condition?: components["schemas"]["CuletCondition"] | null;
+            culet_size?: components["schemas"]["CuletSize"] | null;
+            /** @example EX */
+            cut_grade?: components["schemas"]["CutGrade"] | null;
+            fancy_colour?: components["schemas"]["FancyColour"] | null;
+            fancy_colour_intensity?: components["schemas"]["FancyColourIntensity"] | null;
+            fluorescence_colour?: components["schemas"]["FluorescenceColour"] | null;
+            fluorescence_intensity?: components["schemas"]["FluorescenceIntensity"] | null;
+            girdle_condition?: components["schemas"]["GirdleCondition"] | null;
+            girdle_thickness_from?: components["schemas"]["GirdleThickness"] | null;
+            girdle_thickness_to?: components["schemas"]["GirdleThickness"] | null;
+            polish_quality?: components["schemas"]["Symmetry"] | null;
+            symmetry?: components["schemas"]["Symmetry"] | null;
+            validation_level?: components["schemas"]["ValidationLevel"] | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            crown_angle?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            crown_height?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 3.98
+             */
+            depth?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            depth_percent?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            diameter_maximum?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            diameter_minimum?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            length?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            pavillion_angle?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            pavillion_percent?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 57
+             */
+            table_percent?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            width?: (number | string) | null;
+            display_colour?: string | null;
+            fancy_colour_overtone?: string | null;
+            grader_clarity_characteristics?: string | null;
+            grader_colour?: string | null;
+            grader_report_comments?: string | null;
+            grader_report_type?: string | null;
+            grader_shape?: string | null;
+            grading_certificate_description?: string | null;
+            grading_certificate_filename?: string | null;
+            grading_certificate_hash?: string | null;
+            measurement_text?: string | null;
+            /**
+             * @example [
+             *       "GIA 2141438172"
+             *     ]
+             */
+            grader_inscription_numbers?: string[] | null;
+            /** @description A map of strings (at most 16384 bytes as JSON). */
+            supplementary_files?: {
+                [key: string]: string;
+            } | null;
+            /** @example 2141438167 */
+            grader_certificate_number: string;
+            /** @example 2141438167 */
+            grader_report_number: string;
+            /** @example GIA */
+            grading_lab: components["schemas"]["GradingLab"];
+            /**
+             * @description ISO 8601 date-time (RFC 3339 recommended); kept as sent.
+             * @example 2025-03-04T10:00:00Z
+             */
+            graded_date: string;
+            /**
+             * @description A number or decimal text, greater than 0, at most 100000, with at most 3 decimal places.
+             * @example 1.02
+             */
+            carats: number | string;
+            /** @example Round */
+            shape: components["schemas"]["Shape"];
+        };
+        GradingAccepted: {
+            /**
+             * Format: uuid
+             * @description The id of the `source: gis` graded measurement the platform creates from this submission.
+             * @example c4a1f2e3-5b6d-4c7e-8f9a-0b1c2d3e4f5a
+             */
+            grading_id: string;
+            /** @example 01jd3k8m5n2p7r4t6v9w1x3y5z */
+            diamond_id: string;
+            /**
+             * @example accepted
+             * @enum {string}
+             */
+            status: "accepted";
+        };
+        /**
+         * @description A request with this Idempotency-Key is still running; retry later to get its answer.
+         * @example {
+         *       "message": "a request with this Idempotency-Key is still being processed; retry after it has finished to get its answer",
+         *       "reason": "idempotency_key_in_use"
+         *     }
+         */
+        IdempotencyKeyInUseResponse: {
+            message: string;
+            /** @enum {string} */
+            reason: "idempotency_key_in_use";
+        };
+        /** @description The Idempotency-Key is malformed, or was used with another request. */
+        IdempotencyKeyErrorResponse: {
+            detail: {
+                /**
+                 * @example [
+                 *       "header",
+                 *       "Idempotency-Key"
+                 *     ]
+                 */
+                loc: string[];
+                msg: string;
+                /** @enum {string} */
+                type: "idempotency_key_invalid" | "idempotency_key_reused";
+            }[];
+            message?: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -129,26 +658,38 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    verifyVerify: {
+    verifyDiamond: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description The diamond id (lowercase letters and digits); a value out of this format answers 404 like an unknown id. */
                 diamond_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["VerifyRequestDto"];
+                "application/json": components["schemas"]["VerifyRequest"];
             };
         };
         responses: {
+            /** @description Processed: `status` `success` (both match) or `failure` (with what was compared). */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["VerifySuccess"] | components["schemas"]["VerifyFailure"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -161,6 +702,60 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The caller is not a grading lab. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unknown diamond (or an id out of format): `{"detail": "diamond not found"}`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GisNotFoundResponse"];
+                };
+            };
+            /** @description The diamond is not eligible: `diamond_is_not_polished`, `diamond_has_no_scan_report`, `scan_report_not_supported` (detail `{generic_error}`), `scan_report_parse_error` (detail: field name -> problems). A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IneligibleResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The diamond has been deleted. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiamondDeletedResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body does not match VerifyRequest (every bad field named). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -168,30 +763,61 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database or the issuer's signing keys cannot be reached (`{message, request_id}`), or the diamond's scan report cannot be read from the file store yet (`{detail, request_id}`, `Retry-After: 5`); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScanReportUnavailableResponse"] | components["schemas"]["MessageErrorResponse"];
                 };
             };
         };
     };
-    validationValidate: {
+    validateDiamond: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description The diamond id (lowercase letters and digits); a value out of this format answers 404 like an unknown id. */
                 diamond_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ValidateJsonRequestDto"];
+                "application/json": components["schemas"]["ValidateJsonRequest"];
             };
         };
         responses: {
+            /** @description Accepted for processing: poll `status_url`. */
             202: {
                 headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "diamond_id": "01jd3k8m5n2p7r4t6v9w1x3y5z",
+                     *       "request_id": "7b2e4c1a-9f3d-4e6b-8a5c-2d1f0e9b8a7c",
+                     *       "status_url": "https://gis.example.com/v2/diamonds/01jd3k8m5n2p7r4t6v9w1x3y5z/validate/7b2e4c1a-9f3d-4e6b-8a5c-2d1f0e9b8a7c",
+                     *       "verification_status": "Pending"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidateAccepted"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -204,6 +830,69 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The caller is not a grading lab. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unknown diamond (or an id out of format): `{"detail": "diamond not found"}`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GisNotFoundResponse"];
+                };
+            };
+            /** @description The diamond is not eligible: `diamond_is_not_polished`, `diamond_has_no_scan_report`, `scan_report_not_supported`, `scan_report_parse_error`, or `shape_not_supported` (its shape has no supported shape group). A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IneligibleResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The diamond has been deleted. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiamondDeletedResponse"];
+                };
+            };
+            /** @description `no_successful_verify`: the calling lab has no successful verify of this diamond. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrerequisiteMissingResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body does not match ValidateJsonRequest, or `shape_group` is neither a shape nor a shape group (`type: "enum"`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -211,6 +900,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database or the issuer's signing keys cannot be reached (`{message, request_id}`), or the diamond's scan report cannot be read from the file store yet (`{detail, request_id}`, `Retry-After: 5`); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScanReportUnavailableResponse"] | components["schemas"]["MessageErrorResponse"];
                 };
             };
         };
@@ -220,17 +920,34 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The diamond id (lowercase letters and digits); a value out of this format answers 404 like an unknown id. */
                 diamond_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The requests, newest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "diamond_id": "01jd3k8m5n2p7r4t6v9w1x3y5z",
+                     *         "request_id": "7b2e4c1a-9f3d-4e6b-8a5c-2d1f0e9b8a7c",
+                     *         "requested_at": "2025-03-04T10:00:00.000Z",
+                     *         "verification_status": "Verified",
+                     *         "verification_description": "shape group and the four required measurements are within tolerance",
+                     *         "verification_error": null,
+                     *         "expired": false
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["ValidationHistoryEntry"][];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -243,6 +960,24 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The caller is not a grading lab. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unknown diamond (or an id out of format): `{"detail": "diamond not found"}`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GisNotFoundResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -252,25 +987,100 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database or the issuer's signing keys cannot be reached (`{message, request_id}`); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    validationPoll: {
+    pollValidation: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The diamond id (lowercase letters and digits); a value out of this format answers 404 like an unknown id. */
                 diamond_id: string;
+                /** @description The validation request id from validate-json; a value that is not a UUID answers 404. */
                 request_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The request and, once answered, its result. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "diamond_id": "01jd3k8m5n2p7r4t6v9w1x3y5z",
+                     *       "request_id": "7b2e4c1a-9f3d-4e6b-8a5c-2d1f0e9b8a7c",
+                     *       "requested_at": "2025-03-04T10:00:00.000Z",
+                     *       "verification_status": "Verified",
+                     *       "verification_description": "shape group and the four required measurements are within tolerance",
+                     *       "verification_error": null,
+                     *       "parameters": {
+                     *         "crown_angle_avg_deg": {
+                     *           "validation_result": "matched",
+                     *           "platform_value": "34.6",
+                     *           "lab_value": "34.5",
+                     *           "difference": "0.1",
+                     *           "tolerance": "1.1"
+                     *         },
+                     *         "estimated_weight_crt": {
+                     *           "validation_result": "matched",
+                     *           "platform_value": "1.01",
+                     *           "lab_value": "1.02",
+                     *           "difference": "0.01",
+                     *           "tolerance": "0.02"
+                     *         },
+                     *         "girdle_avg_mm": {
+                     *           "validation_result": "matched",
+                     *           "platform_value": "7.5",
+                     *           "lab_value": "7.55",
+                     *           "difference": "0.05",
+                     *           "tolerance": "0.5"
+                     *         },
+                     *         "pavilion_angle_avg_deg": {
+                     *           "validation_result": "matched",
+                     *           "platform_value": "40.8",
+                     *           "lab_value": "40.8",
+                     *           "difference": "0",
+                     *           "tolerance": "0.27"
+                     *         },
+                     *         "table_avg_mm": {
+                     *           "validation_result": "matched",
+                     *           "platform_value": "3.7",
+                     *           "lab_value": "3.71",
+                     *           "difference": "0.01",
+                     *           "tolerance": "0.143"
+                     *         },
+                     *         "total_depth_mm": {
+                     *           "validation_result": "matched",
+                     *           "platform_value": "4.19",
+                     *           "lab_value": "4.2",
+                     *           "difference": "0.01",
+                     *           "tolerance": "0.073"
+                     *         },
+                     *         "shape": {
+                     *           "validation_result": "matched",
+                     *           "platform_value": "Round",
+                     *           "lab_value": "Round"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ValidationPoll"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -283,9 +1093,38 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The caller is not a grading lab. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unknown request, another lab's or another diamond's, or an id out of format: `{"detail": "validation request not found"}`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GisNotFoundResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database or the issuer's signing keys cannot be reached (`{message, request_id}`); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -294,26 +1133,45 @@ export interface operations {
             };
         };
     };
-    gradingSubmit: {
+    submitGrading: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description The diamond id (lowercase letters and digits); a value out of this format answers 404 like an unknown id. */
                 diamond_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["GradingSubmissionDto"];
+                "application/json": components["schemas"]["GradingSubmission"];
             };
         };
         responses: {
+            /** @description Stored; the platform adds it to the diamond's graded measurements. */
             201: {
                 headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "grading_id": "c4a1f2e3-5b6d-4c7e-8f9a-0b1c2d3e4f5a",
+                     *       "diamond_id": "01jd3k8m5n2p7r4t6v9w1x3y5z",
+                     *       "status": "accepted"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GradingAccepted"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -326,9 +1184,83 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The caller is not a grading lab. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unknown diamond (or an id out of format): `{"detail": "diamond not found"}`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GisNotFoundResponse"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The diamond has been deleted. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DiamondDeletedResponse"];
+                };
+            };
+            /** @description `no_verified_validation`: the calling lab has no unexpired `Verified` validation of this diamond. */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PrerequisiteMissingResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body does not match GradingSubmission (every bad field named; unknown members refused). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database or the issuer's signing keys cannot be reached (`{message, request_id}`); retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

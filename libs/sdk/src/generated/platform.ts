@@ -13,9 +13,9 @@ export interface paths {
         put?: never;
         /**
          * Register a rough diamond
-         * @description Registers a rough diamond against the caller's box. 200 with the DiamondV1 record; 409 `diamond_not_unique` when the participant_id is already registered in that box; 422 naming each bad field; 403 for retailers.
+         * @description Registers a rough diamond against the caller's box, or against an accepted inbound rough shipment (`box_id` = the shipment id: the diamonds registered against it may not pass its count, nor its weight plus 0.01 ct per diamond). 200 with the DiamondV1 record, `locked` and `held`; 409 `diamond_not_unique` when the participant_id is already registered in that box; 422 naming each bad field; 403 for retailers.
          */
-        post: operations["registrationCreate"];
+        post: operations["CreateRoughDiamond"];
         delete?: never;
         options?: never;
         head?: never;
@@ -33,9 +33,9 @@ export interface paths {
         put?: never;
         /**
          * Attach a file to a diamond you hold
-         * @description `kind`: image, video, scan, scan_report, grading_certificate, supplementary. Multipart fields: `file` (required), `description`, and `image_type` for images. 201 with the file ref; 413 past the size limit; 403 when another participant holds it; 404 when no such diamond exists.
+         * @description `kind`: image, video, scan, scan_report, grading_certificate, supplementary. Multipart fields: `file` (required, exactly one), `description`, and `image_type` for images. The bytes are stored under their SHA-256 (search serves them), and the file ref goes into the record's `polished` section as a new version (re-uploading the same bytes updates its ref; a new scan replaces the old one). 201 with the file ref: an ImageRef for images, a GradingCertificateRef for grading certificates, a FileRef otherwise.
          */
-        post: operations["filesUpload"];
+        post: operations["attachDiamondFile"];
         delete?: never;
         options?: never;
         head?: never;
@@ -53,9 +53,9 @@ export interface paths {
         put?: never;
         /**
          * Delete diamonds you uploaded (permanent)
-         * @description Up to 1,000 entries, each handled on its own; results in request order. Failure reasons: not_found, not_owner, unlocked, descendant_unlocked, has_descendants, in_transit. Retailers: 403.
+         * @description Up to 1,000 entries, each handled on its own (a diamond and, with `delete_descendants`, its whole subtree go together or not at all); results in request order, 200 even when every entry failed. Failure reasons, checked in this order: not_found, not_owner, in_transit, unlocked, then has_descendants (descendants exist and delete_descendants is false) or descendant_unlocked / in_transit for a descendant. Retailers: 403.
          */
-        post: operations["deletionDelete"];
+        post: operations["deleteDiamonds"];
         delete?: never;
         options?: never;
         head?: never;
@@ -75,7 +75,7 @@ export interface paths {
          * Unlock a diamond (the portal's manual unlock)
          * @description Holder only; `unlock_status` becomes `unlocked` for good. Idempotent. 200 with the record; 403 when another participant holds it; 404 when no such diamond exists.
          */
-        post: operations["unlockUnlock"];
+        post: operations["unlockDiamond"];
         delete?: never;
         options?: never;
         head?: never;
@@ -91,15 +91,15 @@ export interface paths {
         };
         /**
          * List the graded measurements of a diamond you hold
-         * @description `{results: GradingDataView[]}`; 403 when another participant holds it; 404 when no such diamond exists.
+         * @description `{results: GradingDataView[]}`: the labs' gradings (`source: gis`) and your own (`source: user`); at most one is active. 403 when another participant holds it; 404 when no such diamond exists.
          */
-        get: operations["gradedMeasurementsList"];
+        get: operations["listGradedMeasurements"];
         put?: never;
         /**
          * Add your own graded measurement (`source: user`)
-         * @description 201 with the record (inactive, selectable).
+         * @description 201 with the record (inactive, selectable); `select` makes it the one the record shows. Not a change of the diamond record.
          */
-        post: operations["gradedMeasurementsAdd"];
+        post: operations["addGradedMeasurement"];
         delete?: never;
         options?: never;
         head?: never;
@@ -121,9 +121,9 @@ export interface paths {
         head?: never;
         /**
          * Make a graded measurement the active one
-         * @description The previously active record becomes inactive in the same transaction; 200 with the selected record.
+         * @description The previously active record becomes inactive in the same transaction, and the diamond record (a new version) shows the selected one in `grading`. Selecting the active record changes nothing. 200 with the selected record; 409 `not_selectable` for a record that may not be selected.
          */
-        patch: operations["gradedMeasurementsSelect"];
+        patch: operations["selectGradedMeasurement"];
         trace?: never;
     };
     "/diamonds/{diamond_id}/{grading_id}/deselect": {
@@ -141,9 +141,9 @@ export interface paths {
         head?: never;
         /**
          * Deactivate a graded measurement
-         * @description No record is shown afterwards; 200 with the record.
+         * @description No record is shown afterwards (`grading` becomes null in a new version of the diamond record). Idempotent. 200 with the record.
          */
-        patch: operations["gradedMeasurementsDeselect"];
+        patch: operations["deselectGradedMeasurement"];
         trace?: never;
     };
     "/v2/transfer/out": {
@@ -159,7 +159,7 @@ export interface paths {
          * Ship diamonds you hold to another participant
          * @description 201 with the shipment. Rough shipments hold rough diamonds only (senders: producers, manufacturers; recipients: producers, manufacturers), polished shipments polished ones. The diamonds go `in_transit` until the recipient answers. 404 for diamonds you do not hold; 409 `in_transit` or `wrong_lifecycle_state`; 422 for an unknown recipient or yourself.
          */
-        post: operations["shipmentsTransferOut"];
+        post: operations["transferOut"];
         delete?: never;
         options?: never;
         head?: never;
@@ -177,7 +177,7 @@ export interface paths {
          * Shipments sent to you
          * @description Query `shipment_type` (rough, polished), `page` (from 1), `page_size` (default 50, max 100). Oldest first (created_at, id).
          */
-        get: operations["shipmentsListInbound"];
+        get: operations["listInboundShipments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -197,7 +197,7 @@ export interface paths {
          * Shipments you sent
          * @description Same query, envelope and order as the inbound list.
          */
-        get: operations["shipmentsListOutbound"];
+        get: operations["listOutboundShipments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -219,7 +219,7 @@ export interface paths {
          * Accept diamonds of a shipment sent to you
          * @description Body `{"diamond_ids": [...]}`. Rough shipments: exactly every pending diamond (409 `rough_shipment_all_or_nothing` otherwise); polished: any pending ones (409 `not_pending` naming the others). Accepted diamonds become yours, held and unlocked. 200 with the shipment; 404 unless you are the recipient.
          */
-        post: operations["shipmentsAccept"];
+        post: operations["acceptShipment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -239,7 +239,7 @@ export interface paths {
          * Reject diamonds of a shipment sent to you (also under /v2)
          * @description Same body and rules as accept; rejected diamonds go back to the sender, held. 200 with the shipment.
          */
-        post: operations["shipmentsReject"];
+        post: operations["rejectShipment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -259,7 +259,7 @@ export interface paths {
          * Reject diamonds of a shipment sent to you (also under /v2)
          * @description Same body and rules as accept; rejected diamonds go back to the sender, held. 200 with the shipment.
          */
-        post: operations["shipmentsRejectV2TransferInShipmentIdReject"];
+        post: operations["rejectShipmentV2TransferInShipmentIdReject"];
         delete?: never;
         options?: never;
         head?: never;
@@ -279,7 +279,7 @@ export interface paths {
          * Create the polished diamond cut from a rough diamond you hold (manufacturer)
          * @description 200 with the new polished DiamondV1 (a child of the rough); the parent becomes `polished`. 403 unless you hold the parent, 404 when it does not exist; 409 `in_transit`, `illegal_transition` (the parent is not rough), `polished_exceeds_parent_weight`.
          */
-        post: operations["lifecyclePolish"];
+        post: operations["createPolishedDiamond"];
         delete?: never;
         options?: never;
         head?: never;
@@ -299,7 +299,7 @@ export interface paths {
          * Split a rough diamond you hold into rough cuts (manufacturer)
          * @description 2 to 100 cuts. 200 `{parent, cuts}`; the parent becomes `split`, the cuts are rough children. 409 `illegal_transition`, `cuts_exceed_parent_weight` (the cuts together weigh more than the parent), `in_transit`; 403 unless you hold it; 404 when it does not exist.
          */
-        post: operations["lifecycleSplit"];
+        post: operations["splitDiamond"];
         delete?: never;
         options?: never;
         head?: never;
@@ -319,7 +319,7 @@ export interface paths {
          * Mark a rough diamond you hold as destroyed (lost in manufacturing; manufacturer)
          * @description Body optional: `{participant_timestamp}`. 200 with the record (`destroyed`); 409 `illegal_transition`, `in_transit`; 404.
          */
-        post: operations["lifecycleDestroy"];
+        post: operations["destroyDiamond"];
         delete?: never;
         options?: never;
         head?: never;
@@ -330,14 +330,625 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        CreateRoughDiamondDto: Record<string, never>;
-        BulkDeleteRequestDto: Record<string, never>;
-        UserGradedMeasurementDto: Record<string, never>;
-        TransferOutDto: Record<string, never>;
-        TransferDecisionDto: Record<string, never>;
-        CreatePolishedDiamondDto: Record<string, never>;
-        SplitDiamondDto: Record<string, never>;
-        DestroyDiamondDto: Record<string, never>;
+        /** @enum {string} */
+        Colour: "D" | "E" | "F" | "G" | "H" | "I" | "J" | "K" | "L" | "M" | "N" | "O" | "P" | "Q" | "R" | "S" | "T" | "U" | "V" | "W" | "X" | "Y" | "Z";
+        /** @enum {string} */
+        FancyColour: "BK" | "B" | "B_G" | "B_GY" | "BN" | "BN_O" | "BN_P" | "BN_PL" | "BN_R" | "BN_Y" | "CH" | "CM" | "CG" | "GY" | "GY_B" | "GY_G" | "GY_PL" | "GY_V" | "G" | "G_B" | "G_GY" | "G_Y" | "O" | "O_BN" | "O_Y" | "P" | "P_BN" | "P_PL" | "PL" | "PL_BN" | "PL_GY" | "PL_P" | "PL_R" | "R" | "R_BN" | "R_PL" | "V" | "V_GY" | "Y" | "Y_BN" | "Y_G" | "Y_GY" | "Y_O" | "W" | "X";
+        /** @enum {string} */
+        FancyColourIntensity: "F" | "VL" | "L" | "FL" | "FC" | "FCD" | "I" | "FV" | "D";
+        /** @enum {string} */
+        FluorescenceColour: "B" | "W" | "Y" | "O" | "R" | "G" | "N";
+        /** @enum {string} */
+        FluorescenceIntensity: "VS" | "S" | "M" | "F" | "SL" | "VSL" | "N";
+        /** @description Rough diamond data. Unknown fields are rejected; only `carats` is required. */
+        RoughSchema: {
+            /**
+             * @description Weight in carats: greater than 0, at most 100000, at most 3 decimal places; a number or decimal text ("1.25"). Stored and answered as decimal text.
+             * @example 2.35
+             */
+            carats: number | string;
+            /** @example G */
+            colour?: components["schemas"]["Colour"] | null;
+            /** @example Fancy Vivid Yellow */
+            display_colour?: string | null;
+            fancy_colour?: components["schemas"]["FancyColour"] | null;
+            fancy_colour_intensity?: components["schemas"]["FancyColourIntensity"] | null;
+            fancy_colour_overtone?: string | null;
+            fluorescence_colour?: components["schemas"]["FluorescenceColour"] | null;
+            /** @example N */
+            fluorescence_intensity?: components["schemas"]["FluorescenceIntensity"] | null;
+            model?: string | null;
+            quality?: string | null;
+            /** @example light stress */
+            stress?: string | null;
+        };
+        /** @enum {string} */
+        AssuranceLevel: "assured" | "declared";
+        /** @description A rough diamond to register. Unknown fields are rejected. */
+        CreateRoughDiamond: {
+            /**
+             * @description The source batch: the producer's box id, or the id of an accepted inbound rough shipment (its diamonds' count and weight then bound the registrations).
+             * @example BOX-2024-0042
+             */
+            box_id: string;
+            /**
+             * @description Your identifier of the diamond (ERP id, stock id): no leading or trailing whitespace; unique within the box or shipment.
+             * @example STOCK-000123
+             */
+            participant_id: string;
+            /**
+             * @description Real-world time of the registration: ISO 8601 date-time text, answered as sent.
+             * @example 2024-05-01T10:00:00Z
+             */
+            participant_timestamp: string;
+            rough: components["schemas"]["RoughSchema"];
+            /**
+             * @default assured
+             * @example assured
+             */
+            assurance_level?: components["schemas"]["AssuranceLevel"];
+            /** @example Sight 5, 2024 */
+            box_description?: string | null;
+            /**
+             * @description Extra keys allowed; the known key `dit_session_id` is a string or null (at most 16384 bytes as JSON, nested at most 8 levels).
+             * @example {
+             *       "dit_session_id": "dit-2024-05-01-0007"
+             *     }
+             */
+            entity_specific_tags?: ({
+                dit_session_id?: string | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /**
+             * @description Sight number.
+             * @example 5
+             */
+            sight_no?: number | null;
+            /**
+             * @description Sight year.
+             * @example 2024
+             */
+            sight_year?: number | null;
+            /**
+             * @description Free-form JSON object (at most 16384 bytes as JSON, nested at most 8 levels).
+             * @example {
+             *       "lot": "A-17"
+             *     }
+             */
+            supplementary_tags?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** @enum {string} */
+        CurrentStage: "rough" | "polished";
+        /** @enum {string} */
+        LifecycleState: "rough" | "split" | "polished" | "destroyed";
+        /** @enum {string} */
+        Clarity: "FL" | "IF" | "LC" | "VVS1" | "VVS2" | "VS1" | "VS2" | "SI1" | "SI2" | "SI3" | "I1" | "I2" | "I3" | "P1" | "P2" | "P3";
+        /** @enum {string} */
+        CuletCondition: "P" | "A" | "C";
+        /** @enum {string} */
+        CuletSize: "EL" | "VL" | "L" | "SL" | "M" | "S" | "VS" | "N";
+        /** @enum {string} */
+        CutGrade: "I" | "EX" | "VG" | "G" | "F" | "P" | "NA";
+        /** @enum {string} */
+        GirdleCondition: "P" | "F" | "B";
+        /** @enum {string} */
+        GirdleThickness: "Extremely Thick" | "Very Thick" | "Thick" | "Slightly Thick" | "Medium" | "Thin" | "Slightly Thin" | "Very Thin" | "Extremely Thin";
+        /**
+         * @description Symmetry scale.
+         * @enum {string}
+         */
+        Symmetry: "I" | "EX" | "VG-EX" | "VG" | "G-VG" | "G" | "F-G" | "F" | "P";
+        /** @enum {string} */
+        Shape: "Asscher" | "Baguette" | "Briolette" | "Bullets" | "Calf" | "Cushion" | "Cushion Modified Brilliant" | "Emerald" | "European Cut" | "Flanders" | "Half Moon" | "Heart" | "Hexagonal" | "Kite" | "Lozenge" | "Marquise" | "Octagonal" | "Old Miner" | "Oval" | "Pear" | "Pentagonal" | "Princess" | "Radiant" | "Rectangle" | "Rose" | "Round" | "Shield" | "Square" | "Square Emerald" | "Square Radiant" | "Star" | "Tapered Baguette" | "Tapered Bullet" | "Trapezoid" | "Triangle" | "Trilliant" | "Trillion" | "Other";
+        GradingCertificateRef: {
+            /**
+             * @description Lowercase hex SHA-256 of the certificate file's bytes.
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            hash: string;
+            /** @example Grading certificate */
+            description?: string | null;
+            /** @example certificate.pdf */
+            filename?: string | null;
+            /**
+             * @description ISO 8601.
+             * @example 2024-05-01T10:00:00Z
+             */
+            graded_date?: string | null;
+            grader_certificate_no?: string | null;
+            grader_inscription_no?: string | null;
+            grader_report_no?: string | null;
+            grading_lab?: string | null;
+        };
+        ImageRef: {
+            /**
+             * @description Lowercase hex SHA-256 of the bytes: the file's key (search serves it at `/v1/diamonds/{diamond_id}/files/{hash}`).
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            hash: string;
+            /**
+             * @description The uploaded file's name (its last path segment).
+             * @example report.xml
+             */
+            filename: string | null;
+            /**
+             * @description The upload's `description` field.
+             * @example Scan report of the polished stone
+             */
+            description: string | null;
+            /**
+             * @description The media type the file was uploaded with, when it sent a well-formed one.
+             * @example application/xml
+             */
+            content_type: string | null;
+            /**
+             * @description Size in bytes.
+             * @example 20480
+             */
+            size: number | null;
+            /**
+             * Format: date-time
+             * @description When the file was attached.
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            uploaded_at: string | null;
+            /**
+             * @description The upload's `image_type` field (free text).
+             * @example face_up
+             */
+            image_type: string | null;
+            /** @description Observed in the spec; not set by this platform. */
+            asset_id?: string | null;
+            /** @description Observed in the spec; not set by this platform. */
+            gallery?: string | null;
+            /** @description Observed in the spec; not set by this platform. */
+            gallery_priority?: number | null;
+        };
+        FileRef: {
+            /**
+             * @description Lowercase hex SHA-256 of the bytes: the file's key (search serves it at `/v1/diamonds/{diamond_id}/files/{hash}`).
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            hash: string;
+            /**
+             * @description The uploaded file's name (its last path segment).
+             * @example report.xml
+             */
+            filename: string | null;
+            /**
+             * @description The upload's `description` field.
+             * @example Scan report of the polished stone
+             */
+            description: string | null;
+            /**
+             * @description The media type the file was uploaded with, when it sent a well-formed one.
+             * @example application/xml
+             */
+            content_type: string | null;
+            /**
+             * @description Size in bytes.
+             * @example 20480
+             */
+            size: number | null;
+            /**
+             * Format: date-time
+             * @description When the file was attached.
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            uploaded_at: string | null;
+        };
+        DiamondV1Polished: {
+            /**
+             * @description Weight in carats, decimal text.
+             * @example 1.01
+             */
+            carats?: string | null;
+            clarity?: components["schemas"]["Clarity"] | null;
+            colour?: components["schemas"]["Colour"] | null;
+            crown_angle?: number | null;
+            crown_height?: number | null;
+            depth?: number | null;
+            depth_percent?: number | null;
+            diameter_maximum?: number | null;
+            diameter_minimum?: number | null;
+            length?: number | null;
+            pavillion_angle?: number | null;
+            pavillion_percent?: number | null;
+            table_percent?: number | null;
+            width?: number | null;
+            culet_condition?: components["schemas"]["CuletCondition"] | null;
+            culet_size?: components["schemas"]["CuletSize"] | null;
+            cut_grade?: components["schemas"]["CutGrade"] | null;
+            display_colour?: string | null;
+            fancy_colour?: components["schemas"]["FancyColour"] | null;
+            fancy_colour_intensity?: components["schemas"]["FancyColourIntensity"] | null;
+            fancy_colour_overtone?: string | null;
+            fluorescence_colour?: components["schemas"]["FluorescenceColour"] | null;
+            fluorescence_intensity?: components["schemas"]["FluorescenceIntensity"] | null;
+            girdle_condition?: components["schemas"]["GirdleCondition"] | null;
+            girdle_thickness_from?: components["schemas"]["GirdleThickness"] | null;
+            girdle_thickness_to?: components["schemas"]["GirdleThickness"] | null;
+            /** @description Symmetry scale. */
+            polish_quality?: components["schemas"]["Symmetry"] | null;
+            shape?: components["schemas"]["Shape"] | null;
+            symmetry?: components["schemas"]["Symmetry"] | null;
+            grading_certificates?: components["schemas"]["GradingCertificateRef"][] | null;
+            images?: components["schemas"]["ImageRef"][] | null;
+            /** @description The scan (one per diamond; a new upload replaces it). */
+            scan?: components["schemas"]["FileRef"] | null;
+            scan_reports?: components["schemas"]["FileRef"][] | null;
+            supplementary_files?: components["schemas"]["FileRef"][] | null;
+            videos?: components["schemas"]["FileRef"][] | null;
+        };
+        DiamondV1Provenance: {
+            /**
+             * @description Null until known (a manufacturer's rough gets provenance after traceability checks).
+             * @example Example Mining Co
+             */
+            provenance_name: string | null;
+            /** @example mine */
+            provenance_type: string | null;
+            /** @example true */
+            is_locked: boolean;
+            /** @example true */
+            is_country_code_available: boolean;
+            /**
+             * @description ISO 3166-1 alpha-2; present when `is_country_code_available`.
+             * @example BW
+             */
+            country_code?: string | null;
+        };
+        /**
+         * @description `in_transit` while in a shipment the recipient has not answered.
+         * @enum {string}
+         */
+        PossessionState: "held" | "in_transit";
+        DiamondV1Rough: {
+            /**
+             * @description Weight in carats, decimal text.
+             * @example 2.35
+             */
+            carats?: string;
+            colour?: components["schemas"]["Colour"] | null;
+            display_colour?: string | null;
+            fancy_colour?: components["schemas"]["FancyColour"] | null;
+            fancy_colour_intensity?: components["schemas"]["FancyColourIntensity"] | null;
+            fancy_colour_overtone?: string | null;
+            fluorescence_colour?: components["schemas"]["FluorescenceColour"] | null;
+            fluorescence_intensity?: components["schemas"]["FluorescenceIntensity"] | null;
+            model?: string | null;
+            quality?: string | null;
+            /** @example light stress */
+            stress?: string | null;
+        };
+        /**
+         * @description `locked` until a transfer or the unlock call; unlocked for good.
+         * @enum {string}
+         */
+        DiamondUnlockStatus: "locked" | "unlocked";
+        /**
+         * @description Lab eligibility (from the grading integration), or null.
+         * @enum {string}
+         */
+        GisStatus: "eligible" | "missing_report" | "invalid_report" | "not_processable" | "missing_data" | "shape_not_supported";
+        /** @enum {string} */
+        GradingLab: "GIA" | "IGI" | "HRD" | "AGS" | "GCAL" | "EGL" | "GSI" | "PGS" | "DCLA" | "SGL" | "IIDGR" | "NGTC" | "CGL" | "GHI" | "IGL" | "AIGS" | "GRS" | "SSEF" | "Other";
+        /** @enum {string} */
+        ValidationLevel: "validation" | "verification";
+        /**
+         * @description `gis`: a lab's grading; `user`: added by the holder.
+         * @enum {string}
+         */
+        GradedMeasurementSource: "gis" | "user";
+        GradingDataView: {
+            /** @example 1.01 */
+            carats?: string | null;
+            /** @example 34.5 */
+            crown_angle?: string | null;
+            /** @example 1.25 */
+            crown_height?: string | null;
+            /** @example 3.98 */
+            depth?: string | null;
+            /** @example 61.9 */
+            depth_percent?: string | null;
+            /** @example 1.25 */
+            diameter_maximum?: string | null;
+            /** @example 1.25 */
+            diameter_minimum?: string | null;
+            /** @example 6.41 */
+            length?: string | null;
+            /** @example 40.8 */
+            pavillion_angle?: string | null;
+            /** @example 1.25 */
+            pavillion_percent?: string | null;
+            /** @example 57 */
+            table_percent?: string | null;
+            /** @example 6.45 */
+            width?: string | null;
+            /** @example VS1 */
+            clarity?: components["schemas"]["Clarity"] | null;
+            /** @example G */
+            colour?: components["schemas"]["Colour"] | null;
+            culet_condition?: components["schemas"]["CuletCondition"] | null;
+            culet_size?: components["schemas"]["CuletSize"] | null;
+            /** @example EX */
+            cut_grade?: components["schemas"]["CutGrade"] | null;
+            fancy_colour?: components["schemas"]["FancyColour"] | null;
+            fancy_colour_intensity?: components["schemas"]["FancyColourIntensity"] | null;
+            fluorescence_colour?: components["schemas"]["FluorescenceColour"] | null;
+            /** @example N */
+            fluorescence_intensity?: components["schemas"]["FluorescenceIntensity"] | null;
+            girdle_condition?: components["schemas"]["GirdleCondition"] | null;
+            girdle_thickness_from?: components["schemas"]["GirdleThickness"] | null;
+            girdle_thickness_to?: components["schemas"]["GirdleThickness"] | null;
+            /** @example GIA */
+            grading_lab?: components["schemas"]["GradingLab"] | null;
+            /** @example EX */
+            polish_quality?: components["schemas"]["Symmetry"] | null;
+            /** @example Round */
+            shape?: components["schemas"]["Shape"] | null;
+            /** @example VG */
+            symmetry?: components["schemas"]["Symmetry"] | null;
+            validation_level?: components["schemas"]["ValidationLevel"] | null;
+            display_colour?: string | null;
+            fancy_colour_overtone?: string | null;
+            /** @example 2141438172 */
+            grader_certificate_number?: string | null;
+            grader_clarity_characteristics?: string | null;
+            grader_colour?: string | null;
+            grader_report_comments?: string | null;
+            /** @example R-2141438172 */
+            grader_report_number?: string | null;
+            /** @example Diamond Grading Report */
+            grader_report_type?: string | null;
+            grader_shape?: string | null;
+            grading_certificate_description?: string | null;
+            grading_certificate_filename?: string | null;
+            grading_certificate_hash?: string | null;
+            measurement_text?: string | null;
+            /**
+             * @description ISO 8601 date-time, as the grader or holder sent it.
+             * @example 2024-05-01T10:00:00Z
+             */
+            graded_date?: string | null;
+            /**
+             * @example [
+             *       "GIA 2141438172"
+             *     ]
+             */
+            grader_inscription_numbers?: string[] | null;
+            /**
+             * @description A map of strings (at most 16 KiB as JSON).
+             * @example {
+             *       "plot": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+             *     }
+             */
+            supplementary_files?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * @description The record's id: a UUID for the holder's own records, the lab's grading id for `source: gis`.
+             * @example 7d9f0e7a-1c55-4c0e-9a43-2f8f6f1b5b11
+             */
+            id: string;
+            /**
+             * @description The active record is the one the diamond record shows (`grading`); at most one is active.
+             * @example true
+             */
+            is_active: boolean;
+            /**
+             * @description Whether `select` may make it active.
+             * @example true
+             */
+            is_selectable: boolean;
+            /**
+             * @description `gis`: a lab's grading; `user`: added by the holder.
+             * @example gis
+             */
+            source: components["schemas"]["GradedMeasurementSource"];
+        };
+        /** @enum {string} */
+        DataRequestStatus: "pending" | "success" | "error";
+        /** @enum {string} */
+        DataRequestType: "three_d_plan";
+        DiamondDataRequest: {
+            id: string;
+            status: components["schemas"]["DataRequestStatus"];
+            data_request_type: components["schemas"]["DataRequestType"];
+            /**
+             * Format: date-time
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            updated_at: string;
+            errors?: string[] | null;
+        };
+        /** @enum {string} */
+        VerificationStatus: "Pending" | "Verified" | "Unverifiable";
+        DiamondV1: {
+            /**
+             * @deprecated
+             * @description Deprecated in responses.
+             * @example assured
+             */
+            assurance_level: components["schemas"]["AssuranceLevel"];
+            /** @example rough */
+            current_stage: components["schemas"]["CurrentStage"];
+            /**
+             * @description The platform id: lowercase letters and digits, 20 to 98 characters (a lowercased ULID).
+             * @example 01j0k6v8m2x4c9d7f3h5n1p0qr
+             */
+            diamond_id: string;
+            /**
+             * Format: uuid
+             * @deprecated
+             * @description Legacy id, superseded by `diamond_id`.
+             * @example 3b241101-e2bb-4255-8caf-4136c566a962
+             */
+            id: string;
+            /**
+             * @deprecated
+             * @description Always true.
+             * @example true
+             */
+            is_current: boolean;
+            /** @example rough */
+            lifecycle_state: components["schemas"]["LifecycleState"];
+            /**
+             * @description Real-world time of the last change, as the participant sent it (ISO 8601).
+             * @example 2024-05-01T10:00:00Z
+             */
+            participant_timestamp: string;
+            /** @description Polished data; an empty object for a rough diamond. */
+            polished: components["schemas"]["DiamondV1Polished"];
+            provenance: components["schemas"]["DiamondV1Provenance"];
+            /**
+             * @description `in_transit` while in a shipment the recipient has not answered.
+             * @example held
+             */
+            possession_state: components["schemas"]["PossessionState"];
+            /**
+             * Format: uuid
+             * @description The producer that first registered the diamond (its participant id).
+             * @example 3b241101-e2bb-4255-8caf-4136c566a962
+             */
+            producer_uuid: string;
+            /** @description Rough data; members without data are omitted. */
+            rough: components["schemas"]["DiamondV1Rough"];
+            /**
+             * @description True once rough objective verification has passed; always false before the diamond is unlocked.
+             * @example false
+             */
+            rough_check: boolean;
+            /**
+             * @description ObjectiveVerificationData entries (members not shown by the spec); empty until a verification ran.
+             * @example []
+             */
+            polished_objective_verification_results: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * @description ObjectiveVerificationData entries (members not shown by the spec); empty until a verification ran.
+             * @example []
+             */
+            rough_objective_verification_results: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Format: date-time
+             * @description When the platform recorded this version.
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            system_timestamp: string;
+            /**
+             * @description `locked` until a transfer or the unlock call; unlocked for good.
+             * @example locked
+             */
+            unlock_status: components["schemas"]["DiamondUnlockStatus"];
+            /**
+             * @description A new unique value on every change of the record.
+             * @example 01j0k6v9a1b2c3d4e5f6g7h8j9
+             */
+            version_id: string;
+            /**
+             * @description The diamond it was cut from, or null.
+             * @example null
+             */
+            diamond_parent_id?: string | null;
+            /**
+             * Format: uuid
+             * @deprecated
+             * @description Legacy parent id, superseded by `diamond_parent_id`.
+             * @example null
+             */
+            parent_id?: string | null;
+            /**
+             * @deprecated
+             * @example 1
+             */
+            schema_version?: string | null;
+            /**
+             * @description Lab eligibility (from the grading integration), or null.
+             * @example null
+             */
+            gis_status?: components["schemas"]["GisStatus"] | null;
+            /**
+             * @description The participant's own identifier of the diamond (ERP/stock id).
+             * @example STOCK-000123
+             */
+            participant_id?: string | null;
+            /**
+             * @description The participant identifier of the parent.
+             * @example null
+             */
+            participant_parent_id?: string | null;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            archived_at?: string | null;
+            /** @example BOX-2024-0042 */
+            box_id?: string | null;
+            /** @example Sight 5, 2024 */
+            box_description?: string | null;
+            /** @example 5 */
+            sight_no?: number | null;
+            /** @example 2024 */
+            sight_year?: number | null;
+            /**
+             * @description Extra keys allowed; the known key `dit_session_id` is a string or null (at most 16384 bytes as JSON, nested at most 8 levels).
+             * @example {
+             *       "dit_session_id": "dit-2024-05-01-0007"
+             *     }
+             */
+            entity_specific_tags?: ({
+                dit_session_id?: string | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /**
+             * @description Free-form JSON object (at most 16384 bytes as JSON, nested at most 8 levels).
+             * @example {
+             *       "lot": "A-17"
+             *     }
+             */
+            supplementary_tags?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The active graded measurement (one element), or null when none is active. */
+            grading?: components["schemas"]["GradingDataView"][] | null;
+            data_requests?: components["schemas"]["DiamondDataRequest"][];
+            /**
+             * @default false
+             * @example false
+             */
+            three_d_plan_available?: boolean;
+            /**
+             * @deprecated
+             * @default Verified
+             * @example Verified
+             */
+            verification_status?: components["schemas"]["VerificationStatus"];
+            /**
+             * @deprecated
+             * @default verified record
+             * @example verified record
+             */
+            verification_description?: string;
+            /**
+             * Format: date-time
+             * @deprecated
+             * @example null
+             */
+            verification_status_modified_at?: string | null;
+        };
         MessageErrorResponse: {
             /**
              * @description What went wrong, for people.
@@ -355,6 +966,558 @@ export interface components {
              */
             request_id?: string;
         };
+        ValidationDetailEntry: {
+            /**
+             * @description Where the bad value is: `body`, `query`, `path` or `header`, then field names and array indexes.
+             * @example [
+             *       "body",
+             *       "rough",
+             *       "carats"
+             *     ]
+             */
+            loc: (string | number)[];
+            /**
+             * @description What is wrong, for people.
+             * @example Input should be greater than 0
+             */
+            msg: string;
+            /**
+             * @description What is wrong, for programs (FastAPI-style error type).
+             * @example greater_than
+             */
+            type: string;
+        };
+        ValidationErrorResponse: {
+            detail: components["schemas"]["ValidationDetailEntry"][];
+            /**
+             * @description The entries of `detail` as one sentence.
+             * @example rough.carats: Input should be greater than 0
+             */
+            message?: string;
+            /** @description How many further entries were left out of `detail` (it holds at most 50). */
+            detail_omitted?: number;
+        };
+        /** @enum {string} */
+        FileKind: "image" | "video" | "scan" | "scan_report" | "grading_certificate" | "supplementary";
+        /** @description One diamond to delete. Unknown fields are rejected. */
+        BulkDeleteEntry: {
+            /**
+             * @description Any string; an unknown id is reported in its result entry as `not_found`.
+             * @example 01j0k6v8m2x4c9d7f3h5n1p0qr
+             */
+            diamond_id: string;
+            /**
+             * @description Delete its descendants with it (all or nothing).
+             * @default false
+             * @example false
+             */
+            delete_descendants?: boolean;
+        };
+        /** @description Diamonds you uploaded to delete, for good. Unknown fields are rejected. */
+        BulkDeleteRequest: {
+            /** @description 1 to 1000 entries, each handled on its own. */
+            diamonds: components["schemas"]["BulkDeleteEntry"][];
+        };
+        DeleteSuccessEntry: {
+            /** @example 01j0k6v8m2x4c9d7f3h5n1p0qr */
+            diamond_id: string;
+            /**
+             * @description The diamond's participant_id.
+             * @example STOCK-000123
+             */
+            participant_id: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "success";
+            /**
+             * @description Ids of the descendants deleted with it; empty when none.
+             * @example []
+             */
+            descendants: string[];
+        };
+        /** @enum {string} */
+        DeleteFailureReason: "not_found" | "not_owner" | "unlocked" | "descendant_unlocked" | "has_descendants" | "in_transit";
+        DeleteFailureEntry: {
+            /**
+             * @description The id as requested (any string; an unknown one fails with `not_found`).
+             * @example 01j0k6v8m2x4c9d7f3h5n1p0qr
+             */
+            diamond_id: string;
+            /**
+             * @description The diamond's participant_id; null for `not_found` and `not_owner`.
+             * @example STOCK-000123
+             */
+            participant_id: string | null;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "failure";
+            /** @example unlocked */
+            reason: components["schemas"]["DeleteFailureReason"];
+            /**
+             * @description Why, for people.
+             * @example the diamond is unlocked; unlocked diamonds cannot be deleted
+             */
+            detail: string;
+            /**
+             * @description Always empty: nothing is deleted on a failure.
+             * @example []
+             */
+            descendants: string[];
+        };
+        BulkDeleteResponse: {
+            /** @description One entry per requested diamond, in request order; each handled on its own. */
+            results: (components["schemas"]["DeleteSuccessEntry"] | components["schemas"]["DeleteFailureEntry"])[];
+        };
+        GradedMeasurementsResponse: {
+            /** @description Every graded measurement of the diamond. */
+            results: components["schemas"]["GradingDataView"][];
+        };
+        /** @description A graded measurement of your own (`source: user`): every member optional and nullable. Unknown fields are rejected. */
+        UserGradedMeasurement: {
+            /** @example VS1 */
+            clarity?: components["schemas"]["Clarity"] | null;
+            /** @example G */
+            colour?: components["schemas"]["Colour"] | null;
+            culet_condition?: components["schemas"]["CuletCondition"] | null;
+            culet_size?: components["schemas"]["CuletSize"] | null;
+            /** @example EX */
+            cut_grade?: components["schemas"]["CutGrade"] | null;
+            fancy_colour?: components["schemas"]["FancyColour"] | null;
+            fancy_colour_intensity?: components["schemas"]["FancyColourIntensity"] | null;
+            fluorescence_colour?: components["schemas"]["FluorescenceColour"] | null;
+            fluorescence_intensity?: components["schemas"]["FluorescenceIntensity"] | null;
+            girdle_condition?: components["schemas"]["GirdleCondition"] | null;
+            girdle_thickness_from?: components["schemas"]["GirdleThickness"] | null;
+            girdle_thickness_to?: components["schemas"]["GirdleThickness"] | null;
+            polish_quality?: components["schemas"]["Symmetry"] | null;
+            symmetry?: components["schemas"]["Symmetry"] | null;
+            validation_level?: components["schemas"]["ValidationLevel"] | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            crown_angle?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            crown_height?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 3.98
+             */
+            depth?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            depth_percent?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            diameter_maximum?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            diameter_minimum?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            length?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            pavillion_angle?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            pavillion_percent?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 57
+             */
+            table_percent?: (number | string) | null;
+            /**
+             * @description A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.
+             * @example 1.25
+             */
+            width?: (number | string) | null;
+            display_colour?: string | null;
+            fancy_colour_overtone?: string | null;
+            grader_clarity_characteristics?: string | null;
+            grader_colour?: string | null;
+            grader_report_comments?: string | null;
+            grader_report_type?: string | null;
+            grader_shape?: string | null;
+            grading_certificate_description?: string | null;
+            grading_certificate_filename?: string | null;
+            grading_certificate_hash?: string | null;
+            measurement_text?: string | null;
+            /**
+             * @example [
+             *       "GIA 2141438172"
+             *     ]
+             */
+            grader_inscription_numbers?: string[] | null;
+            /** @description A map of strings (at most 16384 bytes as JSON). */
+            supplementary_files?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * @description Weight in carats: greater than 0, at most 100000, at most 3 decimal places; a number or decimal text ("1.25"). Stored and answered as decimal text.
+             * @example 1.01
+             */
+            carats?: (number | string) | null;
+            /** @example Round */
+            shape?: components["schemas"]["Shape"] | null;
+            /** @example GIA */
+            grading_lab?: components["schemas"]["GradingLab"] | null;
+            /** @example 2024-06-01T00:00:00Z */
+            graded_date?: string | null;
+            /** @example 2141438172 */
+            grader_certificate_number?: string | null;
+            /** @example R-2141438172 */
+            grader_report_number?: string | null;
+        };
+        /**
+         * @description `rough`: rough diamonds only (retailers cannot send or receive them); `polished`: polished ones only.
+         * @enum {string}
+         */
+        ShipmentType: "rough" | "polished";
+        /** @description A shipment of diamonds you hold to another participant. Unknown fields are rejected. */
+        TransferOut: {
+            /**
+             * Format: uuid
+             * @description The recipient's participant id (an onboarded producer, manufacturer or retailer; not yourself).
+             * @example 3b241101-e2bb-4255-8caf-4136c566a962
+             */
+            recipient_participant_id: string;
+            /** @example May rough to cutting */
+            name: string;
+            /**
+             * @description `rough`: rough diamonds only (retailers cannot send or receive them); `polished`: polished ones only.
+             * @example rough
+             */
+            shipment_type: components["schemas"]["ShipmentType"];
+            /**
+             * @description 1 to 1000 distinct ids of diamonds you hold, none in transit, each in the shipment_type's lifecycle_state.
+             * @example [
+             *       "01j0k6v8m2x4c9d7f3h5n1p0qr"
+             *     ]
+             */
+            diamond_ids: string[];
+        };
+        /**
+         * @description `action_required` while a diamond awaits the recipient's answer, then `completed`.
+         * @enum {string}
+         */
+        ShipmentStatus: "action_required" | "completed";
+        /**
+         * @description `transfer_in_pending` until the recipient accepts (`transfer_in_confirmed`) or rejects (`transfer_in_rejected`) it.
+         * @enum {string}
+         */
+        TransferState: "transfer_in_pending" | "transfer_in_confirmed" | "transfer_in_rejected";
+        ShipmentRoughSummary: {
+            /**
+             * @description Rough weight in carats, decimal text.
+             * @example 2.35
+             */
+            carats: string;
+            /** @example G */
+            colour: components["schemas"]["Colour"] | null;
+            /** @example null */
+            model: string | null;
+            /** @example null */
+            quality: string | null;
+            /** @example null */
+            stress: string | null;
+            /**
+             * @description The box the diamond was registered against (empty when it has none).
+             * @example BOX-2024-0042
+             */
+            box_id: string;
+            /** @example 2024 */
+            sight_year: number | null;
+            /**
+             * @description The record's `sight_no`.
+             * @example 5
+             */
+            sight_number: number | null;
+        };
+        ShipmentPolishedSummary: {
+            /**
+             * @description Polished weight in carats, decimal text.
+             * @example 1.01
+             */
+            carats: string | null;
+            /** @example VS1 */
+            clarity: components["schemas"]["Clarity"] | null;
+            /** @example G */
+            colour: components["schemas"]["Colour"] | null;
+            /** @example EX */
+            cut_grade: components["schemas"]["CutGrade"] | null;
+            /** @example Round */
+            shape: components["schemas"]["Shape"] | null;
+        };
+        ShipmentDiamondEntry: {
+            /**
+             * @description When the diamond was shipped (form `YYYY-MM-DDTHH:MM+0000`, UTC).
+             * @example 2024-05-01T10:00+0000
+             */
+            created_at: string;
+            /**
+             * @description When its transfer_state last changed (form `YYYY-MM-DDTHH:MM+0000`, UTC).
+             * @example 2024-05-01T10:00+0000
+             */
+            updated_at: string;
+            /** @example 01j0k6v8m2x4c9d7f3h5n1p0qr */
+            diamond_id: string;
+            /**
+             * @description As shipped.
+             * @example rough
+             */
+            lifecycle_state: components["schemas"]["LifecycleState"];
+            /**
+             * @description `transfer_in_pending` until the recipient accepts (`transfer_in_confirmed`) or rejects (`transfer_in_rejected`) it.
+             * @example transfer_in_pending
+             */
+            transfer_state: components["schemas"]["TransferState"];
+            /** @description Null when the diamond has no rough data. */
+            rough: components["schemas"]["ShipmentRoughSummary"] | null;
+            /** @description Null unless the diamond is at the polished stage. */
+            polished: components["schemas"]["ShipmentPolishedSummary"] | null;
+        };
+        InboundShipment: {
+            /**
+             * @description The shipment id assigned by the platform (minted like a diamond id); the `box_id` to register its rough diamonds against once accepted.
+             * @example 01j0k6v8m2x4c9d7f3h5n1p0qr
+             */
+            id: string;
+            /** @example May rough to cutting */
+            name: string;
+            /**
+             * @description Base address of the sender's instance.
+             * @example https://platform.example.com
+             */
+            sender: string;
+            /** @example rough */
+            shipment_type: components["schemas"]["ShipmentType"];
+            /**
+             * @description `action_required` while a diamond awaits the recipient's answer, then `completed`.
+             * @example action_required
+             */
+            status: components["schemas"]["ShipmentStatus"];
+            /** @example 1 */
+            total_diamonds: number;
+            /**
+             * @description When the shipment was sent (form `YYYY-MM-DDTHH:MM+0000`, UTC).
+             * @example 2024-05-01T10:00+0000
+             */
+            created_at: string;
+            /** @description Every diamond of the shipment, in the order sent. */
+            diamonds: components["schemas"]["ShipmentDiamondEntry"][];
+        };
+        ShipmentList: {
+            /**
+             * @description Absolute link to the next page; null from the last page on.
+             * @example https://platform.example.com/v2/shipment/inbound?page=2&page_size=50
+             */
+            next: string | null;
+            /**
+             * @description Absolute link to the previous page (the last page, from past the end); null on the first page.
+             * @example null
+             */
+            previous: string | null;
+            /**
+             * @description This page (from 1).
+             * @example 1
+             */
+            page: number;
+            /**
+             * @description Number of pages (0 when the list is empty).
+             * @example 2
+             */
+            pages: number;
+            /**
+             * @description Number of shipments in the list.
+             * @example 51
+             */
+            total: number;
+            /** @description This page's shipments, oldest first. */
+            results: components["schemas"]["InboundShipment"][];
+        };
+        /** @description The diamonds of a shipment sent to you to accept or reject. Unknown fields are rejected. */
+        TransferDecision: {
+            /**
+             * @description 1 to 1000 distinct ids of diamonds awaiting your answer in this shipment (for a rough shipment: every one of them).
+             * @example [
+             *       "01j0k6v8m2x4c9d7f3h5n1p0qr"
+             *     ]
+             */
+            diamond_ids: string[];
+        };
+        /** @description Polished diamond data: `carats` and `shape` required. Unknown fields are rejected. */
+        PolishedSchema: {
+            /**
+             * @description Weight in carats: greater than 0, at most 100000, at most 3 decimal places; a number or decimal text ("1.25"). Stored and answered as decimal text.
+             * @example 1.01
+             */
+            carats: number | string;
+            /** @example Round */
+            shape: components["schemas"]["Shape"];
+            /** @example VS1 */
+            clarity?: components["schemas"]["Clarity"] | null;
+            /** @example G */
+            colour?: components["schemas"]["Colour"] | null;
+            /** @example EX */
+            cut_grade?: components["schemas"]["CutGrade"] | null;
+            /** @example EX */
+            polish_quality?: components["schemas"]["Symmetry"] | null;
+            /** @example VG */
+            symmetry?: components["schemas"]["Symmetry"] | null;
+            fluorescence_colour?: components["schemas"]["FluorescenceColour"] | null;
+            /** @example N */
+            fluorescence_intensity?: components["schemas"]["FluorescenceIntensity"] | null;
+            fancy_colour?: components["schemas"]["FancyColour"] | null;
+            fancy_colour_intensity?: components["schemas"]["FancyColourIntensity"] | null;
+            fancy_colour_overtone?: string | null;
+            display_colour?: string | null;
+            culet_condition?: components["schemas"]["CuletCondition"] | null;
+            culet_size?: components["schemas"]["CuletSize"] | null;
+            girdle_condition?: components["schemas"]["GirdleCondition"] | null;
+            girdle_thickness_from?: components["schemas"]["GirdleThickness"] | null;
+            girdle_thickness_to?: components["schemas"]["GirdleThickness"] | null;
+            crown_angle?: number | null;
+            crown_height?: number | null;
+            /** @example 3.98 */
+            depth?: number | null;
+            /** @example 61.9 */
+            depth_percent?: number | null;
+            diameter_maximum?: number | null;
+            diameter_minimum?: number | null;
+            /** @example 6.41 */
+            length?: number | null;
+            pavillion_angle?: number | null;
+            pavillion_percent?: number | null;
+            /** @example 57 */
+            table_percent?: number | null;
+            /** @example 6.45 */
+            width?: number | null;
+        };
+        /** @description The polished diamond cut from a rough diamond you hold. Unknown fields are rejected. */
+        CreatePolishedDiamond: {
+            /**
+             * @description The rough diamond it was cut from (you hold it).
+             * @example 01j0k6v8m2x4c9d7f3h5n1p0qr
+             */
+            parent_diamond_id: string;
+            /**
+             * @description Your identifier of the polished diamond: no leading or trailing whitespace; unique among the parent's children.
+             * @example STOCK-000123
+             */
+            participant_id: string;
+            /**
+             * @description Real-world time of the polishing: ISO 8601 date-time text, answered as sent.
+             * @example 2024-05-01T10:00:00Z
+             */
+            participant_timestamp: string;
+            polished: components["schemas"]["PolishedSchema"];
+            /**
+             * @description Free-form JSON object (at most 16384 bytes as JSON, nested at most 8 levels).
+             * @example {
+             *       "lot": "A-17"
+             *     }
+             */
+            supplementary_tags?: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description Extra keys allowed; the known key `dit_session_id` is a string or null (at most 16384 bytes as JSON, nested at most 8 levels).
+             * @example {
+             *       "dit_session_id": "dit-2024-05-01-0007"
+             *     }
+             */
+            entity_specific_tags?: ({
+                dit_session_id?: string | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+        };
+        /** @description One rough cut of a split. Unknown fields are rejected. */
+        SplitCut: {
+            /**
+             * @description Your identifier of this cut: no leading or trailing whitespace; distinct among the cuts and unique among the parent's children.
+             * @example STOCK-000123
+             */
+            participant_id: string;
+            /**
+             * @description When this cut was made (ISO 8601); absent or null: the split's `participant_timestamp`.
+             * @example 2024-05-01T10:00:00Z
+             */
+            participant_timestamp?: string | null;
+            rough: components["schemas"]["RoughSchema"];
+        };
+        /** @description The rough cuts of a rough diamond you hold. Unknown fields are rejected. */
+        SplitDiamond: {
+            /**
+             * @description Real-world time of the split (ISO 8601); absent or null: when the platform received the request.
+             * @example 2024-05-01T10:00:00Z
+             */
+            participant_timestamp?: string | null;
+            /** @description 2 to 100 cuts with distinct `participant_id` values; together at most the parent's weight. */
+            cuts: components["schemas"]["SplitCut"][];
+        };
+        SplitDiamondResponse: {
+            /** @description The parent, now `lifecycle_state: split`. */
+            parent: components["schemas"]["DiamondV1"];
+            /** @description The new rough cuts (children of the parent, `locked`, `held` by you), in request order. */
+            cuts: components["schemas"]["DiamondV1"][];
+        };
+        /** @description Optional body of destroy. Unknown fields are rejected. */
+        DestroyDiamond: {
+            /**
+             * @description Real-world time of the loss (ISO 8601); absent or null: the record keeps its participant_timestamp.
+             * @example 2024-05-01T10:00:00Z
+             */
+            participant_timestamp?: string | null;
+        };
+        /**
+         * @description A request with this Idempotency-Key is still running; retry later to get its answer.
+         * @example {
+         *       "message": "a request with this Idempotency-Key is still being processed; retry after it has finished to get its answer",
+         *       "reason": "idempotency_key_in_use"
+         *     }
+         */
+        IdempotencyKeyInUseResponse: {
+            message: string;
+            /** @enum {string} */
+            reason: "idempotency_key_in_use";
+        };
+        /** @description The Idempotency-Key is malformed, or was used with another request. */
+        IdempotencyKeyErrorResponse: {
+            detail: {
+                /**
+                 * @example [
+                 *       "header",
+                 *       "Idempotency-Key"
+                 *     ]
+                 */
+                loc: string[];
+                msg: string;
+                /** @enum {string} */
+                type: "idempotency_key_invalid" | "idempotency_key_reused";
+            }[];
+            message?: string;
+        };
     };
     responses: never;
     parameters: never;
@@ -364,24 +1527,90 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    registrationCreate: {
+    CreateRoughDiamond: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateRoughDiamondDto"];
+                "application/json": components["schemas"]["CreateRoughDiamond"];
             };
         };
         responses: {
+            /** @description The new diamond record. */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "diamond_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *       "diamond_parent_id": null,
+                     *       "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *       "parent_id": null,
+                     *       "version_id": "01hy7k3m5n7p9q1r3s5t7v9w1y",
+                     *       "is_current": true,
+                     *       "schema_version": "1",
+                     *       "current_stage": "rough",
+                     *       "lifecycle_state": "rough",
+                     *       "possession_state": "held",
+                     *       "unlock_status": "locked",
+                     *       "gis_status": null,
+                     *       "assurance_level": "assured",
+                     *       "participant_id": "STOCK-000123",
+                     *       "participant_parent_id": null,
+                     *       "participant_timestamp": "2024-05-01T10:00:00Z",
+                     *       "system_timestamp": "2024-05-01T10:00:01.234Z",
+                     *       "archived_at": null,
+                     *       "box_id": "BOX-2024-0042",
+                     *       "box_description": "Sight 5, 2024",
+                     *       "sight_no": 5,
+                     *       "sight_year": 2024,
+                     *       "entity_specific_tags": {
+                     *         "dit_session_id": "dit-2024-05-01-0007"
+                     *       },
+                     *       "supplementary_tags": null,
+                     *       "producer_uuid": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *       "provenance": {
+                     *         "provenance_name": "Example Mining Co",
+                     *         "provenance_type": "mine",
+                     *         "is_locked": true,
+                     *         "is_country_code_available": true,
+                     *         "country_code": "BW"
+                     *       },
+                     *       "rough": {
+                     *         "carats": "2.35",
+                     *         "colour": "G",
+                     *         "model": "Sawable",
+                     *         "quality": "Gem",
+                     *         "stress": "light stress"
+                     *       },
+                     *       "polished": {},
+                     *       "rough_check": false,
+                     *       "rough_objective_verification_results": [],
+                     *       "polished_objective_verification_results": [],
+                     *       "grading": null,
+                     *       "data_requests": [],
+                     *       "three_d_plan_available": false,
+                     *       "verification_status": "Verified",
+                     *       "verification_description": "verified record",
+                     *       "verification_status_modified_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DiamondV1"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -394,6 +1623,42 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The caller's role may not call this operation (it is for producers and manufacturers). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The participant_id is already registered in that box or shipment, or the shipment named by box_id cannot take it (not yours, not a rough shipment, not accepted yet, rejected, or its diamond count or weight would be passed) (`reason`: `diamond_not_unique`, `shipment_not_registrable`, `shipment_count_exceeded`, `shipment_weight_exceeded`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -403,25 +1668,73 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    filesUpload: {
+    attachDiamondFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description A diamond you hold. Out of format answers 404 like an unknown id. */
                 diamond_id: string;
-                kind: string;
+                /** @description What the file is; where its ref goes in `polished`. */
+                kind: components["schemas"]["FileKind"];
             };
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description A multipart form: the file and its text fields (other fields are refused). */
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The file; its name (last path segment, at most 256 characters) is kept as `filename`, its part's media type as `content_type`.
+                     */
+                    file: string;
+                    /** @description Free text. */
+                    description?: string;
+                    /** @description Images only (free text). */
+                    image_type?: string;
+                };
+            };
+        };
         responses: {
+            /** @description The file ref, as the record now lists it. */
             201: {
+                headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImageRef"] | components["schemas"]["GradingCertificateRef"] | components["schemas"]["FileRef"];
+                };
+            };
+            /** @description A multipart body the form parser refuses before reading it (e.g. no boundary); `{message, code}`. */
+            400: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -434,6 +1747,51 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description A role other than producer, manufacturer or retailer, or another participant holds the diamond (`reason`: `not_holder`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such diamond (never registered, deleted, or an id out of format). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The diamond is in a shipment the recipient has not answered yet; or the diamond has the most files one may have, or your storage quota would be passed (limits in the body) (`reason`: `in_transit`, `too_many_files`, `storage_quota_exceeded`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The file is larger than the upload limit (`limit_bytes` in the body; default 50 MiB) (`reason`: `file_too_large`) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description An unknown `kind`, no `file`, more than one file, an unknown or repeated field, a text field too long or with control characters, or a body that is not multipart/form-data; named in `detail`. The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -443,26 +1801,68 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    deletionDelete: {
+    deleteDiamonds: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["BulkDeleteRequestDto"];
+                "application/json": components["schemas"]["BulkDeleteRequest"];
             };
         };
         responses: {
+            /** @description One result per requested diamond, in request order. */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "diamond_id": "01hy7k3m5n7p9q1r3s5t7v9w2a",
+                     *           "participant_id": "STOCK-000124",
+                     *           "status": "success",
+                     *           "descendants": []
+                     *         },
+                     *         {
+                     *           "diamond_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *           "participant_id": "STOCK-000123",
+                     *           "status": "failure",
+                     *           "reason": "unlocked",
+                     *           "detail": "the diamond is unlocked; unlocked diamonds cannot be deleted",
+                     *           "descendants": []
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["BulkDeleteResponse"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -475,6 +1875,42 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The caller's role may not call this operation (it is for producers and manufacturers). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). No entries, or more than 1,000, is a 422 too. The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -484,24 +1920,102 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    unlockUnlock: {
+    unlockDiamond: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description A diamond you hold. Out of format answers 404 like an unknown id. */
                 diamond_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The record, unlocked. */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "diamond_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *       "diamond_parent_id": null,
+                     *       "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *       "parent_id": null,
+                     *       "version_id": "01hy8a2b4c6d8e0f2g4h6j8k0m",
+                     *       "is_current": true,
+                     *       "schema_version": "1",
+                     *       "current_stage": "rough",
+                     *       "lifecycle_state": "rough",
+                     *       "possession_state": "held",
+                     *       "unlock_status": "unlocked",
+                     *       "gis_status": null,
+                     *       "assurance_level": "assured",
+                     *       "participant_id": "STOCK-000123",
+                     *       "participant_parent_id": null,
+                     *       "participant_timestamp": "2024-05-01T10:00:00Z",
+                     *       "system_timestamp": "2024-05-01T10:00:01.234Z",
+                     *       "archived_at": null,
+                     *       "box_id": "BOX-2024-0042",
+                     *       "box_description": "Sight 5, 2024",
+                     *       "sight_no": 5,
+                     *       "sight_year": 2024,
+                     *       "entity_specific_tags": {
+                     *         "dit_session_id": "dit-2024-05-01-0007"
+                     *       },
+                     *       "supplementary_tags": null,
+                     *       "producer_uuid": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *       "provenance": {
+                     *         "provenance_name": "Example Mining Co",
+                     *         "provenance_type": "mine",
+                     *         "is_locked": true,
+                     *         "is_country_code_available": true,
+                     *         "country_code": "BW"
+                     *       },
+                     *       "rough": {
+                     *         "carats": "2.35",
+                     *         "colour": "G",
+                     *         "model": "Sawable",
+                     *         "quality": "Gem",
+                     *         "stress": "light stress"
+                     *       },
+                     *       "polished": {},
+                     *       "rough_check": false,
+                     *       "rough_objective_verification_results": [],
+                     *       "polished_objective_verification_results": [],
+                     *       "grading": null,
+                     *       "data_requests": [],
+                     *       "three_d_plan_available": false,
+                     *       "verification_status": "Verified",
+                     *       "verification_description": "verified record",
+                     *       "verification_status_modified_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DiamondV1"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -514,6 +2028,42 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description A role other than producer, manufacturer or retailer, or another participant holds the diamond (`reason`: `not_holder`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such diamond (never registered, deleted, or an id out of format). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The diamond is in a shipment the recipient has not answered yet (`reason`: `in_transit`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -523,30 +2073,107 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    gradedMeasurementsList: {
+    listGradedMeasurements: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description A diamond you hold. Out of format answers 404 like an unknown id. */
                 diamond_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description Every graded measurement of the diamond. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "id": "7d9f0e7a-1c55-4c0e-9a43-2f8f6f1b5b11",
+                     *           "is_active": true,
+                     *           "is_selectable": true,
+                     *           "source": "gis",
+                     *           "grading_lab": "GIA",
+                     *           "grader_certificate_number": "2141438172",
+                     *           "grader_report_number": "R-2141438172",
+                     *           "graded_date": "2024-06-10T00:00:00Z",
+                     *           "carats": "1.01",
+                     *           "shape": "Round",
+                     *           "colour": "G",
+                     *           "clarity": "VS1",
+                     *           "cut_grade": "EX",
+                     *           "polish_quality": "EX",
+                     *           "symmetry": "VG",
+                     *           "fluorescence_intensity": "N",
+                     *           "depth_percent": "61.9",
+                     *           "table_percent": "57",
+                     *           "length": "6.41",
+                     *           "width": "6.45",
+                     *           "depth": "3.98",
+                     *           "grader_inscription_numbers": [
+                     *             "GIA 2141438172"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "id": "0f8e7d6c-5b4a-4392-8170-6e5d4c3b2a19",
+                     *           "is_active": false,
+                     *           "is_selectable": true,
+                     *           "source": "user",
+                     *           "carats": "1.01",
+                     *           "shape": "Round",
+                     *           "colour": "H",
+                     *           "clarity": "VS2",
+                     *           "graded_date": "2024-06-03T00:00:00Z",
+                     *           "measurement_text": "6.40 - 6.46 x 3.97 mm"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GradedMeasurementsResponse"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
                 headers: {
                     /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
                     "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A role other than producer, manufacturer or retailer, or another participant holds the diamond (`reason`: `not_holder`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such diamond (never registered, deleted, or an id out of format). */
+            404: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -562,28 +2189,65 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    gradedMeasurementsAdd: {
+    addGradedMeasurement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description A diamond you hold. Out of format answers 404 like an unknown id. */
                 diamond_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UserGradedMeasurementDto"];
+                "application/json": components["schemas"]["UserGradedMeasurement"];
             };
         };
         responses: {
+            /** @description The new record, inactive and selectable. */
             201: {
                 headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0f8e7d6c-5b4a-4392-8170-6e5d4c3b2a19",
+                     *       "is_active": false,
+                     *       "is_selectable": true,
+                     *       "source": "user",
+                     *       "carats": "1.01",
+                     *       "shape": "Round",
+                     *       "colour": "H",
+                     *       "clarity": "VS2",
+                     *       "graded_date": "2024-06-03T00:00:00Z",
+                     *       "measurement_text": "6.40 - 6.46 x 3.97 mm"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GradingDataView"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -596,6 +2260,51 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description A role other than producer, manufacturer or retailer, or another participant holds the diamond (`reason`: `not_holder`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such diamond (never registered, deleted, or an id out of format). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The diamond is in a shipment the recipient has not answered yet (`reason`: `in_transit`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -605,25 +2314,77 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    gradedMeasurementsSelect: {
+    selectGradedMeasurement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description A diamond you hold. Out of format answers 404 like an unknown id. */
                 diamond_id: string;
+                /** @description A graded measurement of the diamond. Out of format answers 404 like an unknown id. */
                 grading_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The selected record (`is_active: true`). */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7d9f0e7a-1c55-4c0e-9a43-2f8f6f1b5b11",
+                     *       "is_active": true,
+                     *       "is_selectable": true,
+                     *       "source": "gis",
+                     *       "grading_lab": "GIA",
+                     *       "grader_certificate_number": "2141438172",
+                     *       "grader_report_number": "R-2141438172",
+                     *       "graded_date": "2024-06-10T00:00:00Z",
+                     *       "carats": "1.01",
+                     *       "shape": "Round",
+                     *       "colour": "G",
+                     *       "clarity": "VS1",
+                     *       "cut_grade": "EX",
+                     *       "polish_quality": "EX",
+                     *       "symmetry": "VG",
+                     *       "fluorescence_intensity": "N",
+                     *       "depth_percent": "61.9",
+                     *       "table_percent": "57",
+                     *       "length": "6.41",
+                     *       "width": "6.45",
+                     *       "depth": "3.98",
+                     *       "grader_inscription_numbers": [
+                     *         "GIA 2141438172"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GradingDataView"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -636,6 +2397,42 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description A role other than producer, manufacturer or retailer, or another participant holds the diamond (`reason`: `not_holder`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such diamond, or no such graded measurement of it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The diamond is in a shipment the recipient has not answered yet, or the record is not selectable (`reason`: `in_transit`, `not_selectable`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -645,25 +2442,77 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    gradedMeasurementsDeselect: {
+    deselectGradedMeasurement: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description A diamond you hold. Out of format answers 404 like an unknown id. */
                 diamond_id: string;
+                /** @description A graded measurement of the diamond. Out of format answers 404 like an unknown id. */
                 grading_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The record (`is_active: false`). */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "7d9f0e7a-1c55-4c0e-9a43-2f8f6f1b5b11",
+                     *       "is_active": false,
+                     *       "is_selectable": true,
+                     *       "source": "gis",
+                     *       "grading_lab": "GIA",
+                     *       "grader_certificate_number": "2141438172",
+                     *       "grader_report_number": "R-2141438172",
+                     *       "graded_date": "2024-06-10T00:00:00Z",
+                     *       "carats": "1.01",
+                     *       "shape": "Round",
+                     *       "colour": "G",
+                     *       "clarity": "VS1",
+                     *       "cut_grade": "EX",
+                     *       "polish_quality": "EX",
+                     *       "symmetry": "VG",
+                     *       "fluorescence_intensity": "N",
+                     *       "depth_percent": "61.9",
+                     *       "table_percent": "57",
+                     *       "length": "6.41",
+                     *       "width": "6.45",
+                     *       "depth": "3.98",
+                     *       "grader_inscription_numbers": [
+                     *         "GIA 2141438172"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GradingDataView"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -676,6 +2525,42 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description A role other than producer, manufacturer or retailer, or another participant holds the diamond (`reason`: `not_holder`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such diamond, or no such graded measurement of it. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The diamond is in a shipment the recipient has not answered yet (`reason`: `in_transit`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -685,26 +2570,79 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    shipmentsTransferOut: {
+    transferOut: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TransferOutDto"];
+                "application/json": components["schemas"]["TransferOut"];
             };
         };
         responses: {
+            /** @description The new shipment, `action_required`, every diamond `transfer_in_pending`. */
             201: {
                 headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01hy9b3c5d7e9f1g3h5j7k9m1n",
+                     *       "name": "May rough to cutting",
+                     *       "sender": "https://platform.example.com",
+                     *       "shipment_type": "rough",
+                     *       "status": "action_required",
+                     *       "total_diamonds": 1,
+                     *       "created_at": "2024-05-06T09:00+0000",
+                     *       "diamonds": [
+                     *         {
+                     *           "created_at": "2024-05-06T09:00+0000",
+                     *           "updated_at": "2024-05-06T09:00+0000",
+                     *           "diamond_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *           "lifecycle_state": "rough",
+                     *           "transfer_state": "transfer_in_pending",
+                     *           "rough": {
+                     *             "carats": "2.35",
+                     *             "colour": "G",
+                     *             "model": "Sawable",
+                     *             "quality": "Gem",
+                     *             "stress": "light stress",
+                     *             "box_id": "BOX-2024-0042",
+                     *             "sight_year": 2024,
+                     *             "sight_number": 5
+                     *           },
+                     *           "polished": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundShipment"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -717,6 +2655,51 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description A role other than producer, manufacturer or retailer, a retailer sending a rough shipment, or diamonds another participant holds (`diamond_ids` in the body) (`reason`: `not_holder`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Diamonds that do not exist (`diamond_ids` in the body lists them). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Diamonds already in transit, or whose lifecycle_state is not the shipment_type (`diamond_ids` in the body) (`reason`: `in_transit`, `wrong_lifecycle_state`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). Also a recipient that is you, unknown to the platform, or not able to receive this shipment type. The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -726,22 +2709,83 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    shipmentsListInbound: {
+    listInboundShipments: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only shipments of this type. */
+                shipment_type?: components["schemas"]["ShipmentType"];
+                /** @description The page, from 1 (the offset `(page - 1) * page_size` may not pass 1,000,000,000). */
+                page?: number;
+                /** @description Shipments per page. */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description A page of the shipments sent to you. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "next": null,
+                     *       "previous": null,
+                     *       "page": 1,
+                     *       "pages": 1,
+                     *       "total": 1,
+                     *       "results": [
+                     *         {
+                     *           "id": "01hy9b3c5d7e9f1g3h5j7k9m1n",
+                     *           "name": "May rough to cutting",
+                     *           "sender": "https://platform.example.com",
+                     *           "shipment_type": "rough",
+                     *           "status": "action_required",
+                     *           "total_diamonds": 1,
+                     *           "created_at": "2024-05-06T09:00+0000",
+                     *           "diamonds": [
+                     *             {
+                     *               "created_at": "2024-05-06T09:00+0000",
+                     *               "updated_at": "2024-05-06T09:00+0000",
+                     *               "diamond_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *               "lifecycle_state": "rough",
+                     *               "transfer_state": "transfer_in_pending",
+                     *               "rough": {
+                     *                 "carats": "2.35",
+                     *                 "colour": "G",
+                     *                 "model": "Sawable",
+                     *                 "quality": "Gem",
+                     *                 "stress": "light stress",
+                     *                 "box_id": "BOX-2024-0042",
+                     *                 "sight_year": 2024,
+                     *                 "sight_number": 5
+                     *               },
+                     *               "polished": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShipmentList"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -754,6 +2798,24 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A query parameter out of range (`shipment_type` not a ShipmentType, `page` below 1 or its offset past 1,000,000,000, `page_size` not 1 to 100), named in `detail`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -763,22 +2825,83 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    shipmentsListOutbound: {
+    listOutboundShipments: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Only shipments of this type. */
+                shipment_type?: components["schemas"]["ShipmentType"];
+                /** @description The page, from 1 (the offset `(page - 1) * page_size` may not pass 1,000,000,000). */
+                page?: number;
+                /** @description Shipments per page. */
+                page_size?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description A page of the shipments you sent. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "next": null,
+                     *       "previous": null,
+                     *       "page": 1,
+                     *       "pages": 1,
+                     *       "total": 1,
+                     *       "results": [
+                     *         {
+                     *           "id": "01hy9b3c5d7e9f1g3h5j7k9m1n",
+                     *           "name": "May rough to cutting",
+                     *           "sender": "https://platform.example.com",
+                     *           "shipment_type": "rough",
+                     *           "status": "completed",
+                     *           "total_diamonds": 1,
+                     *           "created_at": "2024-05-06T09:00+0000",
+                     *           "diamonds": [
+                     *             {
+                     *               "created_at": "2024-05-06T09:00+0000",
+                     *               "updated_at": "2024-05-07T11:30+0000",
+                     *               "diamond_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *               "lifecycle_state": "rough",
+                     *               "transfer_state": "transfer_in_confirmed",
+                     *               "rough": {
+                     *                 "carats": "2.35",
+                     *                 "colour": "G",
+                     *                 "model": "Sawable",
+                     *                 "quality": "Gem",
+                     *                 "stress": "light stress",
+                     *                 "box_id": "BOX-2024-0042",
+                     *                 "sight_year": 2024,
+                     *                 "sight_number": 5
+                     *               },
+                     *               "polished": null
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShipmentList"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -791,6 +2914,24 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A query parameter out of range (`shipment_type` not a ShipmentType, `page` below 1 or its offset past 1,000,000,000, `page_size` not 1 to 100), named in `detail`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -800,28 +2941,82 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    shipmentsAccept: {
+    acceptShipment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description A shipment sent to you. Out of format answers 404 like an unknown id. */
                 shipment_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TransferDecisionDto"];
+                "application/json": components["schemas"]["TransferDecision"];
             };
         };
         responses: {
+            /** @description The shipment after the answer (`completed` once no diamond awaits one). */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01hy9b3c5d7e9f1g3h5j7k9m1n",
+                     *       "name": "May rough to cutting",
+                     *       "sender": "https://platform.example.com",
+                     *       "shipment_type": "rough",
+                     *       "status": "completed",
+                     *       "total_diamonds": 1,
+                     *       "created_at": "2024-05-06T09:00+0000",
+                     *       "diamonds": [
+                     *         {
+                     *           "created_at": "2024-05-06T09:00+0000",
+                     *           "updated_at": "2024-05-07T11:30+0000",
+                     *           "diamond_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *           "lifecycle_state": "rough",
+                     *           "transfer_state": "transfer_in_confirmed",
+                     *           "rough": {
+                     *             "carats": "2.35",
+                     *             "colour": "G",
+                     *             "model": "Sawable",
+                     *             "quality": "Gem",
+                     *             "stress": "light stress",
+                     *             "box_id": "BOX-2024-0042",
+                     *             "sight_year": 2024,
+                     *             "sight_number": 5
+                     *           },
+                     *           "polished": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundShipment"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -834,6 +3029,51 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such shipment, or one not sent to you (anyone but its recipient gets 404). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A listed diamond is not awaiting an answer in this shipment (`diamond_ids`, `not_in_shipment`, `already_answered` in the body), or a rough shipment's body does not list every pending diamond (`missing_diamond_ids`); nothing changed (`reason`: `not_pending`, `rough_shipment_all_or_nothing`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -843,28 +3083,82 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    shipmentsReject: {
+    rejectShipment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description A shipment sent to you. Out of format answers 404 like an unknown id. */
                 shipment_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TransferDecisionDto"];
+                "application/json": components["schemas"]["TransferDecision"];
             };
         };
         responses: {
+            /** @description The shipment after the answer (`completed` once no diamond awaits one). */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01hy9b3c5d7e9f1g3h5j7k9m1n",
+                     *       "name": "May rough to cutting",
+                     *       "sender": "https://platform.example.com",
+                     *       "shipment_type": "rough",
+                     *       "status": "completed",
+                     *       "total_diamonds": 1,
+                     *       "created_at": "2024-05-06T09:00+0000",
+                     *       "diamonds": [
+                     *         {
+                     *           "created_at": "2024-05-06T09:00+0000",
+                     *           "updated_at": "2024-05-07T11:30+0000",
+                     *           "diamond_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *           "lifecycle_state": "rough",
+                     *           "transfer_state": "transfer_in_rejected",
+                     *           "rough": {
+                     *             "carats": "2.35",
+                     *             "colour": "G",
+                     *             "model": "Sawable",
+                     *             "quality": "Gem",
+                     *             "stress": "light stress",
+                     *             "box_id": "BOX-2024-0042",
+                     *             "sight_year": 2024,
+                     *             "sight_number": 5
+                     *           },
+                     *           "polished": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundShipment"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -877,6 +3171,51 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such shipment, or one not sent to you (anyone but its recipient gets 404). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A listed diamond is not awaiting an answer in this shipment (`diamond_ids`, `not_in_shipment`, `already_answered` in the body), or a rough shipment's body does not list every pending diamond (`missing_diamond_ids`); nothing changed (`reason`: `not_pending`, `rough_shipment_all_or_nothing`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -886,28 +3225,82 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    shipmentsRejectV2TransferInShipmentIdReject: {
+    rejectShipmentV2TransferInShipmentIdReject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description A shipment sent to you. Out of format answers 404 like an unknown id. */
                 shipment_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TransferDecisionDto"];
+                "application/json": components["schemas"]["TransferDecision"];
             };
         };
         responses: {
+            /** @description The shipment after the answer (`completed` once no diamond awaits one). */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "01hy9b3c5d7e9f1g3h5j7k9m1n",
+                     *       "name": "May rough to cutting",
+                     *       "sender": "https://platform.example.com",
+                     *       "shipment_type": "rough",
+                     *       "status": "completed",
+                     *       "total_diamonds": 1,
+                     *       "created_at": "2024-05-06T09:00+0000",
+                     *       "diamonds": [
+                     *         {
+                     *           "created_at": "2024-05-06T09:00+0000",
+                     *           "updated_at": "2024-05-07T11:30+0000",
+                     *           "diamond_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *           "lifecycle_state": "rough",
+                     *           "transfer_state": "transfer_in_rejected",
+                     *           "rough": {
+                     *             "carats": "2.35",
+                     *             "colour": "G",
+                     *             "model": "Sawable",
+                     *             "quality": "Gem",
+                     *             "stress": "light stress",
+                     *             "box_id": "BOX-2024-0042",
+                     *             "sight_year": 2024,
+                     *             "sight_number": 5
+                     *           },
+                     *           "polished": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundShipment"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -920,6 +3313,51 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such shipment, or one not sent to you (anyone but its recipient gets 404). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A listed diamond is not awaiting an answer in this shipment (`diamond_ids`, `not_in_shipment`, `already_answered` in the body), or a rough shipment's body does not list every pending diamond (`missing_diamond_ids`); nothing changed (`reason`: `not_pending`, `rough_shipment_all_or_nothing`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -929,26 +3367,107 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    lifecyclePolish: {
+    createPolishedDiamond: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreatePolishedDiamondDto"];
+                "application/json": components["schemas"]["CreatePolishedDiamond"];
             };
         };
         responses: {
+            /** @description The new polished diamond (a child of the rough). */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "diamond_id": "01hz2a4b6c8d0e2f4g6h8j0k2m",
+                     *       "diamond_parent_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *       "id": "d2e3f4a5-b6c7-4d8e-9fa0-1b2c3d4e5f60",
+                     *       "parent_id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *       "version_id": "01hz9c1d3e5f7g9h1j3k5m7n9p",
+                     *       "is_current": true,
+                     *       "schema_version": "1",
+                     *       "current_stage": "polished",
+                     *       "lifecycle_state": "polished",
+                     *       "possession_state": "held",
+                     *       "unlock_status": "locked",
+                     *       "gis_status": null,
+                     *       "assurance_level": "assured",
+                     *       "participant_id": "CUT-2024-0815",
+                     *       "participant_parent_id": "STOCK-000123",
+                     *       "participant_timestamp": "2024-06-01T08:30:00Z",
+                     *       "system_timestamp": "2024-06-01T08:30:02.511Z",
+                     *       "archived_at": null,
+                     *       "box_id": "BOX-2024-0042",
+                     *       "box_description": "Sight 5, 2024",
+                     *       "sight_no": 5,
+                     *       "sight_year": 2024,
+                     *       "entity_specific_tags": null,
+                     *       "supplementary_tags": null,
+                     *       "producer_uuid": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *       "provenance": {
+                     *         "provenance_name": "Example Mining Co",
+                     *         "provenance_type": "mine",
+                     *         "is_locked": true,
+                     *         "is_country_code_available": true,
+                     *         "country_code": "BW"
+                     *       },
+                     *       "rough": {
+                     *         "carats": "2.35",
+                     *         "colour": "G",
+                     *         "model": "Sawable",
+                     *         "quality": "Gem",
+                     *         "stress": "light stress"
+                     *       },
+                     *       "polished": {
+                     *         "carats": "1.01",
+                     *         "shape": "Round",
+                     *         "clarity": "VS1",
+                     *         "colour": "G",
+                     *         "cut_grade": "EX"
+                     *       },
+                     *       "rough_check": false,
+                     *       "rough_objective_verification_results": [],
+                     *       "polished_objective_verification_results": [],
+                     *       "grading": null,
+                     *       "data_requests": [],
+                     *       "three_d_plan_available": false,
+                     *       "verification_status": "Verified",
+                     *       "verification_description": "verified record",
+                     *       "verification_status_modified_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DiamondV1"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -961,6 +3480,51 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description A role other than manufacturer, or another participant holds the diamond (`reason`: `not_holder`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such parent diamond. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The parent is in transit, not a rough diamond, lighter than the polished diamond (`parent_carats`, `carats` in the body), or already has a child with this participant_id (`reason`: `in_transit`, `illegal_transition`, `polished_exceeds_parent_weight`, `diamond_not_unique`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -970,28 +3534,210 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    lifecycleSplit: {
+    splitDiamond: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description A rough diamond you hold. Out of format answers 404 like an unknown id. */
                 diamond_id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SplitDiamondDto"];
+                "application/json": components["schemas"]["SplitDiamond"];
             };
         };
         responses: {
+            /** @description The parent, now `split`, and the new cuts in request order. */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "parent": {
+                     *         "diamond_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *         "diamond_parent_id": null,
+                     *         "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *         "parent_id": null,
+                     *         "version_id": "01hz0a2b4c6d8e0f2g4h6j8k0n",
+                     *         "is_current": true,
+                     *         "schema_version": "1",
+                     *         "current_stage": "rough",
+                     *         "lifecycle_state": "split",
+                     *         "possession_state": "held",
+                     *         "unlock_status": "unlocked",
+                     *         "gis_status": null,
+                     *         "assurance_level": "assured",
+                     *         "participant_id": "STOCK-000123",
+                     *         "participant_parent_id": null,
+                     *         "participant_timestamp": "2024-06-01T08:30:00Z",
+                     *         "system_timestamp": "2024-06-01T08:30:02.511Z",
+                     *         "archived_at": null,
+                     *         "box_id": "BOX-2024-0042",
+                     *         "box_description": "Sight 5, 2024",
+                     *         "sight_no": 5,
+                     *         "sight_year": 2024,
+                     *         "entity_specific_tags": {
+                     *           "dit_session_id": "dit-2024-05-01-0007"
+                     *         },
+                     *         "supplementary_tags": null,
+                     *         "producer_uuid": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *         "provenance": {
+                     *           "provenance_name": "Example Mining Co",
+                     *           "provenance_type": "mine",
+                     *           "is_locked": true,
+                     *           "is_country_code_available": true,
+                     *           "country_code": "BW"
+                     *         },
+                     *         "rough": {
+                     *           "carats": "2.35",
+                     *           "colour": "G",
+                     *           "model": "Sawable",
+                     *           "quality": "Gem",
+                     *           "stress": "light stress"
+                     *         },
+                     *         "polished": {},
+                     *         "rough_check": false,
+                     *         "rough_objective_verification_results": [],
+                     *         "polished_objective_verification_results": [],
+                     *         "grading": null,
+                     *         "data_requests": [],
+                     *         "three_d_plan_available": false,
+                     *         "verification_status": "Verified",
+                     *         "verification_description": "verified record",
+                     *         "verification_status_modified_at": null
+                     *       },
+                     *       "cuts": [
+                     *         {
+                     *           "diamond_id": "01hz0a2b4c6d8e0f2g4h6j8k1a",
+                     *           "diamond_parent_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *           "parent_id": null,
+                     *           "version_id": "01hy7k3m5n7p9q1r3s5t7v9w1y",
+                     *           "is_current": true,
+                     *           "schema_version": "1",
+                     *           "current_stage": "rough",
+                     *           "lifecycle_state": "rough",
+                     *           "possession_state": "held",
+                     *           "unlock_status": "locked",
+                     *           "gis_status": null,
+                     *           "assurance_level": "assured",
+                     *           "participant_id": "SAWN-0815-A",
+                     *           "participant_parent_id": "STOCK-000123",
+                     *           "participant_timestamp": "2024-05-01T10:00:00Z",
+                     *           "system_timestamp": "2024-05-01T10:00:01.234Z",
+                     *           "archived_at": null,
+                     *           "box_id": "BOX-2024-0042",
+                     *           "box_description": "Sight 5, 2024",
+                     *           "sight_no": 5,
+                     *           "sight_year": 2024,
+                     *           "entity_specific_tags": {
+                     *             "dit_session_id": "dit-2024-05-01-0007"
+                     *           },
+                     *           "supplementary_tags": null,
+                     *           "producer_uuid": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *           "provenance": {
+                     *             "provenance_name": "Example Mining Co",
+                     *             "provenance_type": "mine",
+                     *             "is_locked": true,
+                     *             "is_country_code_available": true,
+                     *             "country_code": "BW"
+                     *           },
+                     *           "rough": {
+                     *             "carats": "1.40",
+                     *             "colour": "G"
+                     *           },
+                     *           "polished": {},
+                     *           "rough_check": false,
+                     *           "rough_objective_verification_results": [],
+                     *           "polished_objective_verification_results": [],
+                     *           "grading": null,
+                     *           "data_requests": [],
+                     *           "three_d_plan_available": false,
+                     *           "verification_status": "Verified",
+                     *           "verification_description": "verified record",
+                     *           "verification_status_modified_at": null
+                     *         },
+                     *         {
+                     *           "diamond_id": "01hz0a2b4c6d8e0f2g4h6j8k1b",
+                     *           "diamond_parent_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *           "parent_id": null,
+                     *           "version_id": "01hy7k3m5n7p9q1r3s5t7v9w1y",
+                     *           "is_current": true,
+                     *           "schema_version": "1",
+                     *           "current_stage": "rough",
+                     *           "lifecycle_state": "rough",
+                     *           "possession_state": "held",
+                     *           "unlock_status": "locked",
+                     *           "gis_status": null,
+                     *           "assurance_level": "assured",
+                     *           "participant_id": "SAWN-0815-B",
+                     *           "participant_parent_id": "STOCK-000123",
+                     *           "participant_timestamp": "2024-05-01T10:00:00Z",
+                     *           "system_timestamp": "2024-05-01T10:00:01.234Z",
+                     *           "archived_at": null,
+                     *           "box_id": "BOX-2024-0042",
+                     *           "box_description": "Sight 5, 2024",
+                     *           "sight_no": 5,
+                     *           "sight_year": 2024,
+                     *           "entity_specific_tags": {
+                     *             "dit_session_id": "dit-2024-05-01-0007"
+                     *           },
+                     *           "supplementary_tags": null,
+                     *           "producer_uuid": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *           "provenance": {
+                     *             "provenance_name": "Example Mining Co",
+                     *             "provenance_type": "mine",
+                     *             "is_locked": true,
+                     *             "is_country_code_available": true,
+                     *             "country_code": "BW"
+                     *           },
+                     *           "rough": {
+                     *             "carats": "0.90",
+                     *             "colour": "G"
+                     *           },
+                     *           "polished": {},
+                     *           "rough_check": false,
+                     *           "rough_objective_verification_results": [],
+                     *           "polished_objective_verification_results": [],
+                     *           "grading": null,
+                     *           "data_requests": [],
+                     *           "three_d_plan_available": false,
+                     *           "verification_status": "Verified",
+                     *           "verification_description": "verified record",
+                     *           "verification_status_modified_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SplitDiamondResponse"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -1004,6 +3750,51 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description A role other than manufacturer, or another participant holds the diamond (`reason`: `not_holder`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such diamond (never registered, deleted, or an id out of format). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The diamond is in transit, not a rough diamond, lighter than its cuts together (`parent_carats`, `carats` in the body), or already has a child with a cut's participant_id (`reason`: `in_transit`, `illegal_transition`, `cuts_exceed_parent_weight`, `diamond_not_unique`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). Fewer than 2 or more than 100 cuts, or cuts sharing a participant_id, are refused too. The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -1013,28 +3804,106 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    lifecycleDestroy: {
+    destroyDiamond: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
             path: {
+                /** @description A rough diamond you hold. Out of format answers 404 like an unknown id. */
                 diamond_id: string;
             };
             cookie?: never;
         };
         requestBody?: {
             content: {
-                "application/json": components["schemas"]["DestroyDiamondDto"];
+                "application/json": components["schemas"]["DestroyDiamond"];
             };
         };
         responses: {
+            /** @description The record, now `destroyed`. */
             200: {
                 headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "diamond_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *       "diamond_parent_id": null,
+                     *       "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *       "parent_id": null,
+                     *       "version_id": "01hz0a2b4c6d8e0f2g4h6j8k0p",
+                     *       "is_current": true,
+                     *       "schema_version": "1",
+                     *       "current_stage": "rough",
+                     *       "lifecycle_state": "destroyed",
+                     *       "possession_state": "held",
+                     *       "unlock_status": "unlocked",
+                     *       "gis_status": null,
+                     *       "assurance_level": "assured",
+                     *       "participant_id": "STOCK-000123",
+                     *       "participant_parent_id": null,
+                     *       "participant_timestamp": "2024-06-01T08:30:00Z",
+                     *       "system_timestamp": "2024-06-01T08:30:02.511Z",
+                     *       "archived_at": null,
+                     *       "box_id": "BOX-2024-0042",
+                     *       "box_description": "Sight 5, 2024",
+                     *       "sight_no": 5,
+                     *       "sight_year": 2024,
+                     *       "entity_specific_tags": {
+                     *         "dit_session_id": "dit-2024-05-01-0007"
+                     *       },
+                     *       "supplementary_tags": null,
+                     *       "producer_uuid": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *       "provenance": {
+                     *         "provenance_name": "Example Mining Co",
+                     *         "provenance_type": "mine",
+                     *         "is_locked": true,
+                     *         "is_country_code_available": true,
+                     *         "country_code": "BW"
+                     *       },
+                     *       "rough": {
+                     *         "carats": "2.35",
+                     *         "colour": "G",
+                     *         "model": "Sawable",
+                     *         "quality": "Gem",
+                     *         "stress": "light stress"
+                     *       },
+                     *       "polished": {},
+                     *       "rough_check": false,
+                     *       "rough_objective_verification_results": [],
+                     *       "polished_objective_verification_results": [],
+                     *       "grading": null,
+                     *       "data_requests": [],
+                     *       "three_d_plan_available": false,
+                     *       "verification_status": "Verified",
+                     *       "verification_description": "verified record",
+                     *       "verification_status_modified_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DiamondV1"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -1047,9 +3916,65 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description A role other than manufacturer, or another participant holds the diamond (`reason`: `not_holder`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such diamond (never registered, deleted, or an id out of format). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The diamond is in transit, or not a rough diamond (`reason`: `in_transit`, `illegal_transition`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
