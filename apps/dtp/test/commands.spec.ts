@@ -88,6 +88,44 @@ describe('dtp commands against a real stack', () => {
     });
   });
 
+  describe('rough import', () => {
+    it('on a terminal draws a progress bar with the rate and the ETA; otherwise it stays quiet', async () => {
+      const file = path.join(dir, 'tty.csv');
+      writeFileSync(file, ['box_id,participant_id,participant_timestamp,rough.carats', ...Array.from({ length: 30 }, (_, i) => `TTY,T-${i},2024-05-02T08:00:00Z,1.5`)].join('\n'));
+      const run = await dtp(['rough', 'import', file], { env: env(producer), tty: true });
+      expect(run.code).toBe(0);
+      expect(run.terminal).toMatch(/rough import \[#+\] 100% \| 30\/30 rows \| \d+ rows\/s \| ETA \d+s \| 0 failed/);
+      const quiet = await dtp(['rough', 'import', file, '--out', path.join(dir, 'tty-again.csv')], { env: env(producer) });
+      expect(quiet.terminal).toBe('');
+      expect(quiet.stderr).toMatch(/^registered 30 of 30 rows \(30 already registered by an earlier run\), 0 failed/);
+    });
+
+    it('--skip-invalid sends the valid rows, lists the invalid ones in the result file, exit 3', async () => {
+      const file = path.join(dir, 'mixed.csv');
+      writeFileSync(file, 'box_id,participant_id,participant_timestamp,rough.carats\nMIX,M-1,2024-05-02T08:00:00Z,1.5\nMIX,M-2,2024-05-02T08:00:00Z,heavy\nMIX,M-1,2024-05-02T08:00:00Z,2\n');
+      const run = await dtp(['rough', 'import', file, '--skip-invalid', '--concurrency', '1'], { env: env(producer) });
+      expect(run.code).toBe(3);
+      const rows = parse(readFileSync(path.join(dir, 'mixed.result.csv')), { columns: true }) as { line: string; diamond_id: string; error: string }[];
+      expect(rows.map((r) => [r.line, r.diamond_id !== '', r.error.replace(/:.*/, '')])).toEqual([
+        ['2', true, ''],
+        ['3', false, 'invalid (not sent)'],
+        ['4', false, '409 diamond_not_unique'],
+      ]);
+    });
+
+    it('a role that may not register stops at the first 403: exit 1, the rest not sent', async () => {
+      const retailer = await onboard(stack, 'retailer');
+      const file = path.join(dir, 'retail.csv');
+      writeFileSync(file, ['box_id,participant_id,participant_timestamp,rough.carats', ...Array.from({ length: 20 }, (_, i) => `R,R-${i},2024-05-02T08:00:00Z,1`)].join('\n'));
+      const run = await dtp(['rough', 'import', file, '--concurrency', '2', '--json'], { env: env(retailer) });
+      expect(run.code).toBe(1);
+      const summary = json<{ registered: number; failed: number; not_sent: number }>(run.stdout);
+      expect(summary.registered).toBe(0);
+      expect(summary.failed).toBeLessThanOrEqual(2);
+      expect(summary.failed + summary.not_sent).toBe(20);
+    });
+  });
+
   it('ship --from an import result, inbound, accept every pending diamond; reject another shipment', async () => {
     const ids = await importRough('SHIP', 2);
     const ship = await dtp(['ship', '--to', maker.participant_id, '--name', 'May sight', '--type', 'rough', '--from', path.join(dir, 'SHIP.result.csv'), '--json'], { env: env(producer) });

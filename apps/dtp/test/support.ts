@@ -42,22 +42,26 @@ export function stackEnv(stack: Pick<TestStack, 'urls'>, creds: Pick<Participant
 }
 
 /** Runs the CLI in this process (fast: for usage, help and most commands), capturing its output. */
-export async function dtp(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; stdin?: string } = {}): Promise<CliRun> {
+export async function dtp(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; stdin?: string; tty?: boolean } = {}): Promise<CliRun & { terminal: string }> {
   let stdout = '';
   let stderr = '';
+  let terminal = '';
   const stdin = new PassThrough();
   stdin.end(opts.stdin ?? '');
+  // With `tty`, stderr poses as a terminal (what progress bars draw on); what is drawn is kept in `terminal`.
+  const errStream = Object.assign(new PassThrough(), { isTTY: Boolean(opts.tty), columns: 120 });
+  errStream.on('data', (c: Buffer) => (terminal += c.toString()));
   const io: CliIo = {
     out: (t) => void (stdout += t),
     err: (t) => void (stderr += t),
     stdin,
-    errIsTTY: false,
-    errStream: new PassThrough(),
+    errIsTTY: Boolean(opts.tty),
+    errStream,
     env: opts.env ?? cliEnv(),
     cwd: opts.cwd ?? process.cwd(),
   };
   const code = await runCli(args, io);
-  return { code, stdout, stderr };
+  return { code, stdout, stderr, terminal };
 }
 
 /** Starts the CLI as its own process (`node -r tools/register.js apps/dtp/src/main.ts ...`), as a user would run it. */
