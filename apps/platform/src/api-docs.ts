@@ -3,8 +3,8 @@
  * PathIdPipes check, and the error answers most operations can give. Decorators only; no behaviour.
  */
 import { applyDecorators } from '@nestjs/common';
-import { ApiParam } from '@nestjs/swagger';
-import { diamondIdField, gradingIdField } from '@dtp/domain';
+import { ApiParam, ApiResponse } from '@nestjs/swagger';
+import { diamondIdField, gradingIdField, MessageErrorResponse } from '@dtp/domain';
 
 /** `{diamond_id}`: a diamond id; out of format answers 404 like an unknown id. */
 export const ApiDiamondIdParam = (description = 'The diamond.') =>
@@ -20,6 +20,19 @@ export const ApiGradingIdParam = () =>
 
 /** The path ids of the graded-measurement choice operations. */
 export const ApiDiamondAndGradingParams = () => applyDecorators(ApiDiamondIdParam('A diamond you hold.'), ApiGradingIdParam());
+
+/** The 400 of a path segment the HTTP layer cannot decode. */
+export const PATH_400 = 'A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`).';
+
+/**
+ * What the HTTP layer answers for a path id before any handler runs: 400 for bytes that are not valid percent-encoded
+ * UTF-8, 414 for a segment longer than the router takes (`{message, code}`).
+ */
+export const ApiPathErrors = (description400: string = PATH_400) =>
+  applyDecorators(
+    ApiResponse({ status: 400, description: description400, type: MessageErrorResponse }),
+    ApiResponse({ status: 414, description: 'A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`).', type: MessageErrorResponse }),
+  );
 
 /** Error answers, worded once. */
 export const Errors = {

@@ -1,8 +1,8 @@
-import { Controller, Get, Headers, Inject, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Headers, Inject, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Roles } from '@dtp/auth-guard';
-import { DIAMOND_HISTORY_EXAMPLE, DiamondHistory, diamondIdField, DiamondV1, EXAMPLE_IDS, POLISHED_DIAMOND_EXAMPLE } from '@dtp/domain';
+import { DIAMOND_HISTORY_EXAMPLE, DiamondHistory, diamondIdField, DiamondV1, EXAMPLE_IDS, MessageErrorResponse, POLISHED_DIAMOND_EXAMPLE } from '@dtp/domain';
 import { ApiErrors } from '@dtp/service-kit';
 import { DiamondsService } from './diamonds.service';
 import { DiamondIdParam, FileHashParam } from './path-ids';
@@ -20,9 +20,16 @@ function etagMatches(header: string | undefined, hash: string): boolean {
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === `"${hash}"`);
 }
 
-/** `{diamond_id}`: out of format answers 404 like an unknown id. */
+/**
+ * `{diamond_id}`: out of format answers 404 like an unknown id; the HTTP layer answers 400 for a segment that is not
+ * valid percent-encoded UTF-8 and 414 for one longer than the router takes (`{message, code}`).
+ */
 const ApiDiamondIdParam = () =>
-  ApiParam({ name: 'diamond_id', description: 'Any diamond (locked or unlocked). Out of format answers 404 like an unknown id.', schema: diamondIdField() as object });
+  applyDecorators(
+    ApiParam({ name: 'diamond_id', description: 'Any diamond (locked or unlocked). Out of format answers 404 like an unknown id.', schema: diamondIdField() as object }),
+    ApiResponse({ status: 400, description: 'A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`).', type: MessageErrorResponse }),
+    ApiResponse({ status: 414, description: 'A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`).', type: MessageErrorResponse }),
+  );
 
 /** Errors every search operation can give besides its 404. */
 const ERRORS = {
