@@ -1,7 +1,9 @@
 // Cross-process end-to-end tests: the four services as separate processes over the Kafka peer.
+const preset = require('../tools/testing/jest.preset');
+
 module.exports = {
-  ...require('../tools/testing/jest.preset'),
+  ...preset,
   displayName: 'e2e',
   rootDir: __dirname,
-  setupFilesAfterEnv: ['<rootDir>/test/support/timeout.ts'],
+  setupFilesAfterEnv: [...preset.setupFilesAfterEnv, '<rootDir>/test/support/timeout.ts'],
 };

@@ -1,4 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DOCUMENTED_SERVICES } from '@dtp/testing';
 import { buildDocument, documentPath, documentText, OPENAPI_SERVICES, OpenApiService } from '../openapi';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -36,11 +39,8 @@ beforeAll(async () => {
   for (const service of OPENAPI_SERVICES) documents.set(service, (await buildDocument(service)) as unknown as Json);
 });
 
-/**
- * The services whose documents are complete (#14): every request, parameter and response with a schema, an
- * example per operation. Each joins this list when its document is done; all four by the end of #14.
- */
-const COMPLETE: OpenApiService[] = ['platform', 'search'];
+/** The services whose documents are complete: their answers are contract-checked in every test too. */
+const COMPLETE = OPENAPI_SERVICES.filter((s) => DOCUMENTED_SERVICES.includes(s));
 
 describe.each(OPENAPI_SERVICES)('openapi/%s.json', (service) => {
   it('is what the code builds (run `npm run openapi` after changing an endpoint or a DTO)', () => {
@@ -100,4 +100,12 @@ const completeness = (service: OpenApiService) => {
   });
 };
 
-if (COMPLETE.length > 0) describe.each(COMPLETE)('openapi/%s.json is complete', completeness);
+if (COMPLETE.length > 0) {
+  describe.each(COMPLETE)('openapi/%s.json is complete', completeness);
+
+  it(`${COMPLETE.join(', ')}: the committed documents pass Redocly's linter (tools/openapi-lint.mjs)`, () => {
+    const files = COMPLETE.map((s) => path.join('openapi', `${s}.json`));
+    const run = spawnSync(process.execPath, [path.join(__dirname, '..', 'openapi-lint.mjs'), ...files], { cwd: path.join(__dirname, '..', '..'), encoding: 'utf8' });
+    expect({ status: run.status, output: run.stdout + run.stderr }).toEqual({ status: 0, output: expect.stringContaining('no problems') });
+  });
+}

@@ -28,5 +28,7 @@ module.exports = {
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   moduleNameMapper,
   testTimeout: 60000,
+  // Contract tests: every answer of a service in a test is checked against its OpenAPI document (#14).
+  setupFilesAfterEnv: [path.join(__dirname, 'contract-setup.ts')],
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'],
 };

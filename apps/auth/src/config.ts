@@ -121,6 +121,16 @@ export class AuthConfig extends BaseServiceConfig {
   })
   override TRUSTED_PROXIES: string = '';
 
+  /**
+   * How long a client secret that verified is remembered (keyed by an HMAC, in memory), so that a repeat client's
+   * token requests skip scrypt. 0 turns the cache off. Revocations take effect at once regardless.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  TOKEN_SECRET_CACHE_SECONDS: number = 300;
+
   /** scrypt cost of new client secret hashes: N = 2^SCRYPT_LOG_N (r = 8, p = 1). Stored per hash. */
   @IsOptional()
   @IsInt()

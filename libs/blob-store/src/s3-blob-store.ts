@@ -5,15 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  GetObjectCommand,
-  HeadBucketCommand,
-  HeadObjectCommand,
-  PutObjectCommand,
-  S3Client,
-  S3ClientConfig,
-  S3ServiceException,
-} from '@aws-sdk/client-s3';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
 import {
   BlobContent,
   BlobPutOptions,
@@ -27,6 +19,14 @@ import {
 } from './blob-store';
 
 const UPLOAD_ATTEMPTS = 3;
+
+/**
+ * The AWS SDK is loaded when the first S3 store is made, not when this module is: it costs about 20 MiB of
+ * resident memory, and a service that keeps its files on disk (BLOB_STORE_DIR) never needs it.
+ */
+let sdk: typeof import('@aws-sdk/client-s3') | undefined;
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const s3 = (): typeof import('@aws-sdk/client-s3') => (sdk ??= require('@aws-sdk/client-s3') as typeof import('@aws-sdk/client-s3'));
 
 export interface S3BlobStoreOptions {
   bucket: string;
@@ -62,7 +62,7 @@ export class S3BlobStore implements BlobStore {
     this.bucket = opts.bucket;
     this.prefix = opts.keyPrefix ?? '';
     this.tmpDir = opts.tmpDir ?? tmpdir();
-    this.client = opts.client ?? new S3Client(s3ClientConfig(opts));
+    this.client = opts.client ?? new (s3().S3Client)(s3ClientConfig(opts));
   }
 
   /** The object key of a blob; null for a malformed hash. */
@@ -108,7 +108,7 @@ export class S3BlobStore implements BlobStore {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.client.send(
-          new PutObjectCommand({
+          new (s3().PutObjectCommand)({
             Bucket: this.bucket,
             Key: key,
             Body: createReadStream(file),
@@ -121,7 +121,7 @@ export class S3BlobStore implements BlobStore {
         );
         return;
       } catch (err) {
-        const status = err instanceof S3ServiceException ? err.$metadata?.httpStatusCode : undefined;
+        const status = err instanceof s3().S3ServiceException ? err.$metadata?.httpStatusCode : undefined;
         const permanent = status !== undefined && status < 500 && status !== 429;
         if (permanent || attempt >= UPLOAD_ATTEMPTS) throw err;
         await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
@@ -133,7 +133,7 @@ export class S3BlobStore implements BlobStore {
     const key = this.keyOf(hash);
     if (!key) return null;
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const res = await this.client.send(new (s3().GetObjectCommand)({ Bucket: this.bucket, Key: key }));
       const body = res.Body;
       if (!(body instanceof Readable)) throw new Error(`S3 GetObject of ${key} returned no stream`);
       const given = res.Metadata?.['given-type'] === 'yes' && isMediaType(res.ContentType);
@@ -148,7 +148,7 @@ export class S3BlobStore implements BlobStore {
     const key = this.keyOf(hash);
     if (!key) return null;
     try {
-      const res = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      const res = await this.client.send(new (s3().HeadObjectCommand)({ Bucket: this.bucket, Key: key }));
       return { size: res.ContentLength ?? 0 };
     } catch (err) {
       if (isNotFound(err)) return null;
@@ -162,7 +162,7 @@ export class S3BlobStore implements BlobStore {
 
   /** Readiness: the bucket exists and the credentials may use it. */
   async check(): Promise<void> {
-    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    await this.client.send(new (s3().HeadBucketCommand)({ Bucket: this.bucket }));
   }
 
   close(): void {
@@ -191,5 +191,5 @@ function noop(): void {}
 function isNotFound(err: unknown): boolean {
   // HeadObject answers a bare 404 ("NotFound"); GetObject names the cause, so a missing bucket
   // ("NoSuchBucket") stays an error instead of passing for a missing blob.
-  return err instanceof S3ServiceException && (err.name === 'NotFound' || err.name === 'NoSuchKey');
+  return err instanceof s3().S3ServiceException && (err.name === 'NotFound' || err.name === 'NoSuchKey');
 }

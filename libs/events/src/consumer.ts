@@ -127,6 +127,8 @@ export interface ConsumerHealthSnapshot {
   degraded: boolean;
   /** Parked since start, by reason. */
   parked: Readonly<Partial<Record<ParkReason, number>>>;
+  /** The partitions this consumer holds (Kafka; absent in-process). */
+  assignedPartitions?: readonly number[];
 }
 
 export interface RunningConsumer {
@@ -199,7 +201,7 @@ function registerGauges(registry: Registry, source: GaugeSource): () => void {
   }
   sources.add(source);
   const labelNames = ['group', 'topic'] as const;
-  const gauge = (name: string, help: string, value: (h: ConsumerHealthSnapshot) => number) =>
+  const gauge = (name: string, help: string, value: (h: ConsumerHealthSnapshot) => number | undefined) =>
     metric(registry, name, (registers) =>
       new Gauge({
         name,
@@ -208,12 +210,16 @@ function registerGauges(registry: Registry, source: GaugeSource): () => void {
         registers,
         collect(this: Gauge<'group' | 'topic'>) {
           this.reset();
-          for (const s of gaugeSources.get(registry) ?? []) this.set(s.labels, value(s.health()));
+          for (const s of gaugeSources.get(registry) ?? []) {
+            const v = value(s.health());
+            if (v !== undefined) this.set(s.labels, v);
+          }
         },
       }));
   gauge('consumer_lag_messages', 'Messages behind the end of the partitions, as of their last fetch', (h) => h.lag);
   gauge('consumer_stuck_partitions', 'Partitions whose next message keeps failing', (h) => h.stuckPartitions);
   gauge('consumer_degraded', '1 while the consumer is stuck or lagging past its threshold', (h) => (h.degraded ? 1 : 0));
+  gauge('consumer_assigned_partitions', 'Partitions of the topic this replica holds in its consumer group (Kafka)', (h) => h.assignedPartitions?.length);
   return () => sources.delete(source);
 }
 
@@ -310,6 +316,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
   const failing = new Map<string, Failures>();
   const messageId = (m: IncomingMessage) => `${m.partition}:${m.offset}`;
   let closed = false;
+  const live: { subscription?: Subscription } = {};
 
   const health = (): ConsumerHealthSnapshot => {
     const now = Date.now();
@@ -319,7 +326,8 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     }
     const stuck = new Set<number>();
     for (const f of failing.values()) if (f.failures >= stuckAfter && now - f.lastAt < STUCK_FRESH_MS) stuck.add(f.partition);
-    return { lag, stuckPartitions: stuck.size, degraded: stuck.size > 0 || lag > lagThreshold, parked: { ...parkedBy } };
+    const assignedPartitions = live.subscription?.assignedPartitions?.();
+    return { lag, stuckPartitions: stuck.size, degraded: stuck.size > 0 || lag > lagThreshold, parked: { ...parkedBy }, ...(assignedPartitions ? { assignedPartitions } : {}) };
   };
   const unregister = opts.registry ? registerGauges(opts.registry, { labels, health }) : () => undefined;
 
@@ -622,7 +630,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     duration?.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
   };
 
-  const subscription: Subscription = await opts.transport.subscribe({
+  const subscription = await opts.transport.subscribe({
     topic: opts.topic,
     group: opts.group,
     fromBeginning: opts.fromBeginning ?? true,
@@ -630,6 +638,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     batchHandler: opts.batch === false ? undefined : handleBatch,
     maxBatch: opts.maxBatch ?? 100,
   });
+  live.subscription = subscription;
   log.info({ group: opts.group }, 'consumer started');
   return {
     topic: opts.topic,

@@ -205,6 +205,7 @@ export class KafkaTransport implements EventTransport {
     let active = true;
     let consumer: Consumer | undefined;
     let restarting: Promise<void> | undefined;
+    let assigned: readonly number[] = [];
 
     const deliver = async (messages: IncomingMessage[], heartbeat: () => Promise<void>) => {
       let delay = 100;
@@ -247,6 +248,11 @@ export class KafkaTransport implements EventTransport {
         sessionTimeout: this.opts.sessionTimeoutMs ?? 30_000,
         heartbeatInterval: 1000,
         retry: { retries: 30, initialRetryTime: 200, maxRetryTime: 5000 },
+      });
+      // Which partitions this member got (replicas of a service share a group's partitions): metrics and logs.
+      c.on(c.events.GROUP_JOIN, (event) => {
+        assigned = [...(event.payload.memberAssignment[this.wire(opts.topic)] ?? [])].sort((a, b) => a - b);
+        log.info({ partitions: assigned, leader: event.payload.isLeader }, 'kafka consumer joined its group');
       });
       c.on(c.events.CRASH, (event) => {
         if (event.payload.restart || !active) return;
@@ -306,6 +312,7 @@ export class KafkaTransport implements EventTransport {
 
     consumer = await start();
     const subscription: Subscription = {
+      assignedPartitions: () => assigned,
       close: async () => {
         if (!active) return;
         active = false;

@@ -50,6 +50,7 @@ export class OutboxRelay {
   private readonly lag?: Histogram;
   private readonly published?: Counter;
   private readonly failures?: Counter;
+  private readonly leader?: Gauge;
 
   constructor(private readonly opts: OutboxRelayOptions) {
     const registry = opts.registry;
@@ -65,6 +66,9 @@ export class OutboxRelay {
       new Counter({ name: 'outbox_published_total', help: 'Outbox rows published', registers }));
     this.failures = metric(registry, 'outbox_publish_failures_total', (registers) =>
       new Counter({ name: 'outbox_publish_failures_total', help: 'Failed publish attempts', registers }));
+    this.leader = metric(registry, 'outbox_relay_leader', (registers) =>
+      new Gauge({ name: 'outbox_relay_leader', help: '1 while this replica holds the relay lock and publishes the outbox, 0 while it stands by', registers }));
+    this.leader?.set(0);
   }
 
   async start(): Promise<void> {
@@ -106,7 +110,11 @@ export class OutboxRelay {
       // Only one relay per database publishes; the others wait for the lock.
       for (;;) {
         const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [`outbox:${this.opts.service}`]);
-        if (rows[0].ok) break;
+        if (rows[0].ok) {
+          this.leader?.set(1);
+          this.opts.logger.info({ service: this.opts.service }, 'outbox relay: holding the relay lock, publishing');
+          break;
+        }
         if (!this.running) {
           await client.end();
           throw new Error('stopped');
@@ -137,6 +145,7 @@ export class OutboxRelay {
     const l = this.listener;
     this.client = undefined;
     this.listener = undefined;
+    this.leader?.set(0);
     await Promise.all([c?.end().catch(() => undefined), l?.end().catch(() => undefined)]);
   }
 

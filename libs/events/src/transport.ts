@@ -44,6 +44,8 @@ export interface SubscribeOptions {
 
 export interface Subscription {
   close(): Promise<void>;
+  /** The partitions of the topic this consumer holds now (Kafka: as of the last rebalance); absent in-process. */
+  assignedPartitions?(): readonly number[];
 }
 
 export interface EventTransport {

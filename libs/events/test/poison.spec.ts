@@ -165,7 +165,7 @@ describe('poison messages over Kafka (real peer, real PostgreSQL)', () => {
     // Bytes that are not UTF-8 JSON, a NUL among them: kept as text with the NUL escaped.
     expect(rows[5].raw).toContain('\\u0000');
 
-    expect(consumer.health()).toEqual({ lag: 0, stuckPartitions: 0, degraded: false, parked: { too_deep: 2, too_large: 1, invalid: 4 } });
+    expect(consumer.health()).toEqual({ lag: 0, stuckPartitions: 0, degraded: false, parked: { too_deep: 2, too_large: 1, invalid: 4 }, assignedPartitions: [0, 1, 2, 3] });
     expect(await parkedMetric(app, group, 'too_deep')).toBe(2);
     expect(await parkedMetric(app, group, 'too_large')).toBe(1);
     expect(await parkedMetric(app, group, 'invalid')).toBe(4);

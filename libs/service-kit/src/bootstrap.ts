@@ -10,6 +10,7 @@ import { JsonExceptionFilter } from './errors';
 import { HttpConfig } from './http-settings';
 import { registerBodyDepthLimit } from './input-bounds';
 import { KitModule, ServiceContext } from './kit.module';
+import { responseContractCheck } from './contract-hook';
 import { buildOpenApiDocument, DocsOptions } from './openapi';
 import { PinoNestLogger } from './logger';
 import { ApiValidationPipe } from './validation.pipe';
@@ -141,6 +142,8 @@ export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyAp
   app.useGlobalFilters(new JsonExceptionFilter());
 
   const document = buildOpenApiDocument(app, opts.docs);
+  const contractCheck = responseContractCheck()?.(ctx.name, document);
+  if (contractCheck) fastify.addHook('onSend', async (request, reply, payload) => contractCheck(request, reply, payload));
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json', yamlDocumentUrl: 'docs/yaml' });
 
   await app.init();

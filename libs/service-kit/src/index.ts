@@ -19,3 +19,4 @@ export * from './trusted-proxies';
 export * from './validation.pipe';
 export * from './service-config.module';
 export * from './openapi';
+export * from './contract-hook';

@@ -18,7 +18,14 @@ describe('finishDocument: nullable (3.0) becomes 3.1', () => {
 
   it('a nullable nested class (`type: object` with allOf $ref, as @nestjs/swagger writes it) becomes oneOf [class, null]', () => {
     const p = finishedSchema({ c: { type: 'object', nullable: true, allOf: [ref('C')], description: 'd' } });
-    expect(p.c).toEqual({ description: 'd', oneOf: [{ allOf: [ref('C')], type: 'object' }, { type: 'null' }] });
+    expect(p.c).toEqual({ description: 'd', oneOf: [ref('C'), { type: 'null' }] });
+  });
+
+  it('a one-member allOf of a $ref becomes the $ref, its siblings kept (3.1 allows them)', () => {
+    const p = finishedSchema({ e: { allOf: [ref('E')], description: 'd' }, c: { type: 'object', allOf: [ref('C')] }, two: { allOf: [ref('A'), ref('B')] } });
+    expect(p.e).toEqual({ description: 'd', $ref: '#/components/schemas/E' });
+    expect(p.c).toEqual(ref('C'));
+    expect(p.two).toEqual({ allOf: [ref('A'), ref('B')] });
   });
 
   it('a nullable $ref or composition without a type becomes oneOf [it, null]', () => {

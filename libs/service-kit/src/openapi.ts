@@ -72,7 +72,8 @@ export function buildOpenApiDocument(app: INestApplication, docs: DocsOptions): 
     .setOpenAPIVersion('3.1.0')
     .setTitle(docs.title)
     .setDescription(docs.description)
-    .setVersion(docs.version);
+    .setVersion(docs.version)
+    .setLicense('Apache-2.0', 'https://www.apache.org/licenses/LICENSE-2.0');
   if (docs.serverUrl) builder.addServer(docs.serverUrl);
   if (docs.security) {
     builder.addOAuth2(
@@ -139,6 +140,7 @@ type Json = Record<string, unknown>;
  */
 export function finishDocument(document: OpenAPIObject): OpenAPIObject {
   const doc = structuredClone(document) as unknown as Json;
+  inlineSingleRefs(doc);
   convertNullable(doc);
   const seen = new Set<string>();
   const paths = (doc.paths ?? {}) as Record<string, Json>;
@@ -169,7 +171,26 @@ export function finishDocument(document: OpenAPIObject): OpenAPIObject {
       responses['500'] ??= errorResponse('Unexpected failure; the body names the request id to quote when reporting it.');
     }
   }
+  pruneUnusedErrorModels(doc);
   return doc as unknown as OpenAPIObject;
+}
+
+/** The shared error models are added to every document; those that no operation of this one uses are removed. */
+function pruneUnusedErrorModels(doc: Json): void {
+  const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Json;
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const name of [ValidationErrorResponse.name, ValidationDetailEntry.name, MessageErrorResponse.name]) {
+      if (!schemas[name]) continue;
+      const { [name]: self, ...rest } = schemas;
+      void self;
+      const text = JSON.stringify({ ...doc, components: { ...(doc.components as Json), schemas: rest } });
+      if (!text.includes(`"#/components/schemas/${name}"`)) {
+        delete schemas[name];
+        changed = true;
+      }
+    }
+  }
 }
 
 function errorResponse(description: string, headers?: Json): Json {
@@ -187,6 +208,28 @@ function pathSuffix(path: string): string {
     .filter(Boolean)
     .map((part) => upperFirst(part.replace(/[{}]/g, '').replace(/[_-](\w)/g, (_, c: string) => c.toUpperCase())))
     .join('');
+}
+
+/**
+ * `{allOf: [{$ref}]}` (how @nestjs/swagger refers to a named enum or a nested class, so that 3.0 could keep a
+ * description beside it) becomes `{$ref}` with its siblings kept: 3.1 allows siblings of `$ref`, and a one-member
+ * allOf says nothing more (linters flag it). The `type: 'object'` written beside a class reference goes too.
+ */
+function inlineSingleRefs(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) inlineSingleRefs(item);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const obj = node as Json;
+  for (const value of Object.values(obj)) inlineSingleRefs(value);
+  const all = obj.allOf;
+  if (!Array.isArray(all) || all.length !== 1 || obj.$ref !== undefined) return;
+  const only = all[0] as Json;
+  if (typeof only?.$ref !== 'string' || Object.keys(only).length !== 1) return;
+  delete obj.allOf;
+  obj.$ref = only.$ref;
+  if (obj.type === 'object') delete obj.type;
 }
 
 /** Recursively rewrites `nullable: true` into 3.1's `type: [T, 'null']` (or `oneOf` with `{type: 'null'}` for refs). */

@@ -3,3 +3,4 @@ export * from './stack';
 export * from './auth-helpers';
 export * from './kafka';
 export * from './hostile';
+export * from './contract';

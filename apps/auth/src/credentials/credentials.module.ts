@@ -3,11 +3,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ClientEntity } from './client.entity';
 import { ClientSecrets } from './client-secrets';
 import { ClientsRepository } from './clients.repository';
+import { VerifiedSecretCache } from './verified-secret-cache';
 
-/** Client credentials (`clients`): their rows and the hashing of their secrets. */
+/** Client credentials (`clients`): their rows, the hashing of their secrets, the verified-secret cache. */
 @Module({
   imports: [TypeOrmModule.forFeature([ClientEntity])],
-  providers: [ClientsRepository, ClientSecrets],
-  exports: [ClientsRepository, ClientSecrets],
+  providers: [ClientsRepository, ClientSecrets, VerifiedSecretCache],
+  exports: [ClientsRepository, ClientSecrets, VerifiedSecretCache],
 })
 export class CredentialsModule {}

@@ -6,6 +6,7 @@ import type { OutboxEvent } from '@dtp/events';
 import { LOGGER } from '@dtp/service-kit';
 import { ClientSecrets } from '../credentials/client-secrets';
 import { ClientsRepository, RevokedClient } from '../credentials/clients.repository';
+import { VerifiedSecretCache } from '../credentials/verified-secret-cache';
 import { isCredentialText, newClientId, newClientSecret } from '../credentials/secret-hash';
 import { OutboxTransactions } from '../database/outbox-transactions';
 import { ParticipantEntity, ProvenanceValue } from './participant.entity';
@@ -42,6 +43,7 @@ export class ParticipantsService {
     @Inject(ClientsRepository) private readonly clients: ClientsRepository,
     @Inject(ClientSecrets) private readonly secrets: ClientSecrets,
     @Inject(OutboxTransactions) private readonly outbox: OutboxTransactions,
+    @Inject(VerifiedSecretCache) private readonly verified: VerifiedSecretCache,
     @Optional() @Inject(LOGGER) private readonly logger?: Logger,
   ) {}
 
@@ -95,6 +97,7 @@ export class ParticipantsService {
         })
       : null;
     if (!revoked) throw new NotFoundError({ message: `client ${clientId} not found`, reason: 'client_not_found' });
+    this.verified.forget(clientId);
     this.logger?.info({ client_id: clientId, participant_id: revoked.participantId, revoked_at: revoked.revokedAt.toISOString(), again: !revoked.newly }, 'client revoked');
   }
 
@@ -134,8 +137,15 @@ export class ParticipantsService {
    */
   async authenticate(clientId: string, secret: string): Promise<AuthenticatedClient | null> {
     const found = isCredentialText(clientId) ? await this.clients.findWithParticipant(clientId) : null;
+    // A repeat client whose secret verified recently skips scrypt; anyone else (unknown id, wrong secret) pays it.
+    if (found && found.client.revokedAt === null && this.verified.has(clientId, secret, found.client.secretHash)) {
+      this.verified.count('cached');
+      return { clientId: found.client.clientId, participant: found.participant };
+    }
     const ok = await this.secrets.verify(secret, found?.client.secretHash);
+    this.verified.count('scrypt');
     if (!found || !ok || found.client.revokedAt !== null) return null;
+    this.verified.remember(clientId, secret, found.client.secretHash);
     return { clientId: found.client.clientId, participant: found.participant };
   }
 }

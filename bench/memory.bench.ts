@@ -1,0 +1,111 @@
+/**
+ * Memory benchmark (`npm run bench -- memory`, #17 item 5): resident memory of each service as it runs in the
+ * images, the production build (`node tools/build.js`: plain CommonJS, no TypeScript loader), each its own
+ * process over the Kafka peer with one embedded PostgreSQL.
+ *
+ * - idle: RSS of each service 5 s after all four are ready;
+ * - under load: the peak RSS (sampled every 250 ms) while platform takes BENCH_DURATION_S (default 10) s of
+ *   registrations (32 connections) and then search BENCH_DURATION_S s of reads (64 connections), with gis and
+ *   search consuming the diamond events meanwhile.
+ * Figures: memory.<service>.idle_rss and .load_rss_peak in MiB, anchor 150 MiB (the goal of #17), ratio = RSS / 150.
+ */
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { ensureDatabase, withDatabase } from '@dtp/database';
+import type { Benchmark } from './run';
+import { ADMIN, AUDIENCES, ISSUER, loadAll, q, Replica, round, roughBody, sleep, token } from './support';
+
+const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
+const GOAL_MIB = 150;
+const ROOT = path.join(__dirname, '..');
+const SERVICES = ['auth', 'platform', 'search', 'gis'] as const;
+
+const bench: Benchmark = async (report) => {
+  const { startEmbeddedPostgres, freePort } = await import('../tools/embedded-pg.mjs');
+  const { startKafkaPeer } = await import('../tools/kafka-peer.mjs');
+  const tag = `${process.pid}-${randomBytes(3).toString('hex')}`;
+  // Inside the repository, so that the built files find node_modules by walking up.
+  const out = path.join(ROOT, 'tmp', `bench-dist-${tag}`);
+  const build = spawnSync(process.execPath, [path.join(ROOT, 'tools', 'build.js'), '--out', out], { cwd: ROOT, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`build failed: ${build.stderr || build.stdout}`);
+  const dataDir = `/tmp/dtp-bench-memory-${tag}`;
+  const blobDir = `/tmp/dtp-bench-memory-${tag}-blobs`;
+  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
+  const peer = await startKafkaPeer({ log: (l) => process.stderr.write(`# ${l}\n`) });
+  const replicas: Partial<Record<(typeof SERVICES)[number], Replica>> = {};
+  try {
+    const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, await freePort()] as const))) as Record<(typeof SERVICES)[number], number>;
+    for (const service of SERVICES) {
+      const db = withDatabase(pg.url, `bench_memory_${service}`);
+      await ensureDatabase(db);
+      replicas[service] = new Replica(
+        service,
+        service as 'auth' | 'platform' | 'search',
+        ports[service],
+        {
+          NODE_ENV: 'production',
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'warn',
+          DATABASE_URL: db,
+          MIGRATE_ON_START: 'true',
+          AUTH_ISSUER: ISSUER,
+          AUTH_JWKS_URL: `http://127.0.0.1:${ports.auth}/.well-known/jwks.json`,
+          AUTH_ADMIN_TOKEN: ADMIN,
+          PLATFORM_AUDIENCE: AUDIENCES.platform,
+          SEARCH_AUDIENCE: AUDIENCES.search,
+          GIS_AUDIENCE: AUDIENCES.gis,
+          BLOB_STORE_DIR: blobDir,
+          KAFKA_BROKERS: peer.brokers,
+          KAFKA_GROUP_PREFIX: `mem-${tag}.`,
+          KAFKA_TOPIC_PREFIX: `mem-${tag}.`,
+          KAFKA_SESSION_TIMEOUT_MS: '6000',
+          SHUTDOWN_DRAIN_MS: '0',
+          TOKEN_RATE_LIMIT_PER_CLIENT: '100000000',
+          TOKEN_RATE_LIMIT_PER_IP: '100000000',
+        },
+        [path.join(out, 'apps', service, 'src', 'main.js')],
+      );
+    }
+    for (const service of SERVICES) await replicas[service]!.start();
+    await sleep(5000);
+    const idle = Object.fromEntries(SERVICES.map((s) => [s, replicas[s]!.rssMiB()])) as Record<(typeof SERVICES)[number], number>;
+
+    const peak = { ...idle };
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        for (const s of SERVICES) peak[s] = Math.max(peak[s], replicas[s]!.rssMiB());
+        await sleep(250);
+      }
+    })();
+    const producer = await token(replicas.auth!.url, 'producer', AUDIENCES.platform);
+    const reader = await token(replicas.auth!.url, 'non_participant', AUDIENCES.search);
+    let n = 0;
+    await loadAll([replicas.platform!.url], 32, DURATION, () => [
+      { method: 'POST', path: '/diamonds/rough/create', headers: { 'content-type': 'application/json', authorization: producer }, setupRequest: (req) => ({ ...req, body: JSON.stringify(roughBody(`mem-${tag}-${n++}`)) }) },
+    ]);
+    const ids = (await q<{ diamond_id: string }>(withDatabase(pg.url, 'bench_memory_platform'), 'SELECT diamond_id FROM diamonds ORDER BY random() LIMIT 2000')).map((r) => r.diamond_id);
+    let k = 0;
+    await loadAll([replicas.search!.url], 64, DURATION, () => [
+      { method: 'GET', headers: { authorization: reader }, setupRequest: (req) => ({ ...req, path: `/v1/diamonds/${ids[k++ % ids.length]}` }) },
+    ]);
+    sampling = false;
+    await sampler;
+    process.stderr.write(`# memory: ${n} registrations, production build in ${path.relative(ROOT, out)}\n`);
+    for (const s of SERVICES) {
+      report({ name: `memory.${s}.idle_rss (production build; anchor: goal)`, value: round(idle[s], 1), unit: 'MiB', anchor: GOAL_MIB, ratio: round(idle[s] / GOAL_MIB, 3) });
+      report({ name: `memory.${s}.load_rss_peak (production build; anchor: goal)`, value: round(peak[s], 1), unit: 'MiB', anchor: GOAL_MIB, ratio: round(peak[s] / GOAL_MIB, 3) });
+    }
+  } finally {
+    for (const s of [...SERVICES].reverse()) await replicas[s]?.stop().catch(() => undefined);
+    await peer.stop();
+    await pg.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(blobDir, { recursive: true, force: true });
+    await rm(out, { recursive: true, force: true });
+  }
+};
+
+export default bench;

@@ -1,0 +1,201 @@
+/**
+ * Scale-out benchmark (`npm run bench -- scale`, #17 item 4): the same workload with 1 and then 2 replicas of
+ * platform and of search, each replica its own process (`apps/<service>/src/main.ts`), over the Kafka peer (topics
+ * of 4 partitions), one embedded PostgreSQL (durable settings). Each phase gets fresh databases, topics and groups.
+ *
+ * Per phase:
+ *  - partition assignment: how many of platform.diamonds.v1's partitions each search replica holds
+ *    (`consumer_assigned_partitions`); the replicas of a group must split them;
+ *  - registration throughput: autocannon against every platform replica at once (32 connections in all,
+ *    BENCH_DURATION_S seconds, default 10);
+ *  - search read throughput: autocannon against every search replica at once (64 connections in all);
+ *  - visibility lag at BENCH_LAG_RATE (default 200) registrations/s for BENCH_LAG_S (default 10) s, spread over
+ *    the platform replicas: commit -> visible in search (the outbox row's created_at to the read-model row's
+ *    updated_at, one PostgreSQL clock), with its split commit -> published -> visible;
+ *  - no duplicate effects: search holds every diamond at platform's revision, nothing parked, the relay published
+ *    from exactly one replica (`outbox_relay_leader`).
+ * Figures: scale.*.1x and scale.*.2x, the 2x ones with the 1x figure as anchor and the ratio 2x/1x. On a 2-core
+ * machine the ceiling is the machine: the figure that matters is that the second replica takes its share.
+ */
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { ensureDatabase, withDatabase } from '@dtp/database';
+import type { Benchmark, Figure } from './run';
+import { ADMIN, AUDIENCES, ISSUER, loadAll, percentile, postJson, q, Replica, round, roughBody, sleep, token } from './support';
+const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
+const LAG_RATE = Number(process.env.BENCH_LAG_RATE ?? 200);
+const LAG_SECONDS = Number(process.env.BENCH_LAG_S ?? 10);
+const DIAMOND_TOPIC = 'platform.diamonds.v1';
+
+interface PhaseResult {
+  registration: { rps: number; p99: number };
+  reads: { rps: number; p99: number };
+  lag: { p50: number; p99: number; publishP99: number; consumeP99: number };
+  partitions: number[];
+  leaders: number;
+  duplicates: number;
+}
+
+async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: () => Promise<number>): Promise<PhaseResult> {
+  const tag = `scale${replicas}x-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const blobDir = `/tmp/dtp-bench-${tag}-blobs`;
+  const dbs = { auth: withDatabase(pgUrl, `${tag.replace(/-/g, '_')}_auth`), platform: withDatabase(pgUrl, `${tag.replace(/-/g, '_')}_platform`), search: withDatabase(pgUrl, `${tag.replace(/-/g, '_')}_search`) };
+  for (const db of Object.values(dbs)) await ensureDatabase(db);
+  const authPort = await freePort();
+  const common = (db: string): Record<string, string> => ({
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: db,
+    MIGRATE_ON_START: 'true',
+    AUTH_ISSUER: ISSUER,
+    AUTH_JWKS_URL: `http://127.0.0.1:${authPort}/.well-known/jwks.json`,
+    AUTH_ADMIN_TOKEN: ADMIN,
+    PLATFORM_AUDIENCE: AUDIENCES.platform,
+    SEARCH_AUDIENCE: AUDIENCES.search,
+    GIS_AUDIENCE: AUDIENCES.gis,
+    BLOB_STORE_DIR: blobDir,
+    KAFKA_BROKERS: brokers,
+    KAFKA_GROUP_PREFIX: `${tag}.`,
+    KAFKA_TOPIC_PREFIX: `${tag}.`,
+    KAFKA_SESSION_TIMEOUT_MS: '6000',
+    KAFKA_MAX_WAIT_MS: '10',
+    SHUTDOWN_DRAIN_MS: '0',
+    TOKEN_RATE_LIMIT_PER_CLIENT: '100000000',
+    TOKEN_RATE_LIMIT_PER_IP: '100000000',
+  });
+  const auth = new Replica('auth', 'auth', authPort, common(dbs.auth));
+  const platforms: Replica[] = [];
+  const searches: Replica[] = [];
+  for (let i = 1; i <= replicas; i += 1) {
+    platforms.push(new Replica(`platform-${i}`, 'platform', await freePort(), common(dbs.platform)));
+    searches.push(new Replica(`search-${i}`, 'search', await freePort(), common(dbs.search)));
+  }
+  const all = [auth, ...platforms, ...searches];
+  try {
+    await auth.start();
+    // One at a time: two replicas migrating one database at the same moment is not what this measures.
+    for (const r of [...platforms, ...searches]) await r.start();
+    const producer = await token(auth.url, 'producer', AUDIENCES.platform);
+    const reader = await token(auth.url, 'non_participant', AUDIENCES.search);
+
+    // The topic exists once something is published; then the search replicas split its partitions.
+    await postJson(`${platforms[0].url}/diamonds/rough/create`, roughBody(`warm-${tag}`), { authorization: producer });
+    let partitions: number[] = [];
+    for (const until = Date.now() + 60_000; Date.now() < until; await sleep(250)) {
+      partitions = await Promise.all(searches.map(async (s) => (await s.metric('consumer_assigned_partitions', `topic="${DIAMOND_TOPIC}"`)) ?? 0));
+      if (partitions.reduce((a, b) => a + b, 0) >= 4 && partitions.every((p) => p > 0)) break;
+    }
+    process.stderr.write(`# ${replicas}x: ${DIAMOND_TOPIC} partitions held per search replica: ${partitions.join(', ')}\n`);
+
+    // Registration throughput, every platform replica at once.
+    let n = 0;
+    await loadAll(platforms.map((p) => p.url), 32, 2, () => [
+      { method: 'POST', path: '/diamonds/rough/create', headers: { 'content-type': 'application/json', authorization: producer }, setupRequest: (req) => ({ ...req, body: JSON.stringify(roughBody(`w-${tag}-${n++}`)) }) },
+    ]);
+    const registration = await loadAll(platforms.map((p) => p.url), 32, DURATION, () => [
+      { method: 'POST', path: '/diamonds/rough/create', headers: { 'content-type': 'application/json', authorization: producer }, setupRequest: (req) => ({ ...req, body: JSON.stringify(roughBody(`r-${tag}-${n++}`)) }) },
+    ]);
+    if (registration.bad > 0) process.stderr.write(`# ${replicas}x registrations: ${registration.bad} non-2xx or errors\n`);
+    await converge(dbs.platform, dbs.search);
+
+    // Search reads over what was registered, every search replica at once.
+    const ids = (await q<{ diamond_id: string }>(dbs.platform, 'SELECT diamond_id FROM diamonds ORDER BY random() LIMIT 2000')).map((r) => r.diamond_id);
+    let k = 0;
+    const readRequest = () => [{ method: 'GET' as const, headers: { authorization: reader }, setupRequest: (req: object) => ({ ...req, path: `/v1/diamonds/${ids[k++ % ids.length]}` }) }];
+    await loadAll(searches.map((s) => s.url), 64, 2, readRequest);
+    const reads = await loadAll(searches.map((s) => s.url), 64, DURATION, readRequest);
+    if (reads.bad > 0) process.stderr.write(`# ${replicas}x reads: ${reads.bad} non-2xx or errors\n`);
+
+    // Visibility lag at a steady rate, spread over the platform replicas.
+    const [{ before }] = await q<{ before: string }>(dbs.platform, 'SELECT coalesce(max(id), 0)::text AS before FROM outbox');
+    const inflight: Promise<unknown>[] = [];
+    const started = Date.now();
+    for (let i = 0; i < LAG_RATE * LAG_SECONDS; i += 1) {
+      const wait = started + (i * 1000) / LAG_RATE - Date.now();
+      if (wait > 0) await sleep(wait);
+      const target = platforms[i % platforms.length];
+      inflight.push(postJson(`${target.url}/diamonds/rough/create`, roughBody(`lag-${tag}-${i}`), { authorization: producer }).catch(() => undefined));
+    }
+    await Promise.all(inflight);
+    await converge(dbs.platform, dbs.search);
+    const rows = await q<{ t: string; p: string; v: string }>(
+      dbs.platform,
+      `SELECT (extract(epoch FROM created_at) * 1000)::float8::text AS t, (extract(epoch FROM published_at) * 1000)::float8::text AS p, key AS v
+       FROM outbox WHERE id > ${Number(before)} AND event_type = 'diamond.upserted'`,
+    );
+    const visible = new Map(
+      (await q<{ diamond_id: string; t: string }>(dbs.search, 'SELECT diamond_id, (extract(epoch FROM updated_at) * 1000)::float8::text AS t FROM search_diamonds')).map((r) => [r.diamond_id, Number(r.t)]),
+    );
+    const measured = rows.filter((r) => visible.has(r.v));
+    const sorted = (xs: number[]) => xs.sort((a, b) => a - b);
+    const total = sorted(measured.map((r) => visible.get(r.v)! - Number(r.t)));
+    const publish = sorted(measured.map((r) => Number(r.p) - Number(r.t)));
+    const consume = sorted(measured.map((r) => visible.get(r.v)! - Number(r.p)));
+
+    // No duplicate effects, one relay leader.
+    const platformRevisions = new Map((await q<{ diamond_id: string; revision: string }>(dbs.platform, 'SELECT diamond_id, revision FROM diamonds')).map((r) => [r.diamond_id, r.revision]));
+    const held = await q<{ key: string; revision: string }>(dbs.search, `SELECT key, revision FROM consumer_state WHERE consumer = 'search'`);
+    const mismatched = held.filter((r) => platformRevisions.has(r.key) && platformRevisions.get(r.key) !== r.revision).length;
+    const [{ parked }] = await q<{ parked: number }>(dbs.search, 'SELECT count(*)::int AS parked FROM parked_events');
+    if (mismatched > 0 || parked > 0) throw new Error(`${replicas}x: ${mismatched} diamonds at another revision in search, ${parked} parked`);
+    const leaders = (await Promise.all(platforms.map((p) => p.metric('outbox_relay_leader')))).filter((v) => v === 1).length;
+    const duplicates = (await Promise.all(searches.map((s) => s.metric('consumer_duplicates_total', `topic="${DIAMOND_TOPIC}"`)))).reduce<number>((a, b) => a + (b ?? 0), 0);
+    return {
+      registration: { rps: registration.rps, p99: registration.p99 },
+      reads: { rps: reads.rps, p99: reads.p99 },
+      lag: { p50: percentile(total, 50), p99: percentile(total, 99), publishP99: percentile(publish, 99), consumeP99: percentile(consume, 99) },
+      partitions,
+      leaders,
+      duplicates,
+    };
+  } finally {
+    for (const r of all.reverse()) await r.stop().catch(() => undefined);
+    await rm(blobDir, { recursive: true, force: true });
+  }
+}
+
+/** Waits until search holds every diamond platform holds (at most 60 s). */
+async function converge(platformDb: string, searchDb: string): Promise<void> {
+  for (const until = Date.now() + 60_000; Date.now() < until; await sleep(250)) {
+    const [{ n }] = await q<{ n: number }>(platformDb, 'SELECT count(*)::int AS n FROM diamonds');
+    const [{ m }] = await q<{ m: number }>(searchDb, 'SELECT count(*)::int AS m FROM search_diamonds WHERE record IS NOT NULL');
+    if (m >= n) return;
+  }
+  throw new Error('search did not converge within 60 s');
+}
+
+const bench: Benchmark = async (report) => {
+  const { startEmbeddedPostgres, freePort } = await import('../tools/embedded-pg.mjs');
+  const { startKafkaPeer } = await import('../tools/kafka-peer.mjs');
+  const dataDir = `/tmp/dtp-bench-scale-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
+  const peer = await startKafkaPeer({ log: (l) => process.stderr.write(`# ${l}\n`) });
+  try {
+    const one = await phase(1, pg.url, peer.brokers, freePort);
+    const two = await phase(2, pg.url, peer.brokers, freePort);
+    const pair = (name: string, unit: string, a: number, b: number, d = 1) => {
+      const figures: Figure[] = [
+        { name: `${name}.1x`, value: round(a, d), unit, anchor: null, ratio: null },
+        { name: `${name}.2x (anchor: 1x)`, value: round(b, d), unit, anchor: round(a, d), ratio: a > 0 ? round(b / a, 3) : null },
+      ];
+      figures.forEach(report);
+    };
+    pair('scale.registration.throughput', 'req/s', one.registration.rps, two.registration.rps, 0);
+    pair('scale.registration.p99', 'ms', one.registration.p99, two.registration.p99);
+    pair('scale.search_read.throughput', 'req/s', one.reads.rps, two.reads.rps, 0);
+    pair('scale.search_read.p99', 'ms', one.reads.p99, two.reads.p99);
+    pair(`scale.visibility_lag.p50 at ${LAG_RATE}/s`, 'ms', one.lag.p50, two.lag.p50);
+    pair(`scale.visibility_lag.p99 at ${LAG_RATE}/s`, 'ms', one.lag.p99, two.lag.p99);
+    pair('scale.commit_to_published.p99', 'ms', one.lag.publishP99, two.lag.publishP99);
+    pair('scale.published_to_visible.p99', 'ms', one.lag.consumeP99, two.lag.consumeP99);
+    report({ name: 'scale.search.partitions_per_replica.2x (min of the replicas; anchor: 4 partitions / 2)', value: Math.min(...two.partitions), unit: 'partitions', anchor: 2, ratio: round(Math.min(...two.partitions) / 2, 3) });
+    report({ name: 'scale.platform.relay_leaders.2x', value: two.leaders, unit: 'replicas', anchor: 1, ratio: two.leaders });
+    pair('scale.search.duplicate_deliveries', 'events', one.duplicates, two.duplicates, 0);
+  } finally {
+    await peer.stop();
+    await pg.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+};
+
+export default bench;

@@ -1,0 +1,136 @@
+/**
+ * What the multi-process benchmarks share (scale, memory): service replicas as processes, a few HTTP and SQL
+ * helpers, autocannon across several replicas.
+ */
+import autocannon from 'autocannon';
+import { ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Client } from 'pg';
+
+export const ISSUER = 'http://auth.bench';
+export const AUDIENCES = { platform: 'http://platform.bench', search: 'http://search.bench/v1', gis: 'http://gis.bench' };
+export const ADMIN = 'bench-admin-token-0123456789abcdefghijklmnop';
+const ROOT = path.join(__dirname, '..');
+
+export const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+export async function q<T>(url: string, sql: string): Promise<T[]> {
+  const c = new Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query(sql)).rows as T[];
+  } finally {
+    await c.end();
+  }
+}
+
+/** One service replica as its own process, ready when /health/ready says so and its consumers have started. */
+export class Replica {
+  child?: ChildProcess;
+  readonly url: string;
+  private log: string[] = [];
+  constructor(
+    readonly name: string,
+    readonly app: 'auth' | 'platform' | 'search',
+    readonly port: number,
+    readonly env: Record<string, string>,
+    /** How to run it: the TypeScript sources through the register hook (default), or a built file under `dist`. */
+    readonly command: string[] = ['-r', './tools/register.js', `apps/${app}/src/main.ts`],
+  ) {
+    this.url = `http://127.0.0.1:${port}`;
+  }
+
+  /** Resident set size of the process now, in MiB (Linux /proc). */
+  rssMiB(): number {
+    const status = readFileSync(`/proc/${this.child!.pid}/status`, 'utf8');
+    return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) / 1024;
+  }
+
+  async start(): Promise<void> {
+    const child = spawn(process.execPath, this.command, {
+      cwd: ROOT,
+      env: { ...process.env, ...this.env, PORT: String(this.port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    const keep = (b: Buffer) => {
+      this.log.push(b.toString());
+      if (this.log.length > 100) this.log.splice(0, this.log.length - 100);
+    };
+    child.stdout!.on('data', keep);
+    child.stderr!.on('data', keep);
+    const until = Date.now() + 90_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}:\n${this.log.join('').slice(-3000)}`);
+      try {
+        const res = await fetch(`${this.url}/health/ready`);
+        const body = res.status === 200 ? ((await res.json()) as { checks?: Record<string, string> }) : undefined;
+        if (body && !body.checks?.consumers) return;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > until) throw new Error(`${this.name} not ready:\n${this.log.join('').slice(-3000)}`);
+      await sleep(200);
+    }
+  }
+
+  async metric(name: string, labelMatch = ''): Promise<number | undefined> {
+    const text = await (await fetch(`${this.url}/metrics`)).text();
+    const line = text.split('\n').find((l) => l.startsWith(name) && (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && l.includes(labelMatch));
+    return line === undefined ? undefined : Number(line.split(' ').pop());
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+export async function postJson<T>(url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${url}: ${res.status} ${text}`);
+  return JSON.parse(text) as T;
+}
+
+export async function token(authUrl: string, role: string, audience: string): Promise<string> {
+  const p = await postJson<{ client_id: string; client_secret: string }>(
+    `${authUrl}/admin/participants`,
+    { name: `scale ${role}`, role, ...(role === 'producer' ? { provenance: { name: 'Jwaneng', type: 'mine', country_code: 'BW' } } : {}) },
+    { authorization: `Bearer ${ADMIN}` },
+  );
+  const t = await postJson<{ access_token: string }>(`${authUrl}/oauth/token`, { grant_type: 'client_credentials', client_id: p.client_id, client_secret: p.client_secret, audience });
+  return t.access_token;
+}
+
+export const roughBody = (participantId: string) => ({ box_id: 'SCALE-BOX', participant_id: participantId, participant_timestamp: '2024-03-01T10:00:00Z', rough: { carats: 1.25 } });
+
+/** autocannon against every url at once, `connections` split between them; throughput and p99 of all. */
+export async function loadAll(urls: string[], connections: number, seconds: number, request: (url: string) => autocannon.Options['requests']): Promise<{ rps: number; p99: number; bad: number }> {
+  const results = await Promise.all(
+    urls.map(
+      (url) =>
+        new Promise<autocannon.Result>((resolve, reject) =>
+          autocannon({ url, connections: Math.max(1, Math.floor(connections / urls.length)), duration: seconds, requests: request(url) }, (err, r) => (err ? reject(err) : resolve(r))),
+        ),
+    ),
+  );
+  return {
+    rps: results.reduce((s, r) => s + r.requests.average, 0),
+    p99: Math.max(...results.map((r) => r.latency.p99)),
+    bad: results.reduce((s, r) => s + r.non2xx + r.errors, 0),
+  };
+}
+
