@@ -4,7 +4,7 @@
  */
 import { applyDecorators } from '@nestjs/common';
 import { ApiParam, ApiResponse } from '@nestjs/swagger';
-import { diamondIdField, gradingIdField, MessageErrorResponse } from '@dtp/domain';
+import { diamondIdField, gradingIdField, MessageErrorResponse, ValidationErrorResponse } from '@dtp/domain';
 
 /** `{diamond_id}`: a diamond id; out of format answers 404 like an unknown id. */
 export const ApiDiamondIdParam = (description = 'The diamond.') =>
@@ -32,6 +32,18 @@ export const ApiPathErrors = (description400: string = PATH_400) =>
   applyDecorators(
     ApiResponse({ status: 400, description: description400, type: MessageErrorResponse }),
     ApiResponse({ status: 414, description: 'A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`).', type: MessageErrorResponse }),
+  );
+
+/** 415: a Content-Type header Fastify cannot read as a media type (every POST and PATCH). */
+export const ApiMediaTypeError = () =>
+  ApiResponse({ status: 415, description: 'The Content-Type header is not a well-formed media type (answered by the HTTP layer: `{message, code}`).', type: MessageErrorResponse });
+
+/** Operations that take no body: one sent anyway is still read, and refused when it is too large or broken. */
+export const ApiNoBodyErrors = () =>
+  applyDecorators(
+    ApiMediaTypeError(),
+    ApiResponse({ status: 413, description: 'This operation takes no body; one sent anyway that is larger than 1 MiB is refused.', type: MessageErrorResponse }),
+    ApiResponse({ status: 422, description: 'This operation takes no body; one sent anyway as JSON that does not parse is refused (`detail` names it).', type: ValidationErrorResponse }),
   );
 
 /** Error answers, worded once. */

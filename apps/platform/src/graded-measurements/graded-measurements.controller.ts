@@ -3,7 +3,7 @@ import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } fro
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { GRADING_EXAMPLE, GradedMeasurementsResponse, GradingDataView, USER_GRADING_EXAMPLE, UserGradedMeasurementDto } from '@dtp/domain';
 import { ApiErrors } from '@dtp/service-kit';
-import { ApiDiamondAndGradingParams, ApiDiamondIdParam, ApiPathErrors, Errors } from '../api-docs';
+import { ApiDiamondAndGradingParams, ApiDiamondIdParam, ApiMediaTypeError, ApiNoBodyErrors, ApiPathErrors, Errors } from '../api-docs';
 import { GradedMeasurementsService } from './graded-measurements.service';
 import { DiamondIdParam, GradingIdParam } from '../path-ids';
 
@@ -48,6 +48,7 @@ export class GradedMeasurementsController {
     },
   })
   @ApiCreatedResponse({ description: 'The new record, inactive and selectable.', type: GradingDataView, example: USER_GRADING_EXAMPLE })
+  @ApiMediaTypeError()
   @ApiErrors({
     403: ROLE_OR_HOLDER,
     404: Errors.diamondNotFound,
@@ -76,6 +77,7 @@ export class GradedMeasurementsController {
   @ApiDiamondAndGradingParams()
   @ApiPathErrors()
   @ApiOkResponse({ description: 'The selected record (`is_active: true`).', type: GradingDataView, example: GRADING_EXAMPLE })
+  @ApiNoBodyErrors()
   @ApiErrors({
     403: ROLE_OR_HOLDER,
     404: 'No such diamond, or no such graded measurement of it.',
@@ -100,6 +102,7 @@ export class GradedMeasurementsController {
   @ApiDiamondAndGradingParams()
   @ApiPathErrors()
   @ApiOkResponse({ description: 'The record (`is_active: false`).', type: GradingDataView, example: { ...GRADING_EXAMPLE, is_active: false } })
+  @ApiNoBodyErrors()
   @ApiErrors({
     403: ROLE_OR_HOLDER,
     404: 'No such diamond, or no such graded measurement of it.',
