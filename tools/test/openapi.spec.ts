@@ -81,7 +81,9 @@ const completeness = (service: OpenApiService) => {
           if (!meaningful(doc, media.schema)) gaps.push(`${where}: request body ${type} has no schema`);
           if (media.example !== undefined || media.examples !== undefined) examples += 1;
         }
-        if (!op.responses['422']) gaps.push(`${where}: takes a body but documents no 422`);
+        // RFC 6749 5.2: the token endpoint answers a bad body with 400 `invalid_request`, never with 422.
+        const bodyErrors = path === '/oauth/token' ? '400' : '422';
+        if (!op.responses[bodyErrors]) gaps.push(`${where}: takes a body but documents no ${bodyErrors}`);
       }
       const statuses = Object.keys(op.responses ?? {});
       if (!statuses.some((s) => s.startsWith('2') || s.startsWith('3'))) gaps.push(`${where}: no success response`);
@@ -94,7 +96,11 @@ const completeness = (service: OpenApiService) => {
           if (status.startsWith('2') && (media.example !== undefined || media.examples !== undefined)) examples += 1;
         }
       }
-      if (examples === 0) gaps.push(`${where}: no example (request body or success response)`);
+      // Neither a body nor a success body (204): the parameters are all there is to exemplify.
+      if (!body && statuses.every((s) => !s.startsWith('2') || s === '204')) {
+        examples += (op.parameters ?? []).filter((param: Json) => resolve(doc, param)?.schema?.example !== undefined).length;
+      }
+      if (examples === 0) gaps.push(`${where}: no example (request body, success response, or the parameters of a 204)`);
     }
     expect(gaps).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AuthGuardModule } from '@dtp/auth-guard';
 import { BlobStore, blobStoreFromConfig } from '@dtp/blob-store';
-import { DatabaseModule } from '@dtp/database';
+import { DatabaseModule, IdempotencyModule } from '@dtp/database';
 import { ConsumerGroups } from '@dtp/domain';
 import { EventsModule, EventTransport } from '@dtp/events';
 import { ServiceConfigModule } from '@dtp/service-kit';
@@ -59,6 +59,8 @@ export class GisModule {
       imports: [
         GisCoreModule.forRoot(config, deps),
         AuthGuardModule.forRoot(config.tokenVerifierOptions(config.GIS_AUDIENCE)),
+        // Idempotency-Key on every POST and PATCH (DESIGN.md "Idempotency-Key").
+        IdempotencyModule,
         DiamondsModule,
         VerifyModule,
         ValidationModule,

@@ -7,7 +7,7 @@ describe('gis migrations', () => {
   it('apply on an empty database and revert completely (real down)', async () => {
     const url = await createTestDatabase('gismig');
     const opts = { url, service: 'gis', entities: gisEntities, migrations: gisMigrations };
-    expect(await runMigrations(opts)).toEqual(['Outbox1763769600000', 'GisSchema1764115200000', 'OutboxPayloadJson1764288000000']);
+    expect(await runMigrations(opts)).toEqual(['Outbox1763769600000', 'GisSchema1764115200000', 'OutboxPayloadJson1764288000000', 'IdempotencyKeys1764460800000']);
     const ds = createDataSource(opts);
     await ds.initialize();
     try {
@@ -16,7 +16,7 @@ describe('gis migrations', () => {
           (r) => r.tablename,
         );
       expect(await tables()).toEqual([
-        'consumer_state', 'gis_diamonds', 'gradings', 'outbox', 'parked_events', 'scan_reports', 'validation_requests', 'verify_attempts',
+        'consumer_state', 'gis_diamonds', 'gradings', 'idempotency_keys', 'outbox', 'parked_events', 'scan_reports', 'validation_requests', 'verify_attempts',
       ]);
       for (let i = 0; i < gisMigrations.length; i += 1) await ds.undoLastMigration();
       expect(await tables()).toEqual([]);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { createDataSource } from '@dtp/database';
+import { createDataSource, UnitOfWork } from '@dtp/database';
 import { RunningService } from '@dtp/service-kit';
 import { gisEntities } from '../src/entities';
 import { gisMigrations } from '../src/migrations';
@@ -25,7 +25,7 @@ import {
 async function foreignRepository(url: string) {
   const ds = createDataSource({ url, service: 'gis-test', entities: gisEntities, migrations: gisMigrations, poolSize: 2 });
   await ds.initialize();
-  return { repo: new ValidationRepository(ds.getRepository(ValidationRequestEntity)), close: () => ds.destroy() };
+  return { repo: new ValidationRepository(ds.getRepository(ValidationRequestEntity), new UnitOfWork(ds)), close: () => ds.destroy() };
 }
 
 async function queue(t: GisTestStack, token: string, body: Json = VALIDATE_OK): Promise<{ id: string; requestId: string; path: string }> {

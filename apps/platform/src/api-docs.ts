@@ -34,16 +34,11 @@ export const ApiPathErrors = (description400: string = PATH_400) =>
     ApiResponse({ status: 414, description: 'A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`).', type: MessageErrorResponse }),
   );
 
-/** 415: a Content-Type header Fastify cannot read as a media type (every POST and PATCH). */
-export const ApiMediaTypeError = () =>
-  ApiResponse({ status: 415, description: 'The Content-Type header is not a well-formed media type (answered by the HTTP layer: `{message, code}`).', type: MessageErrorResponse });
-
 /** Operations that take no body: one sent anyway is still read, and refused when it is too large or broken. */
 export const ApiNoBodyErrors = () =>
   applyDecorators(
-    ApiMediaTypeError(),
     ApiResponse({ status: 413, description: 'This operation takes no body; one sent anyway that is larger than 1 MiB is refused.', type: MessageErrorResponse }),
-    ApiResponse({ status: 422, description: 'This operation takes no body; one sent anyway as JSON that does not parse is refused (`detail` names it).', type: ValidationErrorResponse }),
+    ApiResponse({ status: 422, description: 'This operation takes no body; one sent anyway that cannot be read (malformed JSON, a content type other than JSON) is refused (`detail` names it).', type: ValidationErrorResponse }),
   );
 
 /** Error answers, worded once. */
@@ -59,7 +54,7 @@ export const Errors = {
   /** 413 of a JSON body past the service's body limit. */
   bodyTooLarge: 'The body is larger than the limit (1 MiB).',
   /** 422 of a JSON body. */
-  invalidBody: 'The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`).',
+  invalidBody: 'The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`).',
   /** 503 of a dependency that cannot be reached. */
   unavailable: 'The database (or the token issuer\'s keys) cannot be reached right now; retry after `Retry-After` seconds.',
 } as const;

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AuthGuardModule } from '@dtp/auth-guard';
 import { blobStoreFromConfig } from '@dtp/blob-store';
-import { DatabaseModule } from '@dtp/database';
+import { DatabaseModule, IdempotencyModule } from '@dtp/database';
 import { ConsumerGroups } from '@dtp/domain';
 import { EventsModule, EventTransport, OutboxRelayOptions } from '@dtp/events';
 import { ServiceConfigModule } from '@dtp/service-kit';
@@ -72,6 +72,8 @@ export class PlatformModule {
       imports: [
         PlatformCoreModule.forRoot(config, deps),
         AuthGuardModule.forRoot(config.tokenVerifierOptions(config.PLATFORM_AUDIENCE)),
+        // Idempotency-Key on every POST and PATCH (DESIGN.md "Idempotency-Key").
+        IdempotencyModule,
         ParticipantsModule,
         RegistrationModule,
         FilesModule,

@@ -1,3 +1,4 @@
 export * from './data-source';
 export * from './unit-of-work';
 export * from './database.module';
+export * from './idempotency';

@@ -1,4 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
+import { UnavailableError } from '@dtp/domain';
 import type { Pool, PoolClient, QueryResultRow } from 'pg';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
@@ -66,6 +68,8 @@ function poolOf(ds: DataSource): Pool {
 class RunnerTx implements Tx {
   readonly hooks: (() => void)[] = [];
   private readonly sql: Sql;
+  private savepoints = 0;
+  private statementSql?: Sql;
 
   constructor(readonly runner: QueryRunner) {
     this.sql = sqlOn((runner as unknown as { databaseConnection: PoolClient }).databaseConnection);
@@ -90,17 +94,109 @@ class RunnerTx implements Tx {
   afterCommit(fn: () => void): void {
     this.hooks.push(fn);
   }
+
+  /**
+   * A unit of work inside this transaction: a SAVEPOINT, released when `fn` resolves and rolled back to when it
+   * throws (with the `afterCommit` hooks `fn` registered), so `fn` is all-or-nothing as it would be on its own and
+   * this transaction stays usable after its failure.
+   */
+  async nested<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const name = `uow_${++this.savepoints}`;
+    const mark = this.hooks.length;
+    await this.sql.query(`SAVEPOINT ${name}`);
+    let result: T;
+    try {
+      result = await fn(this);
+    } catch (err) {
+      // Should the rollback itself fail, the transaction is broken and its owner rolls it back whole.
+      await this.sql.query(`ROLLBACK TO SAVEPOINT ${name}`).catch(() => undefined);
+      this.hooks.length = mark;
+      throw err;
+    }
+    await this.sql.query(`RELEASE SAVEPOINT ${name}`);
+    return result;
+  }
+
+  /** `Sql` whose every statement is its own nested unit of work, as a statement on the pool is its own transaction. */
+  get statements(): Sql {
+    return (this.statementSql ??= {
+      rows: (text, params) => this.nested((tx) => tx.rows(text, params)),
+      exec: (text, params, prepareAs) => this.nested((tx) => tx.exec(text, params, prepareAs)),
+      query: (text, params) => this.nested((tx) => tx.query(text, params)),
+    });
+  }
+}
+
+/** The transaction `UnitOfWork.runShared` opened, while its function runs (`open` turns false when it ends). */
+interface SharedTx {
+  readonly tx: RunnerTx;
+  open: boolean;
+}
+
+/** How long `runShared` waits for one of its connections before answering 503 (the pool's own connect timeout). */
+const SHARED_SLOT_WAIT_MS = 5000;
+const SHARED_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * At most `size` holders at once; the others wait in line, each at most `waitMs` (then `acquire` rejects).
+ */
+class Slots {
+  private used = 0;
+  private readonly waiting: { grant: () => void; timer: NodeJS.Timeout }[] = [];
+
+  constructor(private readonly size: number) {}
+
+  acquire(waitMs: number): Promise<() => void> {
+    const release = () => {
+      const next = this.waiting.shift();
+      if (next) {
+        clearTimeout(next.timer);
+        next.grant();
+      } else this.used -= 1;
+    };
+    if (this.used < this.size) {
+      this.used += 1;
+      return Promise.resolve(once(release));
+    }
+    return new Promise((resolve, reject) => {
+      const entry = {
+        grant: () => resolve(once(release)),
+        timer: setTimeout(() => {
+          this.waiting.splice(this.waiting.indexOf(entry), 1);
+          reject(new UnavailableError('too many requests with an Idempotency-Key are running at once; retry later', SHARED_RETRY_AFTER_SECONDS));
+        }, waitMs),
+      };
+      this.waiting.push(entry);
+    });
+  }
+}
+
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
 }
 
 /**
  * The one transaction helper of every service, for HTTP handlers and event handlers alike:
  * `uow.run(async (tx) => ...)` commits when `fn` resolves and rolls back when it throws; then runs the
  * transaction's `afterCommit` hooks and the unit of work's commit listeners (e.g. the outbox relay's wake-up).
+ *
+ * `uow.runShared(fn)` opens a transaction that the code `fn` calls joins (AsyncLocalStorage): inside it, `run` is
+ * a nested unit of work (a savepoint), `sql` runs each statement in its own savepoint, `manager` is the
+ * transaction's, and `committed()` waits for the shared transaction's commit. The Idempotency-Key interceptor
+ * uses it so a handler's writes and its stored answer commit together. Outside `runShared` nothing changes.
  */
 @Injectable()
 export class UnitOfWork {
   private readonly listeners: (() => void)[] = [];
   private direct?: Sql;
+  private readonly shared = new AsyncLocalStorage<SharedTx>();
+  private slots?: Slots;
+  private sharedRunning = 0;
 
   constructor(private readonly ds: DataSource) {}
 
@@ -108,9 +204,19 @@ export class UnitOfWork {
     return this.ds;
   }
 
-  /** Outside a transaction: each statement is its own transaction. Call `committed()` after a write that matters to listeners. */
+  /**
+   * Outside a transaction: each statement is its own transaction. Call `committed()` after a write that matters to
+   * listeners. Inside `runShared`: each statement is its own savepoint of the shared transaction.
+   */
   get sql(): Sql {
+    const shared = this.current();
+    if (shared) return shared.statements;
     return (this.direct ??= sqlOn(poolOf(this.ds)));
+  }
+
+  /** TypeORM's manager: the shared transaction's inside `runShared`, the DataSource's otherwise. */
+  get manager(): EntityManager {
+    return this.current()?.manager ?? this.ds.manager;
   }
 
   /** Called after every commit of this unit of work (and by `committed()`): e.g. wake the outbox relay. */
@@ -118,12 +224,50 @@ export class UnitOfWork {
     this.listeners.push(listener);
   }
 
-  /** Tells the listeners that a write outside `run` (one statement on `sql`) committed. */
+  /** Tells the listeners that a write outside `run` (one statement on `sql`) committed. Inside `runShared`: at its commit. */
   committed(): void {
+    if (this.current()) return;
     for (const l of this.listeners) safely(l);
   }
 
   async run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const shared = this.current();
+    if (shared) return shared.nested(fn);
+    return this.transaction(fn);
+  }
+
+  /**
+   * A transaction that everything `fn` calls joins (see the class). At most the pool's size less one run at once
+   * (so the code inside can always get a connection for what it reads outside the transaction); a caller that
+   * waits longer than the pool's connect timeout gets a 503 (UnavailableError). Nested in another: a savepoint.
+   */
+  async runShared<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const outer = this.current();
+    if (outer) return outer.nested(fn);
+    const release = await (this.slots ??= new Slots(Math.max(1, (poolOf(this.ds).options.max ?? 10) - 1))).acquire(SHARED_SLOT_WAIT_MS);
+    this.sharedRunning += 1;
+    try {
+      return await this.transaction((tx) => {
+        const shared: SharedTx = { tx, open: true };
+        return this.shared.run(shared, () => fn(tx)).finally(() => {
+          shared.open = false;
+        });
+      });
+    } finally {
+      release();
+      // On Node 20 an enabled AsyncLocalStorage costs every promise of the process a little (promise hooks, about
+      // 8 µs per request measured): switched off whenever no shared transaction runs; `run` switches it on again.
+      if (--this.sharedRunning === 0) this.shared.disable();
+    }
+  }
+
+  /** The open shared transaction of the calling code, if any (a context that outlived it sees none). */
+  private current(): RunnerTx | undefined {
+    const shared = this.shared.getStore();
+    return shared?.open ? shared.tx : undefined;
+  }
+
+  private async transaction<T>(fn: (tx: RunnerTx) => Promise<T>): Promise<T> {
     const runner = this.ds.createQueryRunner();
     let result: T;
     let tx: RunnerTx;

@@ -9,3 +9,4 @@ export * from './dto';
 export * from './records';
 export * from './events';
 export * from './errors';
+export * from './errors/idempotency';

@@ -59,6 +59,15 @@ export class RequestValidationException extends UnprocessableEntityException {
   }
 }
 
+/**
+ * A body in a content type no parser of the route takes (XML, or multipart where no file is expected): DESIGN.md
+ * makes a body that cannot be read a 422 with `detail`, like malformed JSON, not Fastify's 415.
+ */
+function unreadableContentType(request: FastifyRequest): ValidationDetail {
+  const type = String(request.headers['content-type'] ?? '').split(';', 1)[0].trim() || '(none)';
+  return { loc: ['body'], msg: `content type ${type.slice(0, 100)} cannot be read here; send application/json`, type: 'content_type' };
+}
+
 /** A body that cannot be parsed at all (malformed JSON, wrong content type) is also a 422 with `detail`. */
 function bodyParseDetail(err: { code?: string; message: string; statusCode?: number }): ValidationDetail[] | null {
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return [{ loc: ['body'], msg: err.message, type: 'content_type' }];
@@ -98,7 +107,12 @@ export class JsonExceptionFilter implements ExceptionFilter {
       const status = exception.getStatus();
       const response = exception.getResponse();
       // Nest turns Fastify's body-parsing errors into plain HttpExceptions with a string message.
-      const parse = typeof response === 'string' ? bodyParseDetail({ statusCode: status, message: response }) : null;
+      const parse =
+        status === HttpStatus.UNSUPPORTED_MEDIA_TYPE
+          ? [unreadableContentType(request)]
+          : typeof response === 'string'
+            ? bodyParseDetail({ statusCode: status, message: response })
+            : null;
       if (parse) return void reply.status(HttpStatus.UNPROCESSABLE_ENTITY).send({ detail: parse, message: parse[0].msg });
       const body: Record<string, unknown> =
         typeof response === 'object' && response !== null
@@ -124,7 +138,7 @@ export class JsonExceptionFilter implements ExceptionFilter {
  */
 export function sendPlainError(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const err = exception as { code?: string; message: string; statusCode?: number };
-  const parse = err && typeof err === 'object' ? bodyParseDetail(err) : null;
+  const parse = err && typeof err === 'object' ? (err.statusCode === 415 ? [unreadableContentType(request)] : bodyParseDetail(err)) : null;
   if (parse) return void reply.status(HttpStatus.UNPROCESSABLE_ENTITY).send({ detail: parse, message: parse[0].msg });
   if (err?.statusCode && err.statusCode >= 400 && err.statusCode < 500) {
     return void reply.status(err.statusCode).send({ message: err.message, code: err.code });

@@ -101,6 +101,17 @@ describe('service kit HTTP behaviour', () => {
     expect((arr.json() as { detail: { loc: unknown[] }[] }).detail[0].loc).toEqual(['body']);
   });
 
+  it('answers 422 naming the content type for a body no parser takes (XML, multipart), not 415', async () => {
+    for (const type of ['application/xml', 'multipart/form-data; boundary=x', 'text/csv']) {
+      const res = await inject({ method: 'POST', url: '/things', headers: { 'content-type': type }, payload: '<a/>' });
+      expect([type, res.statusCode]).toEqual([type, 422]);
+      expect(res.json()).toEqual({
+        detail: [{ loc: ['body'], msg: `content type ${type.split(';')[0]} cannot be read here; send application/json`, type: 'content_type' }],
+        message: `content type ${type.split(';')[0]} cannot be read here; send application/json`,
+      });
+    }
+  });
+
   it('answers unknown routes with a JSON 404', async () => {
     const res = await inject({ method: 'GET', url: '/nope' });
     expect(res.statusCode).toBe(404);

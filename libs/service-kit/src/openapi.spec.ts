@@ -28,6 +28,11 @@ describe('finishDocument: nullable (3.0) becomes 3.1', () => {
     expect(p.two).toEqual({ allOf: [ref('A'), ref('B')] });
   });
 
+  it('a nullable named enum (allOf with its one $ref) becomes oneOf [enum, null]', () => {
+    const p = finishedSchema({ e: { nullable: true, allOf: [ref('Colour')], example: 'G' } });
+    expect(p.e).toEqual({ example: 'G', oneOf: [ref('Colour'), { type: 'null' }] });
+  });
+
   it('a nullable $ref or composition without a type becomes oneOf [it, null]', () => {
     const p = finishedSchema({ r: { $ref: '#/components/schemas/E', nullable: true }, o: { oneOf: [{ type: 'number' }, { type: 'string' }], nullable: true } });
     expect(p.r).toEqual({ oneOf: [ref('E'), { type: 'null' }] });

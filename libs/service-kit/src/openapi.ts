@@ -90,10 +90,12 @@ export function buildOpenApiDocument(app: INestApplication, docs: DocsOptions): 
     builder.addSecurityRequirements(OAUTH_SCHEME);
   }
   if (docs.adminBearer) {
-    builder.addBearerAuth(
-      { type: 'http', scheme: 'bearer', description: 'The operator\'s admin token (AUTH_ADMIN_TOKEN), for onboarding and client management.' },
-      ADMIN_SCHEME,
-    );
+    // addSecurity, not addBearerAuth: that one says `bearerFormat: JWT`, and the admin token is an opaque secret.
+    builder.addSecurity(ADMIN_SCHEME, {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'The operator\'s admin token (AUTH_ADMIN_TOKEN, an opaque secret), for onboarding and client management.',
+    });
   }
   const document = SwaggerModule.createDocument(app, builder.build(), {
     // The error bodies every operation may answer with are in every document's components.
@@ -253,7 +255,9 @@ function convertNullable(node: unknown): void {
           delete obj[key];
         }
       }
-      obj.oneOf = [inner, { type: 'null' }];
+      // A lone `allOf: [x]` (a class or a named enum) is x itself: `oneOf: [x, null]` (Redocly refuses a one-entry allOf).
+      const lone = Array.isArray(inner.allOf) && inner.allOf.length === 1 && !inner.$ref && !inner.oneOf && !inner.anyOf;
+      obj.oneOf = [lone ? (inner.allOf as unknown[])[0] : inner, { type: 'null' }];
     } else if (typeof obj.type === 'string') {
       obj.type = [obj.type, 'null'];
       if (Array.isArray(obj.enum) && !obj.enum.includes(null)) obj.enum = [...obj.enum, null];

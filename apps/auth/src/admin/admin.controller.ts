@@ -1,12 +1,10 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, UseGuards } from '@nestjs/common';
-import { ApiBearerAuth, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { isUuid, OnboardParticipantDto } from '@dtp/domain';
-import { PathIdPipe } from '@dtp/service-kit';
+import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { isUuid, MessageErrorResponse, OnboardParticipantDto, OnboardParticipantResponse, ParticipantView, UUID_PATTERN } from '@dtp/domain';
+import { ADMIN_SCHEME, ApiErrors, PathIdPipe } from '@dtp/service-kit';
 import { isCredentialText } from '../credentials/secret-hash';
-import { IssuedCredential, ParticipantsService, ParticipantView } from '../participants/participants.service';
+import { ParticipantsService } from '../participants/participants.service';
 import { AdminTokenGuard } from './admin-token.guard';
-
-type OnboardResponse = Omit<IssuedCredential, 'name'>;
 
 /**
  * Path ids checked for their format before any query (DESIGN.md "Input bounds"): out of format answers 404 like
@@ -16,8 +14,32 @@ const ParticipantIdParam = () =>
   Param('participant_id', new PathIdPipe(isUuid, { message: 'participant not found', reason: 'participant_not_found' }), { transform: (v: string) => v.toLowerCase() });
 const ClientIdParam = () => Param('client_id', new PathIdPipe(isCredentialText, { message: 'client not found', reason: 'client_not_found' }));
 
+const PARTICIPANT_ID = '3f1c2f8e-1111-4222-8333-444455556666';
+const CLIENT_ID = 'dtp_q3v9Kx2LmN8pR4sT6uW1yA';
+const CREDENTIAL = { participant_id: PARTICIPANT_ID, client_id: CLIENT_ID, client_secret: 'Zx8c1Q2w3E4r5T6y7U8i9O0pAsDfGhJkLzXcVbNm1q2', role: 'producer' };
+
+const ApiParticipantIdParam = () =>
+  ApiParam({
+    name: 'participant_id',
+    description: 'The participant id (a UUID, either case); anything else answers 404 like an unknown id.',
+    schema: { type: 'string', format: 'uuid', pattern: UUID_PATTERN.source, example: PARTICIPANT_ID },
+  });
+/** The operations without a body still read one that is sent: it must be readable. */
+const unexpectedBody = {
+  413: 'No body is needed; one larger than the limit (1 MiB) is refused.',
+  422: 'No body is needed; one that is sent must be readable JSON (not malformed, at most 32 levels deep).',
+} as const;
+const participantNotFound = { description: 'Unknown participant (or an id that is not a UUID).', reasons: ['participant_not_found'] };
+
 @ApiTags('admin')
-@ApiBearerAuth()
+@ApiBearerAuth(ADMIN_SCHEME)
+@ApiResponse({
+  status: 401,
+  description: 'No admin token, or a wrong one (`Authorization: Bearer <AUTH_ADMIN_TOKEN>`).',
+  type: MessageErrorResponse,
+  headers: { 'WWW-Authenticate': { description: '`Bearer realm="dtp-admin"` (RFC 6750).', required: true, schema: { type: 'string' } } },
+})
+@ApiErrors({ 503: 'The database cannot be reached; retry later.' })
 @UseGuards(AdminTokenGuard)
 @Controller('admin')
 export class AdminController {
@@ -25,30 +47,81 @@ export class AdminController {
 
   @Post('participants')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Onboard a participant: returns its first client credential (the secret is shown once)' })
-  @ApiResponse({ status: 201, description: '{participant_id, client_id, client_secret, role}' })
-  async onboard(@Body() body: OnboardParticipantDto): Promise<OnboardResponse> {
+  @ApiOperation({
+    operationId: 'onboardParticipant',
+    summary: 'Onboard a participant: returns its first client credential (the secret is shown once)',
+    description: 'Creates the participant with one role and publishes `participant.onboarded`. The secret is stored only as a hash.',
+  })
+  @ApiBody({
+    type: OnboardParticipantDto,
+    examples: {
+      producer: {
+        summary: 'A producer with its provenance',
+        value: { name: 'Karowe Mining', role: 'producer', provenance: { name: 'Karowe', type: 'mine', country_code: 'BW' } },
+      },
+    },
+  })
+  @ApiCreatedResponse({ description: 'The participant and its first credential.', type: OnboardParticipantResponse, example: CREDENTIAL })
+  @ApiErrors({
+    413: 'The body is larger than the limit (1 MiB).',
+    422: 'The body does not match OnboardParticipantRequest (every bad field named; unknown members refused).',
+  })
+  async onboard(@Body() body: OnboardParticipantDto): Promise<OnboardParticipantResponse> {
     const { participant_id, client_id, client_secret, role } = await this.participants.onboard(body);
     return { participant_id, client_id, client_secret, role };
   }
 
   @Get('participants/:participant_id')
-  @ApiOperation({ summary: 'A participant and its client ids (never secrets)' })
+  @ApiOperation({ operationId: 'getParticipant', summary: 'A participant and its client ids (never secrets)' })
+  @ApiParticipantIdParam()
+  @ApiOkResponse({
+    description: 'The participant.',
+    type: ParticipantView,
+    example: {
+      participant_id: PARTICIPANT_ID,
+      name: 'Karowe Mining',
+      role: 'producer',
+      provenance: { name: 'Karowe', type: 'mine', country_code: 'BW' },
+      created_at: '2025-03-04T10:00:00.000Z',
+      clients: [{ client_id: CLIENT_ID, created_at: '2025-03-04T10:00:00.000Z', revoked_at: null }],
+    },
+  })
+  @ApiErrors({ 404: participantNotFound })
   get(@ParticipantIdParam() id: string): Promise<ParticipantView> {
     return this.participants.get(id);
   }
 
   @Post('participants/:participant_id/credentials')
   @HttpCode(201)
-  @ApiOperation({ summary: 'Issue a further client credential for a participant' })
-  async addCredential(@ParticipantIdParam() id: string): Promise<OnboardResponse> {
+  @ApiOperation({
+    operationId: 'issueCredential',
+    summary: 'Issue a further client credential for a participant',
+    description: 'For rotating a secret: issue a new credential, switch the client to it, then revoke the old one.',
+  })
+  @ApiParticipantIdParam()
+  @ApiCreatedResponse({ description: 'The new credential (the secret is shown once).', type: OnboardParticipantResponse, example: CREDENTIAL })
+  @ApiErrors({ 404: participantNotFound, ...unexpectedBody })
+  async addCredential(@ParticipantIdParam() id: string): Promise<OnboardParticipantResponse> {
     const { participant_id, client_id, client_secret, role } = await this.participants.addCredential(id);
     return { participant_id, client_id, client_secret, role };
   }
 
   @Post('clients/:client_id/revoke')
   @HttpCode(204)
-  @ApiOperation({ summary: 'Revoke a client credential: it can no longer obtain tokens (issued tokens live until they expire)' })
+  @ApiOperation({
+    operationId: 'revokeClient',
+    summary: 'Revoke a client credential: it can no longer obtain tokens (issued tokens live until they expire)',
+    description:
+      'Publishes `client.revoked`; the services then refuse the tokens it was issued before. Revoking it again ' +
+      'answers 204 too.',
+  })
+  @ApiParam({
+    name: 'client_id',
+    description: 'The client id (1 to 256 printable ASCII characters); anything else answers 404 like an unknown id.',
+    schema: { type: 'string', minLength: 1, maxLength: 256, pattern: '^[\\x20-\\x7E]+$', example: CLIENT_ID },
+  })
+  @ApiNoContentResponse({ description: 'Revoked (or already revoked).' })
+  @ApiErrors({ 404: { description: 'Unknown client (or an id out of format).', reasons: ['client_not_found'] }, ...unexpectedBody })
   async revoke(@ClientIdParam() clientId: string): Promise<void> {
     await this.participants.revokeClient(clientId);
   }

@@ -1,7 +1,17 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import { ClientRevokedData, EventTypes, makeEnvelope, NotFoundError, OnboardParticipantDto, ParticipantOnboardedData, Role, topicOf } from '@dtp/domain';
+import {
+  ClientRevokedData,
+  EventTypes,
+  makeEnvelope,
+  NotFoundError,
+  OnboardParticipantDto,
+  ParticipantOnboardedData,
+  ParticipantView,
+  Role,
+  topicOf,
+} from '@dtp/domain';
 import type { OutboxEvent } from '@dtp/events';
 import { LOGGER } from '@dtp/service-kit';
 import { ClientSecrets } from '../credentials/client-secrets';
@@ -19,15 +29,6 @@ export interface IssuedCredential {
   client_secret: string;
   role: Role;
   name: string;
-}
-
-export interface ParticipantView {
-  participant_id: string;
-  name: string;
-  role: Role;
-  provenance: ProvenanceValue | null;
-  created_at: string;
-  clients: { client_id: string; created_at: string; revoked_at: string | null }[];
 }
 
 export interface AuthenticatedClient {

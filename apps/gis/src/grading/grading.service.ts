@@ -4,6 +4,7 @@ import { UnitOfWork } from '@dtp/database';
 import {
   EventTypes,
   GRADING_DECIMAL_FIELDS,
+  GradingAccepted,
   GradingSubmission,
   GradingSubmissionDto,
   Topics,
@@ -18,12 +19,6 @@ import { GisConfig } from '../config';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
 import { ValidationRepository } from '../validation/validation.repository';
 import { GradingRepository } from './grading.repository';
-
-export interface GradingAccepted {
-  grading_id: string;
-  diamond_id: string;
-  status: 'accepted';
-}
 
 /** The submission as published: members as given, decimal members as decimal text. */
 export function toGradingSubmission(dto: GradingSubmissionDto): GradingSubmission {

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Not, Raw, Repository } from 'typeorm';
+import { UnitOfWork } from '@dtp/database';
 import { isUuid, ValidationParameters } from '@dtp/domain';
 import { hydrate } from '../common/hydrate';
 import { ValidationRequestEntity } from './validation-request.entity';
@@ -16,11 +17,17 @@ export interface ValidationAnswer {
 /** validation_requests: the worker's durable job table and the results labs poll. The only code that queries the table. */
 @Injectable()
 export class ValidationRepository {
-  constructor(@InjectRepository(ValidationRequestEntity) private readonly repo: Repository<ValidationRequestEntity>) {}
+  constructor(
+    @InjectRepository(ValidationRequestEntity) private readonly repo: Repository<ValidationRequestEntity>,
+    private readonly uow: UnitOfWork,
+  ) {}
 
-  /** Queues a job; the insert trigger NOTIFYs the workers when the transaction commits. */
+  /**
+   * Queues a job; the insert trigger NOTIFYs the workers when the transaction commits. In the request's transaction
+   * when it has one (Idempotency-Key): the job and the stored answer commit together.
+   */
   async insert(job: Pick<ValidationRequestEntity, 'requestId' | 'diamondId' | 'labParticipantId' | 'request' | 'scanReportHash'>): Promise<void> {
-    await this.repo.insert(job);
+    await this.uow.manager.getRepository(ValidationRequestEntity).insert(job);
   }
 
   /** One request of one lab for one diamond (null for another lab's, another diamond's or a malformed id). */

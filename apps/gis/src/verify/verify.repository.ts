@@ -2,6 +2,7 @@ import { HttpStatus, Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { Repository } from 'typeorm';
+import { UnitOfWork } from '@dtp/database';
 import { DomainError, VerifyResponse } from '@dtp/domain';
 import { DOMAIN_ERROR_STATUS } from '@dtp/service-kit';
 import { VerifyAttemptEntity } from './verify-attempt.entity';
@@ -14,12 +15,16 @@ export interface VerifyAttemptInput extends Pick<VerifyAttemptEntity, 'diamondId
 /** verify_attempts: every verify call, its caller, request and answer. The only code that queries the table. */
 @Injectable()
 export class VerifyRepository {
-  constructor(@InjectRepository(VerifyAttemptEntity) private readonly repo: Repository<VerifyAttemptEntity>) {}
+  constructor(
+    @InjectRepository(VerifyAttemptEntity) private readonly repo: Repository<VerifyAttemptEntity>,
+    private readonly uow: UnitOfWork,
+  ) {}
 
   async record({ answer, ...attempt }: VerifyAttemptInput): Promise<string> {
     const id = randomUUID();
     const refused = answer instanceof DomainError;
-    await this.repo.insert({
+    // In the request's transaction when it has one (Idempotency-Key): the attempt and the stored answer commit together.
+    await this.uow.manager.getRepository(VerifyAttemptEntity).insert({
       id,
       ...attempt,
       // The status the lab received: the kit's status of the refusal's kind, or verify's 200.

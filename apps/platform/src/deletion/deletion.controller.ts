@@ -3,7 +3,7 @@ import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { BulkDeleteRequestDto, BulkDeleteResponse, DELETE_FAILURE_EXAMPLE, DELETE_SUCCESS_EXAMPLE, EXAMPLE_IDS } from '@dtp/domain';
 import { ApiErrors } from '@dtp/service-kit';
-import { ApiMediaTypeError, Errors } from '../api-docs';
+import { Errors } from '../api-docs';
 import { DeletionService } from './deletion.service';
 
 @ApiTags('deletion')
@@ -37,7 +37,6 @@ export class DeletionController {
     type: BulkDeleteResponse,
     example: { results: [DELETE_SUCCESS_EXAMPLE, DELETE_FAILURE_EXAMPLE] },
   })
-  @ApiMediaTypeError()
   @ApiErrors({
     403: Errors.role('producers and manufacturers'),
     413: Errors.bodyTooLarge,

@@ -18,7 +18,7 @@ import {
   SCAN_REPORT_REF_EXAMPLE,
 } from '@dtp/domain';
 import { ApiErrors } from '@dtp/service-kit';
-import { ApiDiamondIdParam, ApiMediaTypeError, ApiPathErrors, Errors, PATH_400 } from '../api-docs';
+import { ApiDiamondIdParam, ApiPathErrors, Errors, PATH_400 } from '../api-docs';
 import type { PlatformConfig } from '../config';
 import { BLOB_STORE, PLATFORM_CONFIG } from '../tokens';
 import { AttachedRef, FilesService, UPLOAD_FIELDS } from './files.service';
@@ -73,7 +73,6 @@ export class FilesController {
       gradingCertificate: { summary: 'kind grading_certificate: a GradingCertificateRef', value: GRADING_CERTIFICATE_REF_EXAMPLE },
     },
   })
-  @ApiMediaTypeError()
   @ApiErrors({
     403: { description: 'A role other than producer, manufacturer or retailer, or another participant holds the diamond', reasons: ['not_holder'] },
     404: Errors.diamondNotFound,

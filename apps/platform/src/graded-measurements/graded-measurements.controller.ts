@@ -3,7 +3,7 @@ import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } fro
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { GRADING_EXAMPLE, GradedMeasurementsResponse, GradingDataView, USER_GRADING_EXAMPLE, UserGradedMeasurementDto } from '@dtp/domain';
 import { ApiErrors } from '@dtp/service-kit';
-import { ApiDiamondAndGradingParams, ApiDiamondIdParam, ApiMediaTypeError, ApiNoBodyErrors, ApiPathErrors, Errors } from '../api-docs';
+import { ApiDiamondAndGradingParams, ApiDiamondIdParam, ApiNoBodyErrors, ApiPathErrors, Errors } from '../api-docs';
 import { GradedMeasurementsService } from './graded-measurements.service';
 import { DiamondIdParam, GradingIdParam } from '../path-ids';
 
@@ -48,7 +48,6 @@ export class GradedMeasurementsController {
     },
   })
   @ApiCreatedResponse({ description: 'The new record, inactive and selectable.', type: GradingDataView, example: USER_GRADING_EXAMPLE })
-  @ApiMediaTypeError()
   @ApiErrors({
     403: ROLE_OR_HOLDER,
     404: Errors.diamondNotFound,

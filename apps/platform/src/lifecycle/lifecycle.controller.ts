@@ -13,7 +13,7 @@ import {
   SplitDiamondResponse,
 } from '@dtp/domain';
 import { ApiErrors, ApiValidationPipe } from '@dtp/service-kit';
-import { ApiDiamondIdParam, ApiMediaTypeError, ApiPathErrors, Errors } from '../api-docs';
+import { ApiDiamondIdParam, ApiPathErrors, Errors } from '../api-docs';
 import { LifecycleService, SplitResult } from './lifecycle.service';
 import { DiamondIdParam } from '../path-ids';
 
@@ -72,7 +72,6 @@ export class LifecycleController {
     },
   })
   @ApiOkResponse({ description: 'The new polished diamond (a child of the rough).', type: DiamondV1, example: NEW_POLISHED_EXAMPLE })
-  @ApiMediaTypeError()
   @ApiErrors({
     403: ROLE_OR_HOLDER,
     404: 'No such parent diamond.',
@@ -126,7 +125,6 @@ export class LifecycleController {
       ],
     },
   })
-  @ApiMediaTypeError()
   @ApiErrors({
     403: ROLE_OR_HOLDER,
     404: Errors.diamondNotFound,
@@ -158,7 +156,6 @@ export class LifecycleController {
   @ApiDiamondIdParam('A rough diamond you hold.')
   @ApiPathErrors()
   @ApiOkResponse({ description: 'The record, now `destroyed`.', type: DiamondV1, example: parentAfter('destroyed', '01hz0a2b4c6d8e0f2g4h6j8k0p') })
-  @ApiMediaTypeError()
   @ApiErrors({
     403: ROLE_OR_HOLDER,
     404: Errors.diamondNotFound,

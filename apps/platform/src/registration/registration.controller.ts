@@ -3,7 +3,7 @@ import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { CreateRoughDiamondDto, DiamondV1, ROUGH_DIAMOND_EXAMPLE } from '@dtp/domain';
 import { ApiErrors } from '@dtp/service-kit';
-import { ApiMediaTypeError, Errors } from '../api-docs';
+import { Errors } from '../api-docs';
 import { RegistrationService } from './registration.service';
 
 @ApiTags('registration')
@@ -42,7 +42,6 @@ export class RegistrationController {
     },
   })
   @ApiOkResponse({ description: 'The new diamond record.', type: DiamondV1, example: ROUGH_DIAMOND_EXAMPLE })
-  @ApiMediaTypeError()
   @ApiErrors({
     403: Errors.role('producers and manufacturers'),
     409: {

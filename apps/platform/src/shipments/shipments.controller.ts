@@ -15,7 +15,7 @@ import {
   TransferOutDto,
 } from '@dtp/domain';
 import { ApiErrors } from '@dtp/service-kit';
-import { ApiMediaTypeError, ApiPathErrors, ApiShipmentIdParam, Errors } from '../api-docs';
+import { ApiPathErrors, ApiShipmentIdParam, Errors } from '../api-docs';
 import { ShipmentListService } from './shipment-list.service';
 import { TransferInService } from './transfer-in.service';
 import { TransferOutService } from './transfer-out.service';
@@ -91,7 +91,6 @@ export class ShipmentsController {
     },
   })
   @ApiCreatedResponse({ description: 'The new shipment, `action_required`, every diamond `transfer_in_pending`.', type: InboundShipment, example: ROUGH_SHIPMENT_EXAMPLE })
-  @ApiMediaTypeError()
   @ApiErrors({
     403: {
       description:
@@ -149,7 +148,6 @@ export class ShipmentsController {
   @ApiPathErrors()
   @ApiBody(DECISION_BODY)
   @ApiOkResponse({ description: 'The shipment after the answer (`completed` once no diamond awaits one).', type: InboundShipment, example: ACCEPTED_SHIPMENT_EXAMPLE })
-  @ApiMediaTypeError()
   @ApiErrors(DECISION_ERRORS)
   async accept(@CurrentCaller() caller: Caller, @ShipmentIdParam() shipmentId: string, @Body() body: TransferDecisionDto): Promise<InboundShipment> {
     return this.inbound.decide(caller, shipmentId, body, 'accept');
@@ -170,7 +168,6 @@ export class ShipmentsController {
     type: InboundShipment,
     example: { ...ACCEPTED_SHIPMENT_EXAMPLE, diamonds: [{ ...ACCEPTED_SHIPMENT_EXAMPLE.diamonds[0], transfer_state: 'transfer_in_rejected' }] },
   })
-  @ApiMediaTypeError()
   @ApiErrors(DECISION_ERRORS)
   async reject(@CurrentCaller() caller: Caller, @ShipmentIdParam() shipmentId: string, @Body() body: TransferDecisionDto): Promise<InboundShipment> {
     return this.inbound.decide(caller, shipmentId, body, 'reject');

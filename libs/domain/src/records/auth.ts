@@ -1,11 +1,35 @@
-import type { Role } from '../enums/participant';
+import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiSchema, getSchemaPath } from '@nestjs/swagger';
+import { ROLE_VALUES, Role } from '../enums/participant';
+import { UUID_PATTERN } from '../rules/ids';
+
+/*
+ * Auth's answers (DESIGN.md "Authentication and roles"). Classes so that the OpenAPI document describes them
+ * (object literals stay assignable: no private members).
+ */
+
+const ROLE = { enum: ROLE_VALUES, enumName: 'Role' } as const;
+const PARTICIPANT_ID = { type: 'string', format: 'uuid', pattern: UUID_PATTERN.source, example: '3f1c2f8e-1111-4222-8333-444455556666' } as const;
+/** Client ids are printable ASCII; the service issues `dtp_` and 22 base64url characters. */
+const CLIENT_ID = { type: 'string', minLength: 1, maxLength: 256, example: 'dtp_q3v9Kx2LmN8pR4sT6uW1yA' } as const;
+const DATE_TIME = { type: 'string', format: 'date-time', example: '2025-03-04T10:00:00.000Z' } as const;
 
 /** `POST {auth_url}/oauth/token` success. */
-export interface TokenResponse {
-  access_token: string;
-  token_type: 'Bearer';
+export class TokenResponse {
+  @ApiProperty({
+    description:
+      'A signed JWT (RFC 9068, `typ: at+jwt`, ES256, `kid` in the header) with iss, sub = client_id, aud = the requested ' +
+      'audience, exp, iat, nbf, jti, client_id, participant_id, role and name.',
+    pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$',
+    example: 'eyJhbGciOiJFUzI1NiIsInR5cCI6ImF0K2p3dCIsImtpZCI6IjQ4dTIifQ.eyJzdWIiOiJkdHBfcTN2OUt4MkxtTjhwUjRzVDZ1VzF5QSJ9.c2lnbmF0dXJl',
+  })
+  access_token!: string;
+
+  @ApiProperty({ enum: ['Bearer'], example: 'Bearer' })
+  token_type!: 'Bearer';
+
   /** Seconds. */
-  expires_in: number;
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'Seconds until the token expires.', example: 3600 })
+  expires_in!: number;
 }
 
 export const OAUTH_ERROR_CODES = [
@@ -14,10 +38,30 @@ export const OAUTH_ERROR_CODES = [
 ] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 
-/** RFC 6749 5.2 error body. */
-export interface TokenErrorResponse {
-  error: OAuthErrorCode;
-  error_description?: string;
+/** `error` of a token endpoint answer: the RFC 6749 5.2 codes, RFC 8707's invalid_target, and the limits' 429. */
+export const TOKEN_ERROR_CODES = [...OAUTH_ERROR_CODES, 'too_many_requests'] as const;
+export type TokenErrorCode = (typeof TOKEN_ERROR_CODES)[number];
+
+/** RFC 6749 5.2: `error_description` holds only `%x20-21 / %x23-5B / %x5D-7E` (printable ASCII minus `"` and `\`). */
+export const OAUTH_ERROR_DESCRIPTION_PATTERN = /^[\x20\x21\x23-\x5B\x5D-\x7E]*$/;
+
+/** RFC 6749 5.2 error body (every error of the token endpoint but a 5xx). */
+@ApiSchema({
+  description:
+    'RFC 6749 5.2 error: 400 `invalid_request`, `unsupported_grant_type`, `invalid_target`; 401 `invalid_client`; ' +
+    '413 `invalid_request`; 429 `too_many_requests`.',
+})
+export class TokenErrorResponse {
+  @ApiProperty({ enum: TOKEN_ERROR_CODES, enumName: 'TokenErrorCode', example: 'invalid_request' })
+  error!: TokenErrorCode;
+
+  @ApiProperty({
+    description: 'For people; printable ASCII without `"` and `\\` (RFC 6749 5.2), at most 300 characters.',
+    maxLength: 300,
+    pattern: OAUTH_ERROR_DESCRIPTION_PATTERN.source,
+    example: 'parameter audience is required',
+  })
+  error_description!: string;
 }
 
 /** JWT access token claims (RFC 9068 plus ours). */
@@ -34,12 +78,99 @@ export interface AccessTokenClaims {
   role: Role;
 }
 
+/** One public key of the JWKS (RFC 7517): a P-256 key for ES256 signatures. */
+export class Jwk {
+  @ApiProperty({ enum: ['EC'], example: 'EC' })
+  kty!: 'EC';
+
+  @ApiProperty({ enum: ['P-256'], example: 'P-256' })
+  crv!: 'P-256';
+
+  @ApiProperty({ description: 'The x coordinate, base64url.', pattern: '^[A-Za-z0-9_-]+$', example: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU' })
+  x!: string;
+
+  @ApiProperty({ description: 'The y coordinate, base64url.', pattern: '^[A-Za-z0-9_-]+$', example: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' })
+  y!: string;
+
+  @ApiProperty({ description: 'The key id (its RFC 7638 thumbprint), named in the header of the tokens it signed.', example: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs' })
+  kid!: string;
+
+  @ApiProperty({ enum: ['ES256'], example: 'ES256' })
+  alg!: 'ES256';
+
+  @ApiProperty({ enum: ['sig'], example: 'sig' })
+  use!: 'sig';
+}
+
+/** `GET {auth_url}/.well-known/jwks.json`. */
+export class JwksResponse {
+  @ApiProperty({
+    type: () => Jwk,
+    isArray: true,
+    description: 'The active signing key and the keys retired recently enough that tokens they signed may still be valid.',
+  })
+  keys!: Jwk[];
+}
+
 /** `POST {auth_url}/admin/participants` 201; the secret is shown only here. */
-export interface OnboardParticipantResponse {
-  participant_id: string;
-  client_id: string;
-  client_secret: string;
-  role: Role;
+export class OnboardParticipantResponse {
+  @ApiProperty(PARTICIPANT_ID)
+  participant_id!: string;
+
+  @ApiProperty(CLIENT_ID)
+  client_id!: string;
+
+  @ApiProperty({ type: 'string', description: 'Shown only in this answer; stored as a hash.', example: 'Zx8c1Q2w3E4r5T6y7U8i9O0pAsDfGhJkLzXcVbNm1q2' })
+  client_secret!: string;
+
+  @ApiProperty({ ...ROLE, example: 'producer' })
+  role!: Role;
+}
+
+/** The provenance a producer declared at onboarding. */
+export class ParticipantProvenance {
+  @ApiProperty({ example: 'Karowe' })
+  name!: string;
+
+  @ApiProperty({ example: 'mine' })
+  type!: string;
+
+  @ApiPropertyOptional({ type: 'string', nullable: true, description: 'ISO 3166-1 alpha-2.', pattern: '^[A-Z]{2}$', example: 'BW' })
+  country_code?: string | null;
+}
+
+/** A client credential of a participant (never its secret). */
+export class ParticipantClient {
+  @ApiProperty(CLIENT_ID)
+  client_id!: string;
+
+  @ApiProperty(DATE_TIME)
+  created_at!: string;
+
+  @ApiProperty({ ...DATE_TIME, nullable: true, description: 'When the credential was revoked; null while it is valid.', example: null })
+  revoked_at!: string | null;
+}
+
+/** `GET {auth_url}/admin/participants/{participant_id}`: a participant and its client ids (never secrets). */
+@ApiExtraModels(ParticipantProvenance)
+export class ParticipantView {
+  @ApiProperty(PARTICIPANT_ID)
+  participant_id!: string;
+
+  @ApiProperty({ example: 'Karowe Mining' })
+  name!: string;
+
+  @ApiProperty({ ...ROLE, example: 'producer' })
+  role!: Role;
+
+  @ApiProperty({ description: 'Null when none was declared.', oneOf: [{ $ref: getSchemaPath(ParticipantProvenance) }, { type: 'null' }] })
+  provenance!: ParticipantProvenance | null;
+
+  @ApiProperty(DATE_TIME)
+  created_at!: string;
+
+  @ApiProperty({ type: () => ParticipantClient, isArray: true })
+  clients!: ParticipantClient[];
 }
 
 /** The authenticated caller, as services take it from a verified token. */
