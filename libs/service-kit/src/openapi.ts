@@ -142,7 +142,6 @@ type Json = Record<string, unknown>;
  */
 export function finishDocument(document: OpenAPIObject): OpenAPIObject {
   const doc = structuredClone(document) as unknown as Json;
-  inlineSingleRefs(doc);
   convertNullable(doc);
   const seen = new Set<string>();
   const paths = (doc.paths ?? {}) as Record<string, Json>;
@@ -210,28 +209,6 @@ function pathSuffix(path: string): string {
     .filter(Boolean)
     .map((part) => upperFirst(part.replace(/[{}]/g, '').replace(/[_-](\w)/g, (_, c: string) => c.toUpperCase())))
     .join('');
-}
-
-/**
- * `{allOf: [{$ref}]}` (how @nestjs/swagger refers to a named enum or a nested class, so that 3.0 could keep a
- * description beside it) becomes `{$ref}` with its siblings kept: 3.1 allows siblings of `$ref`, and a one-member
- * allOf says nothing more (linters flag it). The `type: 'object'` written beside a class reference goes too.
- */
-function inlineSingleRefs(node: unknown): void {
-  if (Array.isArray(node)) {
-    for (const item of node) inlineSingleRefs(item);
-    return;
-  }
-  if (node === null || typeof node !== 'object') return;
-  const obj = node as Json;
-  for (const value of Object.values(obj)) inlineSingleRefs(value);
-  const all = obj.allOf;
-  if (!Array.isArray(all) || all.length !== 1 || obj.$ref !== undefined) return;
-  const only = all[0] as Json;
-  if (typeof only?.$ref !== 'string' || Object.keys(only).length !== 1) return;
-  delete obj.allOf;
-  obj.$ref = only.$ref;
-  if (obj.type === 'object') delete obj.type;
 }
 
 /** Recursively rewrites `nullable: true` into 3.1's `type: [T, 'null']` (or `oneOf` with `{type: 'null'}` for refs). */
