@@ -143,7 +143,7 @@ type Json = Record<string, unknown>;
 export function finishDocument(document: OpenAPIObject): OpenAPIObject {
   const doc = structuredClone(document) as unknown as Json;
   convertNullable(doc);
-  const seen = new Set<string>();
+  const seen = new Map<string, string>();
   const paths = (doc.paths ?? {}) as Record<string, Json>;
   for (const [path, item] of Object.entries(paths)) {
     for (const method of METHODS) {
@@ -155,8 +155,9 @@ export function finishDocument(document: OpenAPIObject): OpenAPIObject {
       }
       if (typeof op.operationId === 'string') {
         let id = op.operationId.replace(/\[\d+\]$/, '');
-        if (seen.has(id)) id = `${id}${pathSuffix(path)}`;
-        seen.add(id);
+        const first = seen.get(id);
+        if (first !== undefined) id = `${id}${pathSuffix(distinctSegments(path, first))}`;
+        seen.set(id, path);
         op.operationId = id;
       }
       const responses = (op.responses ??= {}) as Json;
@@ -200,6 +201,13 @@ function errorResponse(description: string, headers?: Json): Json {
     ...(headers ? { headers } : {}),
     content: { 'application/json': { schema: { $ref: '#/components/schemas/MessageErrorResponse' } } },
   };
+}
+
+/** The segments of `path` that `other` lacks (`/v2/transfer/in/{id}/reject` vs `/transfer/in/{id}/reject`: `/v2`). */
+function distinctSegments(path: string, other: string): string {
+  const theirs = new Set(other.split('/'));
+  const own = path.split('/').filter((part) => part && !theirs.has(part));
+  return own.length > 0 ? `/${own.join('/')}` : path;
 }
 
 /** `/v2/transfer/in/{shipment_id}/accept` -> `V2TransferInShipmentIdAccept`. */

@@ -18,7 +18,7 @@ import {
   SCAN_REPORT_REF_EXAMPLE,
 } from '@dtp/domain';
 import { ApiErrors } from '@dtp/service-kit';
-import { ApiDiamondIdParam, Errors } from '../api-docs';
+import { ApiDiamondIdParam, ApiPathErrors, Errors, PATH_400 } from '../api-docs';
 import type { PlatformConfig } from '../config';
 import { BLOB_STORE, PLATFORM_CONFIG } from '../tokens';
 import { AttachedRef, FilesService, UPLOAD_FIELDS } from './files.service';
@@ -62,6 +62,7 @@ export class FilesController {
       },
     },
   })
+  @ApiPathErrors(`${PATH_400} Also a multipart body the form parser refuses before reading it (e.g. no boundary).`)
   @ApiExtraModels(FileRef, ImageRef, GradingCertificateRef)
   @ApiCreatedResponse({
     description: 'The file ref, as the record now lists it.',
@@ -73,7 +74,6 @@ export class FilesController {
     },
   })
   @ApiErrors({
-    400: 'A multipart body the form parser refuses before reading it (e.g. no boundary); `{message, code}`.',
     403: { description: 'A role other than producer, manufacturer or retailer, or another participant holds the diamond', reasons: ['not_holder'] },
     404: Errors.diamondNotFound,
     409: {

@@ -3,7 +3,7 @@ import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } fro
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { GRADING_EXAMPLE, GradedMeasurementsResponse, GradingDataView, USER_GRADING_EXAMPLE, UserGradedMeasurementDto } from '@dtp/domain';
 import { ApiErrors } from '@dtp/service-kit';
-import { ApiDiamondAndGradingParams, ApiDiamondIdParam, Errors } from '../api-docs';
+import { ApiDiamondAndGradingParams, ApiDiamondIdParam, ApiNoBodyErrors, ApiPathErrors, Errors } from '../api-docs';
 import { GradedMeasurementsService } from './graded-measurements.service';
 import { DiamondIdParam, GradingIdParam } from '../path-ids';
 
@@ -22,6 +22,7 @@ export class GradedMeasurementsController {
     description: '`{results: GradingDataView[]}`: the labs\' gradings (`source: gis`) and your own (`source: user`); at most one is active. 403 when another participant holds it; 404 when no such diamond exists.',
   })
   @ApiDiamondIdParam('A diamond you hold.')
+  @ApiPathErrors()
   @ApiOkResponse({ description: 'Every graded measurement of the diamond.', type: GradedMeasurementsResponse, example: { results: [GRADING_EXAMPLE, USER_GRADING_EXAMPLE] } })
   @ApiErrors({ 403: ROLE_OR_HOLDER, 404: Errors.diamondNotFound, 503: Errors.unavailable })
   async list(@CurrentCaller() caller: Caller, @DiamondIdParam() diamondId: string): Promise<GradedMeasurementsResponse> {
@@ -36,6 +37,7 @@ export class GradedMeasurementsController {
     description: '201 with the record (inactive, selectable); `select` makes it the one the record shows. Not a change of the diamond record.',
   })
   @ApiDiamondIdParam('A diamond you hold.')
+  @ApiPathErrors()
   @ApiBody({
     type: UserGradedMeasurementDto,
     examples: {
@@ -72,7 +74,9 @@ export class GradedMeasurementsController {
       'in `grading`. Selecting the active record changes nothing. 200 with the selected record; 409 `not_selectable` for a record that may not be selected.',
   })
   @ApiDiamondAndGradingParams()
+  @ApiPathErrors()
   @ApiOkResponse({ description: 'The selected record (`is_active: true`).', type: GradingDataView, example: GRADING_EXAMPLE })
+  @ApiNoBodyErrors()
   @ApiErrors({
     403: ROLE_OR_HOLDER,
     404: 'No such diamond, or no such graded measurement of it.',
@@ -95,7 +99,9 @@ export class GradedMeasurementsController {
     description: 'No record is shown afterwards (`grading` becomes null in a new version of the diamond record). Idempotent. 200 with the record.',
   })
   @ApiDiamondAndGradingParams()
+  @ApiPathErrors()
   @ApiOkResponse({ description: 'The record (`is_active: false`).', type: GradingDataView, example: { ...GRADING_EXAMPLE, is_active: false } })
+  @ApiNoBodyErrors()
   @ApiErrors({
     403: ROLE_OR_HOLDER,
     404: 'No such diamond, or no such graded measurement of it.',

@@ -13,7 +13,7 @@ import {
   SplitDiamondResponse,
 } from '@dtp/domain';
 import { ApiErrors, ApiValidationPipe } from '@dtp/service-kit';
-import { ApiDiamondIdParam, Errors } from '../api-docs';
+import { ApiDiamondIdParam, ApiPathErrors, Errors } from '../api-docs';
 import { LifecycleService, SplitResult } from './lifecycle.service';
 import { DiamondIdParam } from '../path-ids';
 
@@ -98,6 +98,7 @@ export class LifecycleController {
       '`cuts_exceed_parent_weight` (the cuts together weigh more than the parent), `in_transit`; 403 unless you hold it; 404 when it does not exist.',
   })
   @ApiDiamondIdParam('A rough diamond you hold.')
+  @ApiPathErrors()
   @ApiBody({
     type: SplitDiamondDto,
     examples: {
@@ -153,6 +154,7 @@ export class LifecycleController {
     description: 'Body optional: `{participant_timestamp}`. 200 with the record (`destroyed`); 409 `illegal_transition`, `in_transit`; 404.',
   })
   @ApiDiamondIdParam('A rough diamond you hold.')
+  @ApiPathErrors()
   @ApiOkResponse({ description: 'The record, now `destroyed`.', type: DiamondV1, example: parentAfter('destroyed', '01hz0a2b4c6d8e0f2g4h6j8k0p') })
   @ApiErrors({
     403: ROLE_OR_HOLDER,

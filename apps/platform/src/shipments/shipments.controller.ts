@@ -15,7 +15,7 @@ import {
   TransferOutDto,
 } from '@dtp/domain';
 import { ApiErrors } from '@dtp/service-kit';
-import { ApiShipmentIdParam, Errors } from '../api-docs';
+import { ApiPathErrors, ApiShipmentIdParam, Errors } from '../api-docs';
 import { ShipmentListService } from './shipment-list.service';
 import { TransferInService } from './transfer-in.service';
 import { TransferOutService } from './transfer-out.service';
@@ -145,6 +145,7 @@ export class ShipmentsController {
       '200 with the shipment; 404 unless you are the recipient.',
   })
   @ApiShipmentIdParam()
+  @ApiPathErrors()
   @ApiBody(DECISION_BODY)
   @ApiOkResponse({ description: 'The shipment after the answer (`completed` once no diamond awaits one).', type: InboundShipment, example: ACCEPTED_SHIPMENT_EXAMPLE })
   @ApiErrors(DECISION_ERRORS)
@@ -160,6 +161,7 @@ export class ShipmentsController {
     description: 'Same body and rules as accept; rejected diamonds go back to the sender, held. 200 with the shipment.',
   })
   @ApiShipmentIdParam()
+  @ApiPathErrors()
   @ApiBody(DECISION_BODY)
   @ApiOkResponse({
     description: 'The shipment after the answer (`completed` once no diamond awaits one).',

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { DiamondV1, ROUGH_DIAMOND_EXAMPLE } from '@dtp/domain';
 import { ApiErrors } from '@dtp/service-kit';
-import { ApiDiamondIdParam, Errors } from '../api-docs';
+import { ApiDiamondIdParam, ApiNoBodyErrors, ApiPathErrors, Errors } from '../api-docs';
 import { UnlockService } from './unlock.service';
 import { DiamondIdParam } from '../path-ids';
 
@@ -21,7 +21,9 @@ export class UnlockController {
     description: 'Holder only; `unlock_status` becomes `unlocked` for good. Idempotent. 200 with the record; 403 when another participant holds it; 404 when no such diamond exists.',
   })
   @ApiDiamondIdParam('A diamond you hold.')
+  @ApiPathErrors()
   @ApiOkResponse({ description: 'The record, unlocked.', type: DiamondV1, example: { ...ROUGH_DIAMOND_EXAMPLE, unlock_status: 'unlocked', version_id: '01hy8a2b4c6d8e0f2g4h6j8k0m' } })
+  @ApiNoBodyErrors()
   @ApiErrors({
     403: { description: 'A role other than producer, manufacturer or retailer, or another participant holds the diamond', reasons: ['not_holder'] },
     404: Errors.diamondNotFound,

@@ -146,8 +146,8 @@ const objectiveVerification = {
 
 export class DiamondDataRequest {
   @ApiProperty({ type: 'string' }) id!: string;
-  @ApiProperty({ ...ApiEnums.DataRequestStatus }) status!: DataRequestStatus;
-  @ApiProperty({ ...ApiEnums.DataRequestType }) data_request_type!: DataRequestType;
+  @ApiProperty({ ...ApiEnums.DataRequestStatus, example: 'success' }) status!: DataRequestStatus;
+  @ApiProperty({ ...ApiEnums.DataRequestType, example: 'three_d_plan' }) data_request_type!: DataRequestType;
   @ApiProperty(dateTimeField()) created_at!: string;
   @ApiProperty(dateTimeField()) updated_at!: string;
   @ApiPropertyOptional({ type: 'string', isArray: true, nullable: true }) errors?: string[] | null;
