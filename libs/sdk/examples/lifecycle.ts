@@ -28,7 +28,7 @@ export interface ExampleOutcome {
   rough: [string, string];
   shipment: { id: string; status: string; states: string[] };
   refusals: Record<string, { status: number; reason: string | undefined }>;
-  stone: { diamond_id: string; box_id: string; provenance: string | null; producer_uuid: string | null };
+  stone: { diamond_id: string; box_id: string | null; provenance: string | null; producer_uuid: string | null };
   polished: { diamond_id: string; diamond_parent_id: string | null; lifecycle_state: string };
   polishedShipment: { id: string; status: string };
   gradedMeasurements: { retailer: number; manufacturer: number };
@@ -174,7 +174,7 @@ export async function runLifecycleExample(config: ExampleConfig): Promise<Exampl
     rough: [r1.diamond_id, r2.diamond_id],
     shipment: { id: shipment.id, status: accepted.status, states: accepted.diamonds.map((d) => d.transfer_state) },
     refusals,
-    stone: { diamond_id: stone.diamond_id, box_id: stone.box_id, provenance: stone.provenance?.provenance_name ?? null, producer_uuid: stone.producer_uuid ?? null },
+    stone: { diamond_id: stone.diamond_id, box_id: stone.box_id ?? null, provenance: stone.provenance?.provenance_name ?? null, producer_uuid: stone.producer_uuid ?? null },
     polished: { diamond_id: polished.diamond_id, diamond_parent_id: polished.diamond_parent_id ?? null, lifecycle_state: polished.lifecycle_state },
     polishedShipment: { id: pShipment.id, status: pAccepted.status },
     gradedMeasurements,

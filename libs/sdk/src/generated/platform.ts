@@ -259,7 +259,7 @@ export interface paths {
          * Reject diamonds of a shipment sent to you (also under /v2)
          * @description Same body and rules as accept; rejected diamonds go back to the sender, held. 200 with the shipment.
          */
-        post: operations["rejectShipmentV2TransferInShipmentIdReject"];
+        post: operations["rejectShipmentV2"];
         delete?: never;
         options?: never;
         head?: never;
@@ -756,7 +756,9 @@ export interface components {
         DataRequestType: "three_d_plan";
         DiamondDataRequest: {
             id: string;
+            /** @example success */
             status: components["schemas"]["DataRequestStatus"];
+            /** @example three_d_plan */
             data_request_type: components["schemas"]["DataRequestType"];
             /**
              * Format: date-time
@@ -1650,7 +1652,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1727,7 +1729,7 @@ export interface operations {
                     "application/json": components["schemas"]["ImageRef"] | components["schemas"]["GradingCertificateRef"] | components["schemas"]["FileRef"];
                 };
             };
-            /** @description A multipart body the form parser refuses before reading it (e.g. no boundary); `{message, code}`. */
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). Also a multipart body the form parser refuses before reading it (e.g. no boundary). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1776,6 +1778,15 @@ export interface operations {
             };
             /** @description The file is larger than the upload limit (`limit_bytes` in the body; default 50 MiB) (`reason`: `file_too_large`) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1902,7 +1913,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). No entries, or more than 1,000, is a 422 too. The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). No entries, or more than 1,000, is a 422 too. The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2017,6 +2028,15 @@ export interface operations {
                     "application/json": components["schemas"]["DiamondV1"];
                 };
             };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
                 headers: {
@@ -2055,13 +2075,31 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
                 };
             };
-            /** @description The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            /** @description This operation takes no body; one sent anyway that is larger than 1 MiB is refused. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description This operation takes no body; one sent anyway that cannot be read (malformed JSON, a content type other than JSON) is refused (`detail` names it). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IdempotencyKeyErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
                 };
             };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
@@ -2151,6 +2189,15 @@ export interface operations {
                     "application/json": components["schemas"]["GradedMeasurementsResponse"];
                 };
             };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
                 headers: {
@@ -2173,6 +2220,15 @@ export interface operations {
             };
             /** @description No such diamond (never registered, deleted, or an id out of format). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2249,6 +2305,15 @@ export interface operations {
                     "application/json": components["schemas"]["GradingDataView"];
                 };
             };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
                 headers: {
@@ -2296,7 +2361,16 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2386,6 +2460,15 @@ export interface operations {
                     "application/json": components["schemas"]["GradingDataView"];
                 };
             };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
                 headers: {
@@ -2424,13 +2507,31 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
                 };
             };
-            /** @description The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            /** @description This operation takes no body; one sent anyway that is larger than 1 MiB is refused. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description This operation takes no body; one sent anyway that cannot be read (malformed JSON, a content type other than JSON) is refused (`detail` names it). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IdempotencyKeyErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
                 };
             };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
@@ -2514,6 +2615,15 @@ export interface operations {
                     "application/json": components["schemas"]["GradingDataView"];
                 };
             };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
                 headers: {
@@ -2552,13 +2662,31 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
                 };
             };
-            /** @description The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            /** @description This operation takes no body; one sent anyway that is larger than 1 MiB is refused. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description This operation takes no body; one sent anyway that cannot be read (malformed JSON, a content type other than JSON) is refused (`detail` names it). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["IdempotencyKeyErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
                 };
             };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
@@ -2691,7 +2819,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). Also a recipient that is you, unknown to the platform, or not able to receive this shipment type. The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). Also a recipient that is you, unknown to the platform, or not able to receive this shipment type. The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3018,6 +3146,15 @@ export interface operations {
                     "application/json": components["schemas"]["InboundShipment"];
                 };
             };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
                 headers: {
@@ -3065,7 +3202,16 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3160,6 +3306,15 @@ export interface operations {
                     "application/json": components["schemas"]["InboundShipment"];
                 };
             };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
                 headers: {
@@ -3207,7 +3362,16 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3238,7 +3402,7 @@ export interface operations {
             };
         };
     };
-    rejectShipmentV2TransferInShipmentIdReject: {
+    rejectShipmentV2: {
         parameters: {
             query?: never;
             header?: {
@@ -3302,6 +3466,15 @@ export interface operations {
                     "application/json": components["schemas"]["InboundShipment"];
                 };
             };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
                 headers: {
@@ -3349,7 +3522,16 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3516,7 +3698,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3739,6 +3921,15 @@ export interface operations {
                     "application/json": components["schemas"]["SplitDiamondResponse"];
                 };
             };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
                 headers: {
@@ -3786,7 +3977,16 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). Fewer than 2 or more than 100 cuts, or cuts sharing a participant_id, are refused too. The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). Fewer than 2 or more than 100 cuts, or cuts sharing a participant_id, are refused too. The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3905,6 +4105,15 @@ export interface operations {
                     "application/json": components["schemas"]["DiamondV1"];
                 };
             };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
                 headers: {
@@ -3952,7 +4161,16 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description The body does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -9,8 +9,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The current record of a diamond (DiamondV1) */
-        get: operations["diamondsGet"];
+        /**
+         * The current record of a diamond (DiamondV1)
+         * @description Any diamond, locked or unlocked, as platform last published it (eventually consistent: typically within a fraction of a second).
+         */
+        get: operations["getDiamond"];
         put?: never;
         post?: never;
         delete?: never;
@@ -26,8 +29,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The diamond's ancestors, nearest first: {diamond_id, ancestors: [parent, grandparent, ...]} */
-        get: operations["diamondsHistory"];
+        /**
+         * The diamond's ancestors, nearest first
+         * @description `{diamond_id, ancestors: [parent, grandparent, ...]}`, each ancestor its current DiamondV1 record; empty for an original rough diamond.
+         */
+        get: operations["getDiamondHistory"];
         put?: never;
         post?: never;
         delete?: never;
@@ -43,8 +49,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The bytes of a file attached to the diamond; ETag is the quoted SHA-256 hash */
-        get: operations["diamondsFile"];
+        /**
+         * The bytes of a file attached to the diamond
+         * @description Any file the diamond's current record lists (images, videos, the scan, scan reports, grading certificates, supplementary files), with the media type it was uploaded with (`application/octet-stream` when none was given). The ETag is the quoted SHA-256; If-None-Match with it answers 304 without the bytes.
+         */
+        get: operations["getDiamondFile"];
         put?: never;
         post?: never;
         delete?: never;
@@ -57,6 +66,552 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description Deprecated in responses.
+         * @enum {string}
+         */
+        AssuranceLevel: "assured" | "declared";
+        /** @enum {string} */
+        CurrentStage: "rough" | "polished";
+        /** @enum {string} */
+        LifecycleState: "rough" | "split" | "polished" | "destroyed";
+        /** @enum {string} */
+        Clarity: "FL" | "IF" | "LC" | "VVS1" | "VVS2" | "VS1" | "VS2" | "SI1" | "SI2" | "SI3" | "I1" | "I2" | "I3" | "P1" | "P2" | "P3";
+        /** @enum {string} */
+        Colour: "D" | "E" | "F" | "G" | "H" | "I" | "J" | "K" | "L" | "M" | "N" | "O" | "P" | "Q" | "R" | "S" | "T" | "U" | "V" | "W" | "X" | "Y" | "Z";
+        /** @enum {string} */
+        CuletCondition: "P" | "A" | "C";
+        /** @enum {string} */
+        CuletSize: "EL" | "VL" | "L" | "SL" | "M" | "S" | "VS" | "N";
+        /** @enum {string} */
+        CutGrade: "I" | "EX" | "VG" | "G" | "F" | "P" | "NA";
+        /** @enum {string} */
+        FancyColour: "BK" | "B" | "B_G" | "B_GY" | "BN" | "BN_O" | "BN_P" | "BN_PL" | "BN_R" | "BN_Y" | "CH" | "CM" | "CG" | "GY" | "GY_B" | "GY_G" | "GY_PL" | "GY_V" | "G" | "G_B" | "G_GY" | "G_Y" | "O" | "O_BN" | "O_Y" | "P" | "P_BN" | "P_PL" | "PL" | "PL_BN" | "PL_GY" | "PL_P" | "PL_R" | "R" | "R_BN" | "R_PL" | "V" | "V_GY" | "Y" | "Y_BN" | "Y_G" | "Y_GY" | "Y_O" | "W" | "X";
+        /** @enum {string} */
+        FancyColourIntensity: "F" | "VL" | "L" | "FL" | "FC" | "FCD" | "I" | "FV" | "D";
+        /** @enum {string} */
+        FluorescenceColour: "B" | "W" | "Y" | "O" | "R" | "G" | "N";
+        /** @enum {string} */
+        FluorescenceIntensity: "VS" | "S" | "M" | "F" | "SL" | "VSL" | "N";
+        /** @enum {string} */
+        GirdleCondition: "P" | "F" | "B";
+        /** @enum {string} */
+        GirdleThickness: "Extremely Thick" | "Very Thick" | "Thick" | "Slightly Thick" | "Medium" | "Thin" | "Slightly Thin" | "Very Thin" | "Extremely Thin";
+        /**
+         * @description Symmetry scale.
+         * @enum {string}
+         */
+        Symmetry: "I" | "EX" | "VG-EX" | "VG" | "G-VG" | "G" | "F-G" | "F" | "P";
+        /** @enum {string} */
+        Shape: "Asscher" | "Baguette" | "Briolette" | "Bullets" | "Calf" | "Cushion" | "Cushion Modified Brilliant" | "Emerald" | "European Cut" | "Flanders" | "Half Moon" | "Heart" | "Hexagonal" | "Kite" | "Lozenge" | "Marquise" | "Octagonal" | "Old Miner" | "Oval" | "Pear" | "Pentagonal" | "Princess" | "Radiant" | "Rectangle" | "Rose" | "Round" | "Shield" | "Square" | "Square Emerald" | "Square Radiant" | "Star" | "Tapered Baguette" | "Tapered Bullet" | "Trapezoid" | "Triangle" | "Trilliant" | "Trillion" | "Other";
+        GradingCertificateRef: {
+            /**
+             * @description Lowercase hex SHA-256 of the certificate file's bytes.
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            hash: string;
+            /** @example Grading certificate */
+            description?: string | null;
+            /** @example certificate.pdf */
+            filename?: string | null;
+            /**
+             * @description ISO 8601.
+             * @example 2024-05-01T10:00:00Z
+             */
+            graded_date?: string | null;
+            grader_certificate_no?: string | null;
+            grader_inscription_no?: string | null;
+            grader_report_no?: string | null;
+            grading_lab?: string | null;
+        };
+        ImageRef: {
+            /**
+             * @description Lowercase hex SHA-256 of the bytes: the file's key (search serves it at `/v1/diamonds/{diamond_id}/files/{hash}`).
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            hash: string;
+            /**
+             * @description The uploaded file's name (its last path segment).
+             * @example report.xml
+             */
+            filename: string | null;
+            /**
+             * @description The upload's `description` field.
+             * @example Scan report of the polished stone
+             */
+            description: string | null;
+            /**
+             * @description The media type the file was uploaded with, when it sent a well-formed one.
+             * @example application/xml
+             */
+            content_type: string | null;
+            /**
+             * @description Size in bytes.
+             * @example 20480
+             */
+            size: number | null;
+            /**
+             * Format: date-time
+             * @description When the file was attached.
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            uploaded_at: string | null;
+            /**
+             * @description The upload's `image_type` field (free text).
+             * @example face_up
+             */
+            image_type: string | null;
+            /** @description Observed in the spec; not set by this platform. */
+            asset_id?: string | null;
+            /** @description Observed in the spec; not set by this platform. */
+            gallery?: string | null;
+            /** @description Observed in the spec; not set by this platform. */
+            gallery_priority?: number | null;
+        };
+        FileRef: {
+            /**
+             * @description Lowercase hex SHA-256 of the bytes: the file's key (search serves it at `/v1/diamonds/{diamond_id}/files/{hash}`).
+             * @example 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08
+             */
+            hash: string;
+            /**
+             * @description The uploaded file's name (its last path segment).
+             * @example report.xml
+             */
+            filename: string | null;
+            /**
+             * @description The upload's `description` field.
+             * @example Scan report of the polished stone
+             */
+            description: string | null;
+            /**
+             * @description The media type the file was uploaded with, when it sent a well-formed one.
+             * @example application/xml
+             */
+            content_type: string | null;
+            /**
+             * @description Size in bytes.
+             * @example 20480
+             */
+            size: number | null;
+            /**
+             * Format: date-time
+             * @description When the file was attached.
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            uploaded_at: string | null;
+        };
+        DiamondV1Polished: {
+            /**
+             * @description Weight in carats, decimal text.
+             * @example 1.01
+             */
+            carats?: string | null;
+            clarity?: components["schemas"]["Clarity"] | null;
+            colour?: components["schemas"]["Colour"] | null;
+            crown_angle?: number | null;
+            crown_height?: number | null;
+            depth?: number | null;
+            depth_percent?: number | null;
+            diameter_maximum?: number | null;
+            diameter_minimum?: number | null;
+            length?: number | null;
+            pavillion_angle?: number | null;
+            pavillion_percent?: number | null;
+            table_percent?: number | null;
+            width?: number | null;
+            culet_condition?: components["schemas"]["CuletCondition"] | null;
+            culet_size?: components["schemas"]["CuletSize"] | null;
+            cut_grade?: components["schemas"]["CutGrade"] | null;
+            display_colour?: string | null;
+            fancy_colour?: components["schemas"]["FancyColour"] | null;
+            fancy_colour_intensity?: components["schemas"]["FancyColourIntensity"] | null;
+            fancy_colour_overtone?: string | null;
+            fluorescence_colour?: components["schemas"]["FluorescenceColour"] | null;
+            fluorescence_intensity?: components["schemas"]["FluorescenceIntensity"] | null;
+            girdle_condition?: components["schemas"]["GirdleCondition"] | null;
+            girdle_thickness_from?: components["schemas"]["GirdleThickness"] | null;
+            girdle_thickness_to?: components["schemas"]["GirdleThickness"] | null;
+            /** @description Symmetry scale. */
+            polish_quality?: components["schemas"]["Symmetry"] | null;
+            shape?: components["schemas"]["Shape"] | null;
+            symmetry?: components["schemas"]["Symmetry"] | null;
+            grading_certificates?: components["schemas"]["GradingCertificateRef"][] | null;
+            images?: components["schemas"]["ImageRef"][] | null;
+            /** @description The scan (one per diamond; a new upload replaces it). */
+            scan?: components["schemas"]["FileRef"] | null;
+            scan_reports?: components["schemas"]["FileRef"][] | null;
+            supplementary_files?: components["schemas"]["FileRef"][] | null;
+            videos?: components["schemas"]["FileRef"][] | null;
+        };
+        DiamondV1Provenance: {
+            /**
+             * @description Null until known (a manufacturer's rough gets provenance after traceability checks).
+             * @example Example Mining Co
+             */
+            provenance_name: string | null;
+            /** @example mine */
+            provenance_type: string | null;
+            /** @example true */
+            is_locked: boolean;
+            /** @example true */
+            is_country_code_available: boolean;
+            /**
+             * @description ISO 3166-1 alpha-2; present when `is_country_code_available`.
+             * @example BW
+             */
+            country_code?: string | null;
+        };
+        /**
+         * @description `in_transit` while in a shipment the recipient has not answered.
+         * @enum {string}
+         */
+        PossessionState: "held" | "in_transit";
+        DiamondV1Rough: {
+            /**
+             * @description Weight in carats, decimal text.
+             * @example 2.35
+             */
+            carats?: string;
+            colour?: components["schemas"]["Colour"] | null;
+            display_colour?: string | null;
+            fancy_colour?: components["schemas"]["FancyColour"] | null;
+            fancy_colour_intensity?: components["schemas"]["FancyColourIntensity"] | null;
+            fancy_colour_overtone?: string | null;
+            fluorescence_colour?: components["schemas"]["FluorescenceColour"] | null;
+            fluorescence_intensity?: components["schemas"]["FluorescenceIntensity"] | null;
+            model?: string | null;
+            quality?: string | null;
+            /** @example light stress */
+            stress?: string | null;
+        };
+        /**
+         * @description `locked` until a transfer or the unlock call; unlocked for good.
+         * @enum {string}
+         */
+        DiamondUnlockStatus: "locked" | "unlocked";
+        /**
+         * @description Lab eligibility (from the grading integration), or null.
+         * @enum {string}
+         */
+        GisStatus: "eligible" | "missing_report" | "invalid_report" | "not_processable" | "missing_data" | "shape_not_supported";
+        /** @enum {string} */
+        GradingLab: "GIA" | "IGI" | "HRD" | "AGS" | "GCAL" | "EGL" | "GSI" | "PGS" | "DCLA" | "SGL" | "IIDGR" | "NGTC" | "CGL" | "GHI" | "IGL" | "AIGS" | "GRS" | "SSEF" | "Other";
+        /** @enum {string} */
+        ValidationLevel: "validation" | "verification";
+        /**
+         * @description `gis`: a lab's grading; `user`: added by the holder.
+         * @enum {string}
+         */
+        GradedMeasurementSource: "gis" | "user";
+        GradingDataView: {
+            /** @example 1.01 */
+            carats?: string | null;
+            /** @example 34.5 */
+            crown_angle?: string | null;
+            /** @example 1.25 */
+            crown_height?: string | null;
+            /** @example 3.98 */
+            depth?: string | null;
+            /** @example 61.9 */
+            depth_percent?: string | null;
+            /** @example 1.25 */
+            diameter_maximum?: string | null;
+            /** @example 1.25 */
+            diameter_minimum?: string | null;
+            /** @example 6.41 */
+            length?: string | null;
+            /** @example 40.8 */
+            pavillion_angle?: string | null;
+            /** @example 1.25 */
+            pavillion_percent?: string | null;
+            /** @example 57 */
+            table_percent?: string | null;
+            /** @example 6.45 */
+            width?: string | null;
+            /** @example VS1 */
+            clarity?: components["schemas"]["Clarity"] | null;
+            /** @example G */
+            colour?: components["schemas"]["Colour"] | null;
+            culet_condition?: components["schemas"]["CuletCondition"] | null;
+            culet_size?: components["schemas"]["CuletSize"] | null;
+            /** @example EX */
+            cut_grade?: components["schemas"]["CutGrade"] | null;
+            fancy_colour?: components["schemas"]["FancyColour"] | null;
+            fancy_colour_intensity?: components["schemas"]["FancyColourIntensity"] | null;
+            fluorescence_colour?: components["schemas"]["FluorescenceColour"] | null;
+            /** @example N */
+            fluorescence_intensity?: components["schemas"]["FluorescenceIntensity"] | null;
+            girdle_condition?: components["schemas"]["GirdleCondition"] | null;
+            girdle_thickness_from?: components["schemas"]["GirdleThickness"] | null;
+            girdle_thickness_to?: components["schemas"]["GirdleThickness"] | null;
+            /** @example GIA */
+            grading_lab?: components["schemas"]["GradingLab"] | null;
+            /** @example EX */
+            polish_quality?: components["schemas"]["Symmetry"] | null;
+            /** @example Round */
+            shape?: components["schemas"]["Shape"] | null;
+            /** @example VG */
+            symmetry?: components["schemas"]["Symmetry"] | null;
+            validation_level?: components["schemas"]["ValidationLevel"] | null;
+            display_colour?: string | null;
+            fancy_colour_overtone?: string | null;
+            /** @example 2141438172 */
+            grader_certificate_number?: string | null;
+            grader_clarity_characteristics?: string | null;
+            grader_colour?: string | null;
+            grader_report_comments?: string | null;
+            /** @example R-2141438172 */
+            grader_report_number?: string | null;
+            /** @example Diamond Grading Report */
+            grader_report_type?: string | null;
+            grader_shape?: string | null;
+            grading_certificate_description?: string | null;
+            grading_certificate_filename?: string | null;
+            grading_certificate_hash?: string | null;
+            measurement_text?: string | null;
+            /**
+             * @description ISO 8601 date-time, as the grader or holder sent it.
+             * @example 2024-05-01T10:00:00Z
+             */
+            graded_date?: string | null;
+            /**
+             * @example [
+             *       "GIA 2141438172"
+             *     ]
+             */
+            grader_inscription_numbers?: string[] | null;
+            /**
+             * @description A map of strings (at most 16 KiB as JSON).
+             * @example {
+             *       "plot": "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+             *     }
+             */
+            supplementary_files?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * @description The record's id: a UUID for the holder's own records, the lab's grading id for `source: gis`.
+             * @example 7d9f0e7a-1c55-4c0e-9a43-2f8f6f1b5b11
+             */
+            id: string;
+            /**
+             * @description The active record is the one the diamond record shows (`grading`); at most one is active.
+             * @example true
+             */
+            is_active: boolean;
+            /**
+             * @description Whether `select` may make it active.
+             * @example true
+             */
+            is_selectable: boolean;
+            /**
+             * @description `gis`: a lab's grading; `user`: added by the holder.
+             * @example gis
+             */
+            source: components["schemas"]["GradedMeasurementSource"];
+        };
+        /** @enum {string} */
+        DataRequestStatus: "pending" | "success" | "error";
+        /** @enum {string} */
+        DataRequestType: "three_d_plan";
+        DiamondDataRequest: {
+            id: string;
+            /** @example success */
+            status: components["schemas"]["DataRequestStatus"];
+            /** @example three_d_plan */
+            data_request_type: components["schemas"]["DataRequestType"];
+            /**
+             * Format: date-time
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            updated_at: string;
+            errors?: string[] | null;
+        };
+        /** @enum {string} */
+        VerificationStatus: "Pending" | "Verified" | "Unverifiable";
+        DiamondV1: {
+            /**
+             * @deprecated
+             * @description Deprecated in responses.
+             * @example assured
+             */
+            assurance_level: components["schemas"]["AssuranceLevel"];
+            /** @example rough */
+            current_stage: components["schemas"]["CurrentStage"];
+            /**
+             * @description The platform id: lowercase letters and digits, 20 to 98 characters (a lowercased ULID).
+             * @example 01j0k6v8m2x4c9d7f3h5n1p0qr
+             */
+            diamond_id: string;
+            /**
+             * Format: uuid
+             * @deprecated
+             * @description Legacy id, superseded by `diamond_id`.
+             * @example 3b241101-e2bb-4255-8caf-4136c566a962
+             */
+            id: string;
+            /**
+             * @deprecated
+             * @description Always true.
+             * @example true
+             */
+            is_current: boolean;
+            /** @example rough */
+            lifecycle_state: components["schemas"]["LifecycleState"];
+            /**
+             * @description Real-world time of the last change, as the participant sent it (ISO 8601).
+             * @example 2024-05-01T10:00:00Z
+             */
+            participant_timestamp: string;
+            /** @description Polished data; an empty object for a rough diamond. */
+            polished: components["schemas"]["DiamondV1Polished"];
+            provenance: components["schemas"]["DiamondV1Provenance"];
+            /**
+             * @description `in_transit` while in a shipment the recipient has not answered.
+             * @example held
+             */
+            possession_state: components["schemas"]["PossessionState"];
+            /**
+             * Format: uuid
+             * @description The producer that first registered the diamond (its participant id).
+             * @example 3b241101-e2bb-4255-8caf-4136c566a962
+             */
+            producer_uuid: string;
+            /** @description Rough data; members without data are omitted. */
+            rough: components["schemas"]["DiamondV1Rough"];
+            /**
+             * @description True once rough objective verification has passed; always false before the diamond is unlocked.
+             * @example false
+             */
+            rough_check: boolean;
+            /**
+             * @description ObjectiveVerificationData entries (members not shown by the spec); empty until a verification ran.
+             * @example []
+             */
+            polished_objective_verification_results: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * @description ObjectiveVerificationData entries (members not shown by the spec); empty until a verification ran.
+             * @example []
+             */
+            rough_objective_verification_results: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Format: date-time
+             * @description When the platform recorded this version.
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            system_timestamp: string;
+            /**
+             * @description `locked` until a transfer or the unlock call; unlocked for good.
+             * @example locked
+             */
+            unlock_status: components["schemas"]["DiamondUnlockStatus"];
+            /**
+             * @description A new unique value on every change of the record.
+             * @example 01j0k6v9a1b2c3d4e5f6g7h8j9
+             */
+            version_id: string;
+            /**
+             * @description The diamond it was cut from, or null.
+             * @example null
+             */
+            diamond_parent_id?: string | null;
+            /**
+             * Format: uuid
+             * @deprecated
+             * @description Legacy parent id, superseded by `diamond_parent_id`.
+             * @example null
+             */
+            parent_id?: string | null;
+            /**
+             * @deprecated
+             * @example 1
+             */
+            schema_version?: string | null;
+            /**
+             * @description Lab eligibility (from the grading integration), or null.
+             * @example null
+             */
+            gis_status?: components["schemas"]["GisStatus"] | null;
+            /**
+             * @description The participant's own identifier of the diamond (ERP/stock id).
+             * @example STOCK-000123
+             */
+            participant_id?: string | null;
+            /**
+             * @description The participant identifier of the parent.
+             * @example null
+             */
+            participant_parent_id?: string | null;
+            /**
+             * Format: date-time
+             * @example null
+             */
+            archived_at?: string | null;
+            /** @example BOX-2024-0042 */
+            box_id?: string | null;
+            /** @example Sight 5, 2024 */
+            box_description?: string | null;
+            /** @example 5 */
+            sight_no?: number | null;
+            /** @example 2024 */
+            sight_year?: number | null;
+            /**
+             * @description Extra keys allowed; the known key `dit_session_id` is a string or null (at most 16384 bytes as JSON, nested at most 8 levels).
+             * @example {
+             *       "dit_session_id": "dit-2024-05-01-0007"
+             *     }
+             */
+            entity_specific_tags?: ({
+                dit_session_id?: string | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            /**
+             * @description Free-form JSON object (at most 16384 bytes as JSON, nested at most 8 levels).
+             * @example {
+             *       "lot": "A-17"
+             *     }
+             */
+            supplementary_tags?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The active graded measurement (one element), or null when none is active. */
+            grading?: components["schemas"]["GradingDataView"][] | null;
+            data_requests?: components["schemas"]["DiamondDataRequest"][];
+            /**
+             * @default false
+             * @example false
+             */
+            three_d_plan_available?: boolean;
+            /**
+             * @deprecated
+             * @default Verified
+             * @example Verified
+             */
+            verification_status?: components["schemas"]["VerificationStatus"];
+            /**
+             * @deprecated
+             * @default verified record
+             * @example verified record
+             */
+            verification_description?: string;
+            /**
+             * Format: date-time
+             * @deprecated
+             * @example null
+             */
+            verification_status_modified_at?: string | null;
+        };
         MessageErrorResponse: {
             /**
              * @description What went wrong, for people.
@@ -74,6 +629,15 @@ export interface components {
              */
             request_id?: string;
         };
+        DiamondHistory: {
+            /**
+             * @description The diamond asked about.
+             * @example 01j0k6v8m2x4c9d7f3h5n1p0qr
+             */
+            diamond_id: string;
+            /** @description Its ancestors, nearest first: parent, grandparent, ...; empty for an original rough. */
+            ancestors: components["schemas"]["DiamondV1"][];
+        };
     };
     responses: never;
     parameters: never;
@@ -83,23 +647,147 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    diamondsGet: {
+    getDiamond: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Any diamond (locked or unlocked). Out of format answers 404 like an unknown id. */
                 diamond_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The current DiamondV1 record */
+            /** @description The current DiamondV1 record. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example {
+                     *       "diamond_id": "01hz2a4b6c8d0e2f4g6h8j0k2m",
+                     *       "diamond_parent_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *       "id": "d2e3f4a5-b6c7-4d8e-9fa0-1b2c3d4e5f60",
+                     *       "parent_id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *       "version_id": "01hz9c1d3e5f7g9h1j3k5m7n9p",
+                     *       "is_current": true,
+                     *       "schema_version": "1",
+                     *       "current_stage": "polished",
+                     *       "lifecycle_state": "polished",
+                     *       "possession_state": "held",
+                     *       "unlock_status": "unlocked",
+                     *       "gis_status": "eligible",
+                     *       "assurance_level": "assured",
+                     *       "participant_id": "CUT-2024-0815",
+                     *       "participant_parent_id": "STOCK-000123",
+                     *       "participant_timestamp": "2024-06-01T08:30:00Z",
+                     *       "system_timestamp": "2024-06-12T14:20:05.120Z",
+                     *       "archived_at": null,
+                     *       "box_id": "BOX-2024-0042",
+                     *       "box_description": "Sight 5, 2024",
+                     *       "sight_no": 5,
+                     *       "sight_year": 2024,
+                     *       "entity_specific_tags": null,
+                     *       "supplementary_tags": null,
+                     *       "producer_uuid": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *       "provenance": {
+                     *         "provenance_name": "Example Mining Co",
+                     *         "provenance_type": "mine",
+                     *         "is_locked": true,
+                     *         "is_country_code_available": true,
+                     *         "country_code": "BW"
+                     *       },
+                     *       "rough": {
+                     *         "carats": "2.35",
+                     *         "colour": "G",
+                     *         "model": "Sawable",
+                     *         "quality": "Gem",
+                     *         "stress": "light stress"
+                     *       },
+                     *       "polished": {
+                     *         "carats": "1.01",
+                     *         "shape": "Round",
+                     *         "clarity": "VS1",
+                     *         "colour": "G",
+                     *         "cut_grade": "EX",
+                     *         "polish_quality": "EX",
+                     *         "symmetry": "VG",
+                     *         "fluorescence_intensity": "N",
+                     *         "depth_percent": 61.9,
+                     *         "table_percent": 57,
+                     *         "images": [
+                     *           {
+                     *             "hash": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
+                     *             "filename": "face-up.jpg",
+                     *             "description": "Face-up photograph",
+                     *             "content_type": "image/jpeg",
+                     *             "size": 734003,
+                     *             "uploaded_at": "2024-06-02T09:16:00.000Z",
+                     *             "image_type": "face_up"
+                     *           }
+                     *         ],
+                     *         "scan_reports": [
+                     *           {
+                     *             "hash": "5d41402abc4b2a76b9719d911017c592aa9b6b7c6e5d4c3b2a1908f7e6d5c4b3",
+                     *             "filename": "scan-report.xml",
+                     *             "description": "Scan report of the polished stone",
+                     *             "content_type": "application/xml",
+                     *             "size": 20480,
+                     *             "uploaded_at": "2024-06-02T09:15:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "rough_check": false,
+                     *       "rough_objective_verification_results": [],
+                     *       "polished_objective_verification_results": [],
+                     *       "grading": [
+                     *         {
+                     *           "id": "7d9f0e7a-1c55-4c0e-9a43-2f8f6f1b5b11",
+                     *           "is_active": true,
+                     *           "is_selectable": true,
+                     *           "source": "gis",
+                     *           "grading_lab": "GIA",
+                     *           "grader_certificate_number": "2141438172",
+                     *           "grader_report_number": "R-2141438172",
+                     *           "graded_date": "2024-06-10T00:00:00Z",
+                     *           "carats": "1.01",
+                     *           "shape": "Round",
+                     *           "colour": "G",
+                     *           "clarity": "VS1",
+                     *           "cut_grade": "EX",
+                     *           "polish_quality": "EX",
+                     *           "symmetry": "VG",
+                     *           "fluorescence_intensity": "N",
+                     *           "depth_percent": "61.9",
+                     *           "table_percent": "57",
+                     *           "length": "6.41",
+                     *           "width": "6.45",
+                     *           "depth": "3.98",
+                     *           "grader_inscription_numbers": [
+                     *             "GIA 2141438172"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "data_requests": [],
+                     *       "three_d_plan_available": false,
+                     *       "verification_status": "Verified",
+                     *       "verification_description": "verified record",
+                     *       "verification_status_modified_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DiamondV1"];
+                };
+            };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -112,12 +800,32 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description `{message}`: unknown or deleted diamond */
+            /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unknown or deleted diamond (or an id out of format): `{message}`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
             };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
@@ -128,19 +836,109 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The read model's database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    diamondsHistory: {
+    getDiamondHistory: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description Any diamond (locked or unlocked). Out of format answers 404 like an unknown id. */
                 diamond_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The diamond id and its ancestors, nearest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "diamond_id": "01hz2a4b6c8d0e2f4g6h8j0k2m",
+                     *       "ancestors": [
+                     *         {
+                     *           "diamond_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *           "diamond_parent_id": null,
+                     *           "id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *           "parent_id": null,
+                     *           "version_id": "01hz2a4b6c8d0e2f4g6h8j0k2n",
+                     *           "is_current": true,
+                     *           "schema_version": "1",
+                     *           "current_stage": "rough",
+                     *           "lifecycle_state": "polished",
+                     *           "possession_state": "held",
+                     *           "unlock_status": "unlocked",
+                     *           "gis_status": null,
+                     *           "assurance_level": "assured",
+                     *           "participant_id": "STOCK-000123",
+                     *           "participant_parent_id": null,
+                     *           "participant_timestamp": "2024-05-01T10:00:00Z",
+                     *           "system_timestamp": "2024-05-01T10:00:01.234Z",
+                     *           "archived_at": null,
+                     *           "box_id": "BOX-2024-0042",
+                     *           "box_description": "Sight 5, 2024",
+                     *           "sight_no": 5,
+                     *           "sight_year": 2024,
+                     *           "entity_specific_tags": {
+                     *             "dit_session_id": "dit-2024-05-01-0007"
+                     *           },
+                     *           "supplementary_tags": null,
+                     *           "producer_uuid": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *           "provenance": {
+                     *             "provenance_name": "Example Mining Co",
+                     *             "provenance_type": "mine",
+                     *             "is_locked": true,
+                     *             "is_country_code_available": true,
+                     *             "country_code": "BW"
+                     *           },
+                     *           "rough": {
+                     *             "carats": "2.35",
+                     *             "colour": "G",
+                     *             "model": "Sawable",
+                     *             "quality": "Gem",
+                     *             "stress": "light stress"
+                     *           },
+                     *           "polished": {},
+                     *           "rough_check": false,
+                     *           "rough_objective_verification_results": [],
+                     *           "polished_objective_verification_results": [],
+                     *           "grading": null,
+                     *           "data_requests": [],
+                     *           "three_d_plan_available": false,
+                     *           "verification_status": "Verified",
+                     *           "verification_description": "verified record",
+                     *           "verification_status_modified_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DiamondHistory"];
+                };
+            };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
                 headers: {
@@ -152,12 +950,32 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description `{message}`: unknown or deleted diamond */
+            /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unknown or deleted diamond (or an id out of format): `{message}`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
             };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
@@ -168,26 +986,89 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
+            /** @description The read model's database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
         };
     };
-    diamondsFile: {
+    getDiamondFile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description ETags the client holds (`"<hash>"`, a comma-separated list, weak `W/` forms, or `*`): a match answers 304. */
+                "If-None-Match"?: string;
+            };
             path: {
+                /** @description Any diamond (locked or unlocked). Out of format answers 404 like an unknown id. */
                 diamond_id: string;
+                /** @description The file ref's `hash`: the SHA-256 of the bytes, 64 hex digits (either case). Out of format answers 404 like an unknown hash. */
                 file_hash: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The file bytes, with Content-Type, Content-Length and ETag */
+            /** @description The file's bytes, with the media type it was uploaded with. */
             200: {
                 headers: {
+                    /** @description The quoted lowercase SHA-256 of the bytes (strong; the bytes of a hash never change). */
+                    ETag?: string;
+                    /** @description Size in bytes. */
+                    "Content-Length"?: number;
+                    /** @description `inline`, with the file's name when it has one (`filename` and the RFC 5987 `filename*`). */
+                    "Content-Disposition"?: string;
+                    /** @description `private, max-age=0, must-revalidate`: cache it, but ask again (with If-None-Match) before using it. */
+                    "Cache-Control"?: string;
+                    /** @description `nosniff`. */
+                    "X-Content-Type-Options"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <?xml version="1.0" encoding="UTF-8"?>
+                     *     <ScanReport format="dtp-scan-report">
+                     *       <Shape>Round</Shape>
+                     *       <EstimatedWeight>1.01</EstimatedWeight>
+                     *       <Measurements>
+                     *         <GirdleAverage>6.43</GirdleAverage>
+                     *         <TableAverage>3.68</TableAverage>
+                     *         <TotalDepth>3.98</TotalDepth>
+                     *         <CrownAngleAverage>34.5</CrownAngleAverage>
+                     *         <PavilionAngleAverage>40.8</PavilionAngleAverage>
+                     *       </Measurements>
+                     *     </ScanReport>
+                     */
+                    "application/xml": string;
+                    "*/*": string;
+                };
+            };
+            /** @description If-None-Match named this file's ETag: no body. */
+            304: {
+                headers: {
+                    /** @description The quoted lowercase SHA-256 of the bytes (strong; the bytes of a hash never change). */
+                    ETag?: string;
+                    /** @description `private, max-age=0, must-revalidate`: cache it, but ask again (with If-None-Match) before using it. */
+                    "Cache-Control"?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
             };
             /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
             401: {
@@ -200,16 +1081,47 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description `{message}`: unknown or deleted diamond, or a hash not attached to it */
+            /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unknown or deleted diamond, or a hash not attached to its current record (or out of format): `{message}`. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
             };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The read model's database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
