@@ -95,6 +95,7 @@ export interface ReplayableRequest {
   signal: AbortSignal | null;
 }
 
+/** The request openapi-fetch built, its body read once so that each attempt can send it again. */
 export async function toReplayable(request: Request): Promise<ReplayableRequest> {
   const body = request.body === null ? undefined : await request.arrayBuffer();
   return { method: request.method, url: request.url, headers: new Headers(request.headers), body, signal: request.signal };
@@ -103,8 +104,8 @@ export async function toReplayable(request: Request): Promise<ReplayableRequest>
 /**
  * Sends `request` with `fetchImpl`, retrying network errors, 429 and 503 (and a 409 `idempotency_key_in_use`,
  * whose first attempt is still running) when the request is eligible (isRetryEligible, or `safeToRepeat`).
- * `prepare` may change the headers of each attempt (the access token). Answers the last response; throws DtpNetworkError when the last
- * attempt got no answer, and the abort reason when the caller's signal aborts.
+ * `prepare` may change the headers of each attempt (the access token). Answers the last response; throws
+ * DtpNetworkError when the last attempt got no answer, and the abort reason when the caller's signal aborts.
  */
 export async function sendWithRetry(
   request: ReplayableRequest,
