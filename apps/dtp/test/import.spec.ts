@@ -63,7 +63,7 @@ describe('dtp rough import against a real stack', () => {
     expect(out.map((r) => Number(r.line))).toEqual(Array.from({ length: 10_000 }, (_, i) => i + 2));
     expect(out.every((r) => /^[0-9a-z]{20,}$/.test(r.diamond_id) && r.error === '')).toBe(true);
     expect(new Set(out.map((r) => r.diamond_id)).size).toBe(10_000);
-    // 35 to 85 s on the shared 2-core development machine, depending on its other work: the limit leaves room.
+    // 35 to 97 s on the shared 2-core development machine, depending on its other work: the limit leaves room.
   }, 300_000);
 
   it('killed with SIGKILL mid-import and run again: every row registered exactly once, every line answered', async () => {
