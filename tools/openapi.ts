@@ -1,6 +1,6 @@
 /**
  * `npm run openapi [-- --check]`: writes each service's OpenAPI 3.1 document to `openapi/<service>.json`, built
- * from the code (Nest's preview mode: no database, no broker, nothing listens). The committed files are what
+ * from the code, then the SDK's types generated from them (libs/sdk/src/generated, tools/sdk-generate.ts), (Nest's preview mode: no database, no broker, nothing listens). The committed files are what
  * integrators and the SDK generator (libs/sdk) read; a test fails when they differ from what the code builds.
  *
  * The documents are built with each service's default configuration (addresses on localhost), never with the
@@ -78,6 +78,18 @@ async function main(argv: string[]): Promise<number> {
       writeFileSync(file, text);
       process.stdout.write(`wrote ${path.relative(process.cwd(), file)}\n`);
     }
+  }
+  // The SDK's generated types follow the documents (loaded here only: openapi-typescript is an ES module Jest cannot load).
+  const sdk = await import('./sdk-generate');
+  if (check) {
+    for (const name of await sdk.staleSdkFiles()) {
+      stale += 1;
+      process.stderr.write(`stale: ${path.relative(process.cwd(), path.join(sdk.GENERATED_DIR, name))} (run npm run openapi)\n`);
+    }
+  } else {
+    const stale = await sdk.staleSdkFiles();
+    await sdk.writeSdkTypes();
+    for (const name of stale) process.stdout.write(`wrote ${path.relative(process.cwd(), path.join(sdk.GENERATED_DIR, name))}\n`);
   }
   return stale > 0 ? 1 : 0;
 }
