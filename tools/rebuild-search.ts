@@ -6,15 +6,18 @@
  *   ... npm run search:rebuild -- --expect-count 1234          # exit 1 unless the rebuilt count is 1234
  *   PLATFORM_DATABASE_URL=postgres://.../dtp_platform ...      # or: check against platform's own count
  *
- * Options: --topic NAME (default platform.diamonds.v1), --group NAME (default search-rebuild-<time>),
- * --expect-count N, --no-progress. The database is SEARCH_DATABASE_URL, else DATABASE_URL. Needs Kafka: the
- * in-process bus of `npm start` keeps no log to replay.
+ * Options (`-- --help` lists them): --topic NAME (default platform.diamonds.v1), --group NAME (default
+ * search-rebuild-<time>), --expect-count N, --no-progress. The database is SEARCH_DATABASE_URL, else DATABASE_URL.
+ * Kafka is read with the services' own variables (kafkaOptionsFromEnv: KAFKA_TOPIC_PREFIX and KAFKA_GROUP_PREFIX
+ * too, so a prefixed deployment replays its own topic). Needs Kafka: the in-process bus of `npm start` keeps no
+ * log to replay. Exit codes: 0 done, 1 failure or count mismatch, 2 usage (before any connection).
  */
 import 'reflect-metadata';
 import { SingleBar, Presets } from 'cli-progress';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { Client } from 'pg';
 import { createDataSource, runMigrations } from '@dtp/database';
-import { KafkaTransport, parseConnectVia } from '@dtp/events';
+import { KafkaTransport, kafkaOptionsFromEnv } from '@dtp/events';
 import { createLogger } from '@dtp/service-kit';
 import { rebuildReadModel, searchDbOptions } from '@dtp/search';
 
@@ -25,27 +28,44 @@ interface Args {
   progress: boolean;
 }
 
+/** The command line (commander): `--help` prints it and exits 0; a usage error exits 2 before any connection. */
+export function rebuildCommand(): Command {
+  return new Command('search:rebuild')
+    .description(
+      "Drops search's read model and rebuilds it by replaying platform.diamonds.v1 from the beginning (a fresh consumer group).\n" +
+        'Reads SEARCH_DATABASE_URL (else DATABASE_URL), KAFKA_BROKERS and the other KAFKA_* variables of the services,\n' +
+        'KAFKA_TOPIC_PREFIX and KAFKA_GROUP_PREFIX included; PLATFORM_DATABASE_URL to check the count against platform.\n' +
+        'Exit codes: 0 rebuilt (and the count matches), 1 failure or count mismatch, 2 usage.',
+    )
+    .option('--expect-count <n>', 'exit 1 unless the rebuilt count is n', (v) => {
+      const n = Number(v);
+      if (!/^\d+$/.test(v) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('a whole number');
+      return n;
+    })
+    .option('--topic <name>', 'the topic to replay (default platform.diamonds.v1; KAFKA_TOPIC_PREFIX is prepended on the wire)')
+    .option('--group <name>', 'the consumer group (default search-rebuild-<time>; KAFKA_GROUP_PREFIX is prepended)')
+    .option('--progress', 'a progress bar (default: when stderr is a terminal)')
+    .option('--no-progress', 'no progress bar');
+}
+
 function usage(message: string): never {
-  process.stderr.write(`search:rebuild: ${message}\nusage: npm run search:rebuild -- [--expect-count N] [--topic T] [--group G] [--no-progress]\n`);
+  process.stderr.write(`search:rebuild: ${message}\n${rebuildCommand().helpInformation()}`);
   process.exit(2);
 }
 
-function parseArgs(argv: string[]): Args {
-  const args: Args = { progress: process.stderr.isTTY === true };
-  for (let i = 0; i < argv.length; i += 1) {
-    const a = argv[i];
-    const value = () => argv[++i] ?? usage(`${a} needs a value`);
-    if (a === '--expect-count') {
-      const n = Number(value());
-      if (!Number.isInteger(n) || n < 0) usage('--expect-count must be a whole number');
-      args.expectCount = n;
-    } else if (a === '--topic') args.topic = value();
-    else if (a === '--group') args.group = value();
-    else if (a === '--no-progress') args.progress = false;
-    else if (a === '--progress') args.progress = true;
-    else usage(`unknown argument ${a}`);
+/** Parsed arguments, or the exit code of --help / a usage error (printed). */
+export function parseArgs(argv: string[], io = { out: (s: string) => process.stdout.write(s), err: (s: string) => process.stderr.write(s) }): Args | { exit: number } {
+  const command = rebuildCommand()
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err });
+  try {
+    command.parse(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) return { exit: err.exitCode === 0 ? 0 : 2 };
+    throw err;
   }
-  return args;
+  const o = command.opts<{ expectCount?: number; topic?: string; group?: string; progress?: boolean }>();
+  return { expectCount: o.expectCount, topic: o.topic, group: o.group, progress: o.progress ?? process.stderr.isTTY === true };
 }
 
 async function platformCount(url: string): Promise<number> {
@@ -61,6 +81,7 @@ async function platformCount(url: string): Promise<number> {
 
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
+  if ('exit' in args) return args.exit;
   const env = process.env;
   const dbUrl = env.SEARCH_DATABASE_URL ?? env.DATABASE_URL;
   if (!dbUrl) usage('set SEARCH_DATABASE_URL (or DATABASE_URL) to the search database');
@@ -71,14 +92,12 @@ async function main(): Promise<number> {
   await runMigrations(options, logger);
   const ds = createDataSource(options);
   await ds.initialize();
-  const transport = new KafkaTransport({
-    clientId: 'dtp-search-rebuild',
-    brokers: env.KAFKA_BROKERS.split(',').map((b) => b.trim()).filter(Boolean),
-    logger,
-    maxWaitTimeInMs: 100,
-    sessionTimeoutMs: env.KAFKA_SESSION_TIMEOUT_MS ? Number(env.KAFKA_SESSION_TIMEOUT_MS) : undefined,
-    connectVia: parseConnectVia(env.KAFKA_CONNECT_VIA),
-  });
+  // The services' own Kafka settings: the prefixes, TLS/SASL, the connection forwards.
+  const kafka = kafkaOptionsFromEnv('dtp-search-rebuild', logger, env);
+  const transport = new KafkaTransport({ ...kafka, maxWaitTimeInMs: kafka.maxWaitTimeInMs ?? 100 });
+  if (kafka.topicPrefix || kafka.groupPrefix) {
+    process.stderr.write(`search:rebuild: KAFKA_TOPIC_PREFIX "${kafka.topicPrefix ?? ''}", KAFKA_GROUP_PREFIX "${kafka.groupPrefix ?? ''}"\n`);
+  }
   const bar = args.progress ? new SingleBar({ format: 'replaying {bar} {value}/{total} events | {percentage}% | {eta_formatted} left', hideCursor: true }, Presets.shades_classic) : undefined;
   const started = Date.now();
   try {
@@ -118,7 +137,7 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
+if (require.main === module) main().then(
   (code) => process.exit(code),
   (err) => {
     process.stderr.write(`search:rebuild failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

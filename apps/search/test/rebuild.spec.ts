@@ -78,4 +78,42 @@ describe('rebuilding the search read model by replaying the topic (Kafka peer)',
     expect(bad.stdout).toMatch(/MISMATCH: 25 diamonds in search, 26 expected/);
     expect(bad.status).toBe(1);
   });
+
+  const cli = (args: string[], env: Record<string, string>) =>
+    spawnSync(process.execPath, ['-r', './tools/register.js', 'tools/rebuild-search.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, KAFKA_BROKERS: kafkaTestBrokers().join(','), KAFKA_SESSION_TIMEOUT_MS: '6000', LOG_LEVEL: 'error', ...env },
+      encoding: 'utf8',
+      timeout: 90_000,
+    });
+
+  it('honours KAFKA_TOPIC_PREFIX and KAFKA_GROUP_PREFIX: a prefixed deployment replays its own topic (issue 16)', async () => {
+    const prefix = `rebuild-pfx-${randomUUID()}.`;
+    const prefixed = new KafkaTransport({ clientId: 'rebuild-test-prefixed', brokers: kafkaTestBrokers(), logger, topicPrefix: prefix, sessionTimeoutMs: 6000 });
+    const records = Array.from({ length: 5 }, () => diamondRecord());
+    try {
+      await prefixed.publish(records.map((r) => ({ topic: 'platform.diamonds.v1', key: r.diamond_id, value: upserted(r, 1) })));
+    } finally {
+      await prefixed.close();
+    }
+    const db = await createTestDatabase('rebuildprefix');
+    await runMigrations(searchDbOptions({ DATABASE_URL: db, DB_POOL_SIZE: 2 }));
+    // No --topic: the default platform.diamonds.v1, under the deployment's prefix.
+    const run = cli(['--expect-count', '5', '--no-progress'], { SEARCH_DATABASE_URL: db, KAFKA_TOPIC_PREFIX: prefix, KAFKA_GROUP_PREFIX: prefix });
+    expect(run.stdout).toMatch(/rebuilt: 5 diamonds from 5 events/);
+    expect(run.stderr).toContain(`KAFKA_TOPIC_PREFIX "${prefix}"`);
+    expect(run.status).toBe(0);
+  });
+
+  it('--help prints the usage and exits 0; a bad option or value exits 2 before any connection', () => {
+    const help = cli(['--help'], { KAFKA_BROKERS: '127.0.0.1:9' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/Usage: search:rebuild \[options\]/);
+    expect(help.stdout).toContain('--expect-count <n>');
+    for (const bad of [['--nope'], ['--expect-count', 'ten'], ['--topic']]) {
+      const run = cli(bad, { SEARCH_DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none', KAFKA_BROKERS: '127.0.0.1:9' });
+      expect([bad, run.status]).toEqual([bad, 2]);
+      expect(run.stderr).toMatch(/error: /);
+    }
+  });
 });
