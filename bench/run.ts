@@ -1,13 +1,14 @@
 /**
  * `npm run bench`: runs every benchmark in bench/*.bench.ts and prints one JSON line per figure:
  * {"name", "value", "unit", "anchor", "ratio"}. Pass names to run a subset: `npm run bench -- platform`
- * (`--help` lists them; an unknown name or option exits 2 with the usage, instead of silently running nothing).
+ * (commander; `--help` lists them; an unknown name or option exits 2 with the usage, instead of silently running
+ * nothing).
  * Benchmarks start what they measure themselves (embedded PostgreSQL, services on loopback ports).
  */
 import 'reflect-metadata';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { Command, CommanderError } from 'commander';
 
 export interface Figure {
   name: string;
@@ -32,17 +33,24 @@ const usage = (): string =>
 
 /** The benchmarks to run, or an exit code (0 after --help, 2 for a bad argument) with what to print. */
 export function selection(args: string[]): { names: string[] } | { exit: 0 | 2; text: string } {
-  let parsed;
+  // commander, like every tool of the workspace; its own help and error output are replaced by ours.
+  const command = new Command('bench')
+    .argument('[names...]')
+    .helpOption('-h, --help')
+    .exitOverride()
+    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
   try {
-    parsed = parseArgs({ args, options: { help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    command.parse(args, { from: 'user' });
   } catch (err) {
-    return { exit: 2, text: `${err instanceof Error ? err.message : String(err)}\n${usage()}` };
+    if (err instanceof CommanderError && err.exitCode === 0) return { exit: 0, text: usage() };
+    if (err instanceof CommanderError) return { exit: 2, text: `${err.message.replace(/^error: /, '')}\n${usage()}` };
+    throw err;
   }
-  if (parsed.values.help) return { exit: 0, text: usage() };
+  const positionals = command.processedArgs[0] as string[];
   const known = available();
-  const unknown = parsed.positionals.filter((n) => !known.includes(n));
+  const unknown = positionals.filter((n) => !known.includes(n));
   if (unknown.length > 0) return { exit: 2, text: `unknown benchmark: ${unknown.join(', ')}\n${usage()}` };
-  return { names: parsed.positionals.length > 0 ? parsed.positionals : known };
+  return { names: positionals.length > 0 ? positionals : known };
 }
 
 async function main(): Promise<number> {

@@ -16,6 +16,7 @@
  * Exit code 0 on success, 1 on any failure (the message names the service and the cause), 2 on bad usage.
  */
 import 'reflect-metadata';
+import { Argument, Command, CommanderError, InvalidArgumentError } from 'commander';
 import { Client } from 'pg';
 import { ensureDatabase, withDatabase } from '@dtp/database';
 import { BaseServiceConfig, createLogger, loadConfig, ServiceDefinition } from '@dtp/service-kit';
@@ -55,23 +56,43 @@ export interface MigrateArgs {
   timeoutSeconds: number;
 }
 
-export function parseArgs(argv: string[]): MigrateArgs {
-  const args: MigrateArgs = { services: [], createDatabase: false, wait: false, timeoutSeconds: 600 };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === '--create-database') args.createDatabase = true;
-    else if (a === '--wait') args.wait = true;
-    else if (a === '--timeout') {
-      const n = Number(argv[++i]);
-      if (!Number.isInteger(n) || n <= 0) throw new UsageError('--timeout needs a whole number of seconds');
-      args.timeoutSeconds = n;
-    } else if ((SERVICE_NAMES as readonly string[]).includes(a)) {
-      if (!args.services.includes(a as ServiceName)) args.services.push(a as ServiceName);
-    } else throw new UsageError(`unknown argument "${a}" (services: ${SERVICE_NAMES.join(', ')})`);
-  }
-  if (args.services.length === 0) args.services = [...SERVICE_NAMES];
-  return args;
+/** The command line (commander): `--help` prints it and exits 0; a usage error exits 2 before any connection. */
+export function migrateCommand(): Command {
+  return new Command('migrate')
+    .description(
+      "Applies each named service's migrations (all four when none is named).\n" +
+        'Database: <SERVICE>_DATABASE_URL, else DATABASE_URL as it is for one service, else its server with dtp_<service>.\n' +
+        'Exit codes: 0 done, 1 failure (naming the service and the cause), 2 usage.',
+    )
+    .addArgument(new Argument('[services...]', 'services to migrate').choices(SERVICE_NAMES))
+    .option('--create-database', 'create a missing database first (needs CREATEDB)')
+    .option('--wait', 'apply nothing: wait until every migration has been applied (init containers); exit 1 at --timeout')
+    .option('--timeout <seconds>', 'for --wait', (v) => {
+      const n = Number(v);
+      if (!/^\d+$/.test(v) || n <= 0) throw new InvalidArgumentError('a whole number of seconds');
+      return n;
+    }, 600);
 }
+
+/** Parsed arguments; throws UsageError (with commander's message) on bad usage, HelpShown after --help. */
+export function parseArgs(argv: string[], io: { out(s: string): void; err(s: string): void } = { out: () => undefined, err: () => undefined }): MigrateArgs {
+  const command = migrateCommand()
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: () => undefined });
+  try {
+    command.parse(argv, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError && err.exitCode === 0) throw new HelpShown();
+    if (err instanceof CommanderError) throw new UsageError(err.message.replace(/^error: /, ''));
+    throw err;
+  }
+  const o = command.opts<{ createDatabase?: boolean; wait?: boolean; timeout: number }>();
+  const services = [...new Set(command.processedArgs[0] as ServiceName[])];
+  return { services: services.length > 0 ? services : [...SERVICE_NAMES], createDatabase: o.createDatabase ?? false, wait: o.wait ?? false, timeoutSeconds: o.timeout };
+}
+
+/** `--help` was asked for (and printed). */
+export class HelpShown extends Error {}
 
 export class UsageError extends Error {}
 
@@ -138,9 +159,10 @@ export async function migrate(args: MigrateArgs, env: Record<string, string | un
 if (require.main === module) {
   let args: MigrateArgs;
   try {
-    args = parseArgs(process.argv.slice(2));
+    args = parseArgs(process.argv.slice(2), { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) });
   } catch (err) {
-    process.stderr.write(`migrate: ${err instanceof Error ? err.message : String(err)}\n`);
+    if (err instanceof HelpShown) process.exit(0);
+    process.stderr.write(`migrate: ${err instanceof Error ? err.message : String(err)}\n${migrateCommand().helpInformation()}`);
     process.exit(2);
   }
   migrate(args).then(

@@ -15,6 +15,7 @@
  * - DTP_DATA_DIR moves `.data/` (PostgreSQL cluster and blobs), as for `npm start`.
  */
 import 'reflect-metadata';
+import { runnerArguments, START_KAFKA_HELP } from './runner-args';
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
@@ -163,7 +164,9 @@ async function main() {
   );
 }
 
-main().catch((err) => {
+const usage = runnerArguments('npm run start:kafka', START_KAFKA_HELP, process.argv.slice(2));
+if (usage !== null) process.exit(usage);
+else main().catch((err) => {
   process.stderr.write(`start:kafka failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

@@ -4,6 +4,7 @@
  * auth, platform, search and gis on 3001-3004 with one in-process event bus. Ctrl-C stops everything cleanly.
  */
 import 'reflect-metadata';
+import { runnerArguments, START_HELP } from './runner-args';
 import path from 'node:path';
 import { ensureDatabase, withDatabase } from '@dtp/database';
 import { InProcessTransport } from '@dtp/events';
@@ -93,7 +94,9 @@ async function main() {
   process.stdout.write(lines.join('\n'));
 }
 
-main().catch((err) => {
+const usage = runnerArguments('npm start', START_HELP, process.argv.slice(2));
+if (usage !== null) process.exit(usage);
+else main().catch((err) => {
   process.stderr.write(`start failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

@@ -1,0 +1,40 @@
+import { Command, CommanderError } from 'commander';
+
+/**
+ * The command line of `npm start` and `npm run start:kafka` (commander, like the other tools): they take no
+ * arguments, only the environment, so `--help` prints what they read and exits 0, and anything else is a usage
+ * error (exit 2) before anything starts. Returns the exit code, or null to go on.
+ */
+export function runnerArguments(
+  name: string,
+  description: string,
+  argv: string[],
+  io: { out(s: string): void; err(s: string): void } = { out: (s) => process.stdout.write(s), err: (s) => process.stderr.write(s) },
+): number | null {
+  const command = new Command(name)
+    .description(description)
+    .helpOption('-h, --help', 'print this help')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err });
+  try {
+    command.parse(argv, { from: 'user' });
+    return null;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.exitCode !== 0) io.err(command.helpInformation());
+      return err.exitCode === 0 ? 0 : 2;
+    }
+    throw err;
+  }
+}
+
+export const START_HELP =
+  'The whole stack in one process: embedded PostgreSQL (or DATABASE_URL), auth, platform, search and gis, in-process events. ' +
+  'Environment: DATABASE_URL (a server; else embedded PostgreSQL on DTP_PG_PORT, default 54329), <SERVICE>_DATABASE_URL, ' +
+  'AUTH_PORT PLATFORM_PORT SEARCH_PORT GIS_PORT (default 3001-3004), DTP_DATA_DIR (default .data/), AUTH_ADMIN_TOKEN ' +
+  '(default dev-admin-token), LOG_LEVEL. Ctrl-C stops everything cleanly.';
+
+export const START_KAFKA_HELP =
+  'The four services as separate processes over Kafka: KAFKA_BROKERS (else a local Kafka wire-protocol peer, the kcat ' +
+  'mock cluster), DATABASE_URL (else the embedded PostgreSQL of npm start), the same ports and DTP_DATA_DIR as npm start. ' +
+  'A service that dies is restarted with back-off. Ctrl-C stops them all.';
