@@ -39,7 +39,7 @@ export interface KafkaSecurityCheck {
 /** Thrown by kafkaSecurityFromEnv (and so by the KafkaTransport constructor): the service does not start. */
 export class KafkaConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`invalid Kafka TLS/SASL configuration:\n${problems.map((p) => `- ${p}`).join('\n')}`);
+    super(`invalid Kafka configuration:\n${problems.map((p) => `- ${p}`).join('\n')}`);
     this.name = 'KafkaConfigError';
   }
 }

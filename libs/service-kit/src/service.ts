@@ -134,7 +134,15 @@ export async function runStandalone<C extends BaseServiceConfig, D>(
   const config = configOrExit(def.name, def.configClass, env);
   const logger = createLogger(def.name, config.LOG_LEVEL);
   if (env.MIGRATE_ON_START === 'true') await def.migrate(config, logger);
-  const service = await def.start(config, await deps(config, logger), logger);
+  let built: D;
+  try {
+    built = await deps(config, logger);
+  } catch (err) {
+    // Configuration of what the service depends on (e.g. KAFKA_*): say what is wrong, without a stack trace.
+    process.stderr.write(`${def.name}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  }
+  const service = await def.start(config, built, logger);
   logger.info({ url: service.url }, `${def.name} ready`);
   onShutdownSignal(async () => {
     logger.info('shutting down');
