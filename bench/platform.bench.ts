@@ -10,13 +10,16 @@
  *    inserts an equivalent diamond row and its outbox row into the same tables with the same indexes (a database
  *    migrated with platform's own migrations), through the same single prepared statement the service sends. Measured
  *    before and after the HTTP run and averaged (other work on the machine moves both).
- * Figures: throughput (ratio = service / raw, higher is better) and p50/p99 latency (ratio = service / raw,
- * lower is better).
+ * Figures: throughput (ratio = service / raw, higher is better), p50/p99 latency (ratio = service / raw, lower is
+ * better) and the server process's CPU time per request (no anchor; steadier than throughput on a shared machine).
+ * BENCH_CPU_PROF_DIR=dir writes a CPU profile (.cpuprofile, V8 inspector) of the server process during the
+ * measured run only; bench/cpuprofile-summary.js prints its top costs.
  */
 import autocannon from 'autocannon';
 import { spawn, ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client } from 'pg';
@@ -83,6 +86,29 @@ async function serve(): Promise<void> {
   platformConfig.AUTH_JWKS_URL = `${auth.url.replace('localhost', '127.0.0.1')}/.well-known/jwks.json`;
   const platform = await platformService.start(platformConfig, { transport }, logger);
   services.push(platform);
+  // The parent asks over IPC for this process's CPU time (figure `.server_cpu_per_request`) and, with
+  // BENCH_CPU_PROF_DIR, starts and stops a CPU profile around the measured run only (no startup, no anchor phases).
+  let profiler: Session | undefined;
+  process.on('message', (msg: string) => {
+    void (async () => {
+      if (msg === 'cpu') return process.send!({ cpu: process.cpuUsage() });
+      if (msg === 'prof-start') {
+        profiler = new Session();
+        profiler.connect();
+        await post(profiler, 'Profiler.enable');
+        await post(profiler, 'Profiler.setSamplingInterval', { interval: 500 });
+        await post(profiler, 'Profiler.start');
+        return process.send!({ profiling: true });
+      }
+      if (msg === 'prof-stop' && profiler) {
+        const { profile } = (await post(profiler, 'Profiler.stop')) as { profile: unknown };
+        const file = path.join(process.env.BENCH_CPU_PROF_DIR!, `platform-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
+        await writeFile(file, JSON.stringify(profile));
+        profiler.disconnect();
+        return process.send!({ profile: file });
+      }
+    })();
+  });
   process.stdout.write(`READY ${JSON.stringify({ auth: auth.url.replace('localhost', '127.0.0.1'), platform: platform.url.replace('localhost', '127.0.0.1') })}\n`);
   process.on('SIGTERM', () => {
     void (async () => {
@@ -93,13 +119,28 @@ async function serve(): Promise<void> {
   });
 }
 
+const post = (session: Session, method: string, params?: object) =>
+  new Promise<unknown>((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))));
+
+/** Sends `msg` to the server child and resolves with its first answer that has `key`. */
+function ask<T>(child: ChildProcess, msg: string, key: string): Promise<T> {
+  return new Promise((resolve) => {
+    const onMessage = (answer: Record<string, unknown>) => {
+      if (!(key in answer)) return;
+      child.off('message', onMessage);
+      resolve(answer[key] as T);
+    };
+    child.on('message', onMessage);
+    child.send(msg);
+  });
+}
+
 async function startServer(pgUrl: string, blobDir: string): Promise<{ child: ChildProcess; urls: { auth: string; platform: string } }> {
   const root = path.join(__dirname, '..');
-  const prof = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`] : [];
-  const child = spawn(process.execPath, [...prof, '-r', path.join(root, 'tools/register.js'), __filename], {
+  const child = spawn(process.execPath, ['-r', path.join(root, 'tools/register.js'), __filename], {
     cwd: root,
     env: { ...process.env, [SERVER_FLAG]: '1', BENCH_PG_URL: pgUrl, BENCH_BLOB_DIR: blobDir },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   const urls = await new Promise<{ auth: string; platform: string }>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
@@ -241,7 +282,11 @@ const bench: Benchmark = async (report) => {
 
     await load(platform, token, 2, 'warm'); // JIT, pools, JWKS cache
     const before = await rawInsertRate(anchorDb, Math.max(3, DURATION / 2), creds.participant_id);
+    const profiling = process.env.BENCH_CPU_PROF_DIR ? await ask<boolean>(server, 'prof-start', 'profiling') : false;
+    const cpuBefore = await ask<NodeJS.CpuUsage>(server, 'cpu', 'cpu');
     const result = await load(platform, token, DURATION, 'run');
+    const cpuAfter = await ask<NodeJS.CpuUsage>(server, 'cpu', 'cpu');
+    if (profiling) process.stderr.write(`# CPU profile of the measured run: ${await ask<string>(server, 'prof-stop', 'profile')}\n`);
     const after = await rawInsertRate(anchorDb, Math.max(3, DURATION / 2), creds.participant_id);
     if (result.non2xx > 0 || result.errors > 0) throw new Error(`registration benchmark: ${result.non2xx} non-2xx, ${result.errors} errors`);
     const { rows } = await platformDb.query<{ n: number }>(`SELECT count(*)::int AS n FROM diamonds WHERE participant_id LIKE 'run-%'`);
@@ -255,6 +300,10 @@ const bench: Benchmark = async (report) => {
     const rate = result['2xx'] / DURATION;
     report({ name: `${FIGURE}.throughput`, value: round(rate), unit: 'req/s', anchor: round(anchor.rate), ratio: round(rate / anchor.rate, 3) });
     report({ name: `${FIGURE}.p99`, value: result.latency.p99, unit: 'ms', anchor: round(anchor.p99, 2), ratio: round(result.latency.p99 / anchor.p99, 3) });
+    // The server's own CPU time per answered request (user + system, both services' process): what the code
+    // costs, much steadier than throughput on a shared machine. No anchor.
+    const cpuUs = cpuAfter.user - cpuBefore.user + (cpuAfter.system - cpuBefore.system);
+    report({ name: `${FIGURE}.server_cpu_per_request`, value: round(cpuUs / Math.max(1, result['2xx'])), unit: 'us', anchor: null, ratio: null });
     report({ name: `${FIGURE}.p50`, value: result.latency.p50, unit: 'ms', anchor: round(anchor.p50, 2), ratio: round(result.latency.p50 / anchor.p50, 3) });
   } finally {
     if (server && server.exitCode === null) {

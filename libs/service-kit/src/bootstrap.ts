@@ -5,6 +5,7 @@ import { SwaggerModule } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import { FastifyInstance, LogController } from 'fastify';
 import helmet from 'helmet';
+import type { Logger } from 'pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { JsonExceptionFilter } from './errors';
 import { HttpConfig } from './http-settings';
@@ -107,33 +108,40 @@ export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyAp
   });
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
 
-  fastify.addHook('onRequest', async (request, reply) => {
+  // The hooks take Fastify's callback form: an async hook costs a promise and a microtask on every request.
+  fastify.addHook('onRequest', (request, reply, done) => {
     void reply.headers(SECURITY_HEADERS);
-    const path = request.url.split('?', 1)[0];
-    if (isDocsPath(path)) {
-      if (!ctx.http.docsEnabled) return reply.code(404).send({ message: `Cannot ${request.method} ${path}`, error: 'Not Found' });
-      void reply.header('content-security-policy', DOCS_CSP);
+    if (request.url.startsWith('/docs')) {
+      const path = request.url.split('?', 1)[0];
+      if (isDocsPath(path)) {
+        if (!ctx.http.docsEnabled) return void reply.code(404).send({ message: `Cannot ${request.method} ${path}`, error: 'Not Found' });
+        void reply.header('content-security-policy', DOCS_CSP);
+      }
     }
     if (request.protocol === 'https') void reply.header('strict-transport-security', HSTS);
+    done();
   });
 
-  fastify.addHook('onSend', async (request, reply) => {
+  fastify.addHook('onSend', (request, reply, payload, done) => {
     void reply.header('x-request-id', request.id);
     // Draining (readiness 503 until the server closes): each answer ends its keep-alive connection, so that a
     // client opens its next one where the load balancer now sends it, not on a connection the close will cut.
     if (ctx.http.draining) void reply.header('connection', 'close');
+    done(null, payload);
   });
-  fastify.addHook('onResponse', async (request, reply) => {
+  fastify.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions?.url ?? 'unmatched';
     const seconds = reply.elapsedTime / 1000;
     ctx.metrics.httpDuration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, seconds);
-    if (!route.startsWith('/health') && route !== '/metrics') {
-      const level = reply.statusCode >= 500 ? 'error' : 'info';
+    const level = reply.statusCode >= 500 ? 'error' : 'info';
+    // request.log is a child of ctx.logger (pino); the entry is only built when its level is on.
+    if ((request.log as Logger).isLevelEnabled(level) && !route.startsWith('/health') && route !== '/metrics') {
       request.log[level](
         { method: request.method, url: request.url, route, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 },
         'request completed',
       );
     }
+    done();
   });
   registerBodyDepthLimit(fastify);
   if (opts.configure) await opts.configure(fastify);
