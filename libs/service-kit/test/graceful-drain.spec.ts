@@ -75,21 +75,27 @@ describe('graceful drain under load', () => {
     // The "load balancer": polls readiness on its own connections; the workers read its verdict.
     const poller = (async () => {
       const probeAgent = new http.Agent({ keepAlive: false });
-      while (!notReady && Date.now() < deadline) {
-        // Like a load balancer's interval: once the drain began, the next look comes after requests went out in the
-        // drain window (every worker's next one, or at least one within most of the window: on a machine busy with
-        // other work a worker can take hundreds of milliseconds to send again), so the test covers requests sent
-        // while draining.
+      // Like a load balancer's interval: once the drain began, its verdict counts only after requests went out in
+      // the drain window (every worker's next one, or at least one within most of the window: on a machine busy with
+      // other work a worker can take hundreds of milliseconds to send again), so the test covers requests sent
+      // while draining. A probe already in flight when the drain began answers 503 at once: that early verdict is
+      // held back the same way, as the next look of a load balancer would come later.
+      const holdOff = () => {
         const waited = Date.now() - drainStartedAt;
-        if (draining && sentDuringDrain < WORKERS && (waited < DRAIN_MS / 4 || (sentDuringDrain === 0 && waited < (DRAIN_MS * 4) / 5))) {
+        return draining && sentDuringDrain < WORKERS && (waited < DRAIN_MS / 4 || (sentDuringDrain === 0 && waited < (DRAIN_MS * 4) / 5));
+      };
+      while (!notReady && Date.now() < deadline) {
+        if (holdOff()) {
           await new Promise((r) => setTimeout(r, 2));
           continue;
         }
+        let unready: boolean;
         try {
-          if ((await get(probeAgent, `${url}/health/ready`)).status === 503) notReady = true;
+          unready = (await get(probeAgent, `${url}/health/ready`)).status === 503;
         } catch {
-          notReady = true;
+          unready = true;
         }
+        if (unready && !holdOff()) notReady = true;
         if (!notReady) await new Promise((r) => setTimeout(r, 10));
       }
       probeAgent.destroy();
