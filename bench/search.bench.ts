@@ -26,7 +26,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import Fastify from 'fastify';
-import { Client, Pool } from 'pg';
+import { Pool } from 'pg';
 import pino from 'pino';
 import { createDataSource, ensureDatabase, withDatabase } from '@dtp/database';
 import { DiamondV1, newDiamondId } from '@dtp/domain';
@@ -36,6 +36,7 @@ import { authService } from '@dtp/auth';
 import { platformService } from '@dtp/platform';
 import { ReadModelRepository, searchDbOptions, searchService } from '@dtp/search';
 import type { Benchmark } from './run';
+import { percentile, q } from './support';
 
 const ISSUER = 'http://auth.bench';
 const AUDIENCES = { platform: 'http://platform.bench', search: 'http://search.bench/v1', gis: 'http://gis.bench' };
@@ -147,10 +148,6 @@ async function startServer(role: 'platform' | 'search', env: Record<string, stri
 
 // ---------------------------------------------------------------------------------------------------------------
 
-function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 function readLoad(url: string, ids: string[], token: string | null, seconds: number): Promise<autocannon.Result> {
   let n = 0;
@@ -227,15 +224,6 @@ async function steadyRegistrations(platformUrl: string, token: string, rate: num
   return ok;
 }
 
-async function q<T>(url: string, sql: string): Promise<T[]> {
-  const c = new Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query(sql)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
 
 /**
  * Registers at `rate`/s for LAG_SECONDS and measures, per diamond, commit -> visible in search (outbox
