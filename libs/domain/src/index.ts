@@ -8,5 +8,6 @@ export * from './rules';
 export * from './dto';
 export * from './records';
 export * from './events';
+export * from './custody';
 export * from './errors';
 export * from './errors/idempotency';

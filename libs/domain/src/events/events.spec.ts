@@ -47,6 +47,8 @@ describe('topics', () => {
       PLATFORM_SHIPMENTS: 'platform.shipments.v1',
       GIS_GRADINGS: 'gis.gradings.v1',
       GIS_ELIGIBILITY: 'gis.eligibility.v1',
+      PLATFORM_CUSTODY: 'platform.custody.v1',
+      PLATFORM_SHARES: 'platform.shares.v1',
     });
     expect(ConsumerGroups).toEqual({ PLATFORM: 'platform', SEARCH: 'search', GIS: 'gis' });
   });
@@ -58,8 +60,10 @@ describe('topics', () => {
       'platform.shipments.v1': ['shipment.changed'],
       'gis.gradings.v1': ['grading.submitted'],
       'gis.eligibility.v1': ['eligibility.changed'],
+      'platform.custody.v1': ['custody.checkpoint'],
+      'platform.shares.v1': ['share.created', 'share.revoked'],
     });
-    expect(EVENT_TYPE_VALUES.map(topicOf)).toHaveLength(7);
+    expect(EVENT_TYPE_VALUES.map(topicOf)).toHaveLength(10);
   });
 });
 

@@ -9,3 +9,5 @@ export * from './diamond-deleted';
 export * from './shipment-changed';
 export * from './grading-submitted';
 export * from './eligibility-changed';
+export * from './custody-checkpoint';
+export * from './share-changed';

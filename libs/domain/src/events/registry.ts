@@ -5,6 +5,8 @@ import { EligibilityChangedData, EligibilityChangedPayload } from './eligibility
 import { GradingSubmittedData, GradingSubmittedPayload } from './grading-submitted';
 import { ParticipantOnboardedData, ParticipantOnboardedPayload } from './participant-onboarded';
 import { ShipmentChangedData, ShipmentChangedPayload } from './shipment-changed';
+import { CustodyCheckpointData, CustodyCheckpointEventPayload } from './custody-checkpoint';
+import { ShareCreatedData, ShareCreatedPayload, ShareRevokedData, ShareRevokedPayload } from './share-changed';
 import { EventType, Topic, Topics } from './topics';
 
 /** Payload (`data`) type of each event type. */
@@ -16,6 +18,9 @@ export interface EventPayloads {
   'shipment.changed': ShipmentChangedData;
   'grading.submitted': GradingSubmittedData;
   'eligibility.changed': EligibilityChangedData;
+  'custody.checkpoint': CustodyCheckpointData;
+  'share.created': ShareCreatedData;
+  'share.revoked': ShareRevokedData;
 }
 
 export interface EventDefinition<E extends EventType> {
@@ -70,6 +75,24 @@ export const EVENT_DEFINITIONS: { readonly [E in EventType]: EventDefinition<E> 
     schemaVersion: 1,
     payloadClass: EligibilityChangedPayload,
     keyOf: (d: EligibilityChangedData) => d.diamond_id,
+  },
+  'custody.checkpoint': {
+    topic: Topics.PLATFORM_CUSTODY,
+    schemaVersion: 1,
+    payloadClass: CustodyCheckpointEventPayload,
+    keyOf: (d: CustodyCheckpointData) => d.checkpoint.log_id,
+  },
+  'share.created': {
+    topic: Topics.PLATFORM_SHARES,
+    schemaVersion: 1,
+    payloadClass: ShareCreatedPayload,
+    keyOf: (d: ShareCreatedData) => d.share_id,
+  },
+  'share.revoked': {
+    topic: Topics.PLATFORM_SHARES,
+    schemaVersion: 1,
+    payloadClass: ShareRevokedPayload,
+    keyOf: (d: ShareRevokedData) => d.share_id,
   },
 });
 

@@ -13,6 +13,10 @@ export const Topics = Object.freeze({
   GIS_GRADINGS: 'gis.gradings.v1',
   /** gis -> platform: a diamond's `gis_status` (lab eligibility), shown on its record. */
   GIS_ELIGIBILITY: 'gis.eligibility.v1',
+  /** platform -> search: signed custody checkpoints with the log entries they add (one key: the log id). */
+  PLATFORM_CUSTODY: 'platform.custody.v1',
+  /** platform -> search: passport share links created and revoked (key: share_id). */
+  PLATFORM_SHARES: 'platform.shares.v1',
 } as const);
 export type Topic = (typeof Topics)[keyof typeof Topics];
 
@@ -32,6 +36,9 @@ export const EventTypes = Object.freeze({
   SHIPMENT_CHANGED: 'shipment.changed',
   GRADING_SUBMITTED: 'grading.submitted',
   ELIGIBILITY_CHANGED: 'eligibility.changed',
+  CUSTODY_CHECKPOINT: 'custody.checkpoint',
+  SHARE_CREATED: 'share.created',
+  SHARE_REVOKED: 'share.revoked',
 } as const);
 export type EventType = (typeof EventTypes)[keyof typeof EventTypes];
 export const EVENT_TYPE_VALUES: readonly EventType[] = Object.freeze(Object.values(EventTypes));

@@ -1,0 +1,4 @@
+export * from './actions';
+export * from './entry';
+export * from './merkle';
+export * from './hashing';
