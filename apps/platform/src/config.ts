@@ -19,6 +19,10 @@ export class PlatformConfig extends TokenCheckingConfig {
   @IsUrl(url)
   PUBLIC_BASE_URL: string = 'http://localhost:3002';
 
+  /** Search's public base address: passport share links are `{SEARCH_PUBLIC_URL}/passport/{share_id}`. */
+  @IsUrl(url)
+  SEARCH_PUBLIC_URL: string = 'http://localhost:3003';
+
   /** Where the content-addressed blob store keeps file bytes (filesystem backend). */
   @IsString()
   BLOB_STORE_DIR: string = '.data/blobs';

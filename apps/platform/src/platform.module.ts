@@ -15,6 +15,7 @@ import { LifecycleModule } from './lifecycle/lifecycle.module';
 import { platformMigrations } from './migrations';
 import { ParticipantsModule } from './participants/participants.module';
 import { RegistrationModule } from './registration/registration.module';
+import { SharesModule } from './shares/shares.module';
 import { ShipmentsModule } from './shipments/shipments.module';
 import { BLOB_STORE, PLATFORM_CONFIG } from './tokens';
 import { UnlockModule } from './unlock/unlock.module';
@@ -83,6 +84,7 @@ export class PlatformModule {
         GisEventsModule,
         ShipmentsModule,
         LifecycleModule,
+        SharesModule,
       ],
     };
   }
