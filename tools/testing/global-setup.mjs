@@ -5,6 +5,23 @@
 import { randomBytes } from 'node:crypto';
 import { startEmbeddedPostgres, freePort } from '../embedded-pg.mjs';
 import { startKafkaPeer } from '../kafka-peer.mjs';
+import chromiumHelper from './chromium.js';
+
+/**
+ * Debian's chromium for the passport browser tests (apps/search/test/passport.browser.spec.ts), installed here
+ * once per run when missing and the run includes search. When it cannot be installed, DTP_CHROMIUM_ERROR says why
+ * and the browser tests fail with it.
+ */
+async function ensureBrowser(globalConfig) {
+  const selected = globalConfig?.selectProjects;
+  if (Array.isArray(selected) && selected.length > 0 && !selected.includes('search')) return;
+  try {
+    await chromiumHelper.ensureChromium((line) => process.stderr.write(`${line}\n`));
+  } catch (err) {
+    process.env.DTP_CHROMIUM_ERROR = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`[chromium] ${process.env.DTP_CHROMIUM_ERROR} (browser tests will fail)\n`);
+  }
+}
 
 async function startKafka() {
   if (process.env.KAFKA_TEST_BROKERS) return;
@@ -18,8 +35,9 @@ async function startKafka() {
   }
 }
 
-export default async function globalSetup() {
+export default async function globalSetup(globalConfig) {
   await startKafka();
+  await ensureBrowser(globalConfig);
   if (process.env.DATABASE_URL) {
     process.env.DTP_TEST_PG_URL = process.env.DATABASE_URL.replace(/\/[^/]*$/, '');
     return;

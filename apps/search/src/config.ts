@@ -13,6 +13,15 @@ export class SearchConfig extends TokenCheckingConfig {
   @IsUrl(url)
   SEARCH_AUDIENCE: string = 'http://localhost:3003/v1';
 
+  /** Platform's public base address: the passport's badge fetches `{PLATFORM_PUBLIC_URL}/.well-known/custody-keys.json`. */
+  @IsUrl(url)
+  PLATFORM_PUBLIC_URL: string = 'http://localhost:3002';
+
+  /** This service's public base address, for passport links (QR codes); unset: the address each request came to. */
+  @IsOptional()
+  @IsUrl(url)
+  PUBLIC_BASE_URL?: string;
+
   @IsString()
   BLOB_STORE_DIR: string = '.data/blobs';
 

@@ -10,6 +10,7 @@ import { DiamondsModule } from './diamonds/diamonds.module';
 import { SEARCH_BLOB_STORE } from './diamonds/diamonds.service';
 import { searchEntities } from './entities';
 import { searchMigrations } from './migrations';
+import { PassportModule } from './passport/passport.module';
 import { ReadModelModule } from './read-model/read-model.module';
 
 export interface SearchDeps {
@@ -54,6 +55,7 @@ export class SearchModule {
         AuthGuardModule.forRoot(config.tokenVerifierOptions(config.SEARCH_AUDIENCE)),
         ReadModelModule,
         DiamondsModule,
+        PassportModule,
       ],
     };
   }

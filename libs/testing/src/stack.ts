@@ -32,10 +32,20 @@ export interface TestStack {
 
 export interface TestStackOptions {
   services: ServiceName[];
-  /** Extra env per service (e.g. a lower file size limit). */
-  env?: Partial<Record<ServiceName, Record<string, string>>>;
+  /**
+   * Extra env per service (e.g. a lower file size limit); a function gets the URLs of the services started before
+   * it (search's PLATFORM_PUBLIC_URL = the platform's ephemeral address).
+   */
+  env?: Partial<Record<ServiceName, Record<string, string> | ((urls: Partial<Record<ServiceName, string>>) => Record<string, string>)>>;
   transport?: EventTransport;
   logger?: Logger;
+}
+
+function envOf(
+  env: Record<string, string> | ((urls: Partial<Record<ServiceName, string>>) => Record<string, string>) | undefined,
+  urls: Partial<Record<ServiceName, string>>,
+): Record<string, string> {
+  return typeof env === 'function' ? env(urls) : (env ?? {});
 }
 
 /**
@@ -70,7 +80,7 @@ export async function startTestStack(opts: TestStackOptions): Promise<TestStack>
     SEARCH_AUDIENCE: TEST_AUDIENCES.search,
     GIS_AUDIENCE: TEST_AUDIENCES.gis,
     BLOB_STORE_DIR: blobDir,
-    ...(opts.env?.[name] ?? {}),
+    ...envOf(opts.env?.[name], stack.urls),
   });
   const order = (['auth', 'platform', 'search', 'gis'] as const).filter((n) => opts.services.includes(n));
   try {

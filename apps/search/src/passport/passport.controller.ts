@@ -1,0 +1,114 @@
+import type { CustodyAnswer } from '@dtp/domain';
+import { Controller, Get, Inject, NotFoundException, Param, Req, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DiamondV1, POLISHED_DIAMOND_EXAMPLE } from '@dtp/domain';
+import { ApiErrors, Public } from '@dtp/service-kit';
+import { SearchConfig } from '../config';
+import { NOT_FOUND_CSP, passportCsp, renderNotFound, renderPassport } from './passport-page';
+import { PassportService } from './passport.service';
+
+const SHARE_PARAM = {
+  name: 'share_id',
+  description: 'The share id from a passport link (`POST {base_url}/diamonds/{id}/share` on platform). Unknown, revoked, expired or out of format: 404.',
+  schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{22}$', example: 'q5Jx0C3c9tq3p0C5rQyWZw' },
+} as const;
+
+const GONE = 'The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`.';
+const UNAVAILABLE = 'The read model\'s database cannot be reached right now; retry after `Retry-After` seconds.';
+
+const HTML_EXAMPLE = '<!DOCTYPE html>\n<html lang="en">...<h1>Diamond passport</h1>...</html>\n';
+
+/**
+ * The public diamond passport (DESIGN.md "Provenance": passport): an HTML page per share link, with no token,
+ * plus the JSON its "verified" badge checks in the browser. The HTML names participants by their public names
+ * and carries no ids; the ids live only in the JSON (the custody answer and the record) the badge fetches.
+ */
+@ApiTags('passport')
+@Public()
+@Controller('passport')
+export class PassportController {
+  private readonly keysUrl: string;
+  private readonly keysOrigin: string | null;
+
+  constructor(
+    @Inject(PassportService) private readonly passports: PassportService,
+    @Inject(SearchConfig) private readonly config: SearchConfig,
+  ) {
+    this.keysUrl = `${config.PLATFORM_PUBLIC_URL.replace(/\/+$/, '')}/.well-known/custody-keys.json`;
+    this.keysOrigin = new URL(config.PLATFORM_PUBLIC_URL).origin;
+  }
+
+  @Get(':share_id')
+  @ApiOperation({
+    operationId: 'getPassportPage',
+    summary: 'The public passport page of a shared diamond (HTML, no token)',
+    description:
+      'Server-rendered HTML: photos (or a placeholder when none is public), the journey from the custody log with participants\' public names, the active grading, ' +
+      'the GIS verification status, a QR code of the link, and a "verified" badge the page\'s script computes in the browser with @dtp/verify. ' +
+      'Unknown, revoked or expired links answer a 404 HTML page.',
+  })
+  @ApiParam(SHARE_PARAM)
+  @ApiProduces('text/html')
+  @ApiResponse({
+    status: 200,
+    description: 'The passport page.',
+    headers: { 'Content-Security-Policy': { description: 'Scripts from this service and the page\'s own hashed inline script; fetches to this service and the platform\'s keys.', schema: { type: 'string' } } },
+    content: { 'text/html': { schema: { type: 'string', description: 'An HTML document.' }, example: HTML_EXAMPLE } },
+  })
+  @ApiResponse({ status: 404, description: `${GONE.replace(': `{message}`', '')}: an HTML page saying so.`, content: { 'text/html': { schema: { type: 'string', description: 'An HTML document.' } } } })
+  @ApiErrors({ 503: UNAVAILABLE })
+  async page(@Param('share_id') shareId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    const shareUrl = `${this.publicBase(request)}/passport/${encodeURIComponent(shareId)}`;
+    let html: string;
+    try {
+      html = await renderPassport(await this.passports.view(shareId, shareUrl), this.keysUrl);
+    } catch (err) {
+      if (!(err instanceof NotFoundException)) throw err;
+      await reply.status(404).type('text/html; charset=utf-8').header('content-security-policy', NOT_FOUND_CSP).header('cache-control', 'no-store').send(renderNotFound());
+      return;
+    }
+    await reply
+      .status(200)
+      .type('text/html; charset=utf-8')
+      .header('content-security-policy', passportCsp(this.keysOrigin))
+      .header('cache-control', 'no-store')
+      .send(html);
+  }
+
+  @Get(':share_id/custody')
+  @ApiOperation({
+    operationId: 'getPassportCustody',
+    summary: 'The custody answer of a shared diamond (public JSON)',
+    description: 'What `GET /v1/diamonds/{id}/custody` answers for the shared diamond, without a token: the latest checkpoint and the diamond\'s entries with their inclusion proofs. The passport\'s badge verifies it.',
+  })
+  @ApiParam(SHARE_PARAM)
+  @ApiOkResponse({
+    description: 'The custody answer.',
+    schema: { type: 'object', required: ['checkpoint', 'entries'], properties: { checkpoint: { type: 'object' }, entries: { type: 'array', items: { type: 'object' } } } },
+  })
+  @ApiErrors({ 404: `${GONE} Also before the custody log has a checkpoint covering the diamond.`, 503: UNAVAILABLE })
+  async custody(@Param('share_id') shareId: string): Promise<CustodyAnswer> {
+    return this.passports.custodyAnswer(shareId);
+  }
+
+  @Get(':share_id/record')
+  @ApiOperation({
+    operationId: 'getPassportRecord',
+    summary: 'The current record of a shared diamond (public JSON)',
+    description: 'The DiamondV1 search holds for the shared diamond (what `GET /v1/diamonds/{id}` answers), without a token: the badge checks its hash against the custody log.',
+  })
+  @ApiParam(SHARE_PARAM)
+  @ApiOkResponse({ description: 'The current DiamondV1 record.', type: DiamondV1, example: POLISHED_DIAMOND_EXAMPLE })
+  @ApiErrors({ 404: GONE, 503: UNAVAILABLE })
+  async record(@Param('share_id') shareId: string): Promise<DiamondV1> {
+    return this.passports.record(shareId);
+  }
+
+  /** The configured public address, or the address this request came to. */
+  private publicBase(request: FastifyRequest): string {
+    if (this.config.PUBLIC_BASE_URL) return this.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+    return `${request.protocol}://${request.headers.host ?? 'localhost'}`;
+  }
+}
+

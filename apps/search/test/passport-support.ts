@@ -1,0 +1,92 @@
+import type { DiamondV1, InboundShipment, ShareLink } from '@dtp/domain';
+import { participantWithToken, ParticipantWithToken, TestStack } from '@dtp/testing';
+import { eventually } from './support';
+
+export interface Caller {
+  token: string;
+}
+
+/** A JSON call to platform as `who`; fails the test on another status than `expected`. */
+export async function platformCall<T>(stack: TestStack, who: Caller, method: string, path: string, body?: unknown, expected = [200, 201, 204]): Promise<T> {
+  const res = await fetch(`${stack.urls.platform}${path}`, {
+    method,
+    headers: { authorization: who.token, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (!expected.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  return (text ? JSON.parse(text) : null) as T;
+}
+
+/** A public GET of search, read to its end at once (no half-read answer left on a kept-alive socket). */
+export async function publicGet(stack: TestStack, path: string): Promise<{ status: number; headers: Headers; text: string }> {
+  const res = await fetch(`${stack.urls.search}${path}`);
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+export interface Journey {
+  producer: ParticipantWithToken;
+  manufacturer: ParticipantWithToken;
+  retailer: ParticipantWithToken;
+  rough: DiamondV1;
+  polished: DiamondV1;
+  share: ShareLink;
+}
+
+let names = 0;
+/**
+ * A whole journey through platform: a producer (a mine in Botswana) registers a rough diamond and ships it to a
+ * manufacturer, who accepts it, cuts a polished diamond from it, grades it (GIA) and ships it to a retailer, who
+ * accepts it and shares its passport. Waits until search serves the passport of the latest record.
+ */
+export async function journey(stack: TestStack): Promise<Journey> {
+  names += 1;
+  const tag = `${process.pid}-${names}`;
+  const producer = await participantWithToken(stack, 'producer', 'platform', { name: `Kalahari Mining ${tag}`, provenance: { name: `Karowe Mine ${tag}`, type: 'mine', country_code: 'BW' } });
+  const manufacturer = await participantWithToken(stack, 'manufacturer', 'platform', { name: `Antwerp Cutters ${tag}` });
+  const retailer = await participantWithToken(stack, 'retailer', 'platform', { name: `Bright Jewels ${tag}` });
+  const rough = await platformCall<DiamondV1>(stack, producer, 'POST', '/diamonds/rough/create', {
+    box_id: 'BOX-PASSPORT', participant_id: `ERP-${tag}`, participant_timestamp: '2024-03-01T10:00:00Z', rough: { carats: 2.5 },
+  });
+  // Shipping needs platform to know the recipient (its onboarding event): retried until it does.
+  const ship = (from: ParticipantWithToken, to: ParticipantWithToken, type: 'rough' | 'polished', id: string) =>
+    eventually(
+      async () => {
+        const res = await fetch(`${stack.urls.platform}/v2/transfer/out`, {
+          method: 'POST',
+          headers: { authorization: from.token, 'content-type': 'application/json' },
+          body: JSON.stringify({ recipient_participant_id: to.participant_id, name: 'passport journey', shipment_type: type, diamond_ids: [id] }),
+        });
+        const text = await res.text();
+        if (res.status === 201) return JSON.parse(text) as InboundShipment;
+        if (res.status !== 404 && res.status !== 422) throw new Error(`transfer out: ${res.status} ${text}`);
+        return undefined;
+      },
+      'a shipment platform accepts',
+    );
+  const s1 = await ship(producer, manufacturer, 'rough', rough.diamond_id);
+  await platformCall(stack, manufacturer, 'POST', `/v2/transfer/in/${s1.id}/accept`, { diamond_ids: [rough.diamond_id] });
+  let polished = await platformCall<DiamondV1>(stack, manufacturer, 'POST', '/diamonds/polished/create', {
+    parent_diamond_id: rough.diamond_id,
+    participant_id: `CUT-${tag}`,
+    participant_timestamp: '2024-04-01T10:00:00Z',
+    polished: { carats: '1.01', shape: 'Round', colour: 'E', clarity: 'VS1', cut_grade: 'EX' },
+  });
+  const grading = await platformCall<{ id: string }>(stack, manufacturer, 'POST', `/diamonds/${polished.diamond_id}/graded-measurements`, {
+    carats: 1.01, shape: 'Round', colour: 'E', clarity: 'VS1', cut_grade: 'EX', grading_lab: 'GIA', graded_date: '2024-05-01T00:00:00Z',
+  });
+  await platformCall(stack, manufacturer, 'PATCH', `/diamonds/${polished.diamond_id}/${grading.id}/select`);
+  const s2 = await ship(manufacturer, retailer, 'polished', polished.diamond_id);
+  await platformCall(stack, retailer, 'POST', `/v2/transfer/in/${s2.id}/accept`, { diamond_ids: [polished.diamond_id] });
+  const share = await platformCall<ShareLink>(stack, retailer, 'POST', `/diamonds/${polished.diamond_id}/share`, {});
+  // The record as platform holds it now, and search serving its passport with that version.
+  const reader = await participantWithToken(stack, 'non_participant', 'search');
+  polished = await eventually(async () => {
+    const res = await fetch(`${stack.urls.search}/v1/diamonds/${polished.diamond_id}`, { headers: { authorization: reader.token } });
+    const text = await res.text();
+    const r = res.status === 200 ? (JSON.parse(text) as DiamondV1) : undefined;
+    return r && r.possession_state === 'held' && r.grading?.length ? r : undefined;
+  }, 'the delivered diamond in search');
+  await eventually(async () => ((await publicGet(stack, `/passport/${share.share_id}`)).status === 200 ? true : undefined), 'the passport page');
+  return { producer, manufacturer, retailer, rough, polished, share };
+}

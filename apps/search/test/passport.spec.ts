@@ -1,0 +1,87 @@
+import { startTestStack, TestStack } from '@dtp/testing';
+import type { DiamondV1 } from '@dtp/domain';
+import { eventually, withDb } from './support';
+import { journey, Journey, platformCall, publicGet } from './passport-support';
+
+/** The passport over HTTP (the page in a real browser: passport.browser.spec.ts). */
+describe('GET /passport/{share_id}', () => {
+  let stack: TestStack;
+  let j: Journey;
+
+  beforeAll(async () => {
+    stack = await startTestStack({ services: ['auth', 'platform', 'search'], env: { search: (urls) => ({ PLATFORM_PUBLIC_URL: urls.platform! }) } });
+    j = await journey(stack);
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.close();
+  }, 120_000);
+
+  it('is public HTML with landmarks, names instead of ids, the grading, the GIS status, a QR code and a CSP that allows its script', async () => {
+    const res = await publicGet(stack, `/passport/${j.share.share_id}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const csp = res.headers.get('content-security-policy')!;
+    expect(csp).toMatch(/script-src 'self' 'sha256-[A-Za-z0-9+/=]+'/);
+    expect(csp).toContain(`connect-src 'self' ${new URL(stack.urls.platform!).origin}`);
+    const html = res.text;
+    expect(html).toMatch(/^<!DOCTYPE html>\n<html lang="en">/);
+    for (const tag of ['<header>', '<main>', '<footer>', '<h1>', '<h2 id="s-journey">']) expect(html).toContain(tag);
+    // Public names of every participant on the journey, and the mine and country of origin.
+    expect(html).toContain(j.producer.name);
+    expect(html).toContain('Botswana');
+    expect(html).toContain('Graded by <strong>GIA</strong>');
+    expect(html).toContain('Not checked.');
+    expect(html).toMatch(/<svg role="img" aria-label="QR code of this page&#39;s link"/);
+    expect(html).toContain('Checking...');
+    expect(html).toContain(`data-keys-url="${stack.urls.platform}/.well-known/custody-keys.json"`);
+    // No ids: no diamond's, no participant's, no ERP/box ids.
+    for (const id of [j.polished.diamond_id, j.rough.diamond_id, j.polished.id, j.producer.participant_id, j.manufacturer.participant_id, j.retailer.participant_id, j.polished.participant_id!, j.rough.participant_id!, 'BOX-PASSPORT', j.producer.client_id]) {
+      expect({ id, found: html.includes(id) }).toEqual({ id, found: false });
+    }
+    // The QR code encodes the link (decoding is the browser test's job); the link is shown as text too.
+    expect(html).toContain(`${stack.urls.search}/passport/${j.share.share_id}`);
+  });
+
+  it('serves the record and the verify inputs as public JSON', async () => {
+    const record = await publicGet(stack, `/passport/${j.share.share_id}/record`);
+    expect(record.status).toBe(200);
+    expect(JSON.parse(record.text) as DiamondV1).toEqual(j.polished);
+  });
+
+  it('answers a 404 page for unknown, out-of-format, expired and revoked links', async () => {
+    for (const path of ['/passport/AAAAAAAAAAAAAAAAAAAAAA', '/passport/nope', '/passport/AAAAAAAAAAAAAAAAAAAAAA/record']) {
+      const res = await publicGet(stack, path);
+      expect({ path, status: res.status }).toEqual({ path, status: 404 });
+    }
+    const unknown = await publicGet(stack, '/passport/AAAAAAAAAAAAAAAAAAAAAA');
+    expect(unknown.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(unknown.text).toContain('<h1>Passport not found</h1>');
+    expect(unknown.headers.get('content-security-policy')).toContain("default-src 'none'");
+
+    // Expired: a link whose time has passed (moved into the past in search's copy).
+    const expiring = await platformCall<{ share_id: string }>(stack, j.retailer, 'POST', `/diamonds/${j.polished.diamond_id}/share`, { expires_at: '2099-01-01T00:00:00Z' });
+    await eventually(async () => ((await publicGet(stack, `/passport/${expiring.share_id}`)).status === 200 ? true : undefined), 'the expiring link');
+    await withDb(stack.databases.search!, (c) => c.query(`UPDATE search_shares SET expires_at = now() - interval '1 second' WHERE share_id = $1`, [expiring.share_id]));
+    expect((await publicGet(stack, `/passport/${expiring.share_id}`)).status).toBe(404);
+
+    // Revoked by the holder: the page and its JSON are gone.
+    const other = await platformCall<{ share_id: string }>(stack, j.retailer, 'POST', `/diamonds/${j.polished.diamond_id}/share`);
+    await eventually(async () => ((await publicGet(stack, `/passport/${other.share_id}`)).status === 200 ? true : undefined), 'the second link');
+    await platformCall(stack, j.retailer, 'DELETE', `/diamonds/${j.polished.diamond_id}/share/${other.share_id}`);
+    const gone = await eventually(async () => {
+      const res = await publicGet(stack, `/passport/${other.share_id}`);
+      return res.status === 404 ? res : undefined;
+    }, 'the revoked link to answer 404');
+    expect(gone.text).toContain('revoked');
+    expect((await publicGet(stack, `/passport/${other.share_id}/record`)).status).toBe(404);
+    // The first link still works.
+    expect((await publicGet(stack, `/passport/${j.share.share_id}`)).status).toBe(200);
+  });
+
+  it('keeps participants\' public names from participant.onboarded', async () => {
+    const rows = await withDb(stack.databases.search!, async (c) =>
+      (await c.query(`SELECT name, role, provenance_name, provenance_country FROM search_participants WHERE participant_id = $1`, [j.producer.participant_id])).rows,
+    );
+    expect(rows).toEqual([{ name: j.producer.name, role: 'producer', provenance_name: expect.stringMatching(/^Karowe Mine/), provenance_country: 'BW' }]);
+  });
+});
