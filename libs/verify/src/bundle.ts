@@ -4,6 +4,13 @@ import { build } from 'esbuild';
 
 let cached: Promise<string> | undefined;
 
+/** The node_modules directory a package is installed in, as Node resolves it from here. */
+function nodeModulesOf(pkg: string): string {
+  const file = require.resolve(pkg);
+  const at = file.lastIndexOf(`${path.sep}node_modules${path.sep}`);
+  return at < 0 ? path.dirname(file) : file.slice(0, at + '/node_modules'.length);
+}
+
 /**
  * The browser bundle of @dtp/verify (browser.ts: defines `globalThis.DtpVerify`), built in memory with esbuild
  * (browser platform, one minified IIFE script, about 50 kB) on the first call and kept. Node only; works from the
@@ -23,6 +30,8 @@ export function buildBrowserBundle(): Promise<string> {
       write: false,
       legalComments: 'none',
       logLevel: 'silent',
+      // jose and canonicalize from wherever Node finds them (the compiled dist/ may not sit below node_modules).
+      nodePaths: [nodeModulesOf('canonicalize'), nodeModulesOf('jose')],
     });
     return out.outputFiles[0].text;
   })().catch((err: unknown) => {
