@@ -13,9 +13,12 @@ export class SearchConfig extends TokenCheckingConfig {
   @IsUrl(url)
   SEARCH_AUDIENCE: string = 'http://localhost:3003/v1';
 
-  /** Platform's public base address: the passport's badge fetches `{PLATFORM_PUBLIC_URL}/.well-known/custody-keys.json`. */
+  /**
+   * The platform's public base address ({base_url}): the EPCIS export names diamonds and participants with HTTP URIs
+   * under it (`{base}/id/diamond/{id}`, `{base}/id/participant/{id}`) and its extension namespace is `{base}/ns/epcis#`.
+   */
   @IsUrl(url)
-  PLATFORM_PUBLIC_URL: string = 'http://localhost:3002';
+  PLATFORM_PUBLIC_BASE_URL: string = 'http://localhost:3002';
 
   /** This service's public base address, for passport links (QR codes); unset: the address each request came to. */
   @IsOptional()

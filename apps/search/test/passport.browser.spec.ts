@@ -25,7 +25,7 @@ describe('the passport page in chromium', () => {
   beforeAll(async () => {
     if (process.env.DTP_CHROMIUM_ERROR) throw new Error(process.env.DTP_CHROMIUM_ERROR);
     browser = await launchChromium();
-    stack = await startTestStack({ services: ['auth', 'platform', 'search'], env: { search: (urls) => ({ PLATFORM_PUBLIC_URL: urls.platform! }) } });
+    stack = await startTestStack({ services: ['auth', 'platform', 'search'], env: { search: (urls) => ({ PLATFORM_PUBLIC_BASE_URL: urls.platform! }) } });
     j = await journey(stack);
   }, 180_000);
   afterEach(async () => {

@@ -9,7 +9,7 @@ describe('GET /passport/{share_id}', () => {
   let j: Journey;
 
   beforeAll(async () => {
-    stack = await startTestStack({ services: ['auth', 'platform', 'search'], env: { search: (urls) => ({ PLATFORM_PUBLIC_URL: urls.platform! }) } });
+    stack = await startTestStack({ services: ['auth', 'platform', 'search'], env: { search: (urls) => ({ PLATFORM_PUBLIC_BASE_URL: urls.platform! }) } });
     j = await journey(stack);
   }, 120_000);
   afterAll(async () => {

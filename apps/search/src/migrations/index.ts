@@ -1,6 +1,7 @@
 import { SearchReadModel1763900000000 } from './1763900000000-search-read-model';
 import { RecordJson1764288000000 } from './1764288000000-record-json';
-import { Passport1764633600000 } from './1764633600000-passport';
+import { CustodyLog1764700000000 } from './1764700000000-custody-log';
+import { Passport1764800000000 } from './1764800000000-passport';
 
 /** Every migration of the search database, in order. Add new ones at the end. */
-export const searchMigrations: Function[] = [SearchReadModel1763900000000, RecordJson1764288000000, Passport1764633600000];
+export const searchMigrations: Function[] = [SearchReadModel1763900000000, RecordJson1764288000000, CustodyLog1764700000000, Passport1764800000000];

@@ -35,8 +35,8 @@ export class PassportController {
     @Inject(PassportService) private readonly passports: PassportService,
     @Inject(SearchConfig) private readonly config: SearchConfig,
   ) {
-    this.keysUrl = `${config.PLATFORM_PUBLIC_URL.replace(/\/+$/, '')}/.well-known/custody-keys.json`;
-    this.keysOrigin = new URL(config.PLATFORM_PUBLIC_URL).origin;
+    this.keysUrl = `${config.PLATFORM_PUBLIC_BASE_URL.replace(/\/+$/, '')}/.well-known/custody-keys.json`;
+    this.keysOrigin = new URL(config.PLATFORM_PUBLIC_BASE_URL).origin;
   }
 
   @Get(':share_id')

@@ -10,4 +10,5 @@ export * from './grading-fields.dto';
 export * from './user-graded-measurement.dto';
 export * from './gis.dto';
 export * from './auth.dto';
+export * from './custody.dto';
 export * from './share.dto';

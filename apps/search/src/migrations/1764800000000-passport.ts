@@ -6,8 +6,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * (participant.onboarded on auth.participants.v1: name, role, provenance name and country) to show on the page
  * instead of ids.
  */
-export class Passport1764633600000 implements MigrationInterface {
-  name = 'Passport1764633600000';
+export class Passport1764800000000 implements MigrationInterface {
+  name = 'Passport1764800000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
