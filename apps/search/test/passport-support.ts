@@ -1,5 +1,5 @@
-import type { DiamondV1, InboundShipment, ShareLink } from '@dtp/domain';
-import { participantWithToken, ParticipantWithToken, TestStack } from '@dtp/testing';
+import type { CustodyAnswer, DiamondV1, InboundShipment, ShareLink } from '@dtp/domain';
+import { participantWithToken, ParticipantWithToken, startTestStack, TestStack } from '@dtp/testing';
 import { eventually } from './support';
 
 export interface Caller {
@@ -22,6 +22,14 @@ export async function platformCall<T>(stack: TestStack, who: Caller, method: str
 export async function publicGet(stack: TestStack, path: string): Promise<{ status: number; headers: Headers; text: string }> {
   const res = await fetch(`${stack.urls.search}${path}`);
   return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+/** The stack the passport tests run: auth, platform (checkpointing every 200 ms) and search (knowing platform's address). */
+export function passportStack(): Promise<TestStack> {
+  return startTestStack({
+    services: ['auth', 'platform', 'search'],
+    env: { platform: { CUSTODY_CHECKPOINT_INTERVAL_MS: '200' }, search: (urls) => ({ PLATFORM_PUBLIC_BASE_URL: urls.platform! }) },
+  });
 }
 
 export interface Journey {
@@ -88,5 +96,12 @@ export async function journey(stack: TestStack): Promise<Journey> {
     return r && r.possession_state === 'held' && r.grading?.length ? r : undefined;
   }, 'the delivered diamond in search');
   await eventually(async () => ((await publicGet(stack, `/passport/${share.share_id}`)).status === 200 ? true : undefined), 'the passport page');
+  // ... and its custody answer reaching that version (platform checkpoints, search rebuilds the tree).
+  await eventually(async () => {
+    const res = await publicGet(stack, `/passport/${share.share_id}/custody`);
+    if (res.status !== 200) return undefined;
+    const answer = JSON.parse(res.text) as CustodyAnswer;
+    return answer.entries.some((e) => e.entry.version_id === polished.version_id) ? true : undefined;
+  }, 'the custody log covering the delivered diamond', 30_000);
   return { producer, manufacturer, retailer, rough, polished, share };
 }

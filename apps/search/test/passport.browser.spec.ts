@@ -1,8 +1,9 @@
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestStack, TestStack } from '@dtp/testing';
+import type { CustodyAnswer } from '@dtp/domain';
+import type { TestStack } from '@dtp/testing';
 import { launchChromium } from '../../../tools/testing/chromium';
-import { journey, Journey } from './passport-support';
+import { journey, Journey, passportStack } from './passport-support';
 
 /**
  * The passport page in a real browser: Debian's chromium driven by playwright-core (installed once per run by the
@@ -22,10 +23,19 @@ describe('the passport page in chromium', () => {
     return { page, status: res?.status() };
   };
 
+  const openWith = async (prepare: (context: BrowserContext) => Promise<void>): Promise<{ page: Page }> => {
+    const context = await browser.newContext();
+    contexts.push(context);
+    await prepare(context);
+    const page = await context.newPage();
+    await page.goto(`${stack.urls.search}/passport/${j.share.share_id}`);
+    return { page };
+  };
+
   beforeAll(async () => {
     if (process.env.DTP_CHROMIUM_ERROR) throw new Error(process.env.DTP_CHROMIUM_ERROR);
     browser = await launchChromium();
-    stack = await startTestStack({ services: ['auth', 'platform', 'search'], env: { search: (urls) => ({ PLATFORM_PUBLIC_BASE_URL: urls.platform! }) } });
+    stack = await passportStack();
     j = await journey(stack);
   }, 180_000);
   afterEach(async () => {
@@ -45,19 +55,77 @@ describe('the passport page in chromium', () => {
     expect(await page.locator('footer').count()).toBe(1);
     expect(await page.locator('h1').innerText()).toBe('Diamond passport');
     const text = await page.locator('main').innerText();
-    expect(text).toContain(j.producer.name);
+    for (const who of [j.producer, j.manufacturer, j.retailer]) expect(text).toContain(who.name);
     expect(text).toContain('Botswana');
     const steps = await page.locator('ol.journey li h3').allInnerTexts();
-    expect(steps[0]).toBe('Mined and registered');
-    expect(steps).toContain('Cut and polished');
-    expect(steps).toContain('Graded');
+    expect(steps).toEqual(['Mined and registered', 'Shipped', 'Received', 'Cut and polished', 'Graded', 'Shipped', 'Received']);
     expect(await page.locator('#s-grading ~ p strong').innerText()).toBe('GIA');
-    expect(text).toContain('No public photo');
+    expect(text).toContain('No photo of this diamond has been published.');
     const qr = page.locator('.qr svg[role="img"]');
     expect(await qr.count()).toBe(1);
     expect(await qr.getAttribute('aria-label')).toBe("QR code of this page's link");
     const html = await page.content();
     for (const id of [j.polished.diamond_id, j.rough.diamond_id, j.producer.participant_id, j.retailer.participant_id]) expect(html.includes(id)).toBe(false);
+  });
+
+  const badgeOf = async (page: Page): Promise<{ state: string | null; text: string }> => {
+    const badge = page.locator('#verified-badge');
+    await page.waitForFunction(() => document.getElementById('verified-badge')?.getAttribute('data-state') !== 'checking', undefined, { timeout: 20_000 });
+    return { state: await badge.getAttribute('data-state'), text: await badge.innerText() };
+  };
+
+  it('turns the badge green: the browser verified the custody answer against the platform\'s published keys', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: true });
+    contexts.push(context);
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text());
+    });
+    const keys: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/.well-known/custody-keys.json')) keys.push(r.url());
+    });
+    await page.goto(`${stack.urls.search}/passport/${j.share.share_id}`);
+    expect(await page.locator('#verified-badge').getAttribute('role')).toBe('status');
+    expect(await badgeOf(page)).toEqual({ state: 'verified', text: 'Verified' });
+    expect(keys).toEqual([`${stack.urls.platform}/.well-known/custody-keys.json`]);
+    expect(errors).toEqual([]);
+    const colours = await page.locator('#verified-badge').evaluate((el) => [getComputedStyle(el).color, getComputedStyle(el).backgroundColor]);
+    expect(colours).toEqual(['rgb(255, 255, 255)', 'rgb(27, 110, 45)']);
+  });
+
+  it('turns the badge red for a tampered record served by a test double', async () => {
+    const { page } = await openWith(async (context) => {
+      await context.route(`**/passport/${j.share.share_id}/record`, async (route) => {
+        const real = await route.fetch();
+        const record = (await real.json()) as Record<string, unknown>;
+        await route.fulfill({ response: real, json: { ...record, polished: { ...(record.polished as object), carats: '2.02' } } });
+      });
+    });
+    const badge = await badgeOf(page);
+    expect(badge.state).toBe('failed');
+    expect(badge.text).toMatch(/^Verification failed: .*record/);
+  });
+
+  it('turns the badge red for a custody answer with an entry removed, or a forged checkpoint', async () => {
+    const tamper = async (edit: (answer: CustodyAnswer) => CustodyAnswer) => {
+      const { page } = await openWith(async (context) => {
+        await context.route(`**/passport/${j.share.share_id}/custody`, async (route) => {
+          const real = await route.fetch();
+          await route.fulfill({ response: real, json: edit((await real.json()) as CustodyAnswer) });
+        });
+      });
+      return badgeOf(page);
+    };
+    const removed = await tamper((a) => ({ ...a, entries: a.entries.filter((_e, i) => i !== 1) }));
+    expect(removed.state).toBe('failed');
+    expect(removed.text).toMatch(/^Verification failed: /);
+    const forged = await tamper((a) => ({ ...a, checkpoint: { ...a.checkpoint, tree_size: a.checkpoint.tree_size + 1 } }));
+    expect(forged.state).toBe('failed');
+    expect(forged.text).toMatch(/^Verification failed: /);
+    expect(forged.text).not.toBe(removed.text);
   });
 
   it('has no serious or critical accessibility violations (axe-core)', async () => {

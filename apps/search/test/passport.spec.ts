@@ -1,7 +1,7 @@
-import { startTestStack, TestStack } from '@dtp/testing';
-import type { DiamondV1 } from '@dtp/domain';
+import type { TestStack } from '@dtp/testing';
+import type { CustodyAnswer, DiamondV1 } from '@dtp/domain';
 import { eventually, withDb } from './support';
-import { journey, Journey, platformCall, publicGet } from './passport-support';
+import { journey, Journey, passportStack, platformCall, publicGet } from './passport-support';
 
 /** The passport over HTTP (the page in a real browser: passport.browser.spec.ts). */
 describe('GET /passport/{share_id}', () => {
@@ -9,7 +9,7 @@ describe('GET /passport/{share_id}', () => {
   let j: Journey;
 
   beforeAll(async () => {
-    stack = await startTestStack({ services: ['auth', 'platform', 'search'], env: { search: (urls) => ({ PLATFORM_PUBLIC_BASE_URL: urls.platform! }) } });
+    stack = await passportStack();
     j = await journey(stack);
   }, 120_000);
   afterAll(async () => {
@@ -27,8 +27,11 @@ describe('GET /passport/{share_id}', () => {
     expect(html).toMatch(/^<!DOCTYPE html>\n<html lang="en">/);
     for (const tag of ['<header>', '<main>', '<footer>', '<h1>', '<h2 id="s-journey">']) expect(html).toContain(tag);
     // Public names of every participant on the journey, and the mine and country of origin.
-    expect(html).toContain(j.producer.name);
+    for (const who of [j.producer, j.manufacturer, j.retailer]) expect(html).toContain(who.name);
     expect(html).toContain('Botswana');
+    const steps = [...html.matchAll(/<li><h3>([^<]+)<\/h3>/g)].map((m) => m[1]);
+    expect(steps).toEqual(['Mined and registered', 'Shipped', 'Received', 'Cut and polished', 'Graded', 'Shipped', 'Received']);
+    expect(html).toContain(`Sent by ${j.manufacturer.name} (manufacturer) to ${j.retailer.name} (retailer).`);
     expect(html).toContain('Graded by <strong>GIA</strong>');
     expect(html).toContain('Not checked.');
     expect(html).toMatch(/<svg role="img" aria-label="QR code of this page's link"[^>]*viewBox/);
@@ -42,10 +45,21 @@ describe('GET /passport/{share_id}', () => {
     expect(html).toContain(`${stack.urls.search}/passport/${j.share.share_id}`);
   });
 
-  it('serves the record and the verify inputs as public JSON', async () => {
+  it('serves the record, the custody answer and the verify bundle as public JSON and script', async () => {
     const record = await publicGet(stack, `/passport/${j.share.share_id}/record`);
     expect(record.status).toBe(200);
     expect(JSON.parse(record.text) as DiamondV1).toEqual(j.polished);
+    const custody = await publicGet(stack, `/passport/${j.share.share_id}/custody`);
+    expect(custody.status).toBe(200);
+    const answer = JSON.parse(custody.text) as CustodyAnswer;
+    // The polished diamond's chain reaches back to the rough one's registration.
+    expect(answer.entries[0].entry).toMatchObject({ diamond_id: j.rough.diamond_id, action: 'registered', prev_entry_hash: null });
+    expect(answer.entries.at(-1)!.entry).toMatchObject({ diamond_id: j.polished.diamond_id, version_id: j.polished.version_id });
+    expect(answer.entries.map((e) => e.entry.action)).toEqual(expect.arrayContaining(['shipped', 'accepted', 'polished', 'grading_selected']));
+    const bundle = await publicGet(stack, '/passport/assets/verify.js');
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(bundle.text).toContain('DtpVerify');
   });
 
   it('answers a 404 page for unknown, out-of-format, expired and revoked links', async () => {

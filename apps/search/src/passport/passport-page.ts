@@ -47,19 +47,13 @@ const SCRIPT = `
   if (!badge) return;
   function show(ok, text) { badge.textContent = text; badge.className = 'badge ' + (ok ? 'ok' : 'fail'); badge.setAttribute('data-state', ok ? 'verified' : 'failed'); }
   var base = window.location.pathname.replace(/\\/+$/, '');
-  var opts = { headers: { accept: 'application/json' } };
   if (!window.DtpVerify) { show(false, 'Verification failed: the verifier could not be loaded'); return; }
-  fetch(base + '/record', opts).then(function (res) {
-    if (!res.ok) throw new Error('the record could not be loaded (HTTP ' + res.status + ')');
-    return res.json();
-  }).then(function (record) {
-    return window.DtpVerify.fetchAndVerify({
-      fetch: window.fetch.bind(window),
-      custodyUrl: base + '/custody',
-      recordUrl: base + '/record',
-      keysUrl: badge.getAttribute('data-keys-url'),
-      diamondId: record && record.diamond_id
-    });
+  // The diamond is the one the record names; the custody answer must prove that record's chain.
+  window.DtpVerify.fetchAndVerify({
+    fetch: window.fetch.bind(window),
+    custodyUrl: base + '/custody',
+    recordUrl: base + '/record',
+    keysUrl: badge.getAttribute('data-keys-url')
   }).then(function (result) {
     if (result && result.ok) show(true, 'Verified');
     else show(false, 'Verification failed: ' + (result && result.failure ? result.failure.message : 'no result'));

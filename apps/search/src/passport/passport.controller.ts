@@ -2,7 +2,8 @@ import type { CustodyAnswer } from '@dtp/domain';
 import { Controller, Get, Inject, NotFoundException, Param, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DiamondV1, POLISHED_DIAMOND_EXAMPLE } from '@dtp/domain';
+import { CUSTODY_ANSWER_EXAMPLE, CustodyAnswerRecord, DiamondV1, POLISHED_DIAMOND_EXAMPLE } from '@dtp/domain';
+import { buildBrowserBundle } from '@dtp/verify/bundle';
 import { ApiErrors, Public } from '@dtp/service-kit';
 import { SearchConfig } from '../config';
 import { NOT_FOUND_CSP, passportCsp, renderNotFound, renderPassport } from './passport-page';
@@ -37,6 +38,25 @@ export class PassportController {
   ) {
     this.keysUrl = `${config.PLATFORM_PUBLIC_BASE_URL.replace(/\/+$/, '')}/.well-known/custody-keys.json`;
     this.keysOrigin = new URL(config.PLATFORM_PUBLIC_BASE_URL).origin;
+  }
+
+  // Declared before `:share_id/...`; find-my-way prefers the static segment anyway.
+  @Get('assets/verify.js')
+  @ApiOperation({
+    operationId: 'getPassportVerifyBundle',
+    summary: 'The browser bundle of @dtp/verify the passport\'s badge runs',
+    description: 'One script that defines `DtpVerify` (`fetchAndVerify`, `verifyCustody`): anyone can run the same checks on any page. Built once per process.',
+  })
+  @ApiProduces('text/javascript')
+  @ApiResponse({
+    status: 200,
+    description: 'The script.',
+    headers: { 'Cache-Control': { description: '`public, max-age=300`.', schema: { type: 'string' } } },
+    content: { 'text/javascript': { schema: { type: 'string', description: 'A JavaScript (IIFE) script.' }, example: '"use strict";(()=>{ ... globalThis.DtpVerify = ... })();' } },
+  })
+  async verifyBundle(@Res() reply: FastifyReply): Promise<void> {
+    const script = await buildBrowserBundle();
+    await reply.status(200).type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(script);
   }
 
   @Get(':share_id')
@@ -85,7 +105,8 @@ export class PassportController {
   @ApiParam(SHARE_PARAM)
   @ApiOkResponse({
     description: 'The custody answer.',
-    schema: { type: 'object', required: ['checkpoint', 'entries'], properties: { checkpoint: { type: 'object' }, entries: { type: 'array', items: { type: 'object' } } } },
+    type: CustodyAnswerRecord,
+    example: CUSTODY_ANSWER_EXAMPLE,
   })
   @ApiErrors({ 404: `${GONE} Also before the custody log has a checkpoint covering the diamond.`, 503: UNAVAILABLE })
   async custody(@Param('share_id') shareId: string): Promise<CustodyAnswer> {

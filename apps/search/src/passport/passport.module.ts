@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { CustodyModule } from '../custody/custody.module';
+import { CustodyQueries } from '../custody/custody.queries';
 import { ReadModelModule } from '../read-model/read-model.module';
 import { PassportEventsController } from './passport-events.controller';
 import { PASSPORT_CUSTODY } from './passport.custody';
@@ -11,8 +13,8 @@ import { PassportService } from './passport.service';
  * share links (platform.shares.v1) and participants' public names (auth.participants.v1).
  */
 @Module({
-  imports: [ReadModelModule],
+  imports: [ReadModelModule, CustodyModule],
   controllers: [PassportController, PassportEventsController],
-  providers: [PassportRepository, PassportService, { provide: PASSPORT_CUSTODY, useValue: { answerFor: async () => null } }],
+  providers: [PassportRepository, PassportService, { provide: PASSPORT_CUSTODY, useExisting: CustodyQueries }],
 })
 export class PassportModule {}
