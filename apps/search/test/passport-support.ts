@@ -41,6 +41,9 @@ export interface Journey {
   share: ShareLink;
 }
 
+/** A valid 1x1 PNG. */
+export const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+
 let names = 0;
 /**
  * A whole journey through platform: a producer (a mine in Botswana) registers a rough diamond and ships it to a
@@ -84,6 +87,15 @@ export async function journey(stack: TestStack): Promise<Journey> {
     carats: 1.01, shape: 'Round', colour: 'E', clarity: 'VS1', cut_grade: 'EX', grading_lab: 'GIA', graded_date: '2024-05-01T00:00:00Z',
   });
   await platformCall(stack, manufacturer, 'PATCH', `/diamonds/${polished.diamond_id}/${grading.id}/select`);
+  // A face-up photo (a 1x1 PNG) and a file the page does not show as a photo (SVG).
+  for (const [bytes, type, name] of [[PNG_1X1, 'image/png', 'face-up.png'], [Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'image/svg+xml', 'outline.svg']] as const) {
+    const form = new FormData();
+    form.append('file', new Blob([bytes], { type }), name);
+    form.append('image_type', 'face_up');
+    const up = await fetch(`${stack.urls.platform}/diamonds/${polished.diamond_id}/files/image`, { method: 'POST', headers: { authorization: manufacturer.token }, body: form });
+    const text = await up.text();
+    if (up.status !== 201) throw new Error(`image upload: ${up.status} ${text}`);
+  }
   const s2 = await ship(manufacturer, retailer, 'polished', polished.diamond_id);
   await platformCall(stack, retailer, 'POST', `/v2/transfer/in/${s2.id}/accept`, { diamond_ids: [polished.diamond_id] });
   const share = await platformCall<ShareLink>(stack, retailer, 'POST', `/diamonds/${polished.diamond_id}/share`, {});

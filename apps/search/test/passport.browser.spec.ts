@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { CustodyAnswer } from '@dtp/domain';
@@ -58,9 +59,14 @@ describe('the passport page in chromium', () => {
     for (const who of [j.producer, j.manufacturer, j.retailer]) expect(text).toContain(who.name);
     expect(text).toContain('Botswana');
     const steps = await page.locator('ol.journey li h3').allInnerTexts();
-    expect(steps).toEqual(['Mined and registered', 'Shipped', 'Received', 'Cut and polished', 'Graded', 'Shipped', 'Received']);
+    expect(steps).toEqual(['Mined and registered', 'Shipped', 'Received', 'Cut and polished', 'Graded', 'Document added', 'Document added', 'Shipped', 'Received']);
     expect(await page.locator('#s-grading ~ p strong').innerText()).toBe('GIA');
-    expect(text).toContain('No photo of this diamond has been published.');
+    // The PNG is shown (loaded through the link, no token); the SVG is not.
+    const photos = page.locator('.photos img');
+    expect(await photos.count()).toBe(1);
+    expect(await photos.getAttribute('alt')).toBe('Photo 1 of the diamond (face up)');
+    await page.waitForFunction(() => (document.querySelector('.photos img') as HTMLImageElement | null)?.complete === true);
+    expect(await photos.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1);
     const qr = page.locator('.qr svg[role="img"]');
     expect(await qr.count()).toBe(1);
     expect(await qr.getAttribute('aria-label')).toBe("QR code of this page's link");

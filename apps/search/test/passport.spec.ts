@@ -1,7 +1,7 @@
 import type { TestStack } from '@dtp/testing';
 import type { CustodyAnswer, DiamondV1 } from '@dtp/domain';
 import { eventually, withDb } from './support';
-import { journey, Journey, passportStack, platformCall, publicGet } from './passport-support';
+import { journey, Journey, passportStack, PNG_1X1, platformCall, publicGet } from './passport-support';
 
 /** The passport over HTTP (the page in a real browser: passport.browser.spec.ts). */
 describe('GET /passport/{share_id}', () => {
@@ -30,7 +30,7 @@ describe('GET /passport/{share_id}', () => {
     for (const who of [j.producer, j.manufacturer, j.retailer]) expect(html).toContain(who.name);
     expect(html).toContain('Botswana');
     const steps = [...html.matchAll(/<li><h3>([^<]+)<\/h3>/g)].map((m) => m[1]);
-    expect(steps).toEqual(['Mined and registered', 'Shipped', 'Received', 'Cut and polished', 'Graded', 'Shipped', 'Received']);
+    expect(steps).toEqual(['Mined and registered', 'Shipped', 'Received', 'Cut and polished', 'Graded', 'Document added', 'Document added', 'Shipped', 'Received']);
     expect(html).toContain(`Sent by ${j.manufacturer.name} (manufacturer) to ${j.retailer.name} (retailer).`);
     expect(html).toContain('Graded by <strong>GIA</strong>');
     expect(html).toContain('Not checked.');
@@ -56,6 +56,11 @@ describe('GET /passport/{share_id}', () => {
     expect(answer.entries[0].entry).toMatchObject({ diamond_id: j.rough.diamond_id, action: 'registered', prev_entry_hash: null });
     expect(answer.entries.at(-1)!.entry).toMatchObject({ diamond_id: j.polished.diamond_id, version_id: j.polished.version_id });
     expect(answer.entries.map((e) => e.entry.action)).toEqual(expect.arrayContaining(['shipped', 'accepted', 'polished', 'grading_selected']));
+    const photo = await fetch(`${stack.urls.search}/passport/${j.share.share_id}/photos/1`);
+    expect(photo.status).toBe(200);
+    expect(photo.headers.get('content-type')).toBe('image/png');
+    expect(Buffer.from(await photo.arrayBuffer()).equals(PNG_1X1)).toBe(true);
+    for (const n of ['2', '0', 'x']) expect({ n, status: (await publicGet(stack, `/passport/${j.share.share_id}/photos/${n}`)).status }).toEqual({ n, status: 404 });
     const bundle = await publicGet(stack, '/passport/assets/verify.js');
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get('content-type')).toBe('text/javascript; charset=utf-8');

@@ -123,7 +123,7 @@ export async function renderPassport(view: PassportView, keysUrl: string): Promi
   const photos =
     view.photos.length > 0
       ? `<div class="photos">${view.photos.map((p) => `<img src="${esc(p.src)}" alt="${esc(p.alt)}" loading="lazy">`).join('')}</div>`
-      : `<p class="placeholder">${view.hiddenPhotos > 0 ? 'No public photo: the photos of this diamond are available to registered users only.' : 'No photo of this diamond has been published.'}</p>`;
+      : `<p class="placeholder">${view.hiddenPhotos > 0 ? 'No public photo: this diamond\'s image files are in formats the page does not show.' : 'No photo of this diamond has been published.'}</p>`;
   const journey = view.journey.length
     ? `<ol class="journey">${view.journey
         .map((s) => `<li><h3>${esc(s.title)}</h3><time datetime="${esc(s.at)}">${esc(dateText(s.at))}</time>${s.detail ? `<p>${esc(s.detail)}</p>` : ''}</li>`)

@@ -126,6 +126,32 @@ export class PassportController {
     return this.passports.record(shareId);
   }
 
+  @Get(':share_id/photos/:n')
+  @ApiOperation({
+    operationId: 'getPassportPhoto',
+    summary: 'A photo of a shared diamond (no token)',
+    description: 'The `n`th (from 1) raster image (JPEG, PNG, WebP, GIF, AVIF) of the record\'s `polished.images`, as the page shows it; other image files are not served.',
+  })
+  @ApiParam(SHARE_PARAM)
+  @ApiParam({ name: 'n', description: 'The photo\'s position on the page, from 1.', schema: { type: 'integer', minimum: 1, example: 1 } })
+  @ApiResponse({
+    status: 200,
+    description: 'The image\'s bytes.',
+    headers: { 'Cache-Control': { description: '`no-store`: a revoked link stops showing it at once.', schema: { type: 'string' } } },
+    content: { 'image/*': { schema: { type: 'string', format: 'binary', description: 'The image.' }, example: '(bytes)' } },
+  })
+  @ApiErrors({ 404: `${GONE} Or no such photo.`, 503: UNAVAILABLE })
+  async photo(@Param('share_id') shareId: string, @Param('n') n: string, @Res() reply: FastifyReply): Promise<void> {
+    const photo = await this.passports.photo(shareId, /^[1-9][0-9]{0,3}$/.test(n) ? Number(n) : 0);
+    await reply
+      .status(200)
+      .header('content-type', photo.contentType)
+      .header('content-length', String(photo.size))
+      .header('cache-control', 'no-store')
+      .header('x-content-type-options', 'nosniff')
+      .send(photo.stream);
+  }
+
   /** The configured public address, or the address this request came to. */
   private publicBase(request: FastifyRequest): string {
     if (this.config.PUBLIC_BASE_URL) return this.config.PUBLIC_BASE_URL.replace(/\/+$/, '');

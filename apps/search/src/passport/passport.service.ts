@@ -1,5 +1,8 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
+import type { Readable } from 'node:stream';
+import type { BlobStore } from '@dtp/blob-store';
 import type { CustodyAnswer, DiamondV1 } from '@dtp/domain';
+import { SEARCH_BLOB_STORE } from '../diamonds/diamonds.service';
 import { isShareId } from '@dtp/domain';
 import { ReadModelRepository } from '../read-model/read-model.repository';
 import { PASSPORT_CUSTODY, PassportCustodySource } from './passport.custody';
@@ -7,6 +10,30 @@ import { PassportRepository } from './passport.repository';
 import { participantIdsOf, passportView, PassportView } from './passport.view';
 
 const notFound = () => new NotFoundException({ message: 'passport not found' });
+
+/** Raster image types a browser shows safely in an <img> (no SVG: it can carry script). */
+export const PHOTO_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif'] as const;
+
+interface ImageRefLike {
+  hash?: unknown;
+  content_type?: unknown;
+  image_type?: unknown;
+}
+
+/** The record's images a passport may show: raster types only, in the record's order. */
+export function publicPhotos(record: DiamondV1): { hash: string; contentType: string; label: string | null }[] {
+  const images = ((record.polished as { images?: unknown } | undefined)?.images ?? []) as ImageRefLike[];
+  if (!Array.isArray(images)) return [];
+  return images
+    .filter((i) => typeof i?.hash === 'string' && typeof i.content_type === 'string' && (PHOTO_TYPES as readonly string[]).includes(i.content_type.toLowerCase()))
+    .map((i) => ({ hash: i.hash as string, contentType: (i.content_type as string).toLowerCase(), label: typeof i.image_type === 'string' && i.image_type.trim() !== '' ? i.image_type.trim() : null }));
+}
+
+export interface PhotoDownload {
+  contentType: string;
+  size: number;
+  stream: Readable;
+}
 
 /**
  * The public passport of a shared diamond (DESIGN.md "Provenance": passport). A link that is unknown, revoked or
@@ -18,6 +45,7 @@ export class PassportService {
     @Inject(PassportRepository) private readonly passports: PassportRepository,
     @Inject(ReadModelRepository) private readonly diamonds: ReadModelRepository,
     @Inject(PASSPORT_CUSTODY) private readonly custody: PassportCustodySource,
+    @Inject(SEARCH_BLOB_STORE) private readonly blobs: BlobStore,
   ) {}
 
   /** The diamond of a live link (404 otherwise). */
@@ -47,7 +75,23 @@ export class PassportService {
     const chain = [...ancestors].reverse().concat(record);
     const participants = await this.passports.participants(participantIdsOf(chain, custody));
     const images = ((record.polished as { images?: unknown[] } | undefined)?.images ?? []).length;
-    // Search serves a diamond's files to token holders only (GET /v1/diamonds/{id}/files/{hash}): the page shows none.
-    return passportView({ record, ancestors, custody, participants, photos: [], hiddenPhotos: images, shareUrl });
+    // The link's holder shares the diamond's photos with it: raster images only, addressed by position (no hash in
+    // the page); other image files are counted for the placeholder.
+    const shown = publicPhotos(record);
+    const photos = shown.map((p, i) => ({
+      src: `${encodeURIComponent(shareId)}/photos/${i + 1}`,
+      alt: `Photo ${i + 1} of the diamond${p.label ? ` (${p.label.replace(/_/g, ' ')})` : ''}`,
+    }));
+    return passportView({ record, ancestors, custody, participants, photos, hiddenPhotos: images - shown.length, shareUrl });
+  }
+
+  /** The `n`th (1-based) public photo of a shared diamond; 404 when there is none. */
+  async photo(shareId: string, n: number): Promise<PhotoDownload> {
+    const record = await this.record(shareId);
+    const photo = Number.isInteger(n) && n >= 1 ? publicPhotos(record)[n - 1] : undefined;
+    if (!photo) throw new NotFoundException({ message: 'photo not found' });
+    const blob = await this.blobs.get(photo.hash);
+    if (!blob) throw new NotFoundException({ message: 'photo not found' });
+    return { contentType: photo.contentType, size: blob.size, stream: blob.stream };
   }
 }
