@@ -21,7 +21,14 @@ export class PassportEventsController {
         return this.repo.shareCreated(event.data, event.revision, ctx.manager);
       case EventTypes.SHARE_REVOKED:
         return this.repo.shareRevoked(event.data, event.revision, ctx.manager);
-      default:
+      case EventTypes.PARTICIPANT_ONBOARDED:
+      case EventTypes.CLIENT_REVOKED:
+      case EventTypes.DIAMOND_UPSERTED:
+      case EventTypes.DIAMOND_DELETED:
+      case EventTypes.SHIPMENT_CHANGED:
+      case EventTypes.GRADING_SUBMITTED:
+      case EventTypes.ELIGIBILITY_CHANGED:
+      case EventTypes.CUSTODY_CHECKPOINT:
         throw new ParkEventError(`search does not handle ${event.event_type} on ${Topics.PLATFORM_SHARES}`);
     }
   }
