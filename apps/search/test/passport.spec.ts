@@ -1,3 +1,4 @@
+import QRCode from 'qrcode';
 import type { TestStack } from '@dtp/testing';
 import type { CustodyAnswer, DiamondV1 } from '@dtp/domain';
 import { eventually, withDb } from './support';
@@ -41,8 +42,12 @@ describe('GET /passport/{share_id}', () => {
     for (const id of [j.polished.diamond_id, j.rough.diamond_id, j.polished.id, j.producer.participant_id, j.manufacturer.participant_id, j.retailer.participant_id, j.polished.participant_id!, j.rough.participant_id!, 'BOX-PASSPORT', j.producer.client_id]) {
       expect({ id, found: html.includes(id) }).toEqual({ id, found: false });
     }
-    // The QR code encodes the link (decoding is the browser test's job); the link is shown as text too.
-    expect(html).toContain(`${stack.urls.search}/passport/${j.share.share_id}`);
+    // The QR code encodes the link (the same modules as the link's own QR code), and the link is shown as text too.
+    const link = `${stack.urls.search}/passport/${j.share.share_id}`;
+    const modules = (svg: string) => /<path stroke="#000000" d="([^"]+)"/.exec(svg)?.[1];
+    expect(modules(html)).toBe(modules(await QRCode.toString(link, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })));
+    expect(modules(html)).not.toBe(modules(await QRCode.toString(`${link}x`, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 })));
+    expect(html).toContain(`<a href="${link}">${link}</a>`);
   });
 
   it('serves the record, the custody answer and the verify bundle as public JSON and script', async () => {
