@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { CustodyAnswer, CustodyCheckpoint } from '@dtp/domain';
 import { clone, newKey, OTHER, POLISHED, SigningKey, SyntheticLog, world } from '../../../libs/verify/test/synthetic-log';
-import { cliEnv, connectionCounter, dtp, spawnDtp, tempDir } from './support';
+import { cliEnv, connectionCounter, dtp, eventually, spawnDtp, tempDir } from './support';
 
 interface Served {
   answer?: CustodyAnswer;
@@ -233,6 +233,33 @@ describe('dtp verify', () => {
       expect(double.requests.map((r) => r.url)).toContain('/search/v1/custody/consistency?from=7&to=13');
     });
 
+    it('a record newer than the log (a change since the last checkpoint): exit 1 saying to try again; --wait asks again until the checkpoint is out', async () => {
+      log.change(POLISHED, 'file_attached');
+      const newer = log.record(POLISHED);
+      serveGood({ record: newer }); // the answer still at tree size 13
+      const now = await verify();
+      expect(now.code).toBe(1);
+      expect(now.stderr).toContain('is not in the log');
+      expect(now.stderr).toContain('try again');
+
+      const waiting = verify(['--wait', '30']);
+      await eventually(async () => (double.requests.some((r) => r.url.endsWith('/custody')) ? true : undefined), 'the first custody request');
+      serveGood({ answer: await log.answer(POLISHED, key), record: newer }); // the next checkpoint is out
+      const run = await waiting;
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('tree size 14');
+    });
+
+    it('--wait does not wait for a record that was altered (not a newer version)', async () => {
+      serveGood({ record: { ...log.record(POLISHED)!, polished: { carats: '1.51' } } });
+      const started = Date.now();
+      const run = await verify(['--wait', '30']);
+      expect(run.code).toBe(1);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(double.requests.filter((r) => r.url.endsWith('/custody'))).toHaveLength(1);
+    });
+
     it('an unknown diamond (search answers 404): exit 1, the request named', async () => {
       serveGood({ answer: undefined });
       const run = await verify();
@@ -258,6 +285,7 @@ describe('dtp verify', () => {
       ['no platform URL and no --keys', [POLISHED], { DTP_PLATFORM_URL: '' }, 'has no platform URL (DTP_PLATFORM_URL) to fetch the custody keys from'],
       ['no search URL', [POLISHED], { DTP_SEARCH_URL: '' }, 'search URL (DTP_SEARCH_URL)'],
       ['a --keys file that is not a JWKS', [POLISHED, '--keys', '$DIR/bad-keys.json'], {}, 'is not a JWKS'],
+      ['a --wait out of range', [POLISHED, '--wait', '601'], {}, '--wait must be an integer from 0 to 600'],
       ['a state file that is not JSON', [POLISHED, '--state', '$DIR/bad-state.json'], {}, 'is not valid JSON'],
     ])('%s', async (_name, args, extra, message) => {
       const dir = tempDir();

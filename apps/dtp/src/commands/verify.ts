@@ -14,6 +14,8 @@ export interface VerifyCommandOptions {
   state?: string;
   /** The JWKS to trust: a URL or a file (default `{platform_url}/.well-known/custody-keys.json`). */
   keys?: string;
+  /** Seconds to keep asking while the record is newer than the log's latest checkpoint (default 0). */
+  wait?: number;
 }
 
 /** The last verified checkpoint of each log (by log_id): a later run must find a log that only grew since. */
@@ -45,7 +47,7 @@ export async function verifyDiamond(io: CliIo, id: string, opts: VerifyCommandOp
   const search = profile.search_url!.replace(/\/+$/, '');
   const token = await dtp.tokens!.getToken(dtp.audience('search'));
   const diamond = `${search}/v1/diamonds/${encodeURIComponent(id)}`;
-  const result = await fetchAndVerify({
+  const check = () => fetchAndVerify({
     ...keys,
     custodyUrl: `${diamond}/custody`,
     recordUrl: diamond,
@@ -54,6 +56,13 @@ export async function verifyDiamond(io: CliIo, id: string, opts: VerifyCommandOp
     diamondId: id,
     known: (logId) => state.logs[logId],
   });
+  const until = Date.now() + (opts.wait ?? 0) * 1000;
+  let result = await check();
+  // A change made since the last checkpoint: its record is newer than the log until the next one (a few seconds).
+  while (!result.ok && result.failure.pending && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    result = await check();
+  }
 
   if (!result.ok) {
     const { failure } = result;
