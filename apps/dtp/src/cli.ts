@@ -247,7 +247,7 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .argument('<diamond_id>')
     .option('--state <file>', `the last verified checkpoint of each log, checked against and updated by every run (default: <config dir>/${STATE_FILE_NAME})`)
     .option('--keys <url-or-file>', 'the custody keys (JWKS) to trust, instead of {platform_url}/.well-known/custody-keys.json')
-    .option('--wait <seconds>', 'keep asking this long while the record is newer than the latest checkpoint (a change made seconds ago)', int('--wait', 0, 600), 0)
+    .option('--wait <seconds>', 'keep asking this long while the log has not caught up (no entries of the diamond yet, or its record newer than the latest checkpoint: a change made seconds ago)', int('--wait', 0, 600), 0)
     .addOption(json())
     .action(
       run((id: string, opts: { state?: string; keys?: string; wait: number }, cmd: Command) =>

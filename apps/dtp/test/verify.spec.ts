@@ -266,6 +266,16 @@ describe('dtp verify', () => {
       expect(run.code).toBe(1);
       expect(run.stderr).toContain(`error: could not check diamond ${POLISHED}: GET ${double.base}/search/v1/diamonds/${POLISHED}/custody (the custody answer) answered 404`);
     });
+
+    it('--wait: a diamond search has no entries of yet (404) is asked for again until they arrive', async () => {
+      serveGood({ answer: undefined });
+      const waiting = verify(['--wait', '30']);
+      await eventually(async () => (double.requests.some((r) => r.url.endsWith('/custody')) ? true : undefined), 'the first custody request');
+      serveGood();
+      const run = await waiting;
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+    });
   });
 
   describe('usage: exit 2 before any request', () => {

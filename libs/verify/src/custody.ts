@@ -32,10 +32,13 @@ export interface VerifyFailure {
   /** The entry the problem is at, when there is one. */
   leaf_index?: number;
   /**
-   * (record) The record served is a version the log does not have yet: a change made since the last checkpoint
-   * (they come every few seconds) looks like this, and so does a forged record. Asking again later tells them apart.
+   * The log may not have caught up yet, and asking again later tells: (record) the record served is a version the
+   * log does not have - a change made since the last checkpoint (they come every few seconds) looks like this, and
+   * so does a forged record; (fetch) the custody answer was 404 - a diamond registered seconds ago, or an unknown one.
    */
   pending?: true;
+  /** (fetch) The HTTP status of the request that failed, when there was an answer. */
+  status?: number;
 }
 
 /** One entry of the verified chain, oldest first. */

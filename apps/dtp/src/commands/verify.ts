@@ -14,7 +14,7 @@ export interface VerifyCommandOptions {
   state?: string;
   /** The JWKS to trust: a URL or a file (default `{platform_url}/.well-known/custody-keys.json`). */
   keys?: string;
-  /** Seconds to keep asking while the record is newer than the log's latest checkpoint (default 0). */
+  /** Seconds to keep asking while the log has not caught up (custody 404, or a record newer than its checkpoint; default 0). */
   wait?: number;
 }
 
@@ -58,7 +58,7 @@ export async function verifyDiamond(io: CliIo, id: string, opts: VerifyCommandOp
   });
   const until = Date.now() + (opts.wait ?? 0) * 1000;
   let result = await check();
-  // A change made since the last checkpoint: its record is newer than the log until the next one (a few seconds).
+  // A change made since the last checkpoint: not in the log (404, or a record newer than it) until the next one.
   while (!result.ok && result.failure.pending && Date.now() < until) {
     await new Promise((resolve) => setTimeout(resolve, 500));
     result = await check();
