@@ -31,6 +31,14 @@ export interface VerifyFailure {
   message: string;
   /** The entry the problem is at, when there is one. */
   leaf_index?: number;
+  /**
+   * The log may not have caught up yet, and asking again later tells: (record) the record served is a version the
+   * log does not have - a change made since the last checkpoint (they come every few seconds) looks like this, and
+   * so does a forged record; (fetch) the custody answer was 404 - a diamond registered seconds ago, or an unknown one.
+   */
+  pending?: true;
+  /** (fetch) The HTTP status of the request that failed, when there was an answer. */
+  status?: number;
 }
 
 /** One entry of the verified chain, oldest first. */
@@ -93,8 +101,8 @@ class Failed extends Error {
     super(failure.message);
   }
 }
-const fail = (code: VerifyFailureCode, message: string, leaf_index?: number): never => {
-  throw new Failed(leaf_index === undefined ? { code, message } : { code, message, leaf_index });
+const fail = (code: VerifyFailureCode, message: string, leaf_index?: number, extra: Partial<VerifyFailure> = {}): never => {
+  throw new Failed({ code, message, ...(leaf_index === undefined ? {} : { leaf_index }), ...extra });
 };
 
 /**
@@ -280,7 +288,7 @@ async function checkRecord(latest: ProvenCustodyEntry, own: ProvenCustodyEntry[]
   if (isText(version) && version !== latest.entry.version_id) {
     const older = own.find((e) => e.entry.version_id === version);
     if (older) fail('record', `the record served is version ${version} (leaf ${older.leaf_index}), not the latest version ${latest.entry.version_id} of the log (leaf ${at})`, at);
-    fail('record', `the record served (version ${version}) is not in the log; the log's latest entry of the diamond is version ${latest.entry.version_id} (leaf ${at}). A change made seconds ago is in the log once the next checkpoint is out: try again`, at);
+    fail('record', `the record served (version ${version}) is not in the log; the log's latest entry of the diamond is version ${latest.entry.version_id} (leaf ${at}). A change made seconds ago is in the log once the next checkpoint is out: try again`, at, { pending: true });
   }
   return fail('record', `the record served was altered: it hashes to ${hash}, but the diamond's latest entry (leaf ${at}, ${latest.entry.action}) says ${latest.entry.record_sha256}`, at);
 }

@@ -28,7 +28,15 @@ export interface FetchAndVerifyOptions {
 /** The result, and the answer that was checked (its checkpoint, with `jws`, is what to remember for next time). */
 export type FetchVerifyResult = VerifyResult & { answer?: CustodyAnswer };
 
-class FetchFailed extends Error {}
+class FetchFailed extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+    readonly pending = false,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Fetches what `verifyCustody` needs (custody answer, keys, record, consistency proof) and checks it. Never throws
@@ -39,7 +47,7 @@ export async function fetchAndVerify(opts: FetchAndVerifyOptions): Promise<Fetch
   // Called as a plain function: window.fetch refuses to run with another `this` ("Illegal invocation").
   const doFetch: VerifyFetch = opts.fetch ?? ((url, init) => globalThis.fetch(url, init));
   const headers = opts.headers ?? {};
-  const get = async (what: string, url: string, withHeaders: boolean, allow404 = false): Promise<unknown> => {
+  const get = async (what: string, url: string, withHeaders: boolean, allow404 = false, pendingIf404 = false): Promise<unknown> => {
     let response: Awaited<ReturnType<VerifyFetch>>;
     try {
       response = await doFetch(url, withHeaders ? { headers: { accept: 'application/json', ...headers } } : { headers: { accept: 'application/json' } });
@@ -48,7 +56,7 @@ export async function fetchAndVerify(opts: FetchAndVerifyOptions): Promise<Fetch
     }
     if (allow404 && response.status === 404) return null;
     const text = await response.text();
-    if (!response.ok) throw new FetchFailed(`GET ${url} (the ${what}) answered ${response.status}: ${text.slice(0, 200)}`);
+    if (!response.ok) throw new FetchFailed(`GET ${url} (the ${what}) answered ${response.status}: ${text.slice(0, 200)}`, response.status, pendingIf404 && response.status === 404);
     try {
       return JSON.parse(text) as unknown;
     } catch {
@@ -58,7 +66,7 @@ export async function fetchAndVerify(opts: FetchAndVerifyOptions): Promise<Fetch
   try {
     if (!opts.keys && !opts.keysUrl) throw new TypeError('fetchAndVerify needs keysUrl or keys');
     const [answer, keys, record] = await Promise.all([
-      get('custody answer', opts.custodyUrl, true) as Promise<CustodyAnswer>,
+      get('custody answer', opts.custodyUrl, true, false, true) as Promise<CustodyAnswer>,
       opts.keys ? Promise.resolve(opts.keys) : (get('custody keys', opts.keysUrl!, false) as Promise<CustodyKeys>),
       opts.recordUrl ? get('record', opts.recordUrl, true, true) : Promise.resolve(undefined),
     ]);
@@ -88,7 +96,9 @@ export async function fetchAndVerify(opts: FetchAndVerifyOptions): Promise<Fetch
     return { ...result, answer };
   } catch (err) {
     if (err instanceof FormatFailed) return { ok: false, failure: { code: 'format', message: err.message } };
-    if (err instanceof FetchFailed) return { ok: false, failure: { code: 'fetch', message: err.message } };
+    if (err instanceof FetchFailed) {
+      return { ok: false, failure: { code: 'fetch', message: err.message, ...(err.status ? { status: err.status } : {}), ...(err.pending ? { pending: true as const } : {}) } };
+    }
     throw err;
   }
 }

@@ -113,8 +113,10 @@ describe('fetchAndVerify', () => {
     const down = scripted({ [`${S}/custody`]: [503, 'busy'], [KEYS]: [200, { keys: [key.publicJwk] }] });
     expect(await fetchAndVerify({ fetch: down.fetch, custodyUrl: `${S}/custody`, keysUrl: KEYS })).toEqual({
       ok: false,
-      failure: { code: 'fetch', message: `GET ${S}/custody (the custody answer) answered 503: busy` },
+      failure: { code: 'fetch', status: 503, message: `GET ${S}/custody (the custody answer) answered 503: busy` },
     });
+    const notYet = scripted({ [KEYS]: [200, { keys: [key.publicJwk] }] });
+    expect(await fetchAndVerify({ fetch: notYet.fetch, custodyUrl: `${S}/custody`, keysUrl: KEYS })).toMatchObject({ ok: false, failure: { code: 'fetch', status: 404, pending: true } });
     const unreachable = scripted({
       [`${S}/custody`]: [200, answer],
       [KEYS]: () => {
