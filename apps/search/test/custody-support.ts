@@ -100,7 +100,7 @@ export class TestCustodyLog {
 
 // ---- A straightforward RFC 9162 verifier (2.1.3.2 and 2.1.4.2), written from the RFC's text, for checking answers. ----
 
-const hex = (h: string) => Buffer.from(h, 'hex');
+const hex = (h: string): Hash => Buffer.from(h, 'hex');
 const node = (l: Buffer, r: Buffer) => sha256(Buffer.from([1]), l, r);
 
 /** RFC 9162 2.1.3.2: verifies an inclusion proof of `entryHashHex` at `leafIndex` in a tree of `treeSize` with `rootHex`. */

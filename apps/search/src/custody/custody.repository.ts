@@ -206,8 +206,16 @@ export class CustodyRepository {
          JOIN custody_entries p ON p.entry_hash = f.prev
          WHERE c.depth < 1000 AND p.diamond_id <> c.diamond_id
        )
-       SELECT DISTINCT e.leaf_index, e.entry, e.entry_hash, e.context
-       FROM chain c JOIN custody_entries e ON e.diamond_id = c.diamond_id AND e.leaf_index <= c.upto
+       -- LATERAL (kept a subquery by OFFSET 0, so the planner cannot turn it into a hash join over the whole log on
+       -- stale statistics): each diamond's entries by the (diamond_id, leaf_index) index. A diamond appears once:
+       -- prev_entry_hash links are hashes of earlier entries, so they cannot cycle.
+       SELECT e.leaf_index, e.entry, e.entry_hash, e.context
+       FROM chain c
+       CROSS JOIN LATERAL (
+         SELECT x.leaf_index, x.entry, x.entry_hash, x.context FROM custody_entries x
+         WHERE x.diamond_id = c.diamond_id AND x.leaf_index <= c.upto
+         OFFSET 0
+       ) e
        ORDER BY e.leaf_index`,
       [diamondId, treeSize],
     )) as EntryRow[];

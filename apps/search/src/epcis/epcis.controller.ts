@@ -1,5 +1,6 @@
-import { Controller, Get, Header, Inject, NotFoundException } from '@nestjs/common';
+import { Controller, Get, Inject, NotFoundException, Res } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
 import { Roles } from '@dtp/auth-guard';
 import { CUSTODY_ANSWER_EXAMPLE, EpcisDocumentRecord } from '@dtp/domain';
 import { ApiErrors } from '@dtp/service-kit';
@@ -22,7 +23,6 @@ export class EpcisController {
   constructor(@Inject(EpcisService) private readonly epcis: EpcisService) {}
 
   @Get(':diamond_id/epcis')
-  @Header('Content-Type', EPCIS_MEDIA_TYPE)
   @ApiOperation({
     operationId: 'getDiamondEpcis',
     summary: "The diamond's journey as a GS1 EPCIS 2.0 document",
@@ -41,9 +41,11 @@ export class EpcisController {
     content: { [EPCIS_MEDIA_TYPE]: { schema: { $ref: getSchemaPath(EpcisDocumentRecord) }, example: EXAMPLE } },
   })
   @ApiErrors({ ...SEARCH_ERRORS, 404: 'No custody entry of this diamond is covered by a checkpoint yet (or an unknown id, or one out of format): `{message}`.' })
-  async document(@DiamondIdParam() diamondId: string): Promise<EpcisDocument> {
+  async document(@DiamondIdParam() diamondId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<EpcisDocument> {
     const doc = await this.epcis.documentFor(diamondId);
     if (!doc) throw new NotFoundException({ message: `no custody entries of diamond ${diamondId}` });
+    // Only the document is JSON-LD; errors stay application/json like every other answer.
+    void reply.header('Content-Type', EPCIS_MEDIA_TYPE);
     return doc;
   }
 }

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema, ApiSchemaOptions } from '@nestjs/swagger';
 import { CUSTODY_ACTION_VALUES, SHA256_HEX_PATTERN } from '../custody/actions';
 import type { CustodyAction } from '../custody/actions';
 import type {
@@ -120,25 +120,85 @@ export class ConsistencyAnswerRecord implements ConsistencyAnswer {
   proof!: string[];
 }
 
-/** An EPCIS event as the export writes it (GS1 EPCIS 2.0 JSON; the GS1 JSON Schema is the full contract). */
-@ApiSchema({ name: 'EPCISEvent', description: 'One EPCIS 2.0 event (ObjectEvent or TransformationEvent) with the platform extension members `dtp:entryHash`, `dtp:leafIndex`, `dtp:action`.' })
+const uriList = (description: string) => ({ type: 'array', items: { type: 'string', format: 'uri' }, description }) as const;
+
+/**
+ * An EPCIS event as the export writes it (GS1 EPCIS 2.0 JSON; GS1's JSON Schema is the full contract, and EPCIS
+ * allows further namespaced extension members, hence `additionalProperties`).
+ */
+@ApiSchema({
+  name: 'EPCISEvent',
+  description: 'One EPCIS 2.0 event (ObjectEvent or TransformationEvent) with the platform extension members (`dtp:` prefix).',
+  additionalProperties: true,
+} as ApiSchemaOptions)
 export class EpcisEventRecord {
   @ApiProperty({ type: 'string', enum: ['ObjectEvent', 'TransformationEvent'] })
   type!: 'ObjectEvent' | 'TransformationEvent';
 
-  @ApiProperty(dateTimeField())
+  @ApiProperty(dateTimeField({ description: "The custody entry's `occurred_at`." }))
   eventTime!: string;
 
   @ApiProperty({ type: 'string', example: '+00:00' })
   eventTimeZoneOffset!: string;
 
+  @ApiProperty({ type: 'string', format: 'uri', description: '`{base}/id/custody-entry/{entry_hash}`.' })
+  eventID!: string;
+
+  @ApiPropertyOptional({ type: 'string', enum: ['ADD', 'OBSERVE', 'DELETE'], description: 'ObjectEvent only.' })
+  action?: 'ADD' | 'OBSERVE' | 'DELETE';
+
+  @ApiPropertyOptional(uriList('ObjectEvent: the diamond (`{base}/id/diamond/{id}`).'))
+  epcList?: string[];
+
+  @ApiPropertyOptional(uriList('TransformationEvent: the parent.'))
+  inputEPCList?: string[];
+
+  @ApiPropertyOptional(uriList('TransformationEvent: the children search holds.'))
+  outputEPCList?: string[];
+
+  @ApiPropertyOptional({ type: 'string', format: 'uri', description: 'TransformationEvent: `{base}/id/transformation/{entry_hash}`.' })
+  transformationID?: string;
+
+  @ApiProperty({ type: 'string', description: 'CBV 2.0 business step (`commissioning`, `shipping`, `receiving`, `inspecting`, `destroying`, `decommissioning`, `other`).' })
+  bizStep!: string;
+
+  @ApiPropertyOptional({ type: 'string', description: 'CBV 2.0 disposition.' })
+  disposition?: string;
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object', properties: { type: { type: 'string' }, source: { type: 'string', format: 'uri' } }, required: ['type', 'source'] },
+    description: 'Transfers: the owning party before (`{base}/id/participant/{id}`).',
+  })
+  sourceList?: { type: string; source: string }[];
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'object', properties: { type: { type: 'string' }, destination: { type: 'string', format: 'uri' } }, required: ['type', 'destination'] },
+    description: 'Transfers: the owning party after.',
+  })
+  destinationList?: { type: string; destination: string }[];
+
   @ApiProperty(sha256Field('The custody entry the event was made from.'))
   'dtp:entryHash'!: string;
 
-  @ApiProperty({ type: 'integer', minimum: 0 })
+  @ApiProperty({ type: 'integer', minimum: 0, description: "The entry's leaf index in the custody log." })
   'dtp:leafIndex'!: number;
 
-  [member: string]: unknown;
+  @ApiProperty({ type: 'string', enum: [...CUSTODY_ACTION_VALUES], description: "The custody entry's `action`." })
+  'dtp:action'!: CustodyAction;
+
+  @ApiProperty(sha256Field("The entry's `record_sha256`."))
+  'dtp:recordSha256'!: string;
+
+  @ApiPropertyOptional({ type: 'string', format: 'uri', description: 'The participant whose call made the change.' })
+  'dtp:actor'?: string;
+
+  @ApiPropertyOptional({ type: 'string', description: 'The shipment of a transfer.' })
+  'dtp:shipmentId'?: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, description: 'grading_selected: the active grading, its members as `dtp:<member>`.' })
+  'dtp:grading'?: Record<string, unknown>;
 }
 
 @ApiSchema({ name: 'EPCISDocumentBody' })
