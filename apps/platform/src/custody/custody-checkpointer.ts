@@ -47,7 +47,7 @@ interface Metrics {
  * index, in seq order, up to CUSTODY_EVENT_MAX_ENTRIES, get the next leaf indices, the tree's new perfect nodes are
  * stored, a checkpoint {log_id, tree_size, root_hash, timestamp} is signed (JWS compact, EdDSA) and stored, and one
  * `custody.checkpoint` outbox event carries it with its entries. More pending: more checkpoints in the same tick.
- * The first tick signs the empty tree when there is no checkpoint yet. The timer is unref'ed and stopped (after
+ * At start (and whenever there is no checkpoint yet) it signs what there is, the empty tree on a new log. The timer is unref'ed and stopped (after
  * the running tick) when the application closes.
  */
 @Injectable()
@@ -71,6 +71,9 @@ export class CustodyCheckpointer implements OnApplicationBootstrap, OnModuleDest
   async onApplicationBootstrap(): Promise<void> {
     // The key first: a generated one is created at start (under its lock), not in the middle of a tick.
     await this.keys.active();
+    // The first start signs the empty tree (search serves a checkpoint from the start); later starts find nothing
+    // to do, or what an earlier instance left pending. A failure here waits for the timer.
+    await this.checkpointNow().catch((err: unknown) => this.logger?.error({ err }, 'custody checkpoint at start failed; the timer tries again'));
     this.schedule();
   }
 

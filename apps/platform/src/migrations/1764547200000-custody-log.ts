@@ -25,9 +25,9 @@ export class CustodyLog1764547200000 implements MigrationInterface {
         context jsonb,
         leaf_index bigint CONSTRAINT custody_entries_leaf_index_key UNIQUE
       )`);
-    // The checkpointer's queue: entries not in the tree yet, in seq order.
+    // The checkpointer's queue: entries not in the tree yet, in seq order. No index by diamond: platform never looks
+    // entries up (search serves them from its own copy), and every index is paid on the registration hot path.
     await q.query(`CREATE INDEX custody_entries_pending ON custody_entries (seq) WHERE leaf_index IS NULL`);
-    await q.query(`CREATE INDEX custody_entries_diamond ON custody_entries (diamond_id)`);
     await q.query(`
       CREATE TABLE custody_tree_nodes (
         level int NOT NULL,
