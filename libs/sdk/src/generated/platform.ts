@@ -346,6 +346,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/diamonds/{diamond_id}/share": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a passport share link of a diamond you hold
+         * @description Holder only. 201 with `{share_id, url, expires_at}`: `url` is the public passport page (`{search_url}/passport/{share_id}`), which anyone can open without a token until the link expires or is revoked. The link survives transfers of the diamond; whoever holds it then may revoke it. Optional body `{expires_at}` (a future date-time with a time zone); default: no expiry.
+         */
+        post: operations["createShareLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/diamonds/{diamond_id}/share/{share_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a passport share link of a diamond you hold now
+         * @description Whoever holds the diamond now may revoke any of its links; the page then answers 404. Revoking it again answers 204 too. 404 when the link is not one of this diamond.
+         */
+        delete: operations["revokeShareLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1547,6 +1587,33 @@ export interface components {
         CustodyKeysResponse: {
             /** @description The key that signs custody checkpoints now, then any other key that signed earlier ones. */
             keys: components["schemas"]["CustodyJwk"][];
+        };
+        CreateShareRequest: {
+            /**
+             * Format: date-time
+             * @description When the link stops working (a future instant); absent: it works until revoked.
+             * @example 2030-01-01T00:00:00.000Z
+             */
+            expires_at?: string;
+        };
+        ShareLink: {
+            /**
+             * @description Unguessable (128 random bits, base64url).
+             * @example q5Jx0C3c9tq3p0C5rQyWZw
+             */
+            share_id: string;
+            /**
+             * Format: uri
+             * @description The public passport page: `{search_url}/passport/{share_id}`; anyone with it can open the page.
+             * @example https://search.example.com/passport/q5Jx0C3c9tq3p0C5rQyWZw
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When the link stops working, or null: until revoked.
+             * @example null
+             */
+            expires_at: string | null;
         };
         /**
          * @description A request with this Idempotency-Key is still running; retry later to get its answer.
@@ -4303,6 +4370,250 @@ export interface operations {
                 };
             };
             /** @description The database cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    createShareLink: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description A diamond you hold. Out of format answers 404 like an unknown id. */
+                diamond_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CreateShareRequest"];
+            };
+        };
+        responses: {
+            /** @description The new link. */
+            201: {
+                headers: {
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "share_id": "q5Jx0C3c9tq3p0C5rQyWZw",
+                     *       "url": "https://search.example.com/passport/q5Jx0C3c9tq3p0C5rQyWZw",
+                     *       "expires_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ShareLink"];
+                };
+            };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers holding the diamond). Or another participant holds the diamond. (`reason`: `not_holder`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such diamond (never registered, deleted, or an id out of format). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    revokeShareLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A diamond you hold. Out of format answers 404 like an unknown id. */
+                diamond_id: string;
+                /** @description A link of this diamond. Out of format answers 404 like an unknown link. */
+                share_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked (or already revoked). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers holding the diamond). Or another participant holds the diamond. (`reason`: `not_holder`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such diamond, or no such link of this diamond. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description This operation takes no body; one sent anyway that is larger than 1 MiB is refused. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description This operation takes no body; one sent anyway that cannot be read (malformed JSON, a content type other than JSON) is refused (`detail` names it). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */

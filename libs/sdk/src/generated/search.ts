@@ -142,6 +142,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/passport/assets/verify.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The browser bundle of @dtp/verify the passport's badge runs
+         * @description One script that defines `DtpVerify` (`fetchAndVerify`, `verifyCustody`): anyone can run the same checks on any page. Built once per process.
+         */
+        get: operations["getPassportVerifyBundle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/passport/{share_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public passport page of a shared diamond (HTML, no token)
+         * @description Server-rendered HTML: photos (or a placeholder when none is public), the journey from the custody log with participants' public names, the active grading, the GIS verification status, a QR code of the link, and a "verified" badge the page's script computes in the browser with @dtp/verify. Unknown, revoked or expired links answer a 404 HTML page.
+         */
+        get: operations["getPassportPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/passport/{share_id}/custody": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The custody answer of a shared diamond (public JSON)
+         * @description What `GET /v1/diamonds/{id}/custody` answers for the shared diamond, without a token: the latest checkpoint and the diamond's entries with their inclusion proofs. The passport's badge verifies it.
+         */
+        get: operations["getPassportCustody"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/passport/{share_id}/record": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The current record of a shared diamond (public JSON)
+         * @description The DiamondV1 search holds for the shared diamond (what `GET /v1/diamonds/{id}` answers), without a token: the badge checks its hash against the custody log.
+         */
+        get: operations["getPassportRecord"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/passport/{share_id}/photos/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A photo of a shared diamond (no token)
+         * @description The `n`th (from 1) raster image (JPEG, PNG, WebP, GIF, AVIF) of the record's `polished.images`, as the page shows it; other image files are not served.
+         */
+        get: operations["getPassportPhoto"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1906,6 +2006,440 @@ export interface operations {
                 };
             };
             /** @description The read model's database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    getPassportVerifyBundle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The script. */
+            200: {
+                headers: {
+                    /** @description `public, max-age=300`. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example "use strict";(()=>{ ... globalThis.DtpVerify = ... })(); */
+                    "text/javascript": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    getPassportPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The share id from a passport link (`POST {base_url}/diamonds/{id}/share` on platform). Unknown, revoked, expired or out of format: 404. */
+                share_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passport page. */
+            200: {
+                headers: {
+                    /** @description Scripts from this service and the page's own hashed inline script; fetches to this service and the platform's keys. */
+                    "Content-Security-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!DOCTYPE html>
+                     *     <html lang="en">...<h1>Diamond passport</h1>...</html>
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format).: an HTML page saying so. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The read model's database cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    getPassportCustody: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The share id from a passport link (`POST {base_url}/diamonds/{id}/share` on platform). Unknown, revoked, expired or out of format: 404. */
+                share_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The custody answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "checkpoint": {
+                     *         "log_id": "platform.example.com",
+                     *         "tree_size": 3,
+                     *         "root_hash": "8fff944f94fffb04699db9f3d0b29148bb942a05a931bd6cf2ce5d08361b5724",
+                     *         "timestamp": "2024-05-03T14:15:05.000Z",
+                     *         "jws": "eyJhbGciOiJFZERTQSIsImtpZCI6ImN1c3RvZHktMSJ9.eyJsb2dfaWQiOiJwbGF0Zm9ybS5leGFtcGxlLmNvbSJ9.c2lnbmF0dXJlLXNob3J0ZW5lZC1pbi10aGUtZXhhbXBsZQ"
+                     *       },
+                     *       "entries": [
+                     *         {
+                     *           "entry": {
+                     *             "diamond_id": "01j0k6v8m2x4c9d7f3h5n1p0qr",
+                     *             "version_id": "01j0k6v8m2x4c9d7f3h5n1p000",
+                     *             "action": "registered",
+                     *             "actor_participant_id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                     *             "occurred_at": "2024-05-01T10:00:00.000Z",
+                     *             "record_sha256": "e2b23329bcb88b0cd1a9307feb122cccf360e8cac1c45d95ea548aba1c537043",
+                     *             "prev_entry_hash": null
+                     *           },
+                     *           "entry_hash": "dcf4d29ab945e7c252d1cebc4e477a99b05a76aabdcafff79dbe3a97098c443b",
+                     *           "leaf_index": 0,
+                     *           "inclusion_proof": [
+                     *             "c913706deeca6efc497138f9165ba0528fcaa9e261e2cb99fecca3a9fa4e69a0",
+                     *             "fe2b3db1c28a19c42668c716883969b0f1392cacc1fe40313f61b0aebe0362a1"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "entry": {
+                     *             "diamond_id": "01j0k6v8m2x4c9d7f3h5n1p0qr",
+                     *             "version_id": "01j0k6v8m2x4c9d7f3h5n1p001",
+                     *             "action": "shipped",
+                     *             "actor_participant_id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                     *             "occurred_at": "2024-05-02T09:30:00.000Z",
+                     *             "record_sha256": "562cd4ce4a3e94d565d8543a392bc92031c202acc9069840283082d87f72db30",
+                     *             "prev_entry_hash": "dcf4d29ab945e7c252d1cebc4e477a99b05a76aabdcafff79dbe3a97098c443b"
+                     *           },
+                     *           "entry_hash": "0f3be19afd7f690c73d07f4562d521dcf4a28db12dbd76344b2dc4eed12b66bc",
+                     *           "leaf_index": 1,
+                     *           "context": {
+                     *             "shipment_id": "01j0k7a1b2c3d4e5f6g7h8j9k0",
+                     *             "counterparty_participant_id": "c7a9e8d2-51f4-4d2b-9a3e-6f1c2b7d8e90"
+                     *           },
+                     *           "inclusion_proof": [
+                     *             "2fc5c7bd0a108ddeb1da167defc65c3664e8bcdf07bdf8e979880742f10fb145",
+                     *             "fe2b3db1c28a19c42668c716883969b0f1392cacc1fe40313f61b0aebe0362a1"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "entry": {
+                     *             "diamond_id": "01j0k6v8m2x4c9d7f3h5n1p0qr",
+                     *             "version_id": "01j0k6v8m2x4c9d7f3h5n1p002",
+                     *             "action": "accepted",
+                     *             "actor_participant_id": "c7a9e8d2-51f4-4d2b-9a3e-6f1c2b7d8e90",
+                     *             "occurred_at": "2024-05-03T14:15:00.000Z",
+                     *             "record_sha256": "6cac93a7347f4d965d01430352d643651935f49b960c778c5faefcc288325a8e",
+                     *             "prev_entry_hash": "0f3be19afd7f690c73d07f4562d521dcf4a28db12dbd76344b2dc4eed12b66bc"
+                     *           },
+                     *           "entry_hash": "4a0dae87adc04dc7dd203962a07829bb809fca29edfbfdbaa8cdb3c33cd49916",
+                     *           "leaf_index": 2,
+                     *           "context": {
+                     *             "shipment_id": "01j0k7a1b2c3d4e5f6g7h8j9k0",
+                     *             "counterparty_participant_id": "3b241101-e2bb-4255-8caf-4136c566a962"
+                     *           },
+                     *           "inclusion_proof": [
+                     *             "7ef61c899d138de1bf53d851e87ef64488989ca9ca62002247c210b016b1dc8d"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustodyAnswer"];
+                };
+            };
+            /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`. Also before the custody log has a checkpoint covering the diamond. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The read model's database cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    getPassportRecord: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The share id from a passport link (`POST {base_url}/diamonds/{id}/share` on platform). Unknown, revoked, expired or out of format: 404. */
+                share_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The current DiamondV1 record. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "diamond_id": "01hz2a4b6c8d0e2f4g6h8j0k2m",
+                     *       "diamond_parent_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *       "id": "d2e3f4a5-b6c7-4d8e-9fa0-1b2c3d4e5f60",
+                     *       "parent_id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *       "version_id": "01hz9c1d3e5f7g9h1j3k5m7n9p",
+                     *       "is_current": true,
+                     *       "schema_version": "1",
+                     *       "current_stage": "polished",
+                     *       "lifecycle_state": "polished",
+                     *       "possession_state": "held",
+                     *       "unlock_status": "unlocked",
+                     *       "gis_status": "eligible",
+                     *       "assurance_level": "assured",
+                     *       "participant_id": "CUT-2024-0815",
+                     *       "participant_parent_id": "STOCK-000123",
+                     *       "participant_timestamp": "2024-06-01T08:30:00Z",
+                     *       "system_timestamp": "2024-06-12T14:20:05.120Z",
+                     *       "archived_at": null,
+                     *       "box_id": "BOX-2024-0042",
+                     *       "box_description": "Sight 5, 2024",
+                     *       "sight_no": 5,
+                     *       "sight_year": 2024,
+                     *       "entity_specific_tags": null,
+                     *       "supplementary_tags": null,
+                     *       "producer_uuid": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *       "provenance": {
+                     *         "provenance_name": "Example Mining Co",
+                     *         "provenance_type": "mine",
+                     *         "is_locked": true,
+                     *         "is_country_code_available": true,
+                     *         "country_code": "BW"
+                     *       },
+                     *       "rough": {
+                     *         "carats": "2.35",
+                     *         "colour": "G",
+                     *         "model": "Sawable",
+                     *         "quality": "Gem",
+                     *         "stress": "light stress"
+                     *       },
+                     *       "polished": {
+                     *         "carats": "1.01",
+                     *         "shape": "Round",
+                     *         "clarity": "VS1",
+                     *         "colour": "G",
+                     *         "cut_grade": "EX",
+                     *         "polish_quality": "EX",
+                     *         "symmetry": "VG",
+                     *         "fluorescence_intensity": "N",
+                     *         "depth_percent": 61.9,
+                     *         "table_percent": 57,
+                     *         "images": [
+                     *           {
+                     *             "hash": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
+                     *             "filename": "face-up.jpg",
+                     *             "description": "Face-up photograph",
+                     *             "content_type": "image/jpeg",
+                     *             "size": 734003,
+                     *             "uploaded_at": "2024-06-02T09:16:00.000Z",
+                     *             "image_type": "face_up"
+                     *           }
+                     *         ],
+                     *         "scan_reports": [
+                     *           {
+                     *             "hash": "5d41402abc4b2a76b9719d911017c592aa9b6b7c6e5d4c3b2a1908f7e6d5c4b3",
+                     *             "filename": "scan-report.xml",
+                     *             "description": "Scan report of the polished stone",
+                     *             "content_type": "application/xml",
+                     *             "size": 20480,
+                     *             "uploaded_at": "2024-06-02T09:15:00.000Z"
+                     *           }
+                     *         ]
+                     *       },
+                     *       "rough_check": false,
+                     *       "rough_objective_verification_results": [],
+                     *       "polished_objective_verification_results": [],
+                     *       "grading": [
+                     *         {
+                     *           "id": "7d9f0e7a-1c55-4c0e-9a43-2f8f6f1b5b11",
+                     *           "is_active": true,
+                     *           "is_selectable": true,
+                     *           "source": "gis",
+                     *           "grading_lab": "GIA",
+                     *           "grader_certificate_number": "2141438172",
+                     *           "grader_report_number": "R-2141438172",
+                     *           "graded_date": "2024-06-10T00:00:00Z",
+                     *           "carats": "1.01",
+                     *           "shape": "Round",
+                     *           "colour": "G",
+                     *           "clarity": "VS1",
+                     *           "cut_grade": "EX",
+                     *           "polish_quality": "EX",
+                     *           "symmetry": "VG",
+                     *           "fluorescence_intensity": "N",
+                     *           "depth_percent": "61.9",
+                     *           "table_percent": "57",
+                     *           "length": "6.41",
+                     *           "width": "6.45",
+                     *           "depth": "3.98",
+                     *           "grader_inscription_numbers": [
+                     *             "GIA 2141438172"
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "data_requests": [],
+                     *       "three_d_plan_available": false,
+                     *       "verification_status": "Verified",
+                     *       "verification_description": "verified record",
+                     *       "verification_status_modified_at": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DiamondV1"];
+                };
+            };
+            /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The read model's database cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    getPassportPhoto: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The share id from a passport link (`POST {base_url}/diamonds/{id}/share` on platform). Unknown, revoked, expired or out of format: 404. */
+                share_id: string;
+                /** @description The photo's position on the page, from 1. */
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The image's bytes. */
+            200: {
+                headers: {
+                    /** @description `no-store`: a revoked link stops showing it at once. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example (bytes) */
+                    "image/*": string;
+                };
+            };
+            /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`. Or no such photo. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The read model's database cannot be reached right now; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
