@@ -134,6 +134,21 @@ describe('the passport page in chromium', () => {
     expect(forged.text).not.toBe(removed.text);
   });
 
+  it('waits for the next checkpoint when the log does not cover the diamond yet, then turns green', async () => {
+    let custodyCalls = 0;
+    const { page } = await openWith(async (context) => {
+      await context.route(`**/passport/${j.share.share_id}/custody`, async (route) => {
+        custodyCalls += 1;
+        // The first answer is what search says before a checkpoint covers the diamond.
+        if (custodyCalls === 1) await route.fulfill({ status: 404, contentType: 'application/json', body: JSON.stringify({ message: 'the custody log has no checkpoint covering this diamond yet' }) });
+        else await route.continue();
+      });
+    });
+    await page.waitForFunction(() => document.getElementById('verified-badge')?.textContent?.includes('waiting for the custody log'), undefined, { timeout: 10_000 });
+    expect(await badgeOf(page)).toEqual({ state: 'verified', text: 'Verified' });
+    expect(custodyCalls).toBe(2);
+  });
+
   it('has no serious or critical accessibility violations (axe-core)', async () => {
     const { page } = await open(`/passport/${j.share.share_id}`);
     const result = await new AxeBuilder({ page }).analyze();

@@ -41,25 +41,36 @@ a{color:#3b2f80}
  * custody answer against the platform's published keys. Everything it needs is relative to the page's address or
  * in the badge's data attribute; the page itself carries no ids.
  */
-const SCRIPT = `
+/** Exported for the test that parses it. */
+export const SCRIPT = `
 (function () {
   var badge = document.getElementById('verified-badge');
   if (!badge) return;
   function show(ok, text) { badge.textContent = text; badge.className = 'badge ' + (ok ? 'ok' : 'fail'); badge.setAttribute('data-state', ok ? 'verified' : 'failed'); }
   var base = window.location.pathname.replace(/\\/+$/, '');
+  var RETRIES = 5, RETRY_MS = 2000;
   if (!window.DtpVerify) { show(false, 'Verification failed: the verifier could not be loaded'); return; }
-  // The diamond is the one the record names; the custody answer must prove that record's chain.
-  window.DtpVerify.fetchAndVerify({
-    fetch: window.fetch.bind(window),
-    custodyUrl: base + '/custody',
-    recordUrl: base + '/record',
-    keysUrl: badge.getAttribute('data-keys-url')
-  }).then(function (result) {
-    if (result && result.ok) show(true, 'Verified');
-    else show(false, 'Verification failed: ' + (result && result.failure ? result.failure.message : 'no result'));
-  }).catch(function (err) {
-    show(false, 'Verification failed: ' + (err && err.message ? err.message : String(err)));
-  });
+  // The diamond is the one the record names; the custody answer must prove that record's chain. A change made
+  // seconds ago reaches the log with the next checkpoint ("pending"): asked again a few times before failing.
+  function run(attempt) {
+    window.DtpVerify.fetchAndVerify({
+      fetch: window.fetch.bind(window),
+      custodyUrl: base + '/custody',
+      recordUrl: base + '/record',
+      keysUrl: badge.getAttribute('data-keys-url')
+    }).then(function (result) {
+      if (result && result.ok) return show(true, 'Verified');
+      var failure = (result && result.failure) || { message: 'no result' };
+      if (failure.pending && attempt < RETRIES) {
+        badge.textContent = "Checking... (waiting for the custody log's next checkpoint)";
+        return setTimeout(function () { run(attempt + 1); }, RETRY_MS);
+      }
+      show(false, 'Verification failed: ' + failure.message);
+    }).catch(function (err) {
+      show(false, 'Verification failed: ' + (err && err.message ? err.message : String(err)));
+    });
+  }
+  run(1);
 })();
 `.trim();
 

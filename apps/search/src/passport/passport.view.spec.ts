@@ -1,5 +1,5 @@
 import type { DiamondV1, IndexedCustodyEntry } from '@dtp/domain';
-import { esc } from './passport-page';
+import { esc, SCRIPT } from './passport-page';
 import { journeyFromEntries, originOf, passportView, who } from './passport.view';
 import type { PublicParticipant } from './passport.repository';
 
@@ -74,6 +74,10 @@ describe('passport view', () => {
     expect(v.journey.map((s) => s.title)).toEqual(['Mined and registered']);
     expect(v.gis.status).toBe('Verified');
     expect(v.title).toBe('Rough diamond passport');
+  });
+
+  it('has a badge script that parses (a syntax error would leave the badge at "Checking...")', () => {
+    expect(() => new Function(SCRIPT)).not.toThrow();
   });
 
   it('escapes HTML', () => {
