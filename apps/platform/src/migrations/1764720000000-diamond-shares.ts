@@ -5,8 +5,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * deleted, so a revocation can be told apart from an unknown link. `revision` is the outbox revision of the share's
  * last event (1 created, 2 revoked).
  */
-export class DiamondShares1764633600000 implements MigrationInterface {
-  name = 'DiamondShares1764633600000';
+export class DiamondShares1764720000000 implements MigrationInterface {
+  name = 'DiamondShares1764720000000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`
