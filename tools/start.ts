@@ -3,6 +3,7 @@
  * runs) unless DATABASE_URL names a server, creates one database per service, runs every migration, and serves
  * auth, platform, search and gis on 3001-3004 with one in-process event bus. Ctrl-C stops everything cleanly.
  */
+import './start-tracing';
 import 'reflect-metadata';
 import { runnerArguments, START_HELP } from './runner-args';
 import path from 'node:path';

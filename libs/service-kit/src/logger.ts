@@ -1,4 +1,5 @@
 import { LoggerService } from '@nestjs/common';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { DestinationStream, Logger } from 'pino';
 import pinoPretty from 'pino-pretty';
 
@@ -31,6 +32,11 @@ export function createLogger(
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: ['req.headers.authorization', 'client_secret'], censor: '[redacted]' },
+    // Lines written inside a trace name it (OpenTelemetry; without tracing there is never an active span).
+    mixin: () => {
+      const span = trace.getActiveSpan()?.spanContext();
+      return span && isSpanContextValid(span) ? { trace_id: span.traceId, span_id: span.spanId } : {};
+    },
   };
   if (resolveLogFormat(format, destination ? false : undefined) === 'pretty') {
     const pretty = pinoPretty({

@@ -5,6 +5,7 @@ import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateBy } fr
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
 import { loadConfig } from './config';
+import { runExitHooks } from './exit-hooks';
 import { createLogger, LOG_FORMAT_VALUES } from './logger';
 import { parseTrustedProxies } from './trusted-proxies';
 
@@ -166,7 +167,7 @@ export function onShutdownSignal(stop: () => Promise<void>): void {
     }
     stopping = true;
     stop().then(
-      () => process.exit(0),
+      () => runExitHooks().then(() => process.exit(0)),
       (err) => {
         process.stderr.write(`shutdown failed: ${err instanceof Error ? err.stack : String(err)}\n`);
         process.exit(1);
