@@ -6,7 +6,9 @@ const { compilerOptions } = require(path.join(root, 'tsconfig.base.json'));
 
 const moduleNameMapper = {};
 for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
-  moduleNameMapper[`^${alias.replace('/', '\\/')}$`] = path.join(root, target);
+  // "@dtp/x/*" -> "./libs/x/src/*": the star is captured and put back.
+  const pattern = alias.replace(/\//g, '\\/').replace('*', '(.*)');
+  moduleNameMapper[`^${pattern}$`] = path.join(root, target).replace('*', '$1');
 }
 
 module.exports = {

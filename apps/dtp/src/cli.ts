@@ -8,6 +8,7 @@ import { gisValidate, gisVerify } from './commands/gis';
 import { login, LoginOptions, logout } from './commands/login';
 import { roughImport } from './commands/rough-import';
 import { decide, inbound, ship, SHIPMENT_TYPES } from './commands/shipments';
+import { STATE_FILE_NAME, verifyDiamond } from './commands/verify';
 import { EXIT, UsageError } from './exit-codes';
 import { CliIo } from './io';
 
@@ -27,7 +28,8 @@ const VERSION = workspaceVersion();
 const EXIT_CODES_HELP = `
 Exit codes:
   0  done
-  1  API or runtime failure (the service refused or could not be reached; credentials refused)
+  1  API or runtime failure (the service refused or could not be reached; credentials refused);
+     for dtp verify also: the custody log did not verify (the first broken link is named)
   2  usage or input error, found before any request was sent (bad arguments, no credentials
      configured, invalid CSV rows without --skip-invalid)
   3  partial failure of a bulk command (some rows or deletions failed; see the result file)
@@ -231,6 +233,25 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .action(
       run((id: string, opts: Omit<Parameters<typeof gisValidate>[2], 'json' | 'profile' | 'wait'> & { wait?: boolean }, cmd: Command) =>
         gisValidate(io, id, { ...opts, wait: Boolean(opts.wait), json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      ),
+    );
+
+  program
+    .command('verify')
+    .description(
+      "check a diamond's custody log with the published keys alone: the signed checkpoint, every entry hash, link and " +
+        "inclusion proof back to the mine, the current record against the latest entry, and that the log only grew since " +
+        'the last run (a rolled-back log fails). Reads search (a non-participant\'s credentials) and the platform\'s ' +
+        '/.well-known/custody-keys.json. Exit 0 with a summary, 1 naming the first broken link.',
+    )
+    .argument('<diamond_id>')
+    .option('--state <file>', `the last verified checkpoint of each log, checked against and updated by every run (default: <config dir>/${STATE_FILE_NAME})`)
+    .option('--keys <url-or-file>', 'the custody keys (JWKS) to trust, instead of {platform_url}/.well-known/custody-keys.json')
+    .option('--wait <seconds>', 'keep asking this long while the log has not caught up (no entries of the diamond yet, or its record newer than the latest checkpoint: a change made seconds ago)', int('--wait', 0, 600), 0)
+    .addOption(json())
+    .action(
+      run((id: string, opts: { state?: string; keys?: string; wait: number }, cmd: Command) =>
+        verifyDiamond(io, id, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
       ),
     );
 

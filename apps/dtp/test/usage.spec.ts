@@ -35,6 +35,7 @@ describe('dtp --help', () => {
         'rough',
         'rough import',
         'ship',
+        'verify',
       ].sort(),
     );
   });
