@@ -13,6 +13,7 @@ import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { createTestDatabase, kafkaTestBrokers } from '@dtp/testing';
 import { buildCopies, effective, parseDockerfile } from '../src/dockerfile';
 import { App, APPS, generated, get, render } from '../src/manifests';
+import { alertRules, dashboardExpressions, dashboards, EXTERNAL_METRICS, exposedNames, usedMetrics } from '../src/monitoring';
 import { Proc, run, start, waitFor } from '../src/processes';
 import { root } from '../src/tools';
 
@@ -241,6 +242,37 @@ describe('the production build', () => {
       });
       expect(smoke.code).toBe(1);
       expect(smoke.output).toContain('FAILED: onboarding a producer: expected HTTP 201, got 401');
+    });
+
+    it('exposes on /metrics every metric the alert rules and the dashboard use, with the labels they select on', async () => {
+      // After the smoke test: the HTTP histograms have samples. Consumers register their series when they start.
+      const used = usedMetrics(render('kind'));
+      let exposition = '';
+      let missing: string[] = [];
+      await waitFor('every used metric on /metrics', async () => {
+        exposition = (await Promise.all(APPS.map(async (a) => (await fetch(`${url(a)}/metrics`)).text()))).join('\n');
+        const exposed = exposedNames(exposition);
+        missing = [...used.keys()].filter((m) => !EXTERNAL_METRICS.has(m) && !exposed.has(m));
+        return missing.length === 0;
+      }, 20_000).catch(() => undefined);
+      expect(missing.map((m) => `${m} (used by ${used.get(m)!.join(', ')})`)).toEqual([]);
+      // Labels in the selectors: the services' own (Prometheus adds job, namespace, pod and the pod's labels).
+      const targetLabels = new Set(['job', 'namespace', 'pod', 'container', 'endpoint', 'instance']);
+      const rules = alertRules(render('kind')).map((r) => r.expr);
+      const panels = dashboards(render('kind')).flatMap((d) => dashboardExpressions(d).map((e) => e.expr));
+      let checked = 0;
+      for (const expr of [...rules, ...panels]) {
+        for (const m of expr.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\{([^}]*)\}/g)) {
+          if (EXTERNAL_METRICS.has(m[1])) continue;
+          const samples = exposition.split('\n').filter((l) => l.startsWith(`${m[1]}{`));
+          for (const label of [...m[2].matchAll(/([a-zA-Z_]\w*)\s*(?:=~|!~|!=|=)/g)].map((x) => x[1]).filter((l) => !targetLabels.has(l))) {
+            if (samples.length === 0) continue; // no sample yet (a counter never incremented): its name was checked above
+            expect([m[1], label, samples.some((l) => l.includes(`${label}="`))]).toEqual([m[1], label, true]);
+            checked++;
+          }
+        }
+      }
+      expect(checked).toBeGreaterThan(0);
     });
 
     /** The command of a CronJob of the kind overlay (the same in every overlay). */
