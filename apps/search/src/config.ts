@@ -13,6 +13,13 @@ export class SearchConfig extends TokenCheckingConfig {
   @IsUrl(url)
   SEARCH_AUDIENCE: string = 'http://localhost:3003/v1';
 
+  /**
+   * The platform's public base address ({base_url}): the EPCIS export names diamonds and participants with HTTP URIs
+   * under it (`{base}/id/diamond/{id}`, `{base}/id/participant/{id}`) and its extension namespace is `{base}/ns/epcis#`.
+   */
+  @IsUrl(url)
+  PLATFORM_PUBLIC_BASE_URL: string = 'http://localhost:3002';
+
   @IsString()
   BLOB_STORE_DIR: string = '.data/blobs';
 

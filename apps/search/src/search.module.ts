@@ -6,9 +6,11 @@ import { ConsumerGroups } from '@dtp/domain';
 import { EventsModule, EventTransport } from '@dtp/events';
 import { ServiceConfigModule } from '@dtp/service-kit';
 import { SearchConfig } from './config';
+import { CustodyModule } from './custody/custody.module';
 import { DiamondsModule } from './diamonds/diamonds.module';
 import { SEARCH_BLOB_STORE } from './diamonds/diamonds.service';
 import { searchEntities } from './entities';
+import { EpcisModule } from './epcis/epcis.module';
 import { searchMigrations } from './migrations';
 import { ReadModelModule } from './read-model/read-model.module';
 
@@ -54,6 +56,8 @@ export class SearchModule {
         AuthGuardModule.forRoot(config.tokenVerifierOptions(config.SEARCH_AUDIENCE)),
         ReadModelModule,
         DiamondsModule,
+        CustodyModule,
+        EpcisModule,
       ],
     };
   }

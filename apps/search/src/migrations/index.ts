@@ -1,5 +1,6 @@
 import { SearchReadModel1763900000000 } from './1763900000000-search-read-model';
 import { RecordJson1764288000000 } from './1764288000000-record-json';
+import { CustodyLog1764700000000 } from './1764700000000-custody-log';
 
 /** Every migration of the search database, in order. Add new ones at the end. */
-export const searchMigrations: Function[] = [SearchReadModel1763900000000, RecordJson1764288000000];
+export const searchMigrations: Function[] = [SearchReadModel1763900000000, RecordJson1764288000000, CustodyLog1764700000000];

@@ -35,6 +35,9 @@ export class DiamondEventsController {
       case 'grading.submitted':
       case 'eligibility.changed':
       case 'client.revoked':
+      case 'custody.checkpoint':
+      case 'share.created':
+      case 'share.revoked':
         throw new ParkEventError(`search does not handle ${event.event_type}`);
     }
   }

@@ -10,3 +10,4 @@ export * from './grading-fields.dto';
 export * from './user-graded-measurement.dto';
 export * from './gis.dto';
 export * from './auth.dto';
+export * from './custody.dto';

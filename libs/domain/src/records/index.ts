@@ -9,3 +9,4 @@ export * from './gis-results';
 export * from './auth';
 export * from './errors';
 export * from './examples';
+export * from './custody';

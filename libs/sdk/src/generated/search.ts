@@ -62,6 +62,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/diamonds/{diamond_id}/custody": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The diamond's custody entries with inclusion proofs
+         * @description The latest checkpoint search serves, and the diamond's custody entries with the ancestor entries its chain links to (a child's first entry names its parent's entry; the parent's entries up to that one are included, and so on to the mine), oldest first, each with its RFC 9162 inclusion proof against that checkpoint. Entries newer than the checkpoint are left out until the next one.
+         */
+        get: operations["getDiamondCustody"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/custody/checkpoints/latest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The latest signed custody checkpoint
+         * @description The newest checkpoint whose root search's own tree reproduced (a checkpoint that differs is never served).
+         */
+        get: operations["getLatestCustodyCheckpoint"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/custody/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Consistency proof between two tree sizes
+         * @description RFC 9162 2.1.4 proof that the tree of `from` leaves is a prefix of the tree of `to` leaves (1 <= from <= to <= the latest checkpoint's `tree_size`).
+         */
+        get: operations["getCustodyConsistencyProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/diamonds/{diamond_id}/epcis": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The diamond's journey as a GS1 EPCIS 2.0 document
+         * @description An `EPCISDocument` (JSON-LD, `application/ld+json`) with one event per custody entry of the chain `GET /v1/diamonds/{diamond_id}/custody` serves: registration `ObjectEvent ADD commissioning/active`; shipping `OBSERVE shipping/in_transit` and acceptance `receiving/in_progress`, rejection `receiving/returned`, with source and destination `owning_party`; polish and split `TransformationEvent commissioning` (input the parent, outputs the children); destruction `DELETE destroying/destroyed`; deletion `DELETE decommissioning/inactive`; grading `OBSERVE inspecting` with the active grading under `dtp:grading`; other changes `OBSERVE other`. Every event carries `dtp:entryHash` and `dtp:leafIndex`. Ids are HTTP URIs under the platform's public base address (`{base}/id/diamond/{id}`, `{base}/id/participant/{id}`); the `dtp` prefix is `{base}/ns/epcis#`.
+         */
+        get: operations["getDiamondEpcis"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -638,6 +718,207 @@ export interface components {
             /** @description Its ancestors, nearest first: parent, grandparent, ...; empty for an original rough. */
             ancestors: components["schemas"]["DiamondV1"][];
         };
+        /** @description A signed tree head of the custody log: `jws` is a JWS compact (EdDSA, `kid` in its header, keys at `{base_url}/.well-known/custody-keys.json`) whose payload is the JCS of the four other members. */
+        CustodyCheckpoint: {
+            /** @description The log (one per platform instance). */
+            log_id: string;
+            /** @description Leaves in the tree. */
+            tree_size: number;
+            /** @description RFC 9162 Merkle tree hash of the first `tree_size` leaves. */
+            root_hash: string;
+            /**
+             * Format: date-time
+             * @description When platform signed it.
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            timestamp: string;
+            /** @description JWS compact serialization of the signed head. */
+            jws: string;
+        };
+        /**
+         * @description What the change was.
+         * @enum {string}
+         */
+        CustodyAction: "registered" | "file_attached" | "unlocked" | "shipped" | "accepted" | "rejected" | "polished" | "split" | "destroyed" | "grading_selected" | "grading_deselected" | "deleted" | "record_updated";
+        /** @description One custody log entry: exactly the object whose RFC 8785 (JCS) canonical JSON is hashed into `entry_hash`. */
+        CustodyEntry: {
+            /**
+             * @description The diamond the change was made to.
+             * @example 01j0k6v8m2x4c9d7f3h5n1p0qr
+             */
+            diamond_id: string;
+            /** @description The diamond's `version_id` after the change (for `deleted`, a fresh id). */
+            version_id: string;
+            /** @description What the change was. */
+            action: components["schemas"]["CustodyAction"];
+            /** @description The participant whose call made the change; null for `record_updated`. */
+            actor_participant_id: string | null;
+            /**
+             * Format: date-time
+             * @description The record's `system_timestamp` after the change.
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            occurred_at: string;
+            /** @description Hex SHA-256 of the JCS canonical JSON of the DiamondV1 after the change (for `deleted`: of `{"diamond_id": ...}`). */
+            record_sha256: string;
+            /** @description The diamond's previous entry; for a child's first entry its parent's entry at the time; null for a root. */
+            prev_entry_hash: string | null;
+        };
+        /** @description What platform knew of a change beyond the entry (not covered by `entry_hash`: an annotation, never evidence). */
+        CustodyEntryContext: {
+            /** @description The shipment of a `shipped`, `accepted` or `rejected` entry. */
+            shipment_id?: string;
+            /** @description shipped: the recipient; accepted/rejected: the sender. */
+            counterparty_participant_id?: string;
+        };
+        /** @description An entry with its leaf index and its inclusion proof against the answer's checkpoint. */
+        ProvenCustodyEntry: {
+            entry: components["schemas"]["CustodyEntry"];
+            /** @description SHA-256 of the JCS canonical `entry`; the leaf is SHA-256(0x00 || entry_hash bytes). */
+            entry_hash: string;
+            /** @description Position of the leaf in the tree. */
+            leaf_index: number;
+            context?: components["schemas"]["CustodyEntryContext"];
+            /** @description RFC 9162 2.1.3 inclusion proof (audit path) of the leaf in the checkpoint's tree, hex, leaf side first. */
+            inclusion_proof: string[];
+        };
+        /** @description A diamond's custody entries and the ancestor entries its chain links to, oldest first, each with its inclusion proof against `checkpoint`. */
+        CustodyAnswer: {
+            checkpoint: components["schemas"]["CustodyCheckpoint"];
+            entries: components["schemas"]["ProvenCustodyEntry"][];
+        };
+        /** @description RFC 9162 2.1.4 consistency proof between two tree sizes. */
+        ConsistencyAnswer: {
+            from: number;
+            to: number;
+            /** @description Hex hashes, RFC 9162 2.1.4.1 order (empty when from = to). */
+            proof: string[];
+        };
+        ValidationDetailEntry: {
+            /**
+             * @description Where the bad value is: `body`, `query`, `path` or `header`, then field names and array indexes.
+             * @example [
+             *       "body",
+             *       "rough",
+             *       "carats"
+             *     ]
+             */
+            loc: (string | number)[];
+            /**
+             * @description What is wrong, for people.
+             * @example Input should be greater than 0
+             */
+            msg: string;
+            /**
+             * @description What is wrong, for programs (FastAPI-style error type).
+             * @example greater_than
+             */
+            type: string;
+        };
+        ValidationErrorResponse: {
+            detail: components["schemas"]["ValidationDetailEntry"][];
+            /**
+             * @description The entries of `detail` as one sentence.
+             * @example rough.carats: Input should be greater than 0
+             */
+            message?: string;
+            /** @description How many further entries were left out of `detail` (it holds at most 50). */
+            detail_omitted?: number;
+        };
+        /** @description One EPCIS 2.0 event (ObjectEvent or TransformationEvent) with the platform extension members (`dtp:` prefix). */
+        EPCISEvent: {
+            /** @enum {string} */
+            type: "ObjectEvent" | "TransformationEvent";
+            /**
+             * Format: date-time
+             * @description The custody entry's `occurred_at`.
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            eventTime: string;
+            /** @example +00:00 */
+            eventTimeZoneOffset: string;
+            /**
+             * Format: uri
+             * @description `{base}/id/custody-entry/{entry_hash}`.
+             */
+            eventID: string;
+            /**
+             * @description ObjectEvent only.
+             * @enum {string}
+             */
+            action?: "ADD" | "OBSERVE" | "DELETE";
+            /** @description ObjectEvent: the diamond (`{base}/id/diamond/{id}`). */
+            epcList?: string[];
+            /** @description TransformationEvent: the parent. */
+            inputEPCList?: string[];
+            /** @description TransformationEvent: the children search holds. */
+            outputEPCList?: string[];
+            /**
+             * Format: uri
+             * @description TransformationEvent: `{base}/id/transformation/{entry_hash}`.
+             */
+            transformationID?: string;
+            /** @description CBV 2.0 business step (`commissioning`, `shipping`, `receiving`, `inspecting`, `destroying`, `decommissioning`, `other`). */
+            bizStep: string;
+            /** @description CBV 2.0 disposition. */
+            disposition?: string;
+            /** @description Transfers: the owning party before (`{base}/id/participant/{id}`). */
+            sourceList?: {
+                type: string;
+                /** Format: uri */
+                source: string;
+            }[];
+            /** @description Transfers: the owning party after. */
+            destinationList?: {
+                type: string;
+                /** Format: uri */
+                destination: string;
+            }[];
+            /** @description The custody entry the event was made from. */
+            "dtp:entryHash": string;
+            /** @description The entry's leaf index in the custody log. */
+            "dtp:leafIndex": number;
+            /**
+             * @description The custody entry's `action`.
+             * @enum {string}
+             */
+            "dtp:action": "registered" | "file_attached" | "unlocked" | "shipped" | "accepted" | "rejected" | "polished" | "split" | "destroyed" | "grading_selected" | "grading_deselected" | "deleted" | "record_updated";
+            /** @description The entry's `record_sha256`. */
+            "dtp:recordSha256": string;
+            /**
+             * Format: uri
+             * @description The participant whose call made the change.
+             */
+            "dtp:actor"?: string;
+            /** @description The shipment of a transfer. */
+            "dtp:shipmentId"?: string;
+            /** @description grading_selected: the active grading, its members as `dtp:<member>`. */
+            "dtp:grading"?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        EPCISDocumentBody: {
+            eventList: components["schemas"]["EPCISEvent"][];
+        };
+        /** @description A GS1 EPCIS 2.0 document (JSON-LD) of a diamond's journey: one event per custody entry of its chain. */
+        EPCISDocument: {
+            /** @description The GS1 EPCIS 2.0 JSON-LD context, then `{dtp: <platform public base>/ns/epcis#}` (the platform's extension namespace). */
+            "@context": (string | {
+                [key: string]: string;
+            })[];
+            /** @enum {string} */
+            type: "EPCISDocument";
+            /** @enum {string} */
+            schemaVersion: "2.0";
+            /**
+             * Format: date-time
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            creationDate: string;
+            epcisBody: components["schemas"]["EPCISDocumentBody"];
+        };
     };
     responses: never;
     parameters: never;
@@ -1091,6 +1372,513 @@ export interface operations {
                 };
             };
             /** @description Unknown or deleted diamond, or a hash not attached to its current record (or out of format): `{message}`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The read model's database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    getDiamondCustody: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Any diamond (also a deleted one: its log stays). Out of format answers 404 like an unknown id. */
+                diamond_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The checkpoint and the proven entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "checkpoint": {
+                     *         "log_id": "platform.example.com",
+                     *         "tree_size": 3,
+                     *         "root_hash": "8fff944f94fffb04699db9f3d0b29148bb942a05a931bd6cf2ce5d08361b5724",
+                     *         "timestamp": "2024-05-03T14:15:05.000Z",
+                     *         "jws": "eyJhbGciOiJFZERTQSIsImtpZCI6ImN1c3RvZHktMSJ9.eyJsb2dfaWQiOiJwbGF0Zm9ybS5leGFtcGxlLmNvbSJ9.c2lnbmF0dXJlLXNob3J0ZW5lZC1pbi10aGUtZXhhbXBsZQ"
+                     *       },
+                     *       "entries": [
+                     *         {
+                     *           "entry": {
+                     *             "diamond_id": "01j0k6v8m2x4c9d7f3h5n1p0qr",
+                     *             "version_id": "01j0k6v8m2x4c9d7f3h5n1p000",
+                     *             "action": "registered",
+                     *             "actor_participant_id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                     *             "occurred_at": "2024-05-01T10:00:00.000Z",
+                     *             "record_sha256": "e2b23329bcb88b0cd1a9307feb122cccf360e8cac1c45d95ea548aba1c537043",
+                     *             "prev_entry_hash": null
+                     *           },
+                     *           "entry_hash": "dcf4d29ab945e7c252d1cebc4e477a99b05a76aabdcafff79dbe3a97098c443b",
+                     *           "leaf_index": 0,
+                     *           "inclusion_proof": [
+                     *             "c913706deeca6efc497138f9165ba0528fcaa9e261e2cb99fecca3a9fa4e69a0",
+                     *             "fe2b3db1c28a19c42668c716883969b0f1392cacc1fe40313f61b0aebe0362a1"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "entry": {
+                     *             "diamond_id": "01j0k6v8m2x4c9d7f3h5n1p0qr",
+                     *             "version_id": "01j0k6v8m2x4c9d7f3h5n1p001",
+                     *             "action": "shipped",
+                     *             "actor_participant_id": "3b241101-e2bb-4255-8caf-4136c566a962",
+                     *             "occurred_at": "2024-05-02T09:30:00.000Z",
+                     *             "record_sha256": "562cd4ce4a3e94d565d8543a392bc92031c202acc9069840283082d87f72db30",
+                     *             "prev_entry_hash": "dcf4d29ab945e7c252d1cebc4e477a99b05a76aabdcafff79dbe3a97098c443b"
+                     *           },
+                     *           "entry_hash": "0f3be19afd7f690c73d07f4562d521dcf4a28db12dbd76344b2dc4eed12b66bc",
+                     *           "leaf_index": 1,
+                     *           "context": {
+                     *             "shipment_id": "01j0k7a1b2c3d4e5f6g7h8j9k0",
+                     *             "counterparty_participant_id": "c7a9e8d2-51f4-4d2b-9a3e-6f1c2b7d8e90"
+                     *           },
+                     *           "inclusion_proof": [
+                     *             "2fc5c7bd0a108ddeb1da167defc65c3664e8bcdf07bdf8e979880742f10fb145",
+                     *             "fe2b3db1c28a19c42668c716883969b0f1392cacc1fe40313f61b0aebe0362a1"
+                     *           ]
+                     *         },
+                     *         {
+                     *           "entry": {
+                     *             "diamond_id": "01j0k6v8m2x4c9d7f3h5n1p0qr",
+                     *             "version_id": "01j0k6v8m2x4c9d7f3h5n1p002",
+                     *             "action": "accepted",
+                     *             "actor_participant_id": "c7a9e8d2-51f4-4d2b-9a3e-6f1c2b7d8e90",
+                     *             "occurred_at": "2024-05-03T14:15:00.000Z",
+                     *             "record_sha256": "6cac93a7347f4d965d01430352d643651935f49b960c778c5faefcc288325a8e",
+                     *             "prev_entry_hash": "0f3be19afd7f690c73d07f4562d521dcf4a28db12dbd76344b2dc4eed12b66bc"
+                     *           },
+                     *           "entry_hash": "4a0dae87adc04dc7dd203962a07829bb809fca29edfbfdbaa8cdb3c33cd49916",
+                     *           "leaf_index": 2,
+                     *           "context": {
+                     *             "shipment_id": "01j0k7a1b2c3d4e5f6g7h8j9k0",
+                     *             "counterparty_participant_id": "3b241101-e2bb-4255-8caf-4136c566a962"
+                     *           },
+                     *           "inclusion_proof": [
+                     *             "7ef61c899d138de1bf53d851e87ef64488989ca9ca62002247c210b016b1dc8d"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustodyAnswer"];
+                };
+            };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No custody entry of this diamond is covered by a checkpoint yet (or an unknown id, or one out of format): `{message}`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The read model's database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    getLatestCustodyCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signed tree head. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "log_id": "platform.example.com",
+                     *       "tree_size": 3,
+                     *       "root_hash": "8fff944f94fffb04699db9f3d0b29148bb942a05a931bd6cf2ce5d08361b5724",
+                     *       "timestamp": "2024-05-03T14:15:05.000Z",
+                     *       "jws": "eyJhbGciOiJFZERTQSIsImtpZCI6ImN1c3RvZHktMSJ9.eyJsb2dfaWQiOiJwbGF0Zm9ybS5leGFtcGxlLmNvbSJ9.c2lnbmF0dXJlLXNob3J0ZW5lZC1pbi10aGUtZXhhbXBsZQ"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustodyCheckpoint"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No checkpoint yet: `{message}`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The read model's database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    getCustodyConsistencyProof: {
+        parameters: {
+            query: {
+                /** @description The older tree size. */
+                from: number;
+                /** @description The newer tree size: at most the latest checkpoint's `tree_size`. */
+                to: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": 1,
+                     *       "to": 3,
+                     *       "proof": [
+                     *         "c913706deeca6efc497138f9165ba0528fcaa9e261e2cb99fecca3a9fa4e69a0",
+                     *         "fe2b3db1c28a19c42668c716883969b0f1392cacc1fe40313f61b0aebe0362a1"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConsistencyAnswer"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description `from` or `to` missing, not an integer, below 1, `from` greater than `to`, or `to` beyond the latest checkpoint: `{detail}` names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The read model's database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    getDiamondEpcis: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Any diamond (also a deleted one: its log stays). Out of format answers 404 like an unknown id. */
+                diamond_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The EPCIS 2.0 document (valid against GS1's EPCIS 2.0 JSON Schema). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "@context": [
+                     *         "https://ref.gs1.org/standards/epcis/2.0.0/epcis-context.jsonld",
+                     *         {
+                     *           "dtp": "https://platform.example.com/ns/epcis#"
+                     *         }
+                     *       ],
+                     *       "type": "EPCISDocument",
+                     *       "schemaVersion": "2.0",
+                     *       "creationDate": "2024-05-03T14:20:00.000Z",
+                     *       "epcisBody": {
+                     *         "eventList": [
+                     *           {
+                     *             "type": "ObjectEvent",
+                     *             "eventTime": "2024-05-01T10:00:00.000Z",
+                     *             "eventTimeZoneOffset": "+00:00",
+                     *             "eventID": "https://platform.example.com/id/custody-entry/dcf4d29ab945e7c252d1cebc4e477a99b05a76aabdcafff79dbe3a97098c443b",
+                     *             "action": "ADD",
+                     *             "epcList": [
+                     *               "https://platform.example.com/id/diamond/01j0k6v8m2x4c9d7f3h5n1p0qr"
+                     *             ],
+                     *             "bizStep": "commissioning",
+                     *             "disposition": "active",
+                     *             "dtp:entryHash": "dcf4d29ab945e7c252d1cebc4e477a99b05a76aabdcafff79dbe3a97098c443b",
+                     *             "dtp:leafIndex": 0,
+                     *             "dtp:action": "registered",
+                     *             "dtp:recordSha256": "e2b23329bcb88b0cd1a9307feb122cccf360e8cac1c45d95ea548aba1c537043",
+                     *             "dtp:actor": "https://platform.example.com/id/participant/3b241101-e2bb-4255-8caf-4136c566a962"
+                     *           },
+                     *           {
+                     *             "type": "ObjectEvent",
+                     *             "eventTime": "2024-05-02T09:30:00.000Z",
+                     *             "eventTimeZoneOffset": "+00:00",
+                     *             "eventID": "https://platform.example.com/id/custody-entry/0f3be19afd7f690c73d07f4562d521dcf4a28db12dbd76344b2dc4eed12b66bc",
+                     *             "action": "OBSERVE",
+                     *             "epcList": [
+                     *               "https://platform.example.com/id/diamond/01j0k6v8m2x4c9d7f3h5n1p0qr"
+                     *             ],
+                     *             "bizStep": "shipping",
+                     *             "disposition": "in_transit",
+                     *             "sourceList": [
+                     *               {
+                     *                 "type": "owning_party",
+                     *                 "source": "https://platform.example.com/id/participant/3b241101-e2bb-4255-8caf-4136c566a962"
+                     *               }
+                     *             ],
+                     *             "destinationList": [
+                     *               {
+                     *                 "type": "owning_party",
+                     *                 "destination": "https://platform.example.com/id/participant/c7a9e8d2-51f4-4d2b-9a3e-6f1c2b7d8e90"
+                     *               }
+                     *             ],
+                     *             "dtp:entryHash": "0f3be19afd7f690c73d07f4562d521dcf4a28db12dbd76344b2dc4eed12b66bc",
+                     *             "dtp:leafIndex": 1,
+                     *             "dtp:action": "shipped",
+                     *             "dtp:recordSha256": "562cd4ce4a3e94d565d8543a392bc92031c202acc9069840283082d87f72db30",
+                     *             "dtp:actor": "https://platform.example.com/id/participant/3b241101-e2bb-4255-8caf-4136c566a962",
+                     *             "dtp:shipmentId": "01j0k7a1b2c3d4e5f6g7h8j9k0"
+                     *           },
+                     *           {
+                     *             "type": "ObjectEvent",
+                     *             "eventTime": "2024-05-03T14:15:00.000Z",
+                     *             "eventTimeZoneOffset": "+00:00",
+                     *             "eventID": "https://platform.example.com/id/custody-entry/4a0dae87adc04dc7dd203962a07829bb809fca29edfbfdbaa8cdb3c33cd49916",
+                     *             "action": "OBSERVE",
+                     *             "epcList": [
+                     *               "https://platform.example.com/id/diamond/01j0k6v8m2x4c9d7f3h5n1p0qr"
+                     *             ],
+                     *             "bizStep": "receiving",
+                     *             "disposition": "in_progress",
+                     *             "sourceList": [
+                     *               {
+                     *                 "type": "owning_party",
+                     *                 "source": "https://platform.example.com/id/participant/3b241101-e2bb-4255-8caf-4136c566a962"
+                     *               }
+                     *             ],
+                     *             "destinationList": [
+                     *               {
+                     *                 "type": "owning_party",
+                     *                 "destination": "https://platform.example.com/id/participant/c7a9e8d2-51f4-4d2b-9a3e-6f1c2b7d8e90"
+                     *               }
+                     *             ],
+                     *             "dtp:entryHash": "4a0dae87adc04dc7dd203962a07829bb809fca29edfbfdbaa8cdb3c33cd49916",
+                     *             "dtp:leafIndex": 2,
+                     *             "dtp:action": "accepted",
+                     *             "dtp:recordSha256": "6cac93a7347f4d965d01430352d643651935f49b960c778c5faefcc288325a8e",
+                     *             "dtp:actor": "https://platform.example.com/id/participant/c7a9e8d2-51f4-4d2b-9a3e-6f1c2b7d8e90",
+                     *             "dtp:shipmentId": "01j0k7a1b2c3d4e5f6g7h8j9k0"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/ld+json": components["schemas"]["EPCISDocument"];
+                };
+            };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No custody entry of this diamond is covered by a checkpoint yet (or an unknown id, or one out of format): `{message}`. */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -1,0 +1,58 @@
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import type { Logger } from 'pino';
+import { Counter } from 'prom-client';
+import { CustodyCheckpointData, KnownEventEnvelope, Topics } from '@dtp/domain';
+import { EventContext, EventRoute, ParkEventError } from '@dtp/events';
+import { LOGGER, ServiceMetrics } from '@dtp/service-kit';
+import { CustodyRefusal, CustodyRepository } from './custody.repository';
+
+/**
+ * Builds search's copy of the custody log from platform.custody.v1 (key = log id, revision = checkpoint number):
+ * each `custody.checkpoint` appends the entries it carries to the Merkle tree, in the consumer's transaction,
+ * and stores the checkpoint with whether search's own root of its tree size equals the signed one. A checkpoint
+ * that does not match is kept (`root_matches` false), counted (`custody_root_mismatches_total`), logged as an
+ * error and never served. An event that does not continue the tree (a gap, a conflicting entry) is parked.
+ */
+@Controller()
+export class CustodyEventsController {
+  private readonly mismatches: Counter;
+
+  constructor(
+    @Inject(CustodyRepository) private readonly repo: CustodyRepository,
+    @Inject(LOGGER) private readonly logger: Logger,
+    metrics: ServiceMetrics,
+  ) {
+    this.mismatches =
+      (metrics.registry.getSingleMetric('custody_root_mismatches_total') as Counter | undefined) ??
+      new Counter({
+        name: 'custody_root_mismatches_total',
+        help: "Custody checkpoints whose signed root differs from the root of search's own tree (never served)",
+        registers: [metrics.registry],
+      });
+  }
+
+  @EventPattern(Topics.PLATFORM_CUSTODY, { name: 'custody' } satisfies EventRoute)
+  async onCustodyEvent(@Payload() event: KnownEventEnvelope, @Ctx() ctx: EventContext): Promise<void> {
+    if (event.event_type !== 'custody.checkpoint') throw new ParkEventError(`search does not handle ${event.event_type} on ${Topics.PLATFORM_CUSTODY}`);
+    const { checkpoint, entries } = event.data as CustodyCheckpointData;
+    try {
+      const applied = await this.repo.applyCheckpoint(checkpoint, event.revision, entries, ctx.manager);
+      if (!applied.rootMatches) {
+        ctx.tx.afterCommit(() => {
+          this.mismatches.inc();
+          this.logger.error(
+            { log_id: checkpoint.log_id, checkpoint: event.revision, tree_size: checkpoint.tree_size, signed_root: checkpoint.root_hash, own_root: applied.root },
+            'custody checkpoint root differs from the root of search\'s tree: not served',
+          );
+        });
+      }
+    } catch (err) {
+      if (err instanceof CustodyRefusal) {
+        this.logger.error({ log_id: checkpoint.log_id, checkpoint: event.revision, reason: err.reason }, 'custody checkpoint refused: parked');
+        throw new ParkEventError(err.reason);
+      }
+      throw err;
+    }
+  }
+}
