@@ -18,7 +18,7 @@ export class SearchConfig extends TokenCheckingConfig {
    * under it (`{base}/id/diamond/{id}`, `{base}/id/participant/{id}`) and its extension namespace is `{base}/ns/epcis#`.
    */
   @IsUrl(url)
-  PLATFORM_PUBLIC_BASE_URL: string = 'http://localhost:3002';
+  PLATFORM_PUBLIC_URL: string = 'http://localhost:3002';
 
   @IsString()
   BLOB_STORE_DIR: string = '.data/blobs';

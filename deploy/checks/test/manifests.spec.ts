@@ -314,7 +314,7 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     const envOf = (app: App) => containerEnv(objects, mainContainer(app), secretSource(overlay));
     expect(envOf('platform').PUBLIC_BASE_URL).toBe(pub.PLATFORM_AUDIENCE);
     expect(envOf('gis').PUBLIC_BASE_URL).toBe(pub.GIS_AUDIENCE);
-    expect(envOf('search').PLATFORM_PUBLIC_BASE_URL).toBe(pub.PLATFORM_AUDIENCE);
+    expect(envOf('search').PLATFORM_PUBLIC_URL).toBe(pub.PLATFORM_AUDIENCE);
     expect(envOf('search').AUTH_ISSUER).toBe(pub.AUTH_ISSUER);
     expect(new URL(envOf('search').AUTH_JWKS_URL).hostname).toBe('auth');
   });
