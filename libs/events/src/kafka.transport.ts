@@ -78,6 +78,8 @@ export interface TopicSpec {
   numPartitions?: number;
   /** `cleanup.policy=compact`: the latest value per key survives, tombstones remove keys. */
   compacted?: boolean;
+  /** `retention.ms=-1`: never deleted by age or size (a log consumers must be able to replay from its start). */
+  keepForever?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -167,7 +169,10 @@ export class KafkaTransport implements EventTransport {
         topics: specs.map((s) => ({
           topic: this.wire(s.topic),
           numPartitions: s.numPartitions ?? 4,
-          configEntries: s.compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : [],
+          configEntries: [
+            ...(s.compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : []),
+            ...(s.keepForever ? [{ name: 'retention.ms', value: '-1' }, { name: 'retention.bytes', value: '-1' }] : []),
+          ],
         })),
       });
     } catch (err) {
