@@ -1,6 +1,7 @@
-import { IsInt, IsOptional, IsString, IsUrl, Max, Min } from 'class-validator';
+import { IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Max, Min, Validate } from 'class-validator';
 import { TokenCheckingConfig } from '@dtp/auth-guard';
 import { DEFAULT_FILES_PER_DIAMOND, DEFAULT_STORAGE_QUOTA_BYTES } from '@dtp/domain';
+import { CustodySigningKeyText } from './custody/custody-key-config';
 
 const url = { require_tld: false, require_protocol: true };
 
@@ -48,4 +49,26 @@ export class PlatformConfig extends TokenCheckingConfig {
   @IsInt()
   @Min(1)
   DB_POOL_SIZE: number = 20;
+
+  /** Custody log (docs/platform.md "Custody log"): milliseconds between checkpoints (at most 10 s, DESIGN.md). */
+  @IsOptional()
+  @IsInt()
+  @Min(100)
+  @Max(10_000)
+  CUSTODY_CHECKPOINT_INTERVAL_MS: number = 2000;
+
+  /** The log's name in every checkpoint; default PUBLIC_BASE_URL. */
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  CUSTODY_LOG_ID?: string;
+
+  /** A private Ed25519 JWK (JSON, with kid) that signs checkpoints; unset: a key generated once, kept in the database. */
+  @IsOptional()
+  @Validate(CustodySigningKeyText)
+  CUSTODY_SIGNING_KEY?: string;
+
+  get custodyLogId(): string {
+    return this.CUSTODY_LOG_ID ?? this.PUBLIC_BASE_URL;
+  }
 }

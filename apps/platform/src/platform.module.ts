@@ -6,6 +6,7 @@ import { ConsumerGroups } from '@dtp/domain';
 import { EventsModule, EventTransport, OutboxRelayOptions } from '@dtp/events';
 import { ServiceConfigModule } from '@dtp/service-kit';
 import { PlatformConfig } from './config';
+import { CustodyModule } from './custody/custody.module';
 import { DeletionModule } from './deletion/deletion.module';
 import { platformEntities } from './entities';
 import { FilesModule } from './files/files.module';
@@ -83,6 +84,7 @@ export class PlatformModule {
         GisEventsModule,
         ShipmentsModule,
         LifecycleModule,
+        CustodyModule,
       ],
     };
   }

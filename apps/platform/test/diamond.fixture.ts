@@ -44,6 +44,7 @@ export function sampleRow(overrides: Partial<DiamondRow> = {}): DiamondRow {
     data_requests: [],
     rough_objective_verification_results: [],
     polished_objective_verification_results: [],
+    custody_head: null,
     ...overrides,
   };
 }

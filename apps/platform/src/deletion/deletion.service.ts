@@ -8,8 +8,9 @@ import {
   DeleteResultEntry,
   isDiamondId,
 } from '@dtp/domain';
-import { writeOutbox } from '@dtp/events';
+import { outboxInsert } from '@dtp/events';
 import { PG_DEADLOCK_DETECTED, PG_FOREIGN_KEY_VIOLATION, pgErrorCode, Tx, UnitOfWork } from '@dtp/database';
+import { custodyInsert, deletionEntry } from '../custody/custody-entry';
 import { diamondDeleted } from '../diamonds/diamond-events';
 import { DiamondsRepository, SubtreeMember } from '../diamonds/diamonds.repository';
 import { ShipmentsRepository } from '../shipments/shipments.repository';
@@ -102,7 +103,10 @@ export class DeletionService {
     const deleted = await this.diamonds.deleteMany(sql, ids);
     if (deleted !== ids.length) throw new Error(`deleted ${deleted} of ${ids.length} diamonds in the subtree of ${diamondId}`);
     const now = new Date();
-    await writeOutbox(sql, tree.flatMap((d) => diamondDeleted(d.diamond_id, Number(d.revision) + 1, now)));
+    // Each removed diamond's `deleted` custody entry (the log keeps it) and its events, in one statement.
+    const custody = custodyInsert(tree.map((d) => deletionEntry(d.diamond_id, me, d.custody_head, now)));
+    const outbox = outboxInsert(tree.flatMap((d) => diamondDeleted(d.diamond_id, Number(d.revision) + 1, now)), custody.values.length + 1);
+    await sql.query(`WITH e AS (${custody.sql}) ${outbox.sql}`, [...custody.values, ...outbox.values]);
     return { diamond_id: diamondId, participant_id: pid, status: 'success', descendants: descendants.map((d) => d.diamond_id) };
   }
 }

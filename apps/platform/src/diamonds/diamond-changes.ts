@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { DiamondV1, isDiamondId, newVersionId } from '@dtp/domain';
 import type { Caller } from '@dtp/auth-guard';
-import { writeOutbox } from '@dtp/events';
 import { Sql, Tx } from '@dtp/database';
+import { CustodyChange, custodyEntryOf } from '../custody/custody-entry';
 import { GradedMeasurementsRepository } from '../graded-measurements/graded-measurements.repository';
 import { toGradingDataView } from '../graded-measurements/graded-measurement.row';
 import { diamondUpserted } from './diamond-events';
@@ -12,13 +12,20 @@ import { DiamondRow } from './diamond.row';
 import { DiamondsRepository } from './diamonds.repository';
 
 /** Columns a change may never set through `commit` (identity and bookkeeping). */
-type ChangeableColumn = Exclude<keyof DiamondRow, 'diamond_id' | 'legacy_id' | 'version_id' | 'revision' | 'system_timestamp' | 'created_at'>;
+type ChangeableColumn = Exclude<keyof DiamondRow, 'diamond_id' | 'legacy_id' | 'version_id' | 'revision' | 'system_timestamp' | 'created_at' | 'custody_head'>;
 export type DiamondPatch = Partial<Pick<DiamondRow, ChangeableColumn>>;
+
+/** A committed change: the new record and the hash of its custody entry (the diamond's new custody_head). */
+export interface CommittedChange {
+  record: DiamondV1;
+  entryHash: string;
+}
 
 /**
  * Loading a diamond on behalf of its holder, and committing a change to it: every change gets a new version_id,
- * revision + 1, system_timestamp now, and a `diamond.upserted` outbox row with the whole new record, all in the
- * caller's transaction.
+ * revision + 1, system_timestamp now, one custody log entry (DESIGN.md "Provenance": what, who, the record's hash,
+ * linked to the diamond's previous entry) and a `diamond.upserted` outbox row with the whole new record, all in
+ * the caller's transaction and in one statement.
  */
 @Injectable()
 export class DiamondChanges {
@@ -48,30 +55,65 @@ export class DiamondChanges {
     return toDiamondV1(row, active ? toGradingDataView(active) : null);
   }
 
-  /** Applies `patch` to the (locked) row `before` as one new version, and writes its outbox event. */
-  async commit(sql: Tx, before: DiamondRow, patch: DiamondPatch, now: Date = new Date()): Promise<DiamondV1> {
+  /** Applies `patch` to the (locked) row `before` as one new version, with its custody entry and outbox event. */
+  async commit(sql: Tx, before: DiamondRow, patch: DiamondPatch, custody: CustodyChange, now: Date = new Date()): Promise<DiamondV1> {
+    return (await this.commitChange(sql, before, patch, custody, now)).record;
+  }
+
+  /** `commit`, also answering the new entry's hash (a child made in the same transaction links to it). */
+  async commitChange(sql: Tx, before: DiamondRow, patch: DiamondPatch, custody: CustodyChange, now: Date = new Date()): Promise<CommittedChange> {
     const revision = Number(before.revision) + 1;
     const after: DiamondRow = { ...before, ...patch, revision, version_id: newVersionId(), system_timestamp: now };
-    const columns = [...(Object.keys(patch) as (keyof DiamondRow)[]), 'revision', 'version_id', 'system_timestamp'] as const;
-    await this.diamonds.update(sql, after, columns);
+    // The active grading as of this transaction (a select/deselect has already changed it): the record is final
+    // before the write, so its hash goes into the same statement.
     const record = await this.record(sql, after);
-    await writeOutbox(sql, [diamondUpserted(record, revision, now)]);
-    return record;
+    const entry = custodyEntryOf(record, custody, before.custody_head);
+    after.custody_head = entry.entry_hash;
+    const columns = [...(Object.keys(patch) as (keyof DiamondRow)[]), 'revision', 'version_id', 'system_timestamp', 'custody_head'] as const;
+    await this.diamonds.update(sql, after, columns, [entry], [diamondUpserted(record, revision, now)]);
+    return { record, entryHash: entry.entry_hash };
   }
 
   /**
-   * Applies a patch to each of many (locked) rows as one new version each, in one UPDATE and one outbox INSERT
-   * (transfers of up to 1,000 diamonds). Records come back in the order of `befores`.
+   * Applies a patch to each of many (locked) rows as one new version each, in one statement (UPDATE, custody
+   * entries and outbox rows; transfers of up to 1,000 diamonds). Records come back in the order of `befores`.
    */
-  async commitMany(sql: Tx, befores: DiamondRow[], patch: (row: DiamondRow) => DiamondPatch, now: Date = new Date()): Promise<DiamondV1[]> {
+  async commitMany(
+    sql: Tx,
+    befores: DiamondRow[],
+    patch: (row: DiamondRow) => DiamondPatch,
+    custody: (row: DiamondRow) => CustodyChange,
+    now: Date = new Date(),
+  ): Promise<DiamondV1[]> {
     if (befores.length === 0) return [];
     const patches = befores.map(patch);
-    const columns = [...new Set(patches.flatMap((p) => Object.keys(p) as (keyof DiamondRow)[])), 'revision', 'version_id', 'system_timestamp'] as const;
+    const columns = [...new Set(patches.flatMap((p) => Object.keys(p) as (keyof DiamondRow)[])), 'revision', 'version_id', 'system_timestamp', 'custody_head'] as const;
     const afters = befores.map((b, i): DiamondRow => ({ ...b, ...patches[i], revision: Number(b.revision) + 1, version_id: newVersionId(), system_timestamp: now }));
-    await this.diamonds.updateMany(sql, afters, columns);
     const active = new Map((await this.graded.activeMany(sql, afters.map((a) => a.diamond_id))).map((g) => [g.diamond_id, toGradingDataView(g)]));
     const records = afters.map((a) => toDiamondV1(a, active.get(a.diamond_id) ?? null));
-    await writeOutbox(sql, records.map((r, i) => diamondUpserted(r, Number(afters[i].revision), now)));
+    const entries = records.map((r, i) => custodyEntryOf(r, custody(befores[i]), befores[i].custody_head));
+    afters.forEach((a, i) => (a.custody_head = entries[i].entry_hash));
+    await this.diamonds.updateMany(sql, afters, columns, entries, records.map((r, i) => diamondUpserted(r, Number(afters[i].revision), now)));
     return records;
   }
+}
+
+/**
+ * A new diamond's insert (registration, a polished child, a rough cut): its record, its first custody entry
+ * (`registered`, linked to `prev`: null for a root, the parent's entry for a child) and its event, in one
+ * statement. Sets the row's custody_head; answers the record and the entry's hash.
+ */
+export async function insertNewDiamond(
+  diamonds: DiamondsRepository,
+  sql: Sql,
+  row: DiamondRow,
+  actor: string,
+  prev: string | null,
+  now: Date,
+): Promise<CommittedChange> {
+  const record = toDiamondV1(row, null);
+  const entry = custodyEntryOf(record, { action: 'registered', actor }, prev);
+  row.custody_head = entry.entry_hash;
+  await diamonds.insertWithOutbox(sql, row, [diamondUpserted(record, 1, now)], entry);
+  return { record, entryHash: entry.entry_hash };
 }

@@ -146,4 +146,8 @@ export class DiamondEntity implements DiamondRow {
 
   @Column('jsonb', { default: () => `'[]'` })
   polished_objective_verification_results!: DiamondRow['polished_objective_verification_results'];
+
+  /** Migration 1764547200000-custody-log: the latest custody entry's hash. */
+  @Column('text', { nullable: true })
+  custody_head!: string | null;
 }

@@ -63,6 +63,8 @@ export interface DiamondRow {
   data_requests: DiamondDataRequest[];
   rough_objective_verification_results: ObjectiveVerificationData[];
   polished_objective_verification_results: ObjectiveVerificationData[];
+  /** entry_hash of the diamond's latest custody log entry (the next entry's prev_entry_hash); null before its first. */
+  custody_head: string | null;
 }
 
 /** Columns in INSERT order (the repository builds its statements from this list). */
@@ -73,7 +75,7 @@ export const DIAMOND_COLUMNS = [
   'box_description', 'sight_no', 'sight_year', 'participant_timestamp', 'system_timestamp', 'created_at',
   'archived_at', 'gis_status', 'three_d_plan_available', 'verification_status', 'verification_description',
   'verification_status_modified_at', 'rough', 'polished', 'provenance', 'entity_specific_tags', 'supplementary_tags',
-  'data_requests', 'rough_objective_verification_results', 'polished_objective_verification_results',
+  'data_requests', 'rough_objective_verification_results', 'polished_objective_verification_results', 'custody_head',
 ] as const satisfies readonly (keyof DiamondRow)[];
 
 /** JSONB columns: serialised with JSON.stringify on the way in. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { In } from 'typeorm';
 import { outboxInsert, OutboxEvent } from '@dtp/events';
 import { Sql, Tx } from '@dtp/database';
+import { custodyInsert, NewCustodyEntry } from '../custody/custody-entry';
 import { DiamondEntity } from './diamond.entity';
 import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS, DiamondRow } from './diamond.row';
 
@@ -22,6 +23,7 @@ export interface SubtreeMember {
   unlock_status: DiamondRow['unlock_status'];
   possession_state: DiamondRow['possession_state'];
   revision: string;
+  custody_head: string | null;
   depth: number;
 }
 
@@ -32,16 +34,21 @@ export interface SubtreeMember {
  */
 @Injectable()
 export class DiamondsRepository {
-  // raw SQL: registration hot path, one prepared statement (diamond + outbox, a CTE); see bench platform.
+  // raw SQL: registration hot path, one prepared statement (diamond + custody entry + outbox, a CTE); see bench platform.
   /**
-   * Inserts a new diamond and its outbox events in ONE statement (a data-modifying CTE), so the hot path costs
-   * one round trip and one implicit transaction: either both rows exist or neither does. A duplicate
+   * Inserts a new diamond, its first custody entry and its outbox events in ONE statement (data-modifying CTEs),
+   * so the hot path costs one round trip and one implicit transaction: all rows exist or none does. A duplicate
    * (box_scope, box_id, participant_id) fails the whole statement with a unique violation.
    */
-  async insertWithOutbox(sql: Sql, row: DiamondRow, events: OutboxEvent[]): Promise<void> {
+  async insertWithOutbox(sql: Sql, row: DiamondRow, events: OutboxEvent[], entry: NewCustodyEntry): Promise<void> {
     const values = DIAMOND_COLUMNS.map((c) => value(row, c));
-    const outbox = outboxInsert(events, values.length + 1);
-    await sql.exec(`WITH d AS (${INSERT_SQL}) ${outbox.sql}`, [...values, ...outbox.values], `diamond_insert_with_${events.length}_events`);
+    const custody = custodyInsert([entry], values.length + 1);
+    const outbox = outboxInsert(events, values.length + custody.values.length + 1);
+    await sql.exec(
+      `WITH d AS (${INSERT_SQL}), e AS (${custody.sql}) ${outbox.sql}`,
+      [...values, ...custody.values, ...outbox.values],
+      `diamond_insert_with_entry_and_${events.length}_events`,
+    );
   }
 
   // raw SQL: every diamond endpoint's first read, FOR UPDATE when asked, on the caller's Sql (pool or transaction).
@@ -79,10 +86,15 @@ export class DiamondsRepository {
   }
 
   // raw SQL: the statement built from DIAMOND_COLUMNS, JSONB cast in place (DiamondChanges: every change of a diamond).
-  /** Writes the given columns of `row` (its diamond_id selects the row). */
-  async update(sql: Sql, row: DiamondRow, columns: readonly (keyof DiamondRow)[]): Promise<void> {
+  /**
+   * Writes the given columns of `row` (its diamond_id selects the row), with the change's custody entries and
+   * outbox events folded into the same statement (CTEs): one round trip.
+   */
+  async update(sql: Sql, row: DiamondRow, columns: readonly (keyof DiamondRow)[], entries: NewCustodyEntry[] = [], events: OutboxEvent[] = []): Promise<void> {
     const sets = columns.map((c, i) => `${c} = ${param(c, i + 2)}`);
-    const n = await sql.exec(`UPDATE diamonds SET ${sets.join(', ')} WHERE diamond_id = $1`, [row.diamond_id, ...columns.map((c) => value(row, c))]);
+    const values = [row.diamond_id, ...columns.map((c) => value(row, c))];
+    const { sql: text, values: all } = withInserts(`UPDATE diamonds SET ${sets.join(', ')} WHERE diamond_id = $1`, values, entries, events);
+    const n = await sql.exec(text, all);
     if (n !== 1) throw new Error(`diamond ${row.diamond_id} vanished during an update`);
   }
 
@@ -93,15 +105,21 @@ export class DiamondsRepository {
   }
 
   // raw SQL: up to 1,000 rows in one UPDATE from a JSON recordset (the ORM would send one UPDATE per row).
-  /** Writes the given columns of many rows in one statement (each row's diamond_id selects it). */
-  async updateMany(sql: Sql, rows: DiamondRow[], columns: readonly (keyof DiamondRow)[]): Promise<void> {
+  /**
+   * Writes the given columns of many rows in one statement (each row's diamond_id selects it), with their custody
+   * entries and outbox events folded in (CTEs).
+   */
+  async updateMany(sql: Sql, rows: DiamondRow[], columns: readonly (keyof DiamondRow)[], entries: NewCustodyEntry[] = [], events: OutboxEvent[] = []): Promise<void> {
     if (rows.length === 0) return;
     const sets = columns.map((c) => `${c} = v.${c}`).join(', ');
     const data = rows.map((r) => Object.fromEntries(['diamond_id', ...columns].map((c) => [c, r[c as keyof DiamondRow]])));
-    const n = await sql.exec(
+    const { sql: text, values } = withInserts(
       `UPDATE diamonds d SET ${sets} FROM jsonb_populate_recordset(NULL::diamonds, $1::jsonb) v WHERE d.diamond_id = v.diamond_id`,
       [JSON.stringify(data)],
+      entries,
+      events,
     );
+    const n = await sql.exec(text, values);
     if (n !== rows.length) throw new Error(`updated ${n} of ${rows.length} diamonds: some vanished during an update`);
   }
 
@@ -110,10 +128,10 @@ export class DiamondsRepository {
   async subtree(sql: Sql, rootId: string): Promise<SubtreeMember[]> {
     return sql.rows<SubtreeMember>(
       `WITH RECURSIVE t AS (
-         SELECT diamond_id, participant_id, uploader_id, holder_id, unlock_status, possession_state, revision, 0 AS depth
+         SELECT diamond_id, participant_id, uploader_id, holder_id, unlock_status, possession_state, revision, custody_head, 0 AS depth
            FROM diamonds WHERE diamond_id = $1
          UNION ALL
-         SELECT c.diamond_id, c.participant_id, c.uploader_id, c.holder_id, c.unlock_status, c.possession_state, c.revision, t.depth + 1
+         SELECT c.diamond_id, c.participant_id, c.uploader_id, c.holder_id, c.unlock_status, c.possession_state, c.revision, c.custody_head, t.depth + 1
            FROM diamonds c JOIN t ON c.diamond_parent_id = t.diamond_id
        )
        SELECT * FROM t ORDER BY depth, diamond_id`,
@@ -136,4 +154,21 @@ export class DiamondsRepository {
     if (ids.length === 0) return 0;
     return (await tx.manager.delete(DiamondEntity, { diamond_id: In(ids) })).affected ?? 0;
   }
+}
+
+/** `main` (an UPDATE or INSERT whose row count the caller checks) with custody entries and outbox rows inserted by CTEs. */
+function withInserts(main: string, values: unknown[], entries: NewCustodyEntry[], events: OutboxEvent[]): { sql: string; values: unknown[] } {
+  const ctes: string[] = [];
+  const all = [...values];
+  if (entries.length > 0) {
+    const c = custodyInsert(entries, all.length + 1);
+    ctes.push(`e AS (${c.sql})`);
+    all.push(...c.values);
+  }
+  if (events.length > 0) {
+    const o = outboxInsert(events, all.length + 1);
+    ctes.push(`o AS (${o.sql})`);
+    all.push(...o.values);
+  }
+  return { sql: ctes.length > 0 ? `WITH ${ctes.join(', ')} ${main}` : main, values: all };
 }

@@ -54,6 +54,8 @@ export function newDiamondRow(fields: NewDiamondFields, now: Date): DiamondRow {
     data_requests: [],
     rough_objective_verification_results: [],
     polished_objective_verification_results: [],
+    // Set to the diamond's first custody entry when it is inserted (DiamondsRepository.insertWithOutbox).
+    custody_head: null,
   };
 }
 

@@ -73,7 +73,7 @@ export class FilesService {
       if (count > fileCount(row.polished) && !(await this.quota.add(sql, caller.participantId, upload.size, this.config.STORAGE_QUOTA_BYTES))) {
         throw quotaExceeded(await this.quota.used(sql, caller.participantId), this.config.STORAGE_QUOTA_BYTES);
       }
-      await this.changes.commit(sql, row, { polished });
+      await this.changes.commit(sql, row, { polished }, { action: 'file_attached', actor: caller.participantId });
       return ref;
     });
   }

@@ -37,6 +37,6 @@ export class GisEventsController {
     const row = await this.diamonds.find(ctx.tx, data.diamond_id, { lock: true });
     if (!row) return; // deleted meanwhile: nothing to show the status on
     if (row.gis_status === data.gis_status) return;
-    await this.changes.commit(ctx.tx, row, { gis_status: data.gis_status });
+    await this.changes.commit(ctx.tx, row, { gis_status: data.gis_status }, { action: 'record_updated', actor: null });
   }
 }

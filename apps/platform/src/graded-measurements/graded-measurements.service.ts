@@ -87,7 +87,7 @@ export class GradedMeasurementsService {
       }
       await this.graded.deactivateAll(sql, diamondId);
       const active = await this.graded.setActive(sql, diamondId, gradingId, true);
-      await this.changes.commit(sql, diamond, {});
+      await this.changes.commit(sql, diamond, {}, { action: 'grading_selected', actor: caller.participantId });
       return toGradingDataView(active);
     });
   }
@@ -99,7 +99,7 @@ export class GradedMeasurementsService {
       const gm = await this.findOr404(sql, diamond, gradingId);
       if (!gm.is_active) return toGradingDataView(gm);
       const inactive = await this.graded.setActive(sql, diamondId, gradingId, false);
-      await this.changes.commit(sql, diamond, {});
+      await this.changes.commit(sql, diamond, {}, { action: 'grading_deselected', actor: caller.participantId });
       return toGradingDataView(inactive);
     });
   }

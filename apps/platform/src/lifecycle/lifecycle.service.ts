@@ -10,9 +10,7 @@ import {
 } from '@dtp/domain';
 import { Decimal } from 'decimal.js';
 import { PG_UNIQUE_VIOLATION, pgErrorCode, Sql, Tx, UnitOfWork } from '@dtp/database';
-import { DiamondChanges } from '../diamonds/diamond-changes';
-import { diamondUpserted } from '../diamonds/diamond-events';
-import { toDiamondV1 } from '../diamonds/diamond.mapper';
+import { DiamondChanges, insertNewDiamond } from '../diamonds/diamond-changes';
 import { DiamondRow } from '../diamonds/diamond.row';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
 import { assertTransition } from './lifecycle-errors';
@@ -45,7 +43,13 @@ export class LifecycleService {
       assertTransition(parent, 'polished');
       const polished = polishedFromSchema(dto.polished);
       checkWeight(parent, toDecimal(polished.carats!), 'polished_exceeds_parent_weight', 'the polished diamond');
-      await this.changes.commit(sql, parent, { lifecycle_state: 'polished', participant_timestamp: dto.participant_timestamp }, now);
+      const polishedParent = await this.changes.commitChange(
+        sql,
+        parent,
+        { lifecycle_state: 'polished', participant_timestamp: dto.participant_timestamp },
+        { action: 'polished', actor: caller.participantId },
+        now,
+      );
       const child = newChildRow(parent, caller, {
         participantId: dto.participant_id,
         participantTimestamp: dto.participant_timestamp,
@@ -56,7 +60,8 @@ export class LifecycleService {
         entitySpecificTags: dto.entity_specific_tags ?? null,
         supplementaryTags: dto.supplementary_tags ?? null,
       }, now);
-      return this.insert(sql, child, now);
+      // The child's chain starts at its parent's entry made just before (a polished stone's chain reaches its mine).
+      return this.insert(sql, child, caller, polishedParent.entryHash, now);
     });
   }
 
@@ -70,7 +75,13 @@ export class LifecycleService {
       const roughs = dto.cuts.map((c) => roughFromSchema(c.rough));
       const total = roughs.reduce((sum, r) => sum.plus(toDecimal(r.carats!)), new Decimal(0));
       checkWeight(parent, total, 'cuts_exceed_parent_weight', `the ${roughs.length} cuts together`);
-      const record = await this.changes.commit(sql, parent, { lifecycle_state: 'split', participant_timestamp: splitAt }, now);
+      const { record, entryHash } = await this.changes.commitChange(
+        sql,
+        parent,
+        { lifecycle_state: 'split', participant_timestamp: splitAt },
+        { action: 'split', actor: caller.participantId },
+        now,
+      );
       const cuts: DiamondV1[] = [];
       for (const [i, cut] of dto.cuts.entries()) {
         const child = newChildRow(parent, caller, {
@@ -80,7 +91,7 @@ export class LifecycleService {
           rough: roughs[i],
           polished: {},
         }, now);
-        cuts.push(await this.insert(sql, child, now));
+        cuts.push(await this.insert(sql, child, caller, entryHash, now));
       }
       return { parent: record, cuts };
     });
@@ -90,17 +101,21 @@ export class LifecycleService {
     return this.tx(async (sql) => {
       const row = await this.changes.loadHeld(sql, diamondId, caller, { action: 'destroy it', lock: true });
       assertTransition(row, 'destroyed');
-      return this.changes.commit(sql, row, {
-        lifecycle_state: 'destroyed',
-        ...(dto.participant_timestamp ? { participant_timestamp: dto.participant_timestamp } : {}),
-      });
+      return this.changes.commit(
+        sql,
+        row,
+        {
+          lifecycle_state: 'destroyed',
+          ...(dto.participant_timestamp ? { participant_timestamp: dto.participant_timestamp } : {}),
+        },
+        { action: 'destroyed', actor: caller.participantId },
+      );
     });
   }
 
-  private async insert(sql: Sql, row: DiamondRow, now: Date): Promise<DiamondV1> {
-    const record = toDiamondV1(row, null);
-    await this.diamonds.insertWithOutbox(sql, row, [diamondUpserted(record, 1, now)]);
-    return record;
+  /** A child, its first custody entry (`registered`, linked to the parent's entry `prev`) and its event. */
+  private async insert(sql: Sql, row: DiamondRow, caller: Caller, prev: string, now: Date): Promise<DiamondV1> {
+    return (await insertNewDiamond(this.diamonds, sql, row, caller.participantId, prev, now)).record;
   }
 
   /** A transaction whose duplicate child participant_id answers like a duplicate registration. */

@@ -42,7 +42,8 @@ export class ParticipantEventsController {
     if (stored.role === 'producer') {
       const pending = await this.diamonds.pendingProvenanceOf(sql, stored.participant_id);
       const provenance = producerProvenance(stored);
-      for (const d of pending) await this.changes.commit(sql, d, { provenance, provenance_pending: false });
+      // Nobody's call made this change: `record_updated`, no actor.
+      for (const d of pending) await this.changes.commit(sql, d, { provenance, provenance_pending: false }, { action: 'record_updated', actor: null });
     }
     return stored;
   }

@@ -2,8 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
 import { ConflictError, CreateRoughDiamondDto, DiamondV1, invalidFields } from '@dtp/domain';
 import { PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode, Sql, UnitOfWork } from '@dtp/database';
-import { diamondUpserted } from '../diamonds/diamond-events';
-import { toDiamondV1 } from '../diamonds/diamond.mapper';
+import { insertNewDiamond } from '../diamonds/diamond-changes';
 import { DiamondRow } from '../diamonds/diamond.row';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
 import { newDiamondRow, roughFromSchema } from '../diamonds/new-diamond-row';
@@ -35,13 +34,13 @@ export class RegistrationService {
         const row = newRoughRow(caller, dto, box, { provenance: box.provenance, pending: false }, box.producerUuid, now);
         return await this.uow.run(async (sql) => {
           await box.reserve(sql, row.rough.carats!);
-          return this.insert(sql, row, now);
+          return this.insert(sql, row, caller, now);
         });
       }
       const decision = provenanceForRegistration(caller, await this.directory.get(caller.participantId));
       if (!decision.pending) {
         // The hot path: one statement (diamond + outbox row), no explicit transaction.
-        const record = await this.insert(this.uow.sql, newRoughRow(caller, dto, box, decision, caller.participantId, now), now);
+        const record = await this.insert(this.uow.sql, newRoughRow(caller, dto, box, decision, caller.participantId, now), caller, now);
         this.uow.committed();
         return record;
       }
@@ -50,7 +49,7 @@ export class RegistrationService {
       return await this.uow.run(async (sql) => {
         await lockParticipant(sql, caller.participantId);
         const again = provenanceForRegistration(caller, await this.participants.find(sql, caller.participantId));
-        return this.insert(sql, newRoughRow(caller, dto, box, again, caller.participantId, now), now);
+        return this.insert(sql, newRoughRow(caller, dto, box, again, caller.participantId, now), caller, now);
       });
     } catch (err) {
       if (pgErrorCode(err) === PG_UNIQUE_VIOLATION && pgConstraint(err) === UNIQUE_INDEX) {
@@ -63,10 +62,9 @@ export class RegistrationService {
     }
   }
 
-  private async insert(sql: Sql, row: DiamondRow, now: Date): Promise<DiamondV1> {
-    const record = toDiamondV1(row, null);
-    await this.diamonds.insertWithOutbox(sql, row, [diamondUpserted(record, 1, now)]);
-    return record;
+  /** The diamond, its first custody entry (`registered`, a root) and its event: one statement. */
+  private async insert(sql: Sql, row: DiamondRow, caller: Caller, now: Date): Promise<DiamondV1> {
+    return (await insertNewDiamond(this.diamonds, sql, row, caller.participantId, null, now)).record;
   }
 }
 

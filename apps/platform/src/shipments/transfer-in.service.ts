@@ -73,7 +73,12 @@ export class TransferInService {
       }
       const rows = await this.diamonds.findManyForUpdate(sql, ids);
       checkInTransit(shipment, ids, rows);
-      await this.changes.commitMany(sql, rows, patchFor(decision, shipment), now);
+      const custody = {
+        action: decision === 'accept' ? 'accepted' : 'rejected',
+        actor: caller.participantId,
+        context: { shipment_id: shipment.shipment_id, counterparty_participant_id: shipment.sender_id },
+      } as const;
+      await this.changes.commitMany(sql, rows, patchFor(decision, shipment), () => custody, now);
       if (decision === 'accept') await this.graded.holdBackInactive(sql, ids);
       const n = await this.shipments.answer(sql, shipmentId, ids, STATE[decision], now);
       if (n !== ids.length) throw new Error(`answered ${n} of ${ids.length} entries of shipment ${shipmentId}`);

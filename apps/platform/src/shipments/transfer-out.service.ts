@@ -60,7 +60,8 @@ export class TransferOutService {
       }
       const { shipment, entries } = newShipment(caller, dto, ordered, this.config.PUBLIC_BASE_URL, now);
       await this.shipments.insert(sql, shipment, entries);
-      await this.changes.commitMany(sql, ordered, () => ({ possession_state: 'in_transit' }), now);
+      const custody = { action: 'shipped', actor: caller.participantId, context: { shipment_id: shipment.shipment_id, counterparty_participant_id: shipment.recipient_id } } as const;
+      await this.changes.commitMany(sql, ordered, () => ({ possession_state: 'in_transit' }), () => custody, now);
       await writeOutbox(sql, [shipmentChanged(shipment, entries, now)]);
       return toShipmentView(shipment, entries);
     });

@@ -17,7 +17,7 @@ export class UnlockService {
     return this.uow.run(async (sql) => {
       const row = await this.changes.loadHeld(sql, diamondId, caller, { action: 'unlock it', lock: true });
       if (row.unlock_status === 'unlocked') return this.changes.record(sql, row);
-      return this.changes.commit(sql, row, { unlock_status: 'unlocked' });
+      return this.changes.commit(sql, row, { unlock_status: 'unlocked' }, { action: 'unlocked', actor: caller.participantId });
     });
   }
 }

@@ -2,3 +2,4 @@ export * from './actions';
 export * from './entry';
 export * from './merkle';
 export * from './hashing';
+export * from './jwks';

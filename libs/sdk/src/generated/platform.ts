@@ -326,6 +326,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/.well-known/custody-keys.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Public keys that verify custody checkpoints (JWKS)
+         * @description No token. The Ed25519 keys (EdDSA) whose signatures custody checkpoints carry (JWS compact, `kid` in the protected header; payload the RFC 8785 JSON of `{log_id, tree_size, root_hash, timestamp}`). Readable from any origin (a browser verifies a diamond passport with it).
+         */
+        get: operations["getCustodyKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1491,6 +1511,42 @@ export interface components {
              * @example 2024-05-01T10:00:00Z
              */
             participant_timestamp?: string | null;
+        };
+        CustodyJwk: {
+            /**
+             * @example OKP
+             * @enum {string}
+             */
+            kty: "OKP";
+            /**
+             * @example Ed25519
+             * @enum {string}
+             */
+            crv: "Ed25519";
+            /**
+             * @description The public key, base64url.
+             * @example 11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo
+             */
+            x: string;
+            /**
+             * @description The key id, named in the protected header of the checkpoints it signed.
+             * @example kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k
+             */
+            kid: string;
+            /**
+             * @example EdDSA
+             * @enum {string}
+             */
+            alg: "EdDSA";
+            /**
+             * @example sig
+             * @enum {string}
+             */
+            use: "sig";
+        };
+        CustodyKeysResponse: {
+            /** @description The key that signs custody checkpoints now, then any other key that signed earlier ones. */
+            keys: components["schemas"]["CustodyJwk"][];
         };
         /**
          * @description A request with this Idempotency-Key is still running; retry later to get its answer.
@@ -4189,6 +4245,64 @@ export interface operations {
                 };
             };
             /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    getCustodyKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set (RFC 7517). */
+            200: {
+                headers: {
+                    /** @description `public, max-age=300`. */
+                    "Cache-Control": string;
+                    /** @description `*`. */
+                    "Access-Control-Allow-Origin": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "OKP",
+                     *           "crv": "Ed25519",
+                     *           "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+                     *           "kid": "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k",
+                     *           "alg": "EdDSA",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CustodyKeysResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database cannot be reached right now; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */

@@ -1,0 +1,74 @@
+import { CustodyAction, CustodyEntry, CustodyEntryContext, DiamondV1, entryHash, newVersionId, recordSha256 } from '@dtp/domain';
+
+/** What a change records in the custody log besides the record: why (action), who (null: no participant's call). */
+export interface CustodyChange {
+  action: CustodyAction;
+  actor: string | null;
+  /** Not hashed: what platform knew of the change beyond the entry (the other party of a shipment). */
+  context?: CustodyEntryContext;
+}
+
+/** An entry about to be written, with its hash (the diamond's next `custody_head`). */
+export interface NewCustodyEntry {
+  entry: CustodyEntry;
+  entry_hash: string;
+  context: CustodyEntryContext | null;
+}
+
+function sealed(entry: CustodyEntry, context: CustodyEntryContext | undefined): NewCustodyEntry {
+  return { entry, entry_hash: entryHash(entry), context: context && Object.keys(context).length > 0 ? context : null };
+}
+
+/**
+ * The entry of a change whose result is `record` (exactly the DiamondV1 the `diamond.upserted` event carries):
+ * its version, its system_timestamp as `occurred_at`, the SHA-256 of its JCS, linked to `prev` (the diamond's
+ * custody_head as read with the locked row; for a new child the parent's entry made just before).
+ */
+export function custodyEntryOf(record: DiamondV1, change: CustodyChange, prev: string | null): NewCustodyEntry {
+  return sealed(
+    {
+      diamond_id: record.diamond_id,
+      version_id: record.version_id,
+      action: change.action,
+      actor_participant_id: change.actor,
+      occurred_at: record.system_timestamp,
+      record_sha256: recordSha256(record),
+      prev_entry_hash: prev,
+    },
+    change.context,
+  );
+}
+
+/** The `deleted` entry of a diamond: a fresh version id, the hash of `{"diamond_id": ...}`. */
+export function deletionEntry(diamondId: string, actor: string, prev: string | null, at: Date): NewCustodyEntry {
+  return sealed(
+    {
+      diamond_id: diamondId,
+      version_id: newVersionId(),
+      action: 'deleted',
+      actor_participant_id: actor,
+      occurred_at: at.toISOString(),
+      record_sha256: recordSha256({ diamond_id: diamondId }),
+      prev_entry_hash: prev,
+    },
+    undefined,
+  );
+}
+
+const COLUMNS = ['diamond_id', 'version_id', 'action', 'actor_participant_id', 'occurred_at', 'record_sha256', 'prev_entry_hash', 'entry_hash', 'context'];
+
+/**
+ * The custody_entries INSERT for `entries` as SQL text plus its values, numbering parameters from `firstParam`,
+ * so a caller folds it into the statement of the change (a data-modifying CTE: no extra round trip). `seq`
+ * comes from its sequence; `leaf_index` stays NULL until the checkpointer puts the entry in the tree.
+ */
+export function custodyInsert(entries: NewCustodyEntry[], firstParam = 1): { sql: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const rows = entries.map((e, i) => {
+    const x = e.entry;
+    values.push(x.diamond_id, x.version_id, x.action, x.actor_participant_id, x.occurred_at, x.record_sha256, x.prev_entry_hash, e.entry_hash, e.context === null ? null : JSON.stringify(e.context));
+    const o = firstParam - 1 + i * COLUMNS.length;
+    return `(${COLUMNS.map((c, j) => `$${o + j + 1}${c === 'context' ? '::jsonb' : ''}`).join(', ')})`;
+  });
+  return { sql: `INSERT INTO custody_entries (${COLUMNS.join(', ')}) VALUES ${rows.join(', ')}`, values };
+}

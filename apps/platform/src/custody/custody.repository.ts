@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import type { CustodyEntryContext, IndexedCustodyEntry, NodeKey } from '@dtp/domain';
+import type { Sql } from '@dtp/database';
+
+/** A stored checkpoint (custody_checkpoints). */
+export interface CheckpointRow {
+  number: number;
+  tree_size: number;
+  root_hash: string;
+  timestamp: string;
+  kid: string;
+  jws: string;
+}
+
+interface EntryRow {
+  seq: string;
+  diamond_id: string;
+  version_id: string;
+  action: IndexedCustodyEntry['entry']['action'];
+  actor_participant_id: string | null;
+  occurred_at: string;
+  record_sha256: string;
+  prev_entry_hash: string | null;
+  entry_hash: string;
+  context: CustodyEntryContext | null;
+}
+
+/** An entry waiting for its leaf index. */
+export interface PendingEntry {
+  seq: string;
+  entry: IndexedCustodyEntry['entry'];
+  entry_hash: string;
+  context: CustodyEntryContext | null;
+}
+
+/** The checkpointer's SQL on the custody tables (raw SQL: arrays through unnest, one statement per step). */
+@Injectable()
+export class CustodyRepository {
+  async latestCheckpoint(sql: Sql): Promise<CheckpointRow | null> {
+    const rows = await sql.rows<CheckpointRow>(`SELECT * FROM custody_checkpoints ORDER BY number DESC LIMIT 1`);
+    return rows[0] ? { ...rows[0], number: Number(rows[0].number), tree_size: Number(rows[0].tree_size) } : null;
+  }
+
+  /**
+   * Up to `limit` entries not in the tree yet, in seq order. Only committed ones are visible; one that commits
+   * after a later seq was taken simply goes into a later checkpoint (the tree never has a gap).
+   */
+  async pending(sql: Sql, limit: number): Promise<PendingEntry[]> {
+    const rows = await sql.rows<EntryRow>(
+      `SELECT seq, diamond_id, version_id, action, actor_participant_id, occurred_at, record_sha256, prev_entry_hash, entry_hash, context
+         FROM custody_entries WHERE leaf_index IS NULL ORDER BY seq LIMIT $1`,
+      [limit],
+    );
+    return rows.map((r) => ({
+      seq: r.seq,
+      entry: {
+        diamond_id: r.diamond_id,
+        version_id: r.version_id,
+        action: r.action,
+        actor_participant_id: r.actor_participant_id,
+        occurred_at: r.occurred_at,
+        record_sha256: r.record_sha256,
+        prev_entry_hash: r.prev_entry_hash,
+      },
+      entry_hash: r.entry_hash,
+      context: r.context,
+    }));
+  }
+
+  async pendingCount(sql: Sql): Promise<number> {
+    const [row] = await sql.rows<{ n: string }>(`SELECT count(*) AS n FROM custody_entries WHERE leaf_index IS NULL`);
+    return Number(row.n);
+  }
+
+  /** The stored perfect nodes among `keys`, by "level:index". */
+  async nodes(sql: Sql, keys: NodeKey[]): Promise<Map<string, Buffer>> {
+    if (keys.length === 0) return new Map();
+    const rows = await sql.rows<{ level: number; index: string; hash: Buffer }>(
+      `SELECT n.level, n.index, n.hash FROM custody_tree_nodes n JOIN unnest($1::int[], $2::bigint[]) k(level, index) USING (level, index)`,
+      [keys.map((k) => k.level), keys.map((k) => k.index)],
+    );
+    return new Map(rows.map((r) => [`${r.level}:${Number(r.index)}`, r.hash]));
+  }
+
+  async insertNodes(sql: Sql, nodes: { key: NodeKey; hash: Buffer }[]): Promise<void> {
+    if (nodes.length === 0) return;
+    await sql.query(
+      `INSERT INTO custody_tree_nodes (level, index, hash)
+       SELECT level, index, decode(hash, 'hex') FROM unnest($1::int[], $2::bigint[], $3::text[]) v(level, index, hash)`,
+      [nodes.map((n) => n.key.level), nodes.map((n) => n.key.index), nodes.map((n) => n.hash.toString('hex'))],
+    );
+  }
+
+  async assignLeaves(sql: Sql, seqs: string[], firstIndex: number): Promise<void> {
+    const n = await sql.exec(
+      `UPDATE custody_entries e SET leaf_index = v.leaf FROM unnest($1::bigint[], $2::bigint[]) v(seq, leaf) WHERE e.seq = v.seq AND e.leaf_index IS NULL`,
+      [seqs, seqs.map((_s, i) => firstIndex + i)],
+    );
+    if (n !== seqs.length) throw new Error(`custody: assigned ${n} of ${seqs.length} leaf indices`);
+  }
+
+  async insertCheckpoint(sql: Sql, c: CheckpointRow): Promise<void> {
+    await sql.query(`INSERT INTO custody_checkpoints (number, tree_size, root_hash, timestamp, kid, jws) VALUES ($1, $2, $3, $4, $5, $6)`, [
+      c.number,
+      c.tree_size,
+      c.root_hash,
+      c.timestamp,
+      c.kid,
+      c.jws,
+    ]);
+  }
+}
