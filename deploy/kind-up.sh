@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The whole platform in a local kind cluster, from nothing to a passing smoke test:
 #   1. create the kind cluster "dtp" (deploy/kind-config.yaml) unless it exists
-#   2. install the ingress-nginx controller (pinned manifest) and wait for it
+#   2. install the ingress-nginx controller (pinned manifest) and wait for it, and the prometheus-operator CRDs
+#      the overlay uses (PodMonitor, PrometheusRule; pinned; no Prometheus runs in kind)
 #   3. build the four images (docker/Dockerfile, one target each) and load them into the cluster
-#   4. apply k8s/overlays/kind: Kafka (KRaft), PostgreSQL, MinIO, the services, their migration Jobs
-#   5. wait for PostgreSQL, Kafka, MinIO, the bucket, every migration Job and every rollout
+#   4. apply k8s/overlays/kind: Kafka (KRaft), PostgreSQL, MinIO, the services (each pod migrates first), monitors
+#   5. wait for PostgreSQL, Kafka, MinIO, the bucket and every rollout
 #   6. run deploy/smoke-test.sh through the Ingress (onboard, token, register a rough diamond, read it back)
 # Usage: deploy/kind-up.sh [--skip-build] [--skip-smoke]
 # Needs: docker (with a running daemon), kind, kubectl (1.21+ for kustomize), curl; ports 80 and 443 free.
@@ -17,10 +18,13 @@ SCRIPT_DIR="${BASH_SOURCE[0]%/*}"
 ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
 CLUSTER="dtp"
 NAMESPACE="dtp"
+# The kind overlay's release (dtp-release RELEASE in k8s/overlays/kind/kustomization.yaml): the images' tag.
 TAG="dev"
 APPS=(auth platform search gis)
 INGRESS_NGINX_VERSION="controller-v1.12.1"
 INGRESS_NGINX_MANIFEST="https://raw.githubusercontent.com/kubernetes/ingress-nginx/${INGRESS_NGINX_VERSION}/deploy/static/provider/kind/deploy.yaml"
+PROMETHEUS_OPERATOR_VERSION="v0.86.1"
+PROMETHEUS_OPERATOR_CRDS=(podmonitors prometheusrules)
 KUBECTL=(kubectl --context "kind-${CLUSTER}")
 
 SKIP_BUILD=false
@@ -87,6 +91,16 @@ install_ingress() {
   "${KUBECTL[@]}" -n ingress-nginx rollout status deployment/ingress-nginx-controller --timeout=300s
 }
 
+install_monitoring_crds() {
+  log "installing the prometheus-operator CRDs ${PROMETHEUS_OPERATOR_CRDS[*]} (${PROMETHEUS_OPERATOR_VERSION})"
+  local crd
+  for crd in "${PROMETHEUS_OPERATOR_CRDS[@]}"; do
+    # Server-side: these CRDs are too large for the last-applied annotation of a client-side apply.
+    "${KUBECTL[@]}" apply --server-side --force-conflicts -f "https://raw.githubusercontent.com/prometheus-operator/prometheus-operator/${PROMETHEUS_OPERATOR_VERSION}/example/prometheus-operator-crd/monitoring.coreos.com_${crd}.yaml"
+    "${KUBECTL[@]}" wait --for=condition=established "crd/${crd}.monitoring.coreos.com" --timeout=60s
+  done
+}
+
 build_images() {
   for app in "${APPS[@]}"; do
     log "building image dtp/${app}:${TAG}"
@@ -102,8 +116,8 @@ apply_manifests() {
   local existing=false
   if "${KUBECTL[@]}" get namespace "$NAMESPACE" >/dev/null 2>&1; then
     existing=true
-    # A Job's pod template cannot change: remove finished Jobs so this release's run again.
-    "${KUBECTL[@]}" -n "$NAMESPACE" delete job -l app.kubernetes.io/component=migration --ignore-not-found --wait=true
+    # The bucket Job (kind only) has a fixed name and an immutable pod template: remove it so that it runs again.
+    # Migrations need nothing of the kind: every new pod applies them in its init container.
     "${KUBECTL[@]}" -n "$NAMESPACE" delete job create-bucket --ignore-not-found --wait=true
   fi
   log "applying k8s/overlays/kind"
@@ -128,12 +142,9 @@ wait_for_stack() {
   for sts in postgres kafka minio; do
     "${KUBECTL[@]}" -n "$NAMESPACE" rollout status "statefulset/${sts}" --timeout=600s
   done
-  log "waiting for the bucket and the migration Jobs"
+  log "waiting for the bucket"
   "${KUBECTL[@]}" -n "$NAMESPACE" wait --for=condition=complete job/create-bucket --timeout=600s
-  for app in "${APPS[@]}"; do
-    "${KUBECTL[@]}" -n "$NAMESPACE" wait --for=condition=complete "job/${app}-migrate" --timeout=600s
-  done
-  log "waiting for the four services"
+  log "waiting for the four services (each new pod applies its migrations first)"
   for app in "${APPS[@]}"; do
     "${KUBECTL[@]}" -n "$NAMESPACE" rollout status "deployment/${app}" --timeout=600s
   done
@@ -144,6 +155,7 @@ main() {
   trap 'on_error $LINENO' ERR
   create_cluster
   install_ingress
+  install_monitoring_crds
   if [ "$SKIP_BUILD" = false ]; then build_images; fi
   apply_manifests
   wait_for_stack

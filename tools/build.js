@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * `npm run build`: compiles the TypeScript of every app and lib (and tools/migrate.ts) to plain CommonJS under
- * dist/, keeping the source layout (dist/apps/auth/src/main.js, dist/libs/..., dist/tools/migrate.js).
+ * `npm run build`: compiles the TypeScript of every app and lib (and the tools the images run: tools/migrate.ts, in
+ * every image, and tools/rebuild-search.ts, in search's) to plain CommonJS under dist/, keeping the source layout
+ * (dist/apps/auth/src/main.js, dist/libs/..., dist/tools/migrate.js, dist/tools/rebuild-search.js).
  * swc emits decorator metadata (NestJS dependency injection needs it) and rewrites the @dtp/* path aliases of
  * tsconfig.base.json into relative requires, so the output runs with plain `node` and node_modules, no loader.
  * Type checking stays with `tsc --noEmit` (npm test). Usage: node tools/build.js [--out DIR] [--project ROOT]
@@ -22,10 +23,13 @@ const { compilerOptions } = require(path.join(root, 'tsconfig.base.json'));
 /** Test helpers, not part of any service: left out of the build. */
 const SKIP = new Set(['libs/testing']);
 
+/** The tools the images run (docker/Dockerfile copies migrate into every image, rebuild-search into search's). */
+const IMAGE_TOOLS = ['migrate', 'rebuild-search'];
+
 /** Sources that go into the build: app and lib code (no tests) and the migration runner. */
 function sources() {
-  if (onlyProject === 'tools') return [path.join(root, 'tools', 'migrate.ts')];
-  const files = onlyProject ? [] : [path.join(root, 'tools', 'migrate.ts')];
+  if (onlyProject === 'tools') return IMAGE_TOOLS.map((t) => path.join(root, 'tools', `${t}.ts`));
+  const files = onlyProject ? [] : IMAGE_TOOLS.map((t) => path.join(root, 'tools', `${t}.ts`));
   const walk = (dir) => {
     for (const name of readdirSync(dir)) {
       const full = path.join(dir, name);
@@ -62,7 +66,8 @@ const options = (filename) => ({
 
 async function main() {
   const started = Date.now();
-  rmSync(onlyProject ? path.join(outDir, onlyProject === 'tools' ? 'tools/migrate.js' : onlyProject) : outDir, { recursive: true, force: true });
+  const stale = onlyProject === 'tools' ? IMAGE_TOOLS.map((t) => `tools/${t}.js`) : [onlyProject ?? ''];
+  for (const rel of stale) rmSync(path.join(outDir, rel), { recursive: true, force: true });
   const files = sources();
   let done = 0;
   // A few files at a time: swc is fast, the machine has two cores.

@@ -13,6 +13,11 @@
  *                      container uses this so that a pod never serves an older schema), exit 1 at --timeout
  *   --timeout SECONDS  for --wait (default 600)
  *
+ * Applying takes a PostgreSQL advisory lock per service (`migrationLockKey`) in that service's database for the
+ * whole run, so runs that overlap (the init containers of several pods starting together, a rollout beside a
+ * laptop run) take turns: the first applies, the others then find nothing pending. The lock is session-level on
+ * a connection of its own: a run that dies releases it with its connection.
+ *
  * Exit code 0 on success, 1 on any failure (the message names the service and the cause), 2 on bad usage.
  */
 import 'reflect-metadata';
@@ -127,6 +132,35 @@ export async function pendingMigrations(url: string, migrations: Function[]): Pr
   }
 }
 
+/** The advisory lock key (an argument of `hashtext`) that serialises migration runs of one service. */
+export function migrationLockKey(name: ServiceName): string {
+  return `dtp-migrate:${name}`;
+}
+
+/**
+ * Runs `apply` while holding the service's migration lock in the database at `url`. Logs when another run holds
+ * it and this one waits.
+ */
+export async function withMigrationLock<T>(url: string, name: ServiceName, logger: { info(msg: string): void }, apply: () => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url, application_name: `dtp-migrate-${name}` });
+  await client.connect();
+  try {
+    const key = migrationLockKey(name);
+    const got = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [key]);
+    if (!got.rows[0].ok) {
+      logger.info('another migration run of this service holds the lock: waiting for it');
+      await client.query('SELECT pg_advisory_lock(hashtext($1))', [key]);
+    }
+    try {
+      return await apply();
+    } finally {
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 export async function migrate(args: MigrateArgs, env: Record<string, string | undefined> = process.env): Promise<void> {
   for (const name of args.services) {
     const logger = createLogger(`migrate-${name}`, env.LOG_LEVEL ?? 'info');
@@ -151,7 +185,7 @@ export async function migrate(args: MigrateArgs, env: Record<string, string | un
     }
     const config = loadConfig(name, def.configClass, { ...env, DATABASE_URL: url });
     if (args.createDatabase) await ensureDatabase(config.DATABASE_URL);
-    await def.migrate(config, logger);
+    await withMigrationLock(config.DATABASE_URL, name, logger, () => def.migrate(config, logger));
     logger.info('migrations done');
   }
 }

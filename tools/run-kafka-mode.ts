@@ -20,6 +20,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
 import { ensureDatabase, withDatabase } from '@dtp/database';
+import { AddressError, stackAddresses } from './stack-addresses';
 
 const root = path.join(__dirname, '..');
 /** Where the embedded PostgreSQL and the blobs live (DTP_DATA_DIR moves it, as for `npm start`). */
@@ -30,7 +31,6 @@ const RESTART_MAX_MS = 30_000;
 const RESTART_RESET_AFTER_MS = 60_000;
 const names = ['auth', 'platform', 'search', 'gis'] as const;
 type Name = (typeof names)[number];
-const defaultPorts: Record<Name, number> = { auth: 3001, platform: 3002, search: 3003, gis: 3004 };
 
 const say = (line: string) => process.stdout.write(`[start:kafka] ${line}\n`);
 
@@ -38,6 +38,7 @@ async function main() {
   const started = Date.now();
   const env = { ...process.env };
   const stops: (() => Promise<void>)[] = [];
+  const addresses = stackAddresses(env);
 
   let brokers = env.KAFKA_BROKERS;
   if (!brokers) {
@@ -59,8 +60,7 @@ async function main() {
     say(`embedded PostgreSQL on port ${port} (data in ${dataDir})`);
   }
 
-  const port = (n: Name) => Number(env[`${n.toUpperCase()}_PORT`] ?? defaultPorts[n]);
-  const authUrl = `http://localhost:${port('auth')}`;
+  const port = (n: Name) => addresses.ports[n];
   const dbUrl = (n: Name) => env[`${n.toUpperCase()}_DATABASE_URL`] ?? withDatabase(serverUrl, `dtp_${n}`);
   for (const n of names) await ensureDatabase(dbUrl(n));
 
@@ -105,9 +105,8 @@ async function main() {
       env: {
         AUTH_ADMIN_TOKEN: 'dev-admin-token',
         BLOB_STORE_DIR: path.join(dataRoot, 'blobs'),
-        AUTH_ISSUER: authUrl,
         ...env,
-        PORT: String(port(n)),
+        ...addresses.envFor(n),
         DATABASE_URL: dbUrl(n),
         KAFKA_BROKERS: brokers,
         MIGRATE_ON_START: 'true',
@@ -157,6 +156,8 @@ async function main() {
       `  search    {search_url}  http://localhost:${port('search')}    docs: http://localhost:${port('search')}/docs`,
       `  gis       {gis_url}     http://localhost:${port('gis')}    docs: http://localhost:${port('gis')}/docs`,
       `  kafka     ${brokers}`,
+      ...(names.some((n) => env[`${n.toUpperCase()}_PUBLIC_URL`]) ? ['', `  public addresses: ${names.map((n) => `${n} ${addresses.publicUrls[n]}`).join('   ')}`] : ['']),
+      ...addresses.describe(),
       '',
       `ready: 4 services as separate processes over Kafka in ${((Date.now() - started) / 1000).toFixed(1)} s; Ctrl-C stops`,
       '',
@@ -167,6 +168,10 @@ async function main() {
 const usage = runnerArguments('npm run start:kafka', START_KAFKA_HELP, process.argv.slice(2));
 if (usage !== null) process.exit(usage);
 else main().catch((err) => {
+  if (err instanceof AddressError) {
+    process.stderr.write(`start:kafka: invalid configuration:\n${err.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`start:kafka failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

@@ -31,10 +31,11 @@ export function runnerArguments(
 export const START_HELP =
   'The whole stack in one process: embedded PostgreSQL (or DATABASE_URL), auth, platform, search and gis, in-process events. ' +
   'Environment: DATABASE_URL (a server; else embedded PostgreSQL on DTP_PG_PORT, default 54329), <SERVICE>_DATABASE_URL, ' +
-  'AUTH_PORT PLATFORM_PORT SEARCH_PORT GIS_PORT (default 3001-3004), DTP_DATA_DIR (default .data/), AUTH_ADMIN_TOKEN ' +
-  '(default dev-admin-token), LOG_LEVEL. Ctrl-C stops everything cleanly.';
+  'AUTH_PORT PLATFORM_PORT SEARCH_PORT GIS_PORT (default 3001-3004), AUTH_PUBLIC_URL PLATFORM_PUBLIC_URL SEARCH_PUBLIC_URL ' +
+  'GIS_PUBLIC_URL (default http://localhost:<port>; the issuer, audiences and links follow them), DTP_DATA_DIR (default .data/), ' +
+  'AUTH_ADMIN_TOKEN (default dev-admin-token), LOG_LEVEL, LOG_FORMAT. Ctrl-C stops everything cleanly.';
 
 export const START_KAFKA_HELP =
   'The four services as separate processes over Kafka: KAFKA_BROKERS (else a local Kafka wire-protocol peer, the kcat ' +
-  'mock cluster), DATABASE_URL (else the embedded PostgreSQL of npm start), the same ports and DTP_DATA_DIR as npm start. ' +
+  'mock cluster), DATABASE_URL (else the embedded PostgreSQL of npm start), the same ports, public URLs and DTP_DATA_DIR as npm start. ' +
   'A service that dies is restarted with back-off. Ctrl-C stops them all.';

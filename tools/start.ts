@@ -3,12 +3,14 @@
  * runs) unless DATABASE_URL names a server, creates one database per service, runs every migration, and serves
  * auth, platform, search and gis on 3001-3004 with one in-process event bus. Ctrl-C stops everything cleanly.
  */
+import './start-tracing';
 import 'reflect-metadata';
 import { runnerArguments, START_HELP } from './runner-args';
 import path from 'node:path';
 import { ensureDatabase, withDatabase } from '@dtp/database';
 import { InProcessTransport } from '@dtp/events';
 import { configOrExit, createLogger, onShutdownSignal, RunningService } from '@dtp/service-kit';
+import { AddressError, SERVICE_NAMES, StackService, stackAddresses } from './stack-addresses';
 import { authService } from '@dtp/auth';
 import { platformService } from '@dtp/platform';
 import { searchService } from '@dtp/search';
@@ -28,6 +30,7 @@ const DEV_DEFAULTS: Record<string, string> = {
 async function main() {
   const env = { ...DEV_DEFAULTS, ...process.env };
   const log = createLogger('start', env.LOG_LEVEL ?? 'info');
+  const addresses = stackAddresses(env);
 
   let serverUrl = env.DATABASE_URL;
   let stopPostgres: (() => Promise<void>) | undefined;
@@ -41,10 +44,9 @@ async function main() {
     log.info({ port, dataDir }, 'embedded PostgreSQL started');
   }
 
-  const ports = { auth: 3001, platform: 3002, search: 3003, gis: 3004 } as const;
-  const envFor = (name: keyof typeof ports): Record<string, string | undefined> => ({
+  const envFor = (name: StackService): Record<string, string | undefined> => ({
     ...env,
-    PORT: env[`${name.toUpperCase()}_PORT`] ?? String(ports[name]),
+    ...addresses.envFor(name),
     DATABASE_URL: env[`${name.toUpperCase()}_DATABASE_URL`] ?? withDatabase(serverUrl!, `dtp_${name}`),
   });
 
@@ -87,6 +89,8 @@ async function main() {
     `  platform  {base_url}    ${services[1].url}    docs: ${services[1].url}/docs`,
     `  search    {search_url}  ${services[2].url}    docs: ${services[2].url}/docs`,
     `  gis       {gis_url}     ${services[3].url}    docs: ${services[3].url}/docs`,
+    ...(SERVICE_NAMES.some((n) => env[`${n.toUpperCase()}_PUBLIC_URL`]) ? ['', `  public addresses: ${SERVICE_NAMES.map((n) => `${n} ${addresses.publicUrls[n]}`).join('   ')}`] : ['']),
+    ...addresses.describe(),
     '',
     `ready: 4 services up in ${((Date.now() - started) / 1000).toFixed(1)} s (admin token for onboarding: ${auth.AUTH_ADMIN_TOKEN === DEV_DEFAULTS.AUTH_ADMIN_TOKEN ? 'dev-admin-token' : 'from AUTH_ADMIN_TOKEN'}); Ctrl-C stops`,
     '',
@@ -97,6 +101,10 @@ async function main() {
 const usage = runnerArguments('npm start', START_HELP, process.argv.slice(2));
 if (usage !== null) process.exit(usage);
 else main().catch((err) => {
+  if (err instanceof AddressError) {
+    process.stderr.write(`npm start: invalid configuration:\n${err.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`start failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   process.exit(1);
 });

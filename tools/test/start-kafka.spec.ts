@@ -1,4 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -36,13 +38,52 @@ const alive = (pid: number) => {
   }
 };
 
+interface CollectedSpan {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId: string;
+  name: string;
+  kind: string;
+}
+
+const SPAN_KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
+
+/** An OTLP/HTTP JSON trace receiver (POST /v1/traces), keeping every span with its service name. */
+async function startCollector(): Promise<{ url: string; spans: () => CollectedSpan[]; close: () => Promise<void> }> {
+  const spans: CollectedSpan[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      try {
+        const doc = JSON.parse(body) as { resourceSpans?: { resource?: { attributes?: { key: string; value: { stringValue?: string } }[] }; scopeSpans?: { spans?: Record<string, unknown>[] }[] }[] };
+        for (const rs of doc.resourceSpans ?? []) {
+          const service = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
+          for (const ss of rs.scopeSpans ?? []) {
+            for (const sp of ss.spans ?? []) {
+              spans.push({ service, traceId: String(sp.traceId), spanId: String(sp.spanId), parentSpanId: String(sp.parentSpanId ?? ''), name: String(sp.name), kind: SPAN_KINDS[Number(sp.kind)] ?? String(sp.kind) });
+            }
+          }
+        }
+      } catch {
+        // not JSON: ignored (the test asserts on what arrives)
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, spans: () => spans, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
 /**
  * `npm run start:kafka` as a user runs it (its own Kafka peer): a service that dies is started again while the
  * others and the peer keep running, so events published before and after reach search; Ctrl-C stops the services,
  * then the peer, and leaves no process behind.
  */
 describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
-  it('restarts a killed service with the peer kept, and stops everything on SIGINT', async () => {
+  it('derives addresses from the ports, traces a registration into search, restarts a killed service with the peer kept, and stops everything on SIGINT', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'dtp-start-kafka-'));
     const env: Record<string, string> = { ...process.env, LOG_LEVEL: 'warn', DTP_DATA_DIR: dataDir, KAFKA_BROKERS: '', KAFKA_MAX_WAIT_MS: '20' } as Record<string, string>;
     delete env.KAFKA_BROKERS;
@@ -53,11 +94,11 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
       env[`${n.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`kafkamode${n}`);
     }
     env.DATABASE_URL = process.env.DTP_TEST_PG_URL!;
-    env.AUTH_ISSUER = `http://localhost:${ports.auth}`;
-    env.PLATFORM_AUDIENCE = `http://localhost:${ports.platform}`;
-    env.SEARCH_AUDIENCE = `http://localhost:${ports.search}/v1`;
-    env.GIS_AUDIENCE = `http://localhost:${ports.gis}`;
-    env.AUTH_JWKS_URL = `http://localhost:${ports.auth}/.well-known/jwks.json`;
+    // No issuer, audience or JWKS variable: the runner derives them from the ports (tools/stack-addresses.ts).
+    const audience = { platform: `http://localhost:${ports.platform}`, search: `http://localhost:${ports.search}/v1` };
+    // Traces go to a local OTLP/HTTP (JSON) collector; spans are exported every 100 ms.
+    const collector = await startCollector();
+    Object.assign(env, { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100', LOG_FORMAT: 'json', LOG_LEVEL: 'info' });
     const child: ChildProcess = spawn(process.execPath, ['-r', './tools/register.js', 'tools/run-kafka-mode.ts'], {
       cwd: root,
       env,
@@ -89,12 +130,12 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
         })).body.access_token;
       const producer = await onboard('producer');
       const reader = await onboard('non_participant');
-      const producerToken = await token(producer, env.PLATFORM_AUDIENCE);
-      const readerToken = await token(reader, env.SEARCH_AUDIENCE);
-      const register = async (participantId: string) => {
+      const producerToken = await token(producer, audience.platform);
+      const readerToken = await token(reader, audience.search);
+      const register = async (participantId: string, traceparent?: string) => {
         const res = await json(`${api('platform')}/diamonds/rough/create`, {
           method: 'POST',
-          headers: { authorization: producerToken, 'content-type': 'application/json' },
+          headers: { authorization: producerToken, 'content-type': 'application/json', ...(traceparent ? { traceparent } : {}) },
           body: JSON.stringify({ box_id: 'BOX-K', participant_id: participantId, participant_timestamp: '2024-05-01T10:00:00Z', rough: { carats: 1.5 } }),
         });
         expect(res.status).toBe(200);
@@ -103,8 +144,23 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
       const inSearch = (id: string) =>
         waitFor(`diamond ${id} in search`, async () => ((await fetch(`${api('search')}/v1/diamonds/${id}`, { headers: { authorization: readerToken } })).status === 200 ? true : undefined), 60_000, output);
 
-      const before = await register('K-1');
+      // One trace from the caller's traceparent: platform's HTTP span, its SQL, the relay's publish, then search's
+      // processing of the Kafka message and its SQL, with platform's request log line naming the trace.
+      const traceId = randomBytes(16).toString('hex');
+      const before = await register('K-1', `00-${traceId}-${randomBytes(8).toString('hex')}-01`);
       await inSearch(before);
+      const spans = await waitFor('search spans of the trace', () => {
+        const mine = collector.spans().filter((sp) => sp.traceId === traceId);
+        return mine.some((sp) => sp.service === 'search' && sp.name === 'process platform.diamonds.v1') ? mine : undefined;
+      }, 30_000, output);
+      const kinds = (service: string) => spans.filter((sp) => sp.service === service).map((sp) => `${sp.kind}:${sp.name.split(' ')[0]}`);
+      expect(kinds('platform')).toEqual(expect.arrayContaining(['SERVER:POST', 'PRODUCER:publish', 'CLIENT:pg.query:COMMIT']));
+      expect(kinds('search')).toEqual(expect.arrayContaining(['CONSUMER:process']));
+      const consume = spans.find((sp) => sp.service === 'search' && sp.name === 'process platform.diamonds.v1')!;
+      const publish = spans.find((sp) => sp.service === 'platform' && sp.name === 'publish platform.diamonds.v1')!;
+      expect(consume.parentSpanId).toBe(publish.spanId);
+      expect(spans.some((sp) => sp.service === 'search' && sp.parentSpanId === consume.spanId && sp.name.startsWith('pg'))).toBe(true);
+      expect(out).toMatch(new RegExp(`platform +\\| \\{[^\\n]*"trace_id":"${traceId}"`));
 
       // Platform dies: it comes back by itself; the others and the peer never stopped.
       const killedAt = Date.now();
@@ -136,6 +192,7 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
       expect(alive(restartedPid)).toBe(false);
     } finally {
       child.kill('SIGKILL');
+      await collector.close();
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 300_000);

@@ -37,6 +37,39 @@ async function waitFor(predicate: () => boolean, ms: number): Promise<void> {
   }
 }
 
+/**
+ * The README's "First calls", on the ports given (no other variable set): every address the services use for
+ * each other (issuer, audiences, JWKS) follows the ports, so the token for audience http://localhost:<platform
+ * port> is issued and accepted.
+ */
+async function readmeFirstCalls(ports: Record<string, number>): Promise<void> {
+  const auth = `http://localhost:${ports.auth}`;
+  const platform = `http://localhost:${ports.platform}`;
+  const onboarded = await fetch(`${auth}/admin/participants`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer dev-admin-token', 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Acme Mining', role: 'producer', provenance: { name: 'Karowe', type: 'mine', country_code: 'BW' } }),
+  });
+  expect(onboarded.status).toBe(201);
+  const acme = (await onboarded.json()) as { client_id: string; client_secret: string };
+  const tokenRes = await fetch(`${auth}/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: acme.client_id, client_secret: acme.client_secret, audience: platform }),
+  });
+  expect(tokenRes.status).toBe(200);
+  const { access_token } = (await tokenRes.json()) as { access_token: string };
+  const claims = JSON.parse(Buffer.from(access_token.split('.')[1], 'base64url').toString()) as { iss: string; aud: string };
+  expect(claims).toMatchObject({ iss: auth, aud: platform });
+  const created = await fetch(`${platform}/diamonds/rough/create`, {
+    method: 'POST',
+    headers: { authorization: access_token, 'content-type': 'application/json' },
+    body: JSON.stringify({ box_id: 'BOX-2024-001', participant_id: 'ERP-0001', participant_timestamp: '2024-05-01T10:00:00Z', rough: { carats: 12.5 } }),
+  });
+  const body = (await created.json()) as { diamond_id?: string };
+  expect({ status: created.status, id: typeof body.diamond_id }).toEqual({ status: 200, id: 'string' });
+}
+
 describe('npm start (tools/start.ts)', () => {
   it('serves four ready services, then stops cleanly on SIGINT', async () => {
     const names = ['auth', 'platform', 'search', 'gis'] as const;
@@ -47,7 +80,6 @@ describe('npm start (tools/start.ts)', () => {
       env[`${n.toUpperCase()}_PORT`] = String(ports[n]);
       env[`${n.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`start${n}`);
     }
-    env.AUTH_ISSUER = `http://localhost:${ports.auth}`;
     env.BLOB_STORE_DIR = `/tmp/dtp-start-test-${process.pid}`;
     const proc = run({ ...env, DATABASE_URL: process.env.DTP_TEST_PG_URL! });
     try {
@@ -58,6 +90,10 @@ describe('npm start (tools/start.ts)', () => {
         const res = await fetch(`http://localhost:${ports[n]}/health/ready`);
         expect({ n, status: res.status }).toEqual({ n, status: 200 });
       }
+      // The banner names the addresses derived from the ports.
+      expect(proc.output()).toContain(`token issuer http://localhost:${ports.auth}`);
+      expect(proc.output()).toContain(`platform http://localhost:${ports.platform}   search http://localhost:${ports.search}/v1`);
+      await readmeFirstCalls(ports);
       proc.child.kill('SIGINT');
       expect(await proc.exited).toBe(0);
       expect(proc.output()).toContain('stopped cleanly');
@@ -122,9 +158,19 @@ describe('npm start (tools/start.ts)', () => {
   }, 150_000);
 
   it('refuses to start when a variable is malformed, naming it', async () => {
-    const proc = run({ DATABASE_URL: process.env.DTP_TEST_PG_URL!, AUTH_ADMIN_TOKEN: 'short', PLATFORM_PORT: 'not-a-port' });
+    const proc = run({ DATABASE_URL: process.env.DTP_TEST_PG_URL!, AUTH_ADMIN_TOKEN: 'short' });
     expect(await proc.exited).toBe(1);
     expect(proc.output()).toMatch(/auth: invalid configuration/);
     expect(proc.output()).toMatch(/AUTH_ADMIN_TOKEN/);
+  });
+
+  it('refuses bad ports and public addresses before starting anything, naming each', async () => {
+    const proc = run({ DATABASE_URL: process.env.DTP_TEST_PG_URL!, PLATFORM_PORT: 'not-a-port', SEARCH_PUBLIC_URL: 'search.example.com', PUBLIC_BASE_URL: 'http://x' });
+    expect(await proc.exited).toBe(1);
+    expect(proc.output()).toMatch(/npm start: invalid configuration/);
+    expect(proc.output()).toMatch(/PLATFORM_PORT: a port from 1 to 65535/);
+    expect(proc.output()).toMatch(/SEARCH_PUBLIC_URL: .* is not a URL/);
+    expect(proc.output()).toMatch(/PUBLIC_BASE_URL: not used by the runners/);
+    expect(proc.output()).not.toMatch(/embedded PostgreSQL|ready/);
   });
 });

@@ -1,3 +1,4 @@
+import './tracing';
 import 'reflect-metadata';
 import { runStandalone } from '@dtp/service-kit';
 import { transportFromEnv } from '@dtp/events';

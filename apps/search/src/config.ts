@@ -18,12 +18,12 @@ export class SearchConfig extends TokenCheckingConfig {
    * under it (`{base}/id/diamond/{id}`, `{base}/id/participant/{id}`) and its extension namespace is `{base}/ns/epcis#`.
    */
   @IsUrl(url)
-  PLATFORM_PUBLIC_BASE_URL: string = 'http://localhost:3002';
+  PLATFORM_PUBLIC_URL: string = 'http://localhost:3002';
 
-  /** This service's public base address, for passport links (QR codes); unset: the address each request came to. */
+  /** This service's public base address ({search_url}), for passport links (QR codes); unset: the address each request came to. */
   @IsOptional()
   @IsUrl(url)
-  PUBLIC_BASE_URL?: string;
+  SEARCH_PUBLIC_URL?: string;
 
   @IsString()
   BLOB_STORE_DIR: string = '.data/blobs';

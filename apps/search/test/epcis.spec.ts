@@ -43,7 +43,7 @@ describe('GET /v1/diamonds/{id}/epcis (EPCIS 2.0 export through search)', () => 
   const summary = (list: EpcisEvent[]) => list.map((e) => [e.type, e.action ?? null, e.bizStep, e.disposition ?? null]);
 
   beforeAll(async () => {
-    stack = await startTestStack({ services: ['auth', 'search'], env: { search: { PLATFORM_PUBLIC_BASE_URL: `${BASE}/` } } });
+    stack = await startTestStack({ services: ['auth', 'search'], env: { search: { PLATFORM_PUBLIC_URL: `${BASE}/` } } });
     token = (await participantWithToken(stack, 'non_participant', 'search')).token;
     log = await TestCustodyLog.create();
   });

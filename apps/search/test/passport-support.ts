@@ -28,7 +28,7 @@ export async function publicGet(stack: TestStack, path: string): Promise<{ statu
 export function passportStack(): Promise<TestStack> {
   return startTestStack({
     services: ['auth', 'platform', 'search'],
-    env: { platform: { CUSTODY_CHECKPOINT_INTERVAL_MS: '200' }, search: (urls) => ({ PLATFORM_PUBLIC_BASE_URL: urls.platform! }) },
+    env: { platform: { CUSTODY_CHECKPOINT_INTERVAL_MS: '200' }, search: (urls) => ({ PLATFORM_PUBLIC_URL: urls.platform! }) },
   });
 }
 

@@ -71,3 +71,23 @@ export function effective(stages: Stage[], name: string, keyword: string): Instr
   }
   return undefined;
 }
+
+/**
+ * What a target copies from the build stage (its own COPYs and its lineage's), as [source under /build, destination
+ * under /app]: the layout build.spec.ts recreates from a local build. A destination ending in `/` is a directory the
+ * sources go into.
+ */
+export function buildCopies(stages: Stage[], name: string): { source: string; dest: string }[] {
+  const out: { source: string; dest: string }[] = [];
+  for (const s of lineage(stages, name).reverse()) {
+    for (const ins of s.instructions.filter((i) => i.keyword === 'COPY' && i.args.startsWith('--from=build '))) {
+      const parts = ins.args.split(/\s+/).slice(1);
+      const dest = parts.pop()!;
+      for (const source of parts) {
+        if (!source.startsWith('/build/')) throw new Error(`line ${ins.line}: COPY from build outside /build: ${source}`);
+        out.push({ source: source.slice('/build/'.length), dest: dest.replace(/^\.\//, '') });
+      }
+    }
+  }
+  return out;
+}

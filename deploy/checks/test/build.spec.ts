@@ -11,8 +11,9 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { createTestDatabase, kafkaTestBrokers } from '@dtp/testing';
-import { effective, parseDockerfile } from '../src/dockerfile';
-import { App, APPS, generated, render } from '../src/manifests';
+import { buildCopies, effective, parseDockerfile } from '../src/dockerfile';
+import { App, APPS, generated, get, render } from '../src/manifests';
+import { alertRules, dashboardExpressions, dashboards, EXTERNAL_METRICS, exposedNames, usedMetrics } from '../src/monitoring';
 import { Proc, run, start, waitFor } from '../src/processes';
 import { root } from '../src/tools';
 
@@ -41,9 +42,13 @@ beforeAll(async () => {
   rmSync(out, { recursive: true, force: true });
   const build = await run(process.execPath, ['tools/build.js', '--out', path.join(out, 'dist')]);
   if (build.code !== 0) throw new Error(`npm run build failed: ${build.output}`);
-  // Each image: COPY dist/libs, dist/tools and dist/apps/<app> (docker/Dockerfile).
+  // Each image: exactly what docker/Dockerfile copies from its build stage (dist/libs, dist/tools/migrate.js,
+  // dist/apps/<app>, and search's dist/tools/rebuild-search.js).
   for (const app of APPS) {
-    for (const part of ['libs', 'tools', `apps/${app}`]) cpSync(path.join(out, 'dist', part), path.join(imageDir(app), 'dist', part), { recursive: true });
+    for (const { source, dest } of buildCopies(parseDockerfile().stages, app)) {
+      const target = dest.endsWith('/') ? path.join(imageDir(app), dest, path.basename(source)) : path.join(imageDir(app), dest);
+      cpSync(path.join(out, source), target, { recursive: true });
+    }
   }
 }, 120_000);
 
@@ -119,6 +124,8 @@ describe('the production build', () => {
     let s3env: Record<string, string>;
     const procs: Partial<Record<App, Proc>> = {};
     const ports: Partial<Record<App, number>> = {};
+    const databases: Partial<Record<App, string>> = {};
+    let common: Record<string, string | undefined>;
     const url = (app: App) => `http://127.0.0.1:${ports[app]}`;
     const status = async (u: string) => {
       try {
@@ -146,7 +153,7 @@ describe('the production build', () => {
       const bucket = await run(process.execPath, ['k8s/overlays/kind/create-bucket.js'], { PATH: process.env.PATH, ...s3env });
       if (bucket.code !== 0) throw new Error(`create-bucket.js failed: ${bucket.output}`);
       const kafkaPrefix = `deploy-${process.pid}-${Date.now()}.`;
-      const common = {
+      common = {
         PATH: process.env.PATH,
         NODE_ENV: 'production',
         LOG_LEVEL: 'warn',
@@ -166,7 +173,8 @@ describe('the production build', () => {
         BLOB_STORE_DIR: '/proc/dtp-no-blobs-here',
       };
       for (const app of APPS) {
-        const env = { ...common, PORT: String(ports[app]), DATABASE_URL: await createTestDatabase(`deploy${app}`), PUBLIC_BASE_URL: url(app) };
+        databases[app] = await createTestDatabase(`deploy${app}`);
+        const env = { ...common, PORT: String(ports[app]), DATABASE_URL: databases[app], PUBLIC_BASE_URL: url(app) };
         const migrate = await run(process.execPath, ['dist/tools/migrate.js', app], env, imageDir(app));
         if (migrate.code !== 0) throw new Error(`${app} migrations failed: ${migrate.output}`);
         procs[app] = start(process.execPath, [`dist/apps/${app}/src/main.js`], env, imageDir(app));
@@ -235,6 +243,71 @@ describe('the production build', () => {
       expect(smoke.code).toBe(1);
       expect(smoke.output).toContain('FAILED: onboarding a producer: expected HTTP 201, got 401');
     });
+
+    it('exposes on /metrics every metric the alert rules and the dashboard use, with the labels they select on', async () => {
+      // After the smoke test: the HTTP histograms have samples. Consumers register their series when they start.
+      const used = usedMetrics(render('kind'));
+      let exposition = '';
+      let missing: string[] = [];
+      await waitFor('every used metric on /metrics', async () => {
+        exposition = (await Promise.all(APPS.map(async (a) => (await fetch(`${url(a)}/metrics`)).text()))).join('\n');
+        const exposed = exposedNames(exposition);
+        missing = [...used.keys()].filter((m) => !EXTERNAL_METRICS.has(m) && !exposed.has(m));
+        return missing.length === 0;
+      }, 20_000).catch(() => undefined);
+      expect(missing.map((m) => `${m} (used by ${used.get(m)!.join(', ')})`)).toEqual([]);
+      // Labels in the selectors: the services' own (Prometheus adds job, namespace, pod and the pod's labels).
+      const targetLabels = new Set(['job', 'namespace', 'pod', 'container', 'endpoint', 'instance']);
+      const rules = alertRules(render('kind')).map((r) => r.expr);
+      const panels = dashboards(render('kind')).flatMap((d) => dashboardExpressions(d).map((e) => e.expr));
+      let checked = 0;
+      for (const expr of [...rules, ...panels]) {
+        for (const m of expr.matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\{([^}]*)\}/g)) {
+          if (EXTERNAL_METRICS.has(m[1])) continue;
+          const samples = exposition.split('\n').filter((l) => l.startsWith(`${m[1]}{`));
+          for (const label of [...m[2].matchAll(/([a-zA-Z_]\w*)\s*(?:=~|!~|!=|=)/g)].map((x) => x[1]).filter((l) => !targetLabels.has(l))) {
+            if (samples.length === 0) continue; // no sample yet (a counter never incremented): its name was checked above
+            expect([m[1], label, samples.some((l) => l.includes(`${label}="`))]).toEqual([m[1], label, true]);
+            checked++;
+          }
+        }
+      }
+      expect(checked).toBeGreaterThan(0);
+    });
+
+    /** The command of a CronJob of the kind overlay (the same in every overlay). */
+    const cronCommand = (name: string) => get(render('kind'), 'CronJob', name).spec!.jobTemplate!.spec.template!.spec.containers[0].command!;
+
+    it('runs search:rebuild in the search image as the search-rebuild CronJob does, replaying the prefixed topic of this deployment', async () => {
+      const [node, ...args] = cronCommand('search-rebuild');
+      expect(node).toBe('node');
+      const rebuild = await run(process.execPath, args, {
+        ...common,
+        // What the CronJob gets: search's database, the services' Kafka settings (KAFKA_TOPIC_PREFIX and
+        // KAFKA_GROUP_PREFIX included), and here platform's database to compare the count with.
+        SEARCH_DATABASE_URL: databases.search,
+        PLATFORM_DATABASE_URL: databases.platform,
+      }, imageDir('search'));
+      // The smoke test registered one diamond: replaying the unprefixed topic would find none (a count mismatch).
+      expect([rebuild.code, rebuild.stdout]).toEqual([0, expect.stringMatching(/^rebuilt: 1 diamonds from \d+ events in [\d.]+ s\ncount matches platform's database: 1\n$/)]);
+      expect(rebuild.output).toContain(`KAFKA_TOPIC_PREFIX "${common.KAFKA_TOPIC_PREFIX}"`);
+    }, 120_000);
+
+    it('rotates the signing key with the auth CLI in the auth image as the auth-rotate-signing-key CronJob does; auth publishes the new key', async () => {
+      const [node, ...args] = cronCommand('auth-rotate-signing-key');
+      expect(node).toBe('node');
+      const kids = async () => ((await (await fetch(`${url('auth')}/.well-known/jwks.json`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
+      const before = await kids();
+      // The CronJob has no admin token (the CLI needs none).
+      const rotate = await run(process.execPath, args, { ...common, AUTH_ADMIN_TOKEN: undefined, DATABASE_URL: databases.auth }, imageDir('auth'));
+      expect(rotate.code).toBe(0);
+      const result = JSON.parse(rotate.stdout) as { active_kid: string; retired: string[] };
+      expect(before).not.toContain(result.active_kid);
+      expect(result.retired).toEqual(before);
+      await waitFor('the new key in the JWKS', async () => (await kids()).includes(result.active_kid), 30_000);
+      // The retired key stays published until the tokens it signed have expired.
+      expect(await kids()).toEqual(expect.arrayContaining([...before, result.active_kid]));
+    }, 60_000);
 
     it("answers the Dockerfile's HEALTHCHECK command: 0 when live, 1 when nothing listens", async () => {
       for (const app of APPS) {

@@ -47,7 +47,9 @@ describe('docker/Dockerfile', () => {
       expect(effective(stages, app, 'ENV')?.args).toBe(`PORT=${PORTS[app]}`);
       // The service's compiled code, and nothing of the other services.
       const copies = chain[0].instructions.filter((i) => i.keyword === 'COPY').map((i) => i.args);
-      expect(copies).toEqual([`--from=build /build/dist/apps/${app} ./dist/apps/${app}`]);
+      // search's image also holds search:rebuild (the search-rebuild CronJob runs it).
+      const tools = app === 'search' ? ['--from=build /build/dist/tools/rebuild-search.js /build/dist/tools/rebuild-search.js.map ./dist/tools/'] : [];
+      expect(copies).toEqual([`--from=build /build/dist/apps/${app} ./dist/apps/${app}`, ...tools]);
     }
   });
 
@@ -115,7 +117,7 @@ describe('.dockerignore', () => {
   });
 
   it('keeps in everything the build needs', () => {
-    for (const f of ['package.json', 'package-lock.json', 'tsconfig.base.json', 'tsconfig.json', 'tools/build.js', 'tools/migrate.ts', 'apps/auth/src/main.ts', 'libs/domain/src/index.ts'])
+    for (const f of ['package.json', 'package-lock.json', 'tsconfig.base.json', 'tsconfig.json', 'tools/build.js', 'tools/migrate.ts', 'tools/rebuild-search.ts', 'apps/auth/src/main.ts', 'libs/domain/src/index.ts'])
       expect([f, ignored(f)]).toEqual([f, false]);
   });
 });

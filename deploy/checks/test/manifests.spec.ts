@@ -109,7 +109,7 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     for (const o of objects.filter((x) => x.kind !== 'Namespace')) expect([o.kind, o.metadata.name, o.metadata.namespace]).toEqual([o.kind, o.metadata.name, ns]);
   });
 
-  it('has for each service a Deployment, Service, PodDisruptionBudget, NetworkPolicy and migration Job', () => {
+  it('has for each service a Deployment, Service, PodDisruptionBudget and NetworkPolicy', () => {
     for (const app of APPS) {
       const svc = get(objects, 'Service', app);
       expect(selects(svc.spec!.selector ? { matchLabels: (svc.spec as { selector: Labels }).selector } : undefined, podLabels(deployments[app]))).toBe(true);
@@ -118,7 +118,6 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       expect(selects(pdb.spec!.selector, podLabels(deployments[app]))).toBe(true);
       expect(pdb.spec!.maxUnavailable ?? pdb.spec!.minAvailable).toBeDefined();
       get(objects, 'NetworkPolicy', app);
-      get(objects, 'Job', `${app}-migrate`);
     }
   });
 
@@ -222,8 +221,10 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     if (overlay !== 'kind') expect(listed.length).toBeGreaterThan(0);
   });
 
-  it('runs only images the build produces (the service of the workload, a pinned tag), and pins every other image', () => {
+  it('runs only images the build produces (the service of the workload, tagged with the release), and pins every other image', () => {
     const targets = dockerTargets();
+    const release = generated(objects, 'ConfigMap', 'dtp-release').data!.RELEASE;
+    expect(release).toMatch(/^[\w][\w.-]{0,127}$/);
     for (const w of workloads(objects)) {
       for (const c of allContainers(w.spec!.template!.spec)) {
         const m = /^(?:(.+)\/)?dtp\/([a-z]+):([^:@]+)$/.exec(c.image);
@@ -233,7 +234,9 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
           const app = appOf(w);
           if (app) expect([where, m[2]]).toEqual([where, app]);
           expect([where, m[3]]).not.toEqual([where, 'latest']);
-          if (overlay === 'kind') expect([where, m[1], m[3]]).toEqual([where, undefined, 'dev']);
+          // One release value per overlay tags every dtp image (k8s/components/release).
+          expect([where, m[3]]).toEqual([where, release]);
+          if (overlay === 'kind') expect([where, m[1]]).toEqual([where, undefined]);
           else expect([where, Boolean(m[1])]).toEqual([where, true]);
         } else {
           // Third-party images (kind's Kafka, PostgreSQL, MinIO): an explicit, non-latest version.
@@ -249,11 +252,14 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       const app = appOf(w)!;
       for (const c of allContainers(w.spec!.template!.spec)) {
         const env = containerEnv(objects, c, secretSource(overlay));
-        if (c.command?.includes('--wait')) {
-          // The init container only reads DATABASE_URL.
-          expect(env.DATABASE_URL).toMatch(/^postgres(ql)?:\/\//);
+        if (c.command?.includes('dist/tools/rebuild-search.js')) {
+          // search:rebuild reads its database and the Kafka variables, not the service's config.
+          expect(env.SEARCH_DATABASE_URL).toMatch(/^postgres(ql)?:\/\//);
+          expect(env.KAFKA_BROKERS).toMatch(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/);
           continue;
         }
+        // The auth CLI serves no HTTP: without AUTH_ADMIN_TOKEN it validates with a random one (cli/commands.ts).
+        if (c.command?.includes('dist/apps/auth/src/cli.js')) env.AUTH_ADMIN_TOKEN ??= randomBytes(24).toString('base64url');
         expect(() => loadConfig(`${overlay}/${w.metadata.name}/${c.name}`, CONFIG_CLASSES[app], env)).not.toThrow();
         expect(env.KAFKA_BROKERS).toMatch(/^[^,\s]+:\d+(,[^,\s]+:\d+)*$/);
         if (app !== 'auth') {
@@ -295,6 +301,11 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       [`${base('PLATFORM_AUDIENCE')}/v2/transfer/out`, 'platform'],
       [`${base('PLATFORM_AUDIENCE')}/transfer/in/abc/reject`, 'platform'],
       [`${base('SEARCH_AUDIENCE')}/diamonds/abc`, 'search'],
+      // The public passport pages and their custody JSON, beside /v1 on the search host.
+      [`${base('SEARCH_AUDIENCE').replace(/\/v1$/, '')}/passport/abc`, 'search'],
+      [`${base('SEARCH_AUDIENCE').replace(/\/v1$/, '')}/passport/abc/custody`, 'search'],
+      [`${base('SEARCH_AUDIENCE').replace(/\/v1$/, '')}/docs`, undefined],
+      [`${base('PLATFORM_AUDIENCE')}/.well-known/custody-keys.json`, 'platform'],
       [`${base('GIS_AUDIENCE')}/v2/diamonds/abc/grading`, 'gis'],
     ];
     for (const [url, service] of routes) expect([url, routeOf(url)]).toEqual([url, service]);
@@ -303,7 +314,7 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     const envOf = (app: App) => containerEnv(objects, mainContainer(app), secretSource(overlay));
     expect(envOf('platform').PUBLIC_BASE_URL).toBe(pub.PLATFORM_AUDIENCE);
     expect(envOf('gis').PUBLIC_BASE_URL).toBe(pub.GIS_AUDIENCE);
-    expect(envOf('search').PLATFORM_PUBLIC_BASE_URL).toBe(pub.PLATFORM_AUDIENCE);
+    expect(envOf('search').PLATFORM_PUBLIC_URL).toBe(pub.PLATFORM_AUDIENCE);
     expect(envOf('search').AUTH_ISSUER).toBe(pub.AUTH_ISSUER);
     expect(new URL(envOf('search').AUTH_JWKS_URL).hostname).toBe('auth');
   });
@@ -414,7 +425,7 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     }
   });
 
-  it('autoscales each service where it should (not in kind) and runs one migration Job per service', () => {
+  it('autoscales each service where it should (not in kind); every pod applies its migrations first, with the service\'s own environment', () => {
     for (const app of APPS) {
       const hpa = find(objects, 'HorizontalPodAutoscaler', app);
       if (overlay === 'kind') {
@@ -427,17 +438,64 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
         // The HPA owns the replica count.
         expect(deployments[app].spec!.replicas).toBeUndefined();
       }
-      const job = get(objects, 'Job', `${app}-migrate`);
-      const migrate = job.spec!.template!.spec.containers[0];
+      // The init container migrates (tools/migrate.ts takes the service's advisory lock, so pods starting
+      // together take turns), with exactly the environment the service gets: no Job to delete on a new release.
+      const inits = deployments[app].spec!.template!.spec.initContainers!;
+      expect(inits.map((c) => c.name)).toEqual(['migrate']);
+      const [migrate] = inits;
       expect(migrate.command).toEqual(['node', 'dist/tools/migrate.js', app]);
-      const init = deployments[app].spec!.template!.spec.initContainers!.find((c) => c.command?.includes('--wait'));
-      expect(init?.command?.slice(-1)).toEqual([app]);
-      const db = (c: Container) => c.env!.find((e) => e.name === 'DATABASE_URL')!.valueFrom!.secretKeyRef;
-      expect(db(migrate)).toEqual(db(mainContainer(app)));
-      expect(db(init!)).toEqual(db(mainContainer(app)));
-      // The Job's pod is not mistaken for a server pod.
-      expect(selects(deployments[app].spec!.selector, podLabels(job))).toBe(false);
+      expect(migrate.image).toBe(mainContainer(app).image);
+      expect(migrate.envFrom).toEqual(mainContainer(app).envFrom);
+      expect(migrate.env).toEqual(mainContainer(app).env);
     }
+    // No migration Jobs (their immutable pod templates needed a delete before every release).
+    expect(objects.filter((o) => o.kind === 'Job' && /migrat/.test(o.metadata.name))).toEqual([]);
+    // Nothing else runs a server's pods: the CronJobs' pods are not mistaken for them.
+    for (const w of workloads(objects).filter((x) => x.kind !== 'Deployment')) {
+      for (const app of APPS) expect([w.metadata.name, app, selects(deployments[app].spec!.selector, podLabels(w))]).toEqual([w.metadata.name, app, false]);
+    }
+  });
+
+  it('labels each server pod with the release (app.kubernetes.io/version), so a new release rolls every Deployment', () => {
+    const release = generated(objects, 'ConfigMap', 'dtp-release').data!.RELEASE;
+    for (const app of APPS) {
+      expect([app, podLabels(deployments[app])['app.kubernetes.io/version']]).toEqual([app, release]);
+      expect(selects(deployments[app].spec!.selector, podLabels(deployments[app]))).toBe(true);
+      expect(Object.keys(deployments[app].spec!.selector!.matchLabels!)).not.toContain('app.kubernetes.io/version');
+    }
+  });
+
+  it('rotates the signing key monthly with the auth CLI, one run at a time', () => {
+    const cron = get(objects, 'CronJob', 'auth-rotate-signing-key');
+    expect(cron.spec!.schedule).toBe('0 3 1 * *');
+    expect(cron.spec!.concurrencyPolicy).toBe('Forbid');
+    expect(cron.spec!.suspend ?? false).toBe(false);
+    const c = cron.spec!.jobTemplate!.spec.template!.spec.containers[0];
+    expect(c.command).toEqual(['node', 'dist/apps/auth/src/cli.js', 'rotate-keys']);
+    expect(c.image).toBe(mainContainer('auth').image);
+    // The same database and key encryption as the auth service; no admin token (the CLI needs none).
+    const env = containerEnv(objects, c, secretSource(overlay));
+    const authEnv = containerEnv(objects, mainContainer('auth'), secretSource(overlay));
+    for (const k of ['DATABASE_URL', 'SIGNING_KEY_ENCRYPTION_KEY']) expect(c.env!.find((e) => e.name === k)).toEqual(mainContainer('auth').env!.find((e) => e.name === k));
+    expect(env.AUTH_ADMIN_TOKEN).toBeUndefined();
+    expect(env.TOKEN_TTL_SECONDS).toBe(authEnv.TOKEN_TTL_SECONDS);
+  });
+
+  it('keeps search:rebuild as a suspended template that reads Kafka (prefixes included) and search\'s database as search does', () => {
+    const cron = get(objects, 'CronJob', 'search-rebuild');
+    expect(cron.spec!.suspend).toBe(true);
+    const pod = cron.spec!.jobTemplate!.spec.template!;
+    const c = pod.spec.containers[0];
+    expect(c.command).toEqual(['node', 'dist/tools/rebuild-search.js', '--no-progress']);
+    expect(c.image).toBe(mainContainer('search').image);
+    const env = containerEnv(objects, c, secretSource(overlay));
+    const searchEnv = containerEnv(objects, mainContainer('search'), secretSource(overlay));
+    const kafka = (e: Record<string, string>) => Object.fromEntries(Object.entries(e).filter(([k]) => k.startsWith('KAFKA_')));
+    expect(kafka(env)).toEqual(kafka(searchEnv));
+    expect(Object.keys(kafka(env))).toContain('KAFKA_BROKERS');
+    expect(env.SEARCH_DATABASE_URL).toBe(searchEnv.DATABASE_URL);
+    // It may reach PostgreSQL and Kafka (the dependency policies), nothing else.
+    expect(Object.keys(pod.metadata!.labels!).filter((l) => l.startsWith('dtp/')).sort()).toEqual(['dtp/kafka-client', 'dtp/postgres-client']);
   });
 });
 

@@ -58,8 +58,12 @@ describe('the kind workflow agrees with the cluster config, the Dockerfile and t
     expect(up).toContain('docker build -f "$ROOT/docker/Dockerfile" --target "$app" -t "dtp/${app}:${TAG}" "$ROOT"');
     expect(up).toContain('kind load docker-image "dtp/${app}:${TAG}" --name "$CLUSTER"');
     const tag = /TAG="([^"]+)"/.exec(up)![1];
-    const images = (parse(read('k8s/overlays/kind/kustomization.yaml')) as { images: { name: string; newTag: string }[] }).images;
-    expect(images).toEqual(APPS.map((a) => ({ name: `dtp/${a}`, newTag: tag })));
+    // The kind overlay's release is the tag of every dtp image it runs (k8s/components/release).
+    expect(generated(objects(), 'ConfigMap', 'dtp-release').data!.RELEASE).toBe(tag);
+    const images = objects()
+      .filter((o) => o.kind === 'Deployment')
+      .flatMap((d) => d.spec!.template!.spec.containers.map((c) => c.image));
+    expect(images.sort()).toEqual(APPS.map((a) => `dtp/${a}:${tag}`).sort());
   });
 
   it('installs ingress-nginx from a pinned release manifest for kind', () => {
@@ -68,20 +72,34 @@ describe('the kind workflow agrees with the cluster config, the Dockerfile and t
     expect(up).toContain('INGRESS_NGINX_MANIFEST="https://raw.githubusercontent.com/kubernetes/ingress-nginx/${INGRESS_NGINX_VERSION}/deploy/static/provider/kind/deploy.yaml"');
   });
 
+  it('installs, pinned, the CRDs of every custom resource the kind overlay renders (prometheus-operator)', () => {
+    const version = /PROMETHEUS_OPERATOR_VERSION="([^"]+)"/.exec(up)![1];
+    expect(version).toMatch(/^v\d+\.\d+\.\d+$/);
+    const crds = /PROMETHEUS_OPERATOR_CRDS=\(([^)]*)\)/.exec(up)![1].split(' ');
+    const custom = objects().filter((o) => o.apiVersion.startsWith('monitoring.coreos.com/'));
+    expect(custom.length).toBeGreaterThan(0);
+    expect([...new Set(custom.map((o) => `${o.kind.toLowerCase()}s`))].sort()).toEqual([...crds].sort());
+    expect(up).toContain('https://raw.githubusercontent.com/prometheus-operator/prometheus-operator/${PROMETHEUS_OPERATOR_VERSION}/example/prometheus-operator-crd/monitoring.coreos.com_${crd}.yaml');
+    expect(up).toContain('wait --for=condition=established "crd/${crd}.monitoring.coreos.com"');
+    // Installed before the overlay is applied.
+    expect(up.indexOf('  install_monitoring_crds\n')).toBeLessThan(up.indexOf('  apply_manifests\n'));
+    expect(up.indexOf('  install_monitoring_crds\n')).toBeGreaterThan(-1);
+  });
+
   it('applies the kind overlay and waits for every StatefulSet, Job and Deployment in it', () => {
     expect(up).toContain('apply -k "$ROOT/k8s/overlays/kind"');
     const statefulSets = objects().filter((o) => o.kind === 'StatefulSet').map((o) => o.metadata.name);
     expect(/for sts in ([^;]+);/.exec(up)![1].split(' ').sort()).toEqual(statefulSets.sort());
     const jobs = objects().filter((o) => o.kind === 'Job').map((o) => o.metadata.name);
     const waited = [...up.matchAll(/condition=complete "?job\/([^" ]+)"?/g)].map((m) => m[1]);
-    const expanded = waited.flatMap((j) => (j === '${app}-migrate' ? APPS.map((a) => `${a}-migrate`) : [j]));
-    expect(expanded.sort()).toEqual(jobs.sort());
+    expect(waited.sort()).toEqual(jobs.sort());
     const deployments = objects().filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);
     expect(deployments.sort()).toEqual([...APPS].sort());
     expect(up).toContain('rollout status "deployment/${app}"');
-    // Finished Jobs are removed before a re-apply (their pod template is immutable).
-    expect(up).toContain('delete job -l app.kubernetes.io/component=migration');
+    // The kind-only bucket Job is removed before a re-apply (its pod template is immutable); migrations need no
+    // delete: each new pod applies them.
     expect(up).toContain('delete job create-bucket');
+    expect(up).not.toMatch(/delete job -l|job\/\$\{app\}-migrate/);
     expect(up).toContain('"$ROOT/deploy/smoke-test.sh"');
   });
 
@@ -130,7 +148,7 @@ describe('the kind workflow agrees with the cluster config, the Dockerfile and t
 });
 
 describe('kind overlay scripts, executed', () => {
-  it('postgres-init.sh creates one owned database per service; the Jobs then migrate each with its own role', async () => {
+  it('postgres-init.sh creates one owned database per service; the init containers then migrate each with its own role', async () => {
     ensurePsql();
     const objects = render('kind');
     const pg = await startThrowawayPostgres();
@@ -156,9 +174,10 @@ describe('kind overlay scripts, executed', () => {
         return u.toString();
       };
       for (const app of APPS) {
-        // Exactly the Job's environment, pointed at this server.
-        const job = get(objects, 'Job', `${app}-migrate`).spec!.template!.spec.containers[0];
-        const jobEnv = containerEnv(objects, job, () => undefined);
+        // Exactly the init container's command and environment, pointed at this server.
+        const init = get(objects, 'Deployment', app).spec!.template!.spec.initContainers![0];
+        expect(init.command).toEqual(['node', 'dist/tools/migrate.js', app]);
+        const jobEnv = containerEnv(objects, init, () => undefined);
         jobEnv.DATABASE_URL = local(jobEnv.DATABASE_URL);
         const migrate = await run(process.execPath, ['-r', './tools/register.js', 'tools/migrate.ts', app], { ...process.env, ...jobEnv, LOG_LEVEL: 'warn' });
         expect([app, migrate.code, migrate.output]).toEqual([app, 0, '']);

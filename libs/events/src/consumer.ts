@@ -1,3 +1,4 @@
+import { contextFromHeaders, SpanKind, withSpan } from './tracing';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -531,8 +532,19 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
    * Any failure rolls the whole batch back and the messages are taken one at a time instead, so parking and
    * retries behave exactly as for single messages.
    */
+  // Each message is handled in a `process <topic>` span continuing the trace its headers carry (in a batch, each
+  // handler call in its own message's span, inside the batch's one transaction); without tracing, no-ops.
+  const messageSpanAttributes = (message: IncomingMessage) => ({
+    'messaging.destination.name': opts.topic,
+    'messaging.consumer.group.name': opts.group,
+    'messaging.operation.type': 'process',
+    'messaging.kafka.offset': message.offset,
+  });
+  const tracedMessage = (message: IncomingMessage): Promise<void> =>
+    withSpan(`process ${opts.topic}`, SpanKind.CONSUMER, contextFromHeaders(message.headers), messageSpanAttributes(message), () => handleMessage(message));
+
   const handleBatch = async (messages: IncomingMessage[]): Promise<void> => {
-    if (messages.length === 1) return handleMessage(messages[0]);
+    if (messages.length === 1) return tracedMessage(messages[0]);
     const started = process.hrtime.bigint();
     for (const message of messages) track(message);
     const checks = messages.map(inspect);
@@ -557,7 +569,9 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
             const claimed = await claim(tx, message, c.envelope);
             if (!claimed) out.push('duplicate');
             else {
-              await opts.handle(c.envelope, { tx, manager: tx.manager, message, heldRevision: claimed.held });
+              await withSpan(`process ${opts.topic}`, SpanKind.CONSUMER, contextFromHeaders(message.headers), messageSpanAttributes(message), () =>
+                opts.handle(c.envelope, { tx, manager: tx.manager, message, heldRevision: claimed.held }),
+              );
               out.push('applied');
             }
           }
@@ -567,7 +581,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     } catch (err) {
       if (closed) throw err;
       log.debug({ err: errorText(err), messages: messages.length }, 'batch failed; one message at a time');
-      for (const message of messages) await handleMessage(message);
+      for (const message of messages) await tracedMessage(message);
       return;
     }
     outcomes.forEach((outcome, i) => {
@@ -634,7 +648,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     topic: opts.topic,
     group: opts.group,
     fromBeginning: opts.fromBeginning ?? true,
-    handler: handleMessage,
+    handler: tracedMessage,
     batchHandler: opts.batch === false ? undefined : handleBatch,
     maxBatch: opts.maxBatch ?? 100,
   });

@@ -5,11 +5,17 @@ import { KafkaConfigError, kafkaSecurityFromEnv } from './kafka-config';
 import { KafkaTransport, KafkaTransportOptions, parseConnectVia, TopicSpec } from './kafka.transport';
 import { EventTransport } from './transport';
 
-/** Every topic of the platform; the diamonds topic is compacted (latest record per diamond, tombstones). */
+/**
+ * Every topic of the platform. The diamonds and participants topics are compacted (latest record per key,
+ * tombstones), and so are the share links. The custody log is kept whole, forever: every checkpoint event carries
+ * entries no later one repeats (one key, so compaction would keep only the last), and a new search replays it from
+ * the start to rebuild its tree.
+ */
 export const TOPIC_SPECS: TopicSpec[] = Object.values(Topics).map((topic) => ({
   topic,
   numPartitions: 4,
-  compacted: topic === Topics.PLATFORM_DIAMONDS || topic === Topics.AUTH_PARTICIPANTS,
+  compacted: topic === Topics.PLATFORM_DIAMONDS || topic === Topics.AUTH_PARTICIPANTS || topic === Topics.PLATFORM_SHARES,
+  keepForever: topic === Topics.PLATFORM_CUSTODY,
 }));
 
 /**

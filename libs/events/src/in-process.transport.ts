@@ -27,7 +27,7 @@ export class InProcessTransport implements EventTransport {
     if (this.closed) throw new Error('transport closed');
     for (const m of messages) {
       const log = this.log(m.topic);
-      log.push({ topic: m.topic, partition: 0, offset: String(log.length), key: m.key, value: m.value });
+      log.push({ topic: m.topic, partition: 0, offset: String(log.length), key: m.key, value: m.value, ...(m.headers ? { headers: m.headers } : {}) });
     }
     for (const g of this.groups.values()) g.wake?.();
   }

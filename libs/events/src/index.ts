@@ -10,3 +10,4 @@ export * from './kafka.transport';
 export * from './kafka-config';
 export * from './outbox-signal';
 export * from './nest';
+export * from './tracing';

@@ -78,6 +78,8 @@ export interface TopicSpec {
   numPartitions?: number;
   /** `cleanup.policy=compact`: the latest value per key survives, tombstones remove keys. */
   compacted?: boolean;
+  /** `retention.ms=-1`: never deleted by age or size (a log consumers must be able to replay from its start). */
+  keepForever?: boolean;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -167,7 +169,10 @@ export class KafkaTransport implements EventTransport {
         topics: specs.map((s) => ({
           topic: this.wire(s.topic),
           numPartitions: s.numPartitions ?? 4,
-          configEntries: s.compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : [],
+          configEntries: [
+            ...(s.compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : []),
+            ...(s.keepForever ? [{ name: 'retention.ms', value: '-1' }, { name: 'retention.bytes', value: '-1' }] : []),
+          ],
         })),
       });
     } catch (err) {
@@ -194,7 +199,7 @@ export class KafkaTransport implements EventTransport {
       acks: -1,
       topicMessages: [...byTopic].map(([topic, list]) => ({
         topic: this.wire(topic),
-        messages: list.map((m) => ({ key: m.key, value: m.value === null ? null : JSON.stringify(m.value) })),
+        messages: list.map((m) => ({ key: m.key, value: m.value === null ? null : JSON.stringify(m.value), ...(m.headers ? { headers: m.headers } : {}) })),
       })),
     });
   }
@@ -231,7 +236,9 @@ export class KafkaTransport implements EventTransport {
     /** The value is decoded on first use: a consumer refuses a message too large to decode by its `raw` size. */
     const incoming = (partition: number, message: KafkaMessage, highWatermark?: string): IncomingMessage => {
       let decoded: { value: unknown } | undefined;
-      const m = { topic: opts.topic, partition, offset: message.offset, key: message.key?.toString('utf8') ?? '', raw: message.value, highWatermark };
+      const m: Partial<IncomingMessage> = { topic: opts.topic, partition, offset: message.offset, key: message.key?.toString('utf8') ?? '', raw: message.value, highWatermark };
+      const headers = textHeaders(message.headers);
+      if (headers) m.headers = headers;
       Object.defineProperty(m, 'value', {
         enumerable: true,
         get: () => (decoded ??= { value: parseValue(message.value) }).value,
@@ -373,3 +380,14 @@ export function kafkaGroupId(group: string, topic: string): string {
   return `${group}.${topic}`;
 }
 
+
+/** Kafka headers as text (the trace context); undefined when the message has none. Array values: the first. */
+function textHeaders(headers: KafkaMessage['headers']): Record<string, string> | undefined {
+  if (!headers) return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(headers)) {
+    const one = Array.isArray(v) ? v[0] : v;
+    if (one !== undefined && one !== null) out[k] = Buffer.isBuffer(one) ? one.toString('utf8') : String(one);
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}

@@ -2,6 +2,8 @@ import { Client } from 'pg';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Logger } from 'pino';
 import { OUTBOX_CHANNEL } from './outbox';
+import { SpanStatusCode } from '@opentelemetry/api';
+import { contextFromHeaders, headersFor, SpanKind, startSpan } from './tracing';
 import { EventTransport, OutgoingMessage } from './transport';
 
 export interface OutboxRelayOptions {
@@ -27,6 +29,7 @@ interface Row {
   key: string;
   payload: unknown | null;
   created_at: Date;
+  traceparent: string | null;
 }
 
 function metric<T>(registry: Registry | undefined, name: string, make: (registers: Registry[]) => T): T | undefined {
@@ -192,12 +195,27 @@ export class OutboxRelay {
   private async publishBatch(): Promise<number> {
     const client = this.client!;
     const { rows } = await client.query<Row>(
-      'SELECT id, topic, key, payload, created_at FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1',
+      'SELECT id, topic, key, payload, created_at, traceparent FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1',
       [this.opts.batchSize ?? 500],
     );
     if (rows.length === 0) return 0;
-    const messages: OutgoingMessage[] = rows.map((r) => ({ topic: r.topic, key: r.key, value: r.payload }));
-    await this.opts.transport.publish(messages);
+    // A row written under a trace is published in a `publish <topic>` span of that trace, whose context the
+    // message carries in its headers (rows without one: no span, no headers).
+    const spans = rows.map((r) =>
+      r.traceparent ? startSpan(`publish ${r.topic}`, SpanKind.PRODUCER, contextFromHeaders({ traceparent: r.traceparent }), { 'messaging.destination.name': r.topic, 'messaging.operation.type': 'publish' }) : null,
+    );
+    const messages: OutgoingMessage[] = rows.map((r, i) => {
+      const span = spans[i];
+      return span ? { topic: r.topic, key: r.key, value: r.payload, headers: headersFor(span) } : { topic: r.topic, key: r.key, value: r.payload };
+    });
+    try {
+      await this.opts.transport.publish(messages);
+    } catch (err) {
+      for (const span of spans) span?.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+      throw err;
+    } finally {
+      for (const span of spans) span?.end();
+    }
     await this.opts.afterPublish?.(messages);
     await client.query('UPDATE outbox SET published_at = clock_timestamp() WHERE id = ANY($1::bigint[])', [rows.map((r) => r.id)]);
     const now = Date.now();

@@ -1,4 +1,5 @@
 import type { EntityManager, QueryRunner } from 'typeorm';
+import { activeTraceparent } from './tracing';
 
 /**
  * The transactional outbox: every producing service has this table in its own database and writes its events
@@ -37,6 +38,18 @@ export async function outboxPayloadAsJsonb(q: QueryRunner): Promise<void> {
   await q.query(`ALTER TABLE outbox ALTER COLUMN payload TYPE jsonb USING payload::jsonb`);
 }
 
+/**
+ * The W3C `traceparent` of the request that wrote the row (null without tracing): the relay continues that trace
+ * when it publishes, so one trace runs from the HTTP request through Kafka into the consumers.
+ */
+export async function addOutboxTraceparent(q: QueryRunner): Promise<void> {
+  await q.query(`ALTER TABLE outbox ADD COLUMN traceparent text`);
+}
+
+export async function dropOutboxTraceparent(q: QueryRunner): Promise<void> {
+  await q.query(`ALTER TABLE outbox DROP COLUMN IF EXISTS traceparent`);
+}
+
 export async function dropOutboxTable(q: QueryRunner): Promise<void> {
   await q.query(`DROP TABLE IF EXISTS outbox`);
   await q.query(`DROP FUNCTION IF EXISTS outbox_notify()`);
@@ -65,12 +78,13 @@ export interface OutboxQueryable {
  */
 export function outboxInsert(events: OutboxEvent[], firstParam = 1): { sql: string; values: unknown[] } {
   const values: unknown[] = [];
+  const traceparent = activeTraceparent();
   const rows = events.map((e, i) => {
-    values.push(e.topic, e.key, e.eventType, e.revision, e.payload === null ? null : JSON.stringify(e.payload));
-    const o = firstParam - 1 + i * 5;
-    return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}::bigint, $${o + 5}::json)`;
+    values.push(e.topic, e.key, e.eventType, e.revision, e.payload === null ? null : JSON.stringify(e.payload), traceparent);
+    const o = firstParam - 1 + i * 6;
+    return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}::bigint, $${o + 5}::json, $${o + 6}::text)`;
   });
-  return { sql: `INSERT INTO outbox (topic, key, event_type, revision, payload) VALUES ${rows.join(', ')}`, values };
+  return { sql: `INSERT INTO outbox (topic, key, event_type, revision, payload, traceparent) VALUES ${rows.join(', ')}`, values };
 }
 
 /** Appends events to the outbox inside the caller's transaction (pass the transaction's manager). */

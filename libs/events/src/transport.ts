@@ -8,6 +8,8 @@ export interface OutgoingMessage {
   key: string;
   /** The JSON envelope; null is a tombstone (compaction removes the key). */
   value: unknown | null;
+  /** Message headers: the W3C trace context (`traceparent`, `tracestate`) when tracing is on. */
+  headers?: Record<string, string>;
 }
 
 export interface IncomingMessage {
@@ -24,6 +26,8 @@ export interface IncomingMessage {
   raw?: Buffer | null;
   /** The partition's end offset (the offset the next message will get) when this message was fetched: lag. */
   highWatermark?: string;
+  /** Message headers as text (the W3C trace context among them). */
+  headers?: Record<string, string>;
 }
 
 export interface SubscribeOptions {

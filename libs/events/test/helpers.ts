@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { DiamondV1, makeEnvelope, newDiamondId, newVersionId, Role } from '@dtp/domain';
 import { Client } from 'pg';
 import { createDataSource, withDatabase } from '@dtp/database';
-import { createConsumerTables, createOutboxTable } from '../src';
+import { addOutboxTraceparent, createConsumerTables, createOutboxTable } from '../src';
 
 export const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
@@ -31,6 +31,7 @@ export async function eventsDatabase(prefix: string): Promise<{ url: string; ds:
   const q = ds.createQueryRunner();
   try {
     await createOutboxTable(q);
+    await addOutboxTraceparent(q);
     await createConsumerTables(q);
     await q.query(`CREATE TABLE participants (id uuid PRIMARY KEY, name text NOT NULL, applied integer NOT NULL DEFAULT 1)`);
   } finally {

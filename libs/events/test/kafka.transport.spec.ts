@@ -27,7 +27,7 @@ describe('KafkaTransport against the Kafka wire-protocol peer (kcat mock cluster
 
   it('creates topics without the admin API (auto-creation) and reports the broker reachable', async () => {
     const topic = `t-ensure-${randomUUID()}`;
-    await expect(transport.ensureTopics([{ topic, compacted: true }])).resolves.toBeUndefined();
+    await expect(transport.ensureTopics([{ topic, compacted: true }, { topic: `${topic}-log`, keepForever: true }])).resolves.toBeUndefined();
     await expect(transport.check()).resolves.toBeUndefined();
     await transport.publish([{ topic, key: 'k', value: { hello: 1 } }]);
   });

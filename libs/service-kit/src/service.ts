@@ -5,7 +5,8 @@ import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateBy } fr
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Logger } from 'pino';
 import { loadConfig } from './config';
-import { createLogger } from './logger';
+import { runExitHooks } from './exit-hooks';
+import { createLogger, LOG_FORMAT_VALUES } from './logger';
 import { parseTrustedProxies } from './trusted-proxies';
 
 /** The reason TRUSTED_PROXIES does not parse, or undefined when it does. */
@@ -43,6 +44,11 @@ export class BaseServiceConfig {
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL: string = 'info';
+
+  /** `json`, `pretty` or `auto` (pretty on a terminal, JSON otherwise): see createLogger. */
+  @IsOptional()
+  @IsIn(LOG_FORMAT_VALUES)
+  LOG_FORMAT: string = 'auto';
 
   /** How long readiness reports "draining" before the server stops accepting requests on SIGTERM. */
   @IsOptional()
@@ -132,7 +138,7 @@ export async function runStandalone<C extends BaseServiceConfig, D>(
   env: Record<string, string | undefined> = process.env,
 ): Promise<void> {
   const config = configOrExit(def.name, def.configClass, env);
-  const logger = createLogger(def.name, config.LOG_LEVEL);
+  const logger = createLogger(def.name, config.LOG_LEVEL, config.LOG_FORMAT);
   if (env.MIGRATE_ON_START === 'true') await def.migrate(config, logger);
   let built: D;
   try {
@@ -161,7 +167,7 @@ export function onShutdownSignal(stop: () => Promise<void>): void {
     }
     stopping = true;
     stop().then(
-      () => process.exit(0),
+      () => runExitHooks().then(() => process.exit(0)),
       (err) => {
         process.stderr.write(`shutdown failed: ${err instanceof Error ? err.stack : String(err)}\n`);
         process.exit(1);

@@ -47,8 +47,8 @@ interface Metrics {
  * index, in seq order, up to CUSTODY_EVENT_MAX_ENTRIES, get the next leaf indices, the tree's new perfect nodes are
  * stored, a checkpoint {log_id, tree_size, root_hash, timestamp} is signed (JWS compact, EdDSA) and stored, and one
  * `custody.checkpoint` outbox event carries it with its entries. More pending: more checkpoints in the same tick.
- * At start (and whenever there is no checkpoint yet) it signs what there is, the empty tree on a new log. The timer is unref'ed and stopped (after
- * the running tick) when the application closes.
+ * A new log's first start signs the empty tree at once (and any tick signs when no checkpoint exists yet). The
+ * timer is unref'ed and stopped (after the running tick) when the application closes.
  */
 @Injectable()
 export class CustodyCheckpointer implements OnApplicationBootstrap, OnModuleDestroy {
@@ -71,9 +71,13 @@ export class CustodyCheckpointer implements OnApplicationBootstrap, OnModuleDest
   async onApplicationBootstrap(): Promise<void> {
     // The key first: a generated one is created at start (under its lock), not in the middle of a tick.
     await this.keys.active();
-    // The first start signs the empty tree (search serves a checkpoint from the start); later starts find nothing
-    // to do, or what an earlier instance left pending. A failure here waits for the timer.
-    await this.checkpointNow().catch((err: unknown) => this.logger?.error({ err }, 'custody checkpoint at start failed; the timer tries again'));
+    // A new log gets its first checkpoint (the empty tree) at once, so there is one to serve from the start. Later
+    // starts leave pending entries to the timer: a start does not publish before the service's own requests.
+    try {
+      if (!(await this.repo.latestCheckpoint(this.uow.sql))) await this.checkpointNow();
+    } catch (err) {
+      this.logger?.error({ err }, 'custody checkpoint at start failed; the timer tries again');
+    }
     this.schedule();
   }
 

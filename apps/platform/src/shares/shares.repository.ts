@@ -12,7 +12,7 @@ export interface ShareRow {
   revision: number;
 }
 
-/** `diamond_shares` (migration 1764633600000-diamond-shares): the passport links of diamonds. */
+/** `diamond_shares` (migration 1764720000000-diamond-shares): the passport links of diamonds. */
 @Injectable()
 export class SharesRepository {
   async insert(sql: Sql, row: Pick<ShareRow, 'share_id' | 'diamond_id' | 'created_by' | 'created_at' | 'expires_at'>): Promise<void> {

@@ -44,7 +44,7 @@ export interface EpcisDocument {
 }
 
 export interface EpcisInput {
-  /** The platform's public base address (PLATFORM_PUBLIC_BASE_URL); a trailing slash is ignored. */
+  /** The platform's public base address (PLATFORM_PUBLIC_URL); a trailing slash is ignored. */
   base: string;
   /** The diamond's chain, oldest first (the entries of its custody answer). */
   entries: readonly IndexedCustodyEntry[];

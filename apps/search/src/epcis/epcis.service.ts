@@ -31,6 +31,6 @@ export class EpcisService {
       const active = (await this.records.find(id))?.grading?.[0];
       if (active) gradings.set(e.entry_hash, active);
     }
-    return toEpcisDocument({ base: this.config.PLATFORM_PUBLIC_BASE_URL, entries: chain.entries, children, gradings, creationDate: now.toISOString() });
+    return toEpcisDocument({ base: this.config.PLATFORM_PUBLIC_URL, entries: chain.entries, children, gradings, creationDate: now.toISOString() });
   }
 }

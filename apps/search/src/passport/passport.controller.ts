@@ -36,8 +36,8 @@ export class PassportController {
     @Inject(PassportService) private readonly passports: PassportService,
     @Inject(SearchConfig) private readonly config: SearchConfig,
   ) {
-    this.keysUrl = `${config.PLATFORM_PUBLIC_BASE_URL.replace(/\/+$/, '')}/.well-known/custody-keys.json`;
-    this.keysOrigin = new URL(config.PLATFORM_PUBLIC_BASE_URL).origin;
+    this.keysUrl = `${config.PLATFORM_PUBLIC_URL.replace(/\/+$/, '')}/.well-known/custody-keys.json`;
+    this.keysOrigin = new URL(config.PLATFORM_PUBLIC_URL).origin;
   }
 
   // Declared before `:share_id/...`; find-my-way prefers the static segment anyway.
@@ -154,7 +154,7 @@ export class PassportController {
 
   /** The configured public address, or the address this request came to. */
   private publicBase(request: FastifyRequest): string {
-    if (this.config.PUBLIC_BASE_URL) return this.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+    if (this.config.SEARCH_PUBLIC_URL) return this.config.SEARCH_PUBLIC_URL.replace(/\/+$/, '');
     return `${request.protocol}://${request.headers.host ?? 'localhost'}`;
   }
 }

@@ -1,0 +1,79 @@
+import { context, propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { DataSource } from 'typeorm';
+import { Topics } from '@dtp/domain';
+import { InProcessTransport, OutboxRelay, runConsumer, RunningConsumer, writeOutbox } from '../src';
+import { eventsDatabase, logger, newId, onboarded, waitFor } from './helpers';
+
+/**
+ * The trace context's path through the events: a request's span -> the outbox row -> the relay's publish span
+ * -> the message headers -> the consumer's process span, around the handler. A real OpenTelemetry SDK with an
+ * in-memory exporter (the services install theirs from the environment, libs/service-kit/src/telemetry.ts).
+ */
+describe('trace context through outbox, relay and consumer', () => {
+  const exporter = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const contextManager = new AsyncLocalStorageContextManager();
+  let ds: DataSource;
+  let url: string;
+
+  beforeAll(async () => {
+    contextManager.enable();
+    context.setGlobalContextManager(contextManager);
+    trace.setGlobalTracerProvider(provider);
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    ({ ds, url } = await eventsDatabase('tracing'));
+  });
+
+  afterAll(async () => {
+    await ds.destroy();
+    trace.disable();
+    propagation.disable();
+    context.disable();
+  });
+
+  it.each([['one message at a time', false], ['in batches', true]] as const)('continues the writer\'s trace in the consumer (%s)', async (_name, batch) => {
+    exporter.reset();
+    const topic = Topics.AUTH_PARTICIPANTS;
+    const transport = new InProcessTransport();
+    const seen = new Map<string, string | undefined>();
+    const consumer: RunningConsumer = await runConsumer({
+      transport, topic, group: 'g', dataSource: ds, logger, batch,
+      handle: async (event) => void seen.set(event.key, trace.getActiveSpan()?.spanContext().traceId),
+    });
+    const relay = new OutboxRelay({ service: `tracing-${batch}`, databaseUrl: url, transport, logger, pollIntervalMs: 50 });
+
+    const traced = newId();
+    const untraced = newId();
+    const request = provider.getTracer('test').startSpan('POST /diamonds', { kind: SpanKind.SERVER }, ROOT_CONTEXT);
+    await context.with(trace.setSpan(ROOT_CONTEXT, request), () =>
+      ds.transaction((m) => writeOutbox(m, [{ topic, key: traced, eventType: 'participant.onboarded', revision: 1, payload: onboarded(traced, 1) }])),
+    );
+    request.end();
+    await ds.transaction((m) => writeOutbox(m, [{ topic, key: untraced, eventType: 'participant.onboarded', revision: 1, payload: onboarded(untraced, 1) }]));
+    await relay.start();
+    try {
+      await waitFor(() => seen.has(traced) && seen.has(untraced), 'both events handled');
+    } finally {
+      await relay.stop();
+      await consumer.close();
+      await transport.close();
+    }
+
+    const traceId = request.spanContext().traceId;
+    expect(seen.get(traced)).toBe(traceId);
+    // The untraced row starts no trace of the request's (its own process span is a fresh root).
+    expect(seen.get(untraced)).not.toBe(traceId);
+
+    const spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+    const publish = spans.find((s) => s.name === `publish ${topic}`);
+    const processSpan = spans.find((s) => s.name === `process ${topic}`);
+    expect(publish?.kind).toBe(SpanKind.PRODUCER);
+    expect(publish?.parentSpanContext?.spanId).toBe(request.spanContext().spanId);
+    expect(processSpan?.kind).toBe(SpanKind.CONSUMER);
+    expect(processSpan?.parentSpanContext?.spanId).toBe(publish?.spanContext().spanId);
+    expect(processSpan?.attributes['messaging.destination.name']).toBe(topic);
+  });
+});

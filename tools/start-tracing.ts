@@ -1,0 +1,4 @@
+// First import of tools/start.ts: OpenTelemetry must patch http and pg before they load (off unless configured).
+import { startTracing } from '@dtp/service-kit/telemetry';
+
+startTracing('dtp');
