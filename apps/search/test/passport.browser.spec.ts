@@ -1,10 +1,26 @@
-/// <reference lib="dom" />
 import AxeBuilder from '@axe-core/playwright';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { CustodyAnswer } from '@dtp/domain';
 import type { TestStack } from '@dtp/testing';
 import { launchChromium } from '../../../tools/testing/chromium';
 import { journey, Journey, passportStack } from './passport-support';
+
+/**
+ * The browser's own function, for code that runs in the page (this project compiles without the DOM library: it
+ * would change Node's Buffer types for every file).
+ */
+declare function getComputedStyle(el: unknown): { color: string; backgroundColor: string };
+
+/** Polls `probe` (in the test, not the page: the page's CSP allows no eval) until `done` holds. */
+async function until<T>(probe: () => Promise<T>, done: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (done(v)) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms (last: ${JSON.stringify(v)})`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 /**
  * The passport page in a real browser: Debian's chromium driven by playwright-core (installed once per run by the
@@ -65,8 +81,7 @@ describe('the passport page in chromium', () => {
     const photos = page.locator('.photos img');
     expect(await photos.count()).toBe(1);
     expect(await photos.getAttribute('alt')).toBe('Photo 1 of the diamond (face up)');
-    await page.waitForFunction(() => (document.querySelector('.photos img') as HTMLImageElement | null)?.complete === true);
-    expect(await photos.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(1);
+    expect(await until(() => photos.evaluate((img) => (img as unknown as { complete: boolean; naturalWidth: number }).complete && (img as unknown as { naturalWidth: number }).naturalWidth), (w) => w !== 0 && w !== false)).toBe(1);
     const qr = page.locator('.qr svg[role="img"]');
     expect(await qr.count()).toBe(1);
     expect(await qr.getAttribute('aria-label')).toBe("QR code of this page's link");
@@ -76,7 +91,7 @@ describe('the passport page in chromium', () => {
 
   const badgeOf = async (page: Page): Promise<{ state: string | null; text: string }> => {
     const badge = page.locator('#verified-badge');
-    await page.waitForFunction(() => document.getElementById('verified-badge')?.getAttribute('data-state') !== 'checking', undefined, { timeout: 20_000 });
+    await until(() => badge.getAttribute('data-state'), (state) => state !== 'checking', 20_000);
     return { state: await badge.getAttribute('data-state'), text: await badge.innerText() };
   };
 
@@ -144,7 +159,7 @@ describe('the passport page in chromium', () => {
         else await route.continue();
       });
     });
-    await page.waitForFunction(() => document.getElementById('verified-badge')?.textContent?.includes('waiting for the custody log'), undefined, { timeout: 10_000 });
+    await until(() => page.locator('#verified-badge').innerText(), (text) => text.includes('waiting for the custody log'), 10_000);
     expect(await badgeOf(page)).toEqual({ state: 'verified', text: 'Verified' });
     expect(custodyCalls).toBe(2);
   });
