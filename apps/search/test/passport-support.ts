@@ -19,8 +19,8 @@ export async function platformCall<T>(stack: TestStack, who: Caller, method: str
 }
 
 /** A public GET of search, read to its end at once (no half-read answer left on a kept-alive socket). */
-export async function publicGet(stack: TestStack, path: string): Promise<{ status: number; headers: Headers; text: string }> {
-  const res = await fetch(`${stack.urls.search}${path}`);
+export async function publicGet(stack: TestStack, path: string, accept?: string): Promise<{ status: number; headers: Headers; text: string }> {
+  const res = await fetch(`${stack.urls.search}${path}`, accept ? { headers: { accept } } : {});
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 

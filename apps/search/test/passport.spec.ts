@@ -72,15 +72,20 @@ describe('GET /passport/{share_id}', () => {
     expect(bundle.text).toContain('DtpVerify');
   });
 
-  it('answers a 404 page for unknown, out-of-format, expired and revoked links', async () => {
+  it('answers 404 for unknown, out-of-format, expired and revoked links (a page for browsers, JSON otherwise)', async () => {
     for (const path of ['/passport/AAAAAAAAAAAAAAAAAAAAAA', '/passport/nope', '/passport/AAAAAAAAAAAAAAAAAAAAAA/record']) {
       const res = await publicGet(stack, path);
       expect({ path, status: res.status }).toEqual({ path, status: 404 });
     }
-    const unknown = await publicGet(stack, '/passport/AAAAAAAAAAAAAAAAAAAAAA');
+    // A browser gets the 404 page; any other client the API's JSON.
+    const unknown = await publicGet(stack, '/passport/AAAAAAAAAAAAAAAAAAAAAA', 'text/html,application/xhtml+xml,*/*;q=0.8');
+    expect(unknown.status).toBe(404);
     expect(unknown.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(unknown.text).toContain('<h1>Passport not found</h1>');
     expect(unknown.headers.get('content-security-policy')).toContain("default-src 'none'");
+    const api = await publicGet(stack, '/passport/AAAAAAAAAAAAAAAAAAAAAA', 'application/json');
+    expect(api.status).toBe(404);
+    expect(JSON.parse(api.text)).toEqual({ message: 'passport not found' });
 
     // Expired: a link whose time has passed (moved into the past in search's copy).
     const expiring = await platformCall<{ share_id: string }>(stack, j.retailer, 'POST', `/diamonds/${j.polished.diamond_id}/share`, { expires_at: '2099-01-01T00:00:00Z' });
@@ -93,7 +98,7 @@ describe('GET /passport/{share_id}', () => {
     await eventually(async () => ((await publicGet(stack, `/passport/${other.share_id}`)).status === 200 ? true : undefined), 'the second link');
     await platformCall(stack, j.retailer, 'DELETE', `/diamonds/${j.polished.diamond_id}/share/${other.share_id}`);
     const gone = await eventually(async () => {
-      const res = await publicGet(stack, `/passport/${other.share_id}`);
+      const res = await publicGet(stack, `/passport/${other.share_id}`, 'text/html');
       return res.status === 404 ? res : undefined;
     }, 'the revoked link to answer 404');
     expect(gone.text).toContain('revoked');

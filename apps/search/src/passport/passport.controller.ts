@@ -76,7 +76,14 @@ export class PassportController {
     headers: { 'Content-Security-Policy': { description: 'Scripts from this service and the page\'s own hashed inline script; fetches to this service and the platform\'s keys.', schema: { type: 'string' } } },
     content: { 'text/html': { schema: { type: 'string', description: 'An HTML document.' }, example: HTML_EXAMPLE } },
   })
-  @ApiResponse({ status: 404, description: `${GONE.replace(': `{message}`', '')}: an HTML page saying so.`, content: { 'text/html': { schema: { type: 'string', description: 'An HTML document.' } } } })
+  @ApiResponse({
+    status: 404,
+    description: `${GONE.replace(': `{message}`', '')}: an HTML page saying so for a browser (\`Accept: text/html\`), \`{message}\` for any other client.`,
+    content: {
+      'text/html': { schema: { type: 'string', description: 'An HTML document.' } },
+      'application/json': { schema: { $ref: '#/components/schemas/MessageErrorResponse' } },
+    },
+  })
   @ApiErrors({ 503: UNAVAILABLE })
   async page(@Param('share_id') shareId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const shareUrl = `${this.publicBase(request)}/passport/${encodeURIComponent(shareId)}`;
@@ -85,6 +92,8 @@ export class PassportController {
       html = await renderPassport(await this.passports.view(shareId, shareUrl), this.keysUrl);
     } catch (err) {
       if (!(err instanceof NotFoundException)) throw err;
+      // A browser (Accept: text/html) gets the 404 page; any other client the API's JSON `{message}`.
+      if (!/\btext\/html\b|\bapplication\/xhtml\+xml\b/i.test(request.headers.accept ?? '')) throw err;
       await reply.status(404).type('text/html; charset=utf-8').header('content-security-policy', NOT_FOUND_CSP).header('cache-control', 'no-store').send(renderNotFound());
       return;
     }

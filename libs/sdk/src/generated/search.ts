@@ -2077,13 +2077,14 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format).: an HTML page saying so. */
+            /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format).: an HTML page saying so for a browser (`Accept: text/html`), `{message}` for any other client. */
             404: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
