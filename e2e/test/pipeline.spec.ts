@@ -1,4 +1,5 @@
-import type { DiamondHistory, DiamondV1 } from '@dtp/domain';
+import type { CustodyAnswer, DiamondHistory, DiamondV1 } from '@dtp/domain';
+import { CustodyKeys, verifyCustody } from '@dtp/verify';
 import { caller, Caller, counter, converged, eventually, json, query, registerMany, registerRough, sha256 } from './support/clients';
 import { ProcessStack, startProcessStack } from './support/services';
 
@@ -116,21 +117,58 @@ describe('event pipeline end to end (separate processes, Kafka peer)', () => {
 
   it('fault: the platform killed between publish and mark re-publishes; search applies each event once', async () => {
     const platform = stack.services.platform;
-    const appliedBefore = await counter(stack.urls.search, 'consumer_applied_total');
-    const dupBefore = await counter(stack.urls.search, 'consumer_duplicates_total');
+    // The diamonds topic only: platform's custody checkpointer writes its own outbox rows on a timer.
+    const diamonds = { topic: 'platform.diamonds.v1' };
+    const appliedBefore = await counter(stack.urls.search, 'consumer_applied_total', diamonds);
+    const dupBefore = await counter(stack.urls.search, 'consumer_duplicates_total', diamonds);
     await platform.stop();
     await platform.start({}, 'e2e/test/support/platform-relay-crash.main.ts');
     const created = await registerRough(stack.urls.platform, producer);
     const code = await platform.exited; // the relay published the batch and the process died before marking it
     expect(code).toBeNull(); // killed by a signal
-    const [{ unmarked }] = await query<{ unmarked: number }>(stack.databases.platform, 'SELECT count(*)::int AS unmarked FROM outbox WHERE published_at IS NULL');
+    const [{ unmarked }] = await query<{ unmarked: number }>(stack.databases.platform, `SELECT count(*)::int AS unmarked FROM outbox WHERE published_at IS NULL AND topic = 'platform.diamonds.v1'`);
     expect(unmarked).toBeGreaterThanOrEqual(1);
     await eventually(async () => ((await searchGet(`/v1/diamonds/${created.diamond_id}`)).status === 200 ? true : undefined), 'first delivery');
     await platform.start();
     await converged(stack.databases.platform, stack.databases.search);
-    await eventually(async () => ((await counter(stack.urls.search, 'consumer_duplicates_total')) >= dupBefore + unmarked ? true : undefined), 'the re-published batch skipped');
-    expect((await counter(stack.urls.search, 'consumer_applied_total')) - appliedBefore).toBe(unmarked);
-    const [{ n }] = await query<{ n: number }>(stack.databases.platform, 'SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL');
+    await eventually(async () => ((await counter(stack.urls.search, 'consumer_duplicates_total', diamonds)) >= dupBefore + unmarked ? true : undefined), 'the re-published batch skipped');
+    expect((await counter(stack.urls.search, 'consumer_applied_total', diamonds)) - appliedBefore).toBe(unmarked);
+    const [{ n }] = await query<{ n: number }>(stack.databases.platform, `SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL AND topic = 'platform.diamonds.v1'`);
     expect(n).toBe(0);
+  });
+
+  it('custody: after all of the above, search\'s tree equals platform\'s at every checkpoint, and a diamond verifies', async () => {
+    const created = await registerRough(stack.urls.platform, producer);
+    // Every entry platform wrote has its leaf, and the latest checkpoint covers them all.
+    const platformLatest = await eventually(async () => {
+      const [row] = await query<{ entries: number; pending: number; size: number | null; number: number | null }>(
+        stack.databases.platform,
+        `SELECT (SELECT count(*)::int FROM custody_entries) AS entries, (SELECT count(*)::int FROM custody_entries WHERE leaf_index IS NULL) AS pending,
+                (SELECT tree_size::int FROM custody_checkpoints ORDER BY number DESC LIMIT 1) AS size, (SELECT max(number)::int FROM custody_checkpoints) AS number`,
+      );
+      return row.pending === 0 && row.size === row.entries ? row : undefined;
+    }, 'every custody entry checkpointed', 60_000, 250);
+    expect(platformLatest.entries).toBeGreaterThan(10_000);
+    // Search has received every checkpoint (through the broker outage and both crashes).
+    await eventually(async () => {
+      const [{ n }] = await query<{ n: number | null }>(stack.databases.search, 'SELECT max(number)::int AS n FROM custody_checkpoints');
+      return n !== null && n >= platformLatest.number! ? true : undefined;
+    }, 'search holds the latest checkpoint', 60_000, 250);
+    const signed = await query<{ number: number; tree_size: number; root_hash: string }>(
+      stack.databases.platform, 'SELECT number::int, tree_size::int, root_hash FROM custody_checkpoints WHERE number <= $1 ORDER BY number', [platformLatest.number]);
+    const rebuilt = await query<{ number: number; tree_size: number; root_hash: string; root_matches: boolean }>(
+      stack.databases.search, 'SELECT number::int, tree_size::int, root_hash, root_matches FROM custody_checkpoints WHERE number <= $1 ORDER BY number', [platformLatest.number]);
+    expect(rebuilt.map((c) => ({ number: c.number, tree_size: c.tree_size, root_hash: c.root_hash }))).toEqual(signed);
+    expect(rebuilt.every((c) => c.root_matches)).toBe(true);
+    const leaves = async (db: string) => (await query<{ h: string }>(db, 'SELECT entry_hash AS h FROM custody_entries WHERE leaf_index IS NOT NULL ORDER BY leaf_index')).map((r) => r.h);
+    expect(await leaves(stack.databases.search)).toEqual(await leaves(stack.databases.platform));
+
+    // An outsider's check of one diamond, against the keys platform publishes.
+    const answer = await json<CustodyAnswer>(`${stack.urls.search}/v1/diamonds/${created.diamond_id}/custody`, reader.token);
+    expect(answer.status).toBe(200);
+    const record = await json<DiamondV1>(`${stack.urls.search}/v1/diamonds/${created.diamond_id}`, reader.token);
+    const keys = (await (await fetch(`${stack.urls.platform}/.well-known/custody-keys.json`)).json()) as CustodyKeys;
+    const verdict = await verifyCustody(answer.body, { diamondId: created.diamond_id, keys, record: record.body });
+    expect(verdict).toMatchObject({ ok: true, entries: 1 });
   });
 });

@@ -99,10 +99,14 @@ export async function converged(platformDb: string, searchDb: string, timeoutMs 
   }
 }
 
-/** Sum of a Prometheus counter on a service's /metrics (all label sets). */
-export async function counter(serviceUrl: string, name: string): Promise<number> {
+/** Sum of a Prometheus counter on a service's /metrics (all label sets, or those with every label given). */
+export async function counter(serviceUrl: string, name: string, labels: Record<string, string> = {}): Promise<number> {
   const text = await (await fetch(`${serviceUrl}/metrics`)).text();
+  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
   let sum = 0;
-  for (const line of text.split('\n')) if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.split(' ').pop());
+  for (const line of text.split('\n')) {
+    if (!(line.startsWith(`${name}{`) || line.startsWith(`${name} `))) continue;
+    if (wanted.every((w) => line.includes(w))) sum += Number(line.split(' ').pop());
+  }
   return sum;
 }
