@@ -77,6 +77,7 @@ async function serve(): Promise<void> {
     AUTH_JWKS_URL: 'http://127.0.0.1:9/unused', // replaced below once auth listens
     BLOB_STORE_DIR: process.env.BENCH_BLOB_DIR!,
     ...(process.env.BENCH_DB_POOL_SIZE ? { DB_POOL_SIZE: process.env.BENCH_DB_POOL_SIZE } : {}),
+    ...(process.env.BENCH_CUSTODY_INTERVAL_MS ? { CUSTODY_CHECKPOINT_INTERVAL_MS: process.env.BENCH_CUSTODY_INTERVAL_MS } : {}),
   });
   await authService.migrate(authConfig, logger);
   await platformService.migrate(platformConfig, logger);

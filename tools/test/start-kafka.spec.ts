@@ -192,6 +192,15 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
       expect(alive(restartedPid)).toBe(false);
     } finally {
       child.kill('SIGKILL');
+      // After a failure the runner is killed outright: its services (own process groups) and its Kafka peer
+      // would outlive the test. Every pid it announced goes too.
+      for (const m of out.matchAll(/(?:started \(pid|kcat pid) (\d+)/g)) {
+        try {
+          process.kill(Number(m[1]), 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
       await collector.close();
       await rm(dataDir, { recursive: true, force: true });
     }

@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { CustodyAnswer } from '@dtp/domain';
 import type { TestStack } from '@dtp/testing';
 import { launchChromium } from '../../../tools/testing/chromium';
-import { journey, Journey, passportStack } from './passport-support';
+import { journey, Journey, passportStack, platformCall } from './passport-support';
 
 /**
  * The browser's own function, for code that runs in the page (this project compiles without the DOM library: it
@@ -147,6 +147,44 @@ describe('the passport page in chromium', () => {
     expect(forged.state).toBe('failed');
     expect(forged.text).toMatch(/^Verification failed: /);
     expect(forged.text).not.toBe(removed.text);
+    const reordered = await tamper((a) => ({ ...a, entries: [a.entries[1], a.entries[0], ...a.entries.slice(2)] }));
+    expect(reordered.state).toBe('failed');
+    expect(reordered.text).toMatch(/^Verification failed: /);
+  });
+
+  it('remembers the checkpoint it verified, checks the log only grew on the next visit, and turns red for a rolled-back log', async () => {
+    const passport = `${stack.urls.search}/passport/${j.share.share_id}`;
+    const custodyNow = async () => (await (await fetch(`${passport}/custody`)).json()) as CustodyAnswer;
+    const older = await custodyNow();
+    // One browser (one local storage): the first visit verifies the log and remembers its checkpoint.
+    const context = await browser.newContext();
+    contexts.push(context);
+    const proofs: string[] = [];
+    context.on('request', (r) => {
+      if (r.url().includes('/consistency?')) proofs.push(new URL(r.url()).search);
+    });
+    const first = await context.newPage();
+    await first.goto(passport);
+    expect(await badgeOf(first)).toEqual({ state: 'verified', text: 'Verified' });
+    expect(proofs).toEqual([]);
+    // The log grows (another diamond) and a checkpoint covers the new entry: the next visit asks for, and checks,
+    // the consistency proof from the remembered size to the new one.
+    await platformCall(stack, j.producer, 'POST', '/diamonds/rough/create', { box_id: 'BOX-GROW', participant_id: 'ERP-GROW', participant_timestamp: '2024-03-02T10:00:00Z', rough: { carats: 1.1 } });
+    const newer = await until(custodyNow, (a) => a.checkpoint.tree_size > older.checkpoint.tree_size, 20_000);
+    const second = await context.newPage();
+    await second.goto(passport);
+    expect(await badgeOf(second)).toEqual({ state: 'verified', text: 'Verified' });
+    expect(proofs).toHaveLength(1);
+    expect(proofs[0]).toMatch(new RegExp(`^\\?from=${older.checkpoint.tree_size}&to=\\d+$`));
+    // The server now answers an older, genuinely signed, state of the log: it cannot prove it extends the
+    // checkpoint this browser saw, so the badge turns red.
+    await context.route(`**/passport/${j.share.share_id}/custody`, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(older) }));
+    const third = await context.newPage();
+    await third.goto(passport);
+    const badge = await badgeOf(third);
+    expect(badge.state).toBe('failed');
+    expect(badge.text).toMatch(/^Verification failed: the log was rolled back/);
+    expect(newer.checkpoint.tree_size).toBeGreaterThan(older.checkpoint.tree_size);
   });
 
   it('waits for the next checkpoint when the log does not cover the diamond yet, then turns green', async () => {

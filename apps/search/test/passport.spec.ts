@@ -66,6 +66,15 @@ describe('GET /passport/{share_id}', () => {
     expect(photo.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await photo.arrayBuffer()).equals(PNG_1X1)).toBe(true);
     for (const n of ['2', '0', 'x']) expect({ n, status: (await publicGet(stack, `/passport/${j.share.share_id}/photos/${n}`)).status }).toEqual({ n, status: 404 });
+    // Consistency proofs for a live link, with the token-free route's own checks.
+    const size = answer.checkpoint.tree_size;
+    const consistency = await publicGet(stack, `/passport/${j.share.share_id}/consistency?from=1&to=${size}`);
+    expect(consistency.status).toBe(200);
+    expect(JSON.parse(consistency.text)).toMatchObject({ from: 1, to: size });
+    const tooFar = await publicGet(stack, `/passport/${j.share.share_id}/consistency?from=1&to=${size + 1000}`);
+    expect(tooFar.status).toBe(422);
+    expect(tooFar.text).toContain('to');
+    expect((await publicGet(stack, `/passport/AAAAAAAAAAAAAAAAAAAAAA/consistency?from=1&to=${size}`)).status).toBe(404);
     const bundle = await publicGet(stack, '/passport/assets/verify.js');
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get('content-type')).toBe('text/javascript; charset=utf-8');

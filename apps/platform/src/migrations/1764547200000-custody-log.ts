@@ -21,10 +21,14 @@ export class CustodyLog1764547200000 implements MigrationInterface {
         occurred_at text NOT NULL,
         record_sha256 text NOT NULL,
         prev_entry_hash text,
-        entry_hash text NOT NULL CONSTRAINT custody_entries_entry_hash_key UNIQUE,
+        entry_hash text NOT NULL,
         context jsonb,
-        leaf_index bigint CONSTRAINT custody_entries_leaf_index_key UNIQUE
+        leaf_index bigint
       )`);
+    // No unique index on entry_hash or leaf_index: each is one more index write per change on the registration hot
+    // path. entry_hash is unique by construction (the hashed entry holds the new version_id, a fresh ULID), and a
+    // leaf index can only be given once: the checkpointer stores each leaf as tree node (0, leaf_index), whose
+    // primary key refuses a second one (rolling the checkpoint back).
     // The checkpointer's queue: entries not in the tree yet, in seq order. No index by diamond: platform never looks
     // entries up (search serves them from its own copy), and every index is paid on the registration hot path.
     await q.query(`CREATE INDEX custody_entries_pending ON custody_entries (seq) WHERE leaf_index IS NULL`);

@@ -48,8 +48,13 @@ export const SCRIPT = `
   if (!badge) return;
   function show(ok, text) { badge.textContent = text; badge.className = 'badge ' + (ok ? 'ok' : 'fail'); badge.setAttribute('data-state', ok ? 'verified' : 'failed'); }
   var base = window.location.pathname.replace(/\\/+$/, '');
-  var RETRIES = 5, RETRY_MS = 2000;
+  var RETRIES = 5, RETRY_MS = 2000, STORE = 'dtp-custody-checkpoints';
   if (!window.DtpVerify) { show(false, 'Verification failed: the verifier could not be loaded'); return; }
+  // The last checkpoint this browser verified, per log: the next visit must prove the log only grew since.
+  function remembered() { try { return JSON.parse(window.localStorage.getItem(STORE) || '{}') || {}; } catch (e) { return {}; } }
+  function remember(checkpoint) {
+    try { var all = remembered(); all[checkpoint.log_id] = checkpoint; window.localStorage.setItem(STORE, JSON.stringify(all)); } catch (e) { /* storage off: nothing remembered */ }
+  }
   // The diamond is the one the record names; the custody answer must prove that record's chain. A change made
   // seconds ago reaches the log with the next checkpoint ("pending"): asked again a few times before failing.
   function run(attempt) {
@@ -57,9 +62,14 @@ export const SCRIPT = `
       fetch: window.fetch.bind(window),
       custodyUrl: base + '/custody',
       recordUrl: base + '/record',
-      keysUrl: badge.getAttribute('data-keys-url')
+      keysUrl: badge.getAttribute('data-keys-url'),
+      known: function (logId) { return remembered()[logId] || null; },
+      consistencyUrl: function (from, to) { return base + '/consistency?from=' + from + '&to=' + to; }
     }).then(function (result) {
-      if (result && result.ok) return show(true, 'Verified');
+      if (result && result.ok) {
+        if (result.answer && result.answer.checkpoint) remember(result.answer.checkpoint);
+        return show(true, 'Verified');
+      }
       var failure = (result && result.failure) || { message: 'no result' };
       if (failure.pending && attempt < RETRIES) {
         badge.textContent = "Checking... (waiting for the custody log's next checkpoint)";

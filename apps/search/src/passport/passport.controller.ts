@@ -1,8 +1,8 @@
-import type { CustodyAnswer } from '@dtp/domain';
-import { Controller, Get, Inject, NotFoundException, Param, Req, Res } from '@nestjs/common';
+import type { ConsistencyAnswer, CustodyAnswer } from '@dtp/domain';
+import { Controller, Get, Inject, NotFoundException, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CUSTODY_ANSWER_EXAMPLE, CustodyAnswerRecord, DiamondV1, POLISHED_DIAMOND_EXAMPLE } from '@dtp/domain';
+import { CONSISTENCY_ANSWER_EXAMPLE, ConsistencyAnswerRecord, ConsistencyQueryDto, CUSTODY_ANSWER_EXAMPLE, CustodyAnswerRecord, DiamondV1, POLISHED_DIAMOND_EXAMPLE } from '@dtp/domain';
 import { buildBrowserBundle } from '@dtp/verify/bundle';
 import { ApiErrors, Public } from '@dtp/service-kit';
 import { SearchConfig } from '../config';
@@ -120,6 +120,25 @@ export class PassportController {
   @ApiErrors({ 404: `${GONE} Also before the custody log has a checkpoint covering the diamond.`, 503: UNAVAILABLE })
   async custody(@Param('share_id') shareId: string): Promise<CustodyAnswer> {
     return this.passports.custodyAnswer(shareId);
+  }
+
+  @Get(':share_id/consistency')
+  @ApiOperation({
+    operationId: 'getPassportConsistency',
+    summary: 'A consistency proof of the custody log (public JSON)',
+    description:
+      'What `GET /v1/custody/consistency` answers, without a token, for anyone holding a live link: the badge remembers the last checkpoint it verified ' +
+      '(in the browser\'s local storage) and checks on the next visit that the log only grew since (a rolled-back log cannot prove it).',
+  })
+  @ApiParam(SHARE_PARAM)
+  @ApiOkResponse({ description: 'The proof.', type: ConsistencyAnswerRecord, example: CONSISTENCY_ANSWER_EXAMPLE })
+  @ApiErrors({
+    404: GONE,
+    422: '`from` or `to` missing, not an integer, below 1, `from` greater than `to`, or `to` beyond the latest checkpoint: `{detail}` names the field.',
+    503: UNAVAILABLE,
+  })
+  async consistency(@Param('share_id') shareId: string, @Query() query: ConsistencyQueryDto): Promise<ConsistencyAnswer> {
+    return this.passports.consistency(shareId, query.from, query.to);
   }
 
   @Get(':share_id/record')

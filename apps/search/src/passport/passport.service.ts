@@ -1,7 +1,7 @@
 import { Inject, Injectable, NotFoundException } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import type { BlobStore } from '@dtp/blob-store';
-import type { CustodyAnswer, DiamondV1 } from '@dtp/domain';
+import type { ConsistencyAnswer, CustodyAnswer, DiamondV1 } from '@dtp/domain';
 import { SEARCH_BLOB_STORE } from '../diamonds/diamonds.service';
 import { isShareId } from '@dtp/domain';
 import { ReadModelRepository } from '../read-model/read-model.repository';
@@ -66,6 +66,12 @@ export class PassportService {
     const answer = await this.custody.answerFor(await this.diamondOf(shareId));
     if (!answer) throw new NotFoundException({ message: 'the custody log has no checkpoint covering this diamond yet' });
     return answer;
+  }
+
+  /** A consistency proof of the log, for a browser that verified this link before (rollback detection). */
+  async consistency(shareId: string, from: number, to: number): Promise<ConsistencyAnswer> {
+    await this.diamondOf(shareId);
+    return this.custody.consistency(from, to);
   }
 
   async view(shareId: string, shareUrl: string): Promise<PassportView> {

@@ -202,6 +202,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/passport/{share_id}/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A consistency proof of the custody log (public JSON)
+         * @description What `GET /v1/custody/consistency` answers, without a token, for anyone holding a live link: the badge remembers the last checkpoint it verified (in the browser's local storage) and checks on the next visit that the log only grew since (a rolled-back log cannot prove it).
+         */
+        get: operations["getPassportConsistency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/passport/{share_id}/record": {
         parameters: {
             query?: never;
@@ -2208,6 +2228,82 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The read model's database cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    getPassportConsistency: {
+        parameters: {
+            query: {
+                /** @description The older tree size. */
+                from: number;
+                /** @description The newer tree size: at most the latest checkpoint's `tree_size`. */
+                to: number;
+            };
+            header?: never;
+            path: {
+                /** @description The share id from a passport link (`POST {base_url}/diamonds/{id}/share` on platform). Unknown, revoked, expired or out of format: 404. */
+                share_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proof. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "from": 1,
+                     *       "to": 3,
+                     *       "proof": [
+                     *         "c913706deeca6efc497138f9165ba0528fcaa9e261e2cb99fecca3a9fa4e69a0",
+                     *         "fe2b3db1c28a19c42668c716883969b0f1392cacc1fe40313f61b0aebe0362a1"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ConsistencyAnswer"];
+                };
+            };
+            /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description `from` or `to` missing, not an integer, below 1, `from` greater than `to`, or `to` beyond the latest checkpoint: `{detail}` names the field. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
