@@ -47,6 +47,9 @@ describe('auth CLI usage errors, without a database', () => {
     ['add-credential without --participant', ['add-credential']],
     ['show without --participant', ['show']],
     ['revoke-client without --client-id', ['revoke-client']],
+    ['a stray argument', ['rotate-keys', 'now']],
+    ['an option without its value', ['onboard', '--name']],
+    ['another command\'s option', ['show', '--client-id', 'c-1']],
   ])('%s: exit 2 with the usage, no connection', async (_name, args) => {
     const r = await cli(args);
     expect(r.code).toBe(2);
@@ -65,8 +68,8 @@ describe('auth CLI usage errors, without a database', () => {
     expect(connections).toBe(0);
   });
 
-  it('help: exit 0 with the usage, no connection', async () => {
-    const r = await cli(['help']);
+  it.each([['help'], ['--help'], ['-h'], ['onboard', '--help'], ['show', '-h']])('%s: exit 0 with the usage, no connection', async (...args) => {
+    const r = await cli(args);
     expect(r.code).toBe(0);
     expect(r.err).toContain(USAGE);
     expect(connections).toBe(0);

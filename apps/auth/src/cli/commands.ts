@@ -2,7 +2,7 @@ import { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { parseArgs } from 'node:util';
+import { Command, CommanderError } from 'commander';
 import { randomBytes } from 'node:crypto';
 import { DomainError, isUuid, OnboardParticipantDto } from '@dtp/domain';
 import { ConfigError, loadConfig, toValidationDetails } from '@dtp/service-kit';
@@ -94,6 +94,46 @@ async function prepare(command: string, options: Options, io: CliIo): Promise<Ru
   }
 }
 
+/** Each command and the options it takes (commander, like the workspace's other tools). */
+const COMMANDS: Record<string, string[]> = {
+  onboard: ['name', 'role', 'provenance-name', 'provenance-type', 'country-code'],
+  'add-credential': ['participant'],
+  'revoke-client': ['client-id'],
+  show: ['participant'],
+  'rotate-keys': [],
+};
+
+const kebab = (camel: string) => camel.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/**
+ * The command line, parsed by commander: a known command, only its own options, each with a value, nothing
+ * extra. A usage error is reported with the usage and exit code 2; whether the required options are there is for
+ * `prepare`, which names the missing one.
+ */
+function parseCommandLine(argv: string[], io: CliIo): Options | number {
+  let options: Options | undefined;
+  const program = new Command('auth:cli')
+    .exitOverride()
+    .helpOption(false)
+    .helpCommand(false)
+    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
+  for (const [name, flags] of Object.entries(COMMANDS)) {
+    const command = program.command(name).helpOption(false).allowExcessArguments(false);
+    for (const flag of flags) command.option(`--${flag} <value>`);
+    command.action((opts: Record<string, string>) => {
+      options = Object.fromEntries(Object.entries(opts).map(([k, v]) => [kebab(k), v]));
+    });
+  }
+  try {
+    program.parse(argv, { from: 'user' });
+  } catch (err) {
+    if (!(err instanceof CommanderError)) throw err;
+    io.err(`${err.message.replace(/^error: /, '')}\n\n${USAGE}`);
+    return 2;
+  }
+  return options ?? {};
+}
+
 /**
  * Runs one CLI command; returns the process exit code (0 ok, 1 failure, 2 usage or invalid input). The command
  * line and the config are checked first; only then does it connect, on a Nest application context of the
@@ -101,29 +141,17 @@ async function prepare(command: string, options: Options, io: CliIo): Promise<Ru
  */
 export async function runCli(argv: string[], env: Record<string, string | undefined>, io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
-  if (!command || command === 'help' || command === '--help') {
+  if (!command || command === 'help' || command === '--help' || command === '-h') {
     io.err(USAGE);
     return command ? 0 : 2;
   }
-  let options: Options;
-  try {
-    options = parseArgs({
-      args: rest,
-      strict: true,
-      options: {
-        name: { type: 'string' },
-        role: { type: 'string' },
-        'provenance-name': { type: 'string' },
-        'provenance-type': { type: 'string' },
-        'country-code': { type: 'string' },
-        participant: { type: 'string' },
-        'client-id': { type: 'string' },
-      },
-    }).values as Options;
-  } catch (err) {
-    io.err(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
-    return 2;
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.err(USAGE);
+    return 0;
   }
+  const parsed = parseCommandLine(argv, io);
+  if (typeof parsed === 'number') return parsed;
+  const options = parsed;
   const run = await prepare(command, options, io);
   if (typeof run === 'number') return run;
 
