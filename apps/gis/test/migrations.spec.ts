@@ -7,7 +7,7 @@ describe('gis migrations', () => {
   it('apply on an empty database and revert completely (real down)', async () => {
     const url = await createTestDatabase('gismig');
     const opts = { url, service: 'gis', entities: gisEntities, migrations: gisMigrations };
-    expect(await runMigrations(opts)).toEqual(['Outbox1763769600000', 'GisSchema1764115200000', 'OutboxPayloadJson1764288000000', 'IdempotencyKeys1764460800000']);
+    expect(await runMigrations(opts)).toEqual(['Outbox1763769600000', 'GisSchema1764115200000', 'OutboxPayloadJson1764288000000', 'IdempotencyKeys1764460800000', 'OutboxTraceparent1764633600000']);
     const ds = createDataSource(opts);
     await ds.initialize();
     try {
