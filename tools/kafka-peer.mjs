@@ -30,9 +30,12 @@ export function ensureKcat(log) {
   if (typeof process.getuid === 'function' && process.getuid() !== 0) {
     throw new Error('kcat is not installed and this is not root: run `apt-get install -y kcat` (Kafka tests need it)');
   }
-  if (!run(log, 'apt-get', ['install', '-y', 'kcat'])) {
-    run(log, 'apt-get', ['update']);
-    if (!run(log, 'apt-get', ['install', '-y', 'kcat'])) {
+  // Other test processes may be installing their own packages (chromium, the deploy checks' tools) at the same
+  // time: wait for dpkg's lock instead of failing on it.
+  const apt = (...args) => run(log, 'apt-get', ['-o', 'DPkg::Lock::Timeout=300', ...args]);
+  if (!apt('install', '-y', 'kcat')) {
+    apt('update');
+    if (!apt('install', '-y', 'kcat')) {
       throw new Error('could not install kcat with apt-get: Kafka tests cannot run (install it: apt-get install -y kcat)');
     }
   }

@@ -108,11 +108,12 @@ export function ensureDebianTool(command: string, pkg: string, versionArgs = ['-
   const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!isRoot) throw new Error(`${command} is not installed and this user cannot apt-get install it (install Debian package ${pkg})`);
   const steps: string[] = [];
-  const install = () => run('apt-get', ['install', '-y', '--no-install-recommends', pkg]);
+  // Other test processes may be installing packages at the same time (kcat, chromium): wait for dpkg's lock.
+  const install = () => run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '--no-install-recommends', pkg]);
   let r = install();
   if (!r.ok) {
     steps.push(`apt-get install ${pkg}: ${r.stderr.trim().split('\n').slice(-1)[0]}`);
-    run('apt-get', ['update']);
+    run('apt-get', ['-o', 'DPkg::Lock::Timeout=300', 'update']);
     r = install();
     if (!r.ok) steps.push(`after apt-get update: ${r.stderr.trim().split('\n').slice(-1)[0]}`);
   }
