@@ -10,6 +10,7 @@ import {
 } from '@dtp/domain';
 import type { DiamondV1 } from '@dtp/domain';
 import { compactVerify, createLocalJWKSet, JSONWebKeySet } from 'jose';
+import { entryFields } from '../src/custody/custody-entry';
 import { call, outboxRows, PlatformFixture } from './helpers';
 
 export interface EntryRow extends CustodyEntry {
@@ -19,15 +20,7 @@ export interface EntryRow extends CustodyEntry {
   context: Record<string, string> | null;
 }
 
-export const entryOf = (r: EntryRow): CustodyEntry => ({
-  diamond_id: r.diamond_id,
-  version_id: r.version_id,
-  action: r.action,
-  actor_participant_id: r.actor_participant_id,
-  occurred_at: r.occurred_at,
-  record_sha256: r.record_sha256,
-  prev_entry_hash: r.prev_entry_hash,
-});
+export const entryOf = (r: EntryRow): CustodyEntry => entryFields(r);
 
 /** A diamond's custody entries, oldest first; each one's stored hash is checked against its recomputed hash. */
 export async function entriesOf(f: PlatformFixture, diamondId: string): Promise<EntryRow[]> {

@@ -15,6 +15,22 @@ export interface NewCustodyEntry {
   context: CustodyEntryContext | null;
 }
 
+/**
+ * Exactly the hashed members of an entry, taken from anything that has them (a custody_entries row carries more:
+ * seq, entry_hash, context, leaf_index). The one place that says which fields make the entry.
+ */
+export function entryFields(row: CustodyEntry): CustodyEntry {
+  return {
+    diamond_id: row.diamond_id,
+    version_id: row.version_id,
+    action: row.action,
+    actor_participant_id: row.actor_participant_id,
+    occurred_at: row.occurred_at,
+    record_sha256: row.record_sha256,
+    prev_entry_hash: row.prev_entry_hash,
+  };
+}
+
 function sealed(entry: CustodyEntry, context: CustodyEntryContext | undefined): NewCustodyEntry {
   return { entry, entry_hash: entryHash(entry), context: context && Object.keys(context).length > 0 ? context : null };
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { CustodyEntryContext, IndexedCustodyEntry, NodeKey } from '@dtp/domain';
 import type { Sql } from '@dtp/database';
+import { entryFields } from './custody-entry';
 
 /** A stored checkpoint (custody_checkpoints). */
 export interface CheckpointRow {
@@ -51,20 +52,7 @@ export class CustodyRepository {
          FROM custody_entries WHERE leaf_index IS NULL ORDER BY seq LIMIT $1`,
       [limit],
     );
-    return rows.map((r) => ({
-      seq: r.seq,
-      entry: {
-        diamond_id: r.diamond_id,
-        version_id: r.version_id,
-        action: r.action,
-        actor_participant_id: r.actor_participant_id,
-        occurred_at: r.occurred_at,
-        record_sha256: r.record_sha256,
-        prev_entry_hash: r.prev_entry_hash,
-      },
-      entry_hash: r.entry_hash,
-      context: r.context,
-    }));
+    return rows.map((r) => ({ seq: r.seq, entry: entryFields(r), entry_hash: r.entry_hash, context: r.context }));
   }
 
   async pendingCount(sql: Sql): Promise<number> {
