@@ -156,7 +156,7 @@ async function main() {
       `  search    {search_url}  http://localhost:${port('search')}    docs: http://localhost:${port('search')}/docs`,
       `  gis       {gis_url}     http://localhost:${port('gis')}    docs: http://localhost:${port('gis')}/docs`,
       `  kafka     ${brokers}`,
-      ...(names.some((n) => env[`${n.toUpperCase()}_PUBLIC_URL`]) ? ['', `  public addresses: ${names.map((n) => `${n} ${addresses.publicUrls[n]}`).join('   ')}`] : ['']),
+      '',
       ...addresses.describe(),
       '',
       `ready: 4 services as separate processes over Kafka in ${((Date.now() - started) / 1000).toFixed(1)} s; Ctrl-C stops`,

@@ -24,7 +24,7 @@ export interface StackAddresses {
   shared: Record<string, string>;
   /** The variables of one service: the shared ones, its PORT and its own PUBLIC_BASE_URL. */
   envFor(service: StackService): Record<string, string>;
-  /** Lines for the ready banner. */
+  /** Lines for the ready banner: the public addresses (when any was set), the issuer and the audiences. */
   describe(): string[];
 }
 
@@ -95,7 +95,9 @@ export function stackAddresses(env: Record<string, string | undefined>): StackAd
       return own;
     },
     describe() {
+      const explicit = SERVICE_NAMES.some((n) => env[`${n.toUpperCase()}_PUBLIC_URL`]);
       return [
+        ...(explicit ? [`  public addresses: ${SERVICE_NAMES.map((n) => `${n} ${publicUrls[n]}`).join('   ')}`] : []),
         `  token issuer ${shared.AUTH_ISSUER}   (signing keys fetched from ${shared.AUTH_JWKS_URL})`,
         `  audiences    platform ${shared.PLATFORM_AUDIENCE}   search ${shared.SEARCH_AUDIENCE}   gis ${shared.GIS_AUDIENCE}`,
       ];

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ensureDatabase, withDatabase } from '@dtp/database';
 import { InProcessTransport } from '@dtp/events';
 import { configOrExit, createLogger, onShutdownSignal, RunningService } from '@dtp/service-kit';
-import { AddressError, SERVICE_NAMES, StackService, stackAddresses } from './stack-addresses';
+import { AddressError, StackService, stackAddresses } from './stack-addresses';
 import { authService } from '@dtp/auth';
 import { platformService } from '@dtp/platform';
 import { searchService } from '@dtp/search';
@@ -89,7 +89,7 @@ async function main() {
     `  platform  {base_url}    ${services[1].url}    docs: ${services[1].url}/docs`,
     `  search    {search_url}  ${services[2].url}    docs: ${services[2].url}/docs`,
     `  gis       {gis_url}     ${services[3].url}    docs: ${services[3].url}/docs`,
-    ...(SERVICE_NAMES.some((n) => env[`${n.toUpperCase()}_PUBLIC_URL`]) ? ['', `  public addresses: ${SERVICE_NAMES.map((n) => `${n} ${addresses.publicUrls[n]}`).join('   ')}`] : ['']),
+    '',
     ...addresses.describe(),
     '',
     `ready: 4 services up in ${((Date.now() - started) / 1000).toFixed(1)} s (admin token for onboarding: ${auth.AUTH_ADMIN_TOKEN === DEV_DEFAULTS.AUTH_ADMIN_TOKEN ? 'dev-admin-token' : 'from AUTH_ADMIN_TOKEN'}); Ctrl-C stops`,

@@ -32,6 +32,16 @@ describe('stackAddresses (one source of addresses for npm start and start:kafka)
     expect(a.shared.PLATFORM_AUDIENCE).toBe('http://localhost:3002');
   });
 
+  it('describes the addresses for the banner, the public ones only when some were set', () => {
+    expect(stackAddresses({ AUTH_PORT: '4001' }).describe()).toEqual([
+      '  token issuer http://localhost:4001   (signing keys fetched from http://localhost:4001/.well-known/jwks.json)',
+      '  audiences    platform http://localhost:3002   search http://localhost:3003/v1   gis http://localhost:3004',
+    ]);
+    expect(stackAddresses({ GIS_PUBLIC_URL: 'https://gis.example.com' }).describe()[0]).toBe(
+      '  public addresses: auth http://localhost:3001   platform http://localhost:3002   search http://localhost:3003   gis https://gis.example.com',
+    );
+  });
+
   it('lets a derived variable set explicitly win', () => {
     expect(stackAddresses({ AUTH_ISSUER: 'https://issuer.example.com' }).shared.AUTH_ISSUER).toBe('https://issuer.example.com');
   });
