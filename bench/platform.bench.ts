@@ -42,6 +42,7 @@ const ADMIN = 'bench-admin-token-0123456789';
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
 const CONNECTIONS = 64;
 const SERVER_FLAG = 'DTP_BENCH_PLATFORM_SERVER';
+const BARE_FLAG = 'DTP_BENCH_PLATFORM_BARE';
 /** BENCH_IDEMPOTENCY_KEY=1: every request carries its own Idempotency-Key (figures `platform.rough_create_keyed.*`). */
 const WITH_KEY = process.env.BENCH_IDEMPOTENCY_KEY === '1';
 const FIGURE = WITH_KEY ? 'platform.rough_create_keyed' : 'platform.rough_create';
@@ -163,8 +164,8 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-/** 64 pg clients, each looping one transaction (diamond row + outbox row, one statement) for `seconds`. */
-async function rawInsertRate(dbUrl: string, seconds: number, producerId: string): Promise<{ rate: number; p50: number; p99: number }> {
+/** The raw write: one statement inserting a diamond row and its outbox row, and the parameters for one diamond. */
+function rawStatement(producerId: string) {
   const caller = { participantId: producerId, role: 'producer' as const, clientId: 'bench', name: 'Bench Mining' };
   const dto = roughRequest('template') as unknown as CreateRoughDiamondDto;
   const provenance = { provenance: { provenance_name: 'Jwaneng', provenance_type: 'mine', is_locked: true, is_country_code_available: true, country_code: 'BW' }, pending: false };
@@ -172,16 +173,23 @@ async function rawInsertRate(dbUrl: string, seconds: number, producerId: string)
   const insert = `INSERT INTO diamonds (${DIAMOND_COLUMNS.join(', ')}) VALUES (${DIAMOND_COLUMNS.map((c, i) => param(c, i + 1)).join(', ')})`;
   const outboxSql = outboxInsert([{ topic: 't', key: 'k', eventType: 'e', revision: 1, payload: {} }], DIAMOND_COLUMNS.length + 1).sql;
   const sql = `WITH d AS (${insert}) ${outboxSql}`;
-  const paramsFor = () => {
+  const paramsFor = (participantId: string) => {
     const now = new Date();
-    const row = newRoughRow(caller, { ...dto, participant_id: `raw-${process.pid}-${rawSeq++}` } as CreateRoughDiamondDto, { kind: 'own', scope: producerId }, provenance, producerId, now);
+    const row = newRoughRow(caller, { ...dto, participant_id: participantId } as CreateRoughDiamondDto, { kind: 'own', scope: producerId }, provenance, producerId, now);
     row.diamond_id = newDiamondId();
     row.legacy_id = randomUUID();
     row.version_id = newVersionId();
-    const event = diamondUpserted(toDiamondV1(row), 1, now);
+    const record = toDiamondV1(row);
+    const event = diamondUpserted(record, 1, now);
     const values = DIAMOND_COLUMNS.map((c) => (DIAMOND_JSON_COLUMNS.has(c) && row[c] !== null ? JSON.stringify(row[c]) : row[c]));
-    return [...values, ...outboxInsert([event], DIAMOND_COLUMNS.length + 1).values];
+    return { params: [...values, ...outboxInsert([event], DIAMOND_COLUMNS.length + 1).values], record };
   };
+  return { sql, paramsFor };
+}
+
+/** 64 pg clients, each looping one transaction (diamond row + outbox row, one statement) for `seconds`. */
+async function rawInsertRate(dbUrl: string, seconds: number, producerId: string): Promise<{ rate: number; p50: number; p99: number }> {
+  const { sql, paramsFor } = rawStatement(producerId);
   const clients = await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       const c = new Client({ connectionString: dbUrl });
@@ -198,7 +206,7 @@ async function rawInsertRate(dbUrl: string, seconds: number, producerId: string)
     await Promise.all(
       clients.map(async (c) => {
         while (Date.now() < until) {
-          const params = paramsFor();
+          const { params } = paramsFor(`raw-${process.pid}-${rawSeq++}`);
           const t = process.hrtime.bigint();
           await c.query({ name: 'raw_insert', text: sql, values: params });
           latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
@@ -211,6 +219,57 @@ async function rawInsertRate(dbUrl: string, seconds: number, producerId: string)
   }
   latencies.sort((a, b) => a - b);
   return { rate: done / ((Date.now() - started) / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Second anchor: bare Fastify + pg in its own process doing the same write per request (JSON body parsed, the same
+// row and event built, the same prepared statement through a pool of the service's default size, the record sent
+// back) with no Nest, no validation, no token, no custody entry: the floor of "HTTP plus this write" on this machine.
+
+async function serveBare(): Promise<void> {
+  const { default: Fastify } = await import('fastify');
+  const { Pool } = await import('pg');
+  const pool = new Pool({ connectionString: process.env.BENCH_PG_URL!, max: 20 });
+  pool.on('error', () => undefined);
+  const producerId = process.env.BENCH_PRODUCER_ID!;
+  const { sql, paramsFor } = rawStatement(producerId);
+  const app = Fastify({ logger: false, bodyLimit: 1024 * 1024 });
+  app.post('/diamonds/rough/create', async (req) => {
+    const body = req.body as { participant_id: string };
+    const { params, record } = paramsFor(body.participant_id);
+    await pool.query({ name: 'raw_insert', text: sql, values: params });
+    return record;
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  process.on('message', (msg: string) => {
+    if (msg === 'cpu') process.send!({ cpu: process.cpuUsage() });
+  });
+  process.stdout.write(`READY ${JSON.stringify({ platform: url })}\n`);
+  process.on('SIGTERM', () => void app.close().then(() => pool.end()).then(() => process.exit(0)));
+}
+
+async function startBare(pgUrl: string, producerId: string): Promise<{ child: ChildProcess; url: string }> {
+  const root = path.join(__dirname, '..');
+  const child = spawn(process.execPath, ['-r', path.join(root, 'tools/register.js'), __filename], {
+    cwd: root,
+    env: { ...process.env, [BARE_FLAG]: '1', BENCH_PG_URL: pgUrl, BENCH_PRODUCER_ID: producerId },
+    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      if (line.startsWith('READY ')) resolve((JSON.parse(line.slice(6)) as { platform: string }).platform);
+    });
+    child.once('exit', (code) => reject(new Error(`bare bench server exited with ${code}`)));
+  });
+  return { child, url };
+}
+
+async function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -297,6 +356,22 @@ const bench: Benchmark = async (report) => {
       throw new Error(`expected ${result['2xx']} (+ up to ${CONNECTIONS} in flight) stored diamonds, found ${rows[0].n}`);
     }
 
+    // The bare Fastify + pg anchor, in the service's place (the service process stopped first). BENCH_BARE_ANCHOR=0
+    // leaves it out (quicker runs when comparing two versions of the service).
+    let bareFigures: { rate: number; p99: number; cpuUs: number } | undefined;
+    if (process.env.BENCH_BARE_ANCHOR !== '0') {
+      await stop(server);
+      const bare = await startBare(anchorDb, creds.participant_id);
+      server = bare.child;
+      await load(bare.url, token, 2, 'bare-warm');
+      const bareCpuBefore = await ask<NodeJS.CpuUsage>(server, 'cpu', 'cpu');
+      const bareResult = await load(bare.url, token, DURATION, 'bare');
+      const bareCpuAfter = await ask<NodeJS.CpuUsage>(server, 'cpu', 'cpu');
+      if (bareResult.non2xx > 0 || bareResult.errors > 0) throw new Error(`bare anchor: ${bareResult.non2xx} non-2xx, ${bareResult.errors} errors`);
+      const bareCpu = bareCpuAfter.user - bareCpuBefore.user + (bareCpuAfter.system - bareCpuBefore.system);
+      bareFigures = { rate: bareResult['2xx'] / DURATION, p99: bareResult.latency.p99, cpuUs: bareCpu / Math.max(1, bareResult['2xx']) };
+    }
+
     const anchor = { rate: (before.rate + after.rate) / 2, p50: (before.p50 + after.p50) / 2, p99: (before.p99 + after.p99) / 2 };
     const rate = result['2xx'] / DURATION;
     report({ name: `${FIGURE}.throughput`, value: round(rate), unit: 'req/s', anchor: round(anchor.rate), ratio: round(rate / anchor.rate, 3) });
@@ -306,12 +381,16 @@ const bench: Benchmark = async (report) => {
     const cpuUs = cpuAfter.user - cpuBefore.user + (cpuAfter.system - cpuBefore.system);
     report({ name: `${FIGURE}.server_cpu_per_request`, value: round(cpuUs / Math.max(1, result['2xx'])), unit: 'us', anchor: null, ratio: null });
     report({ name: `${FIGURE}.p50`, value: result.latency.p50, unit: 'ms', anchor: round(anchor.p50, 2), ratio: round(result.latency.p50 / anchor.p50, 3) });
-  } finally {
-    if (server && server.exitCode === null) {
-      const exited = new Promise((r) => server!.once('exit', r));
-      server.kill('SIGTERM');
-      await exited;
+    // The same figures against bare Fastify + pg doing the same write (no framework, validation, token or custody).
+    if (bareFigures) {
+      const b = bareFigures;
+      const serviceCpu = cpuUs / Math.max(1, result['2xx']);
+      report({ name: `${FIGURE}.throughput_vs_bare_http`, value: round(rate), unit: 'req/s', anchor: round(b.rate), ratio: round(rate / b.rate, 3) });
+      report({ name: `${FIGURE}.p99_vs_bare_http`, value: result.latency.p99, unit: 'ms', anchor: b.p99, ratio: round(result.latency.p99 / b.p99, 3) });
+      report({ name: `${FIGURE}.server_cpu_per_request_vs_bare_http`, value: round(serviceCpu), unit: 'us', anchor: round(b.cpuUs), ratio: round(serviceCpu / b.cpuUs, 3) });
     }
+  } finally {
+    await stop(server);
     await pg.stop();
     await rm(dataDir, { recursive: true, force: true });
     await rm(blobDir, { recursive: true, force: true });
@@ -323,7 +402,12 @@ function round(n: number, digits = 1): number {
   return Math.round(n * f) / f;
 }
 
-if (process.env[SERVER_FLAG] === '1') {
+if (process.env[BARE_FLAG] === '1') {
+  serveBare().catch((err) => {
+    process.stderr.write(`bare bench server failed: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+} else if (process.env[SERVER_FLAG] === '1') {
   serve().catch((err) => {
     process.stderr.write(`platform bench server failed: ${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);
