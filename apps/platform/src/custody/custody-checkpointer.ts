@@ -44,9 +44,10 @@ interface Metrics {
  * Puts committed custody entries into the Merkle tree and signs its head (DESIGN.md "Provenance"). Every
  * CUSTODY_CHECKPOINT_INTERVAL_MS (and on `checkpointNow()`), in one transaction holding
  * pg_try_advisory_xact_lock (another replica holding it: nothing to do here this time): entries without a leaf
- * index, in seq order, up to CUSTODY_EVENT_MAX_ENTRIES, get the next leaf indices, the tree's new perfect nodes are
- * stored, a checkpoint {log_id, tree_size, root_hash, timestamp} is signed (JWS compact, EdDSA) and stored, and one
- * `custody.checkpoint` outbox event carries it with its entries. More pending: more checkpoints in the same tick.
+ * index, in seq order, up to CUSTODY_EVENT_MAX_ENTRIES, get the next leaf indices, the tree is extended from the
+ * last checkpoint's frontier (the perfect nodes covering it: all platform keeps of the tree; search keeps the whole
+ * tree and serves the proofs), a checkpoint {log_id, tree_size, root_hash, timestamp} is signed (JWS compact,
+ * EdDSA) and stored with its frontier, and one `custody.checkpoint` outbox event carries it with its entries. More pending: more checkpoints in the same tick.
  * A new log's first start signs the empty tree at once (and any tick signs when no checkpoint exists yet). The
  * timer is unref'ed and stopped (after the running tick) when the application closes.
  */
@@ -128,15 +129,20 @@ export class CustodyCheckpointer implements OnApplicationBootstrap, OnModuleDest
     this.metrics?.treeSize.set(size);
     if (pending.length === 0 && last) return { more: false, pendingAfter: 0 };
 
-    const frontier = await this.repo.nodes(tx, size > 0 ? rangeNodes(0, size) : []);
+    // The last checkpoint's frontier is the whole tree as far as appending goes (no node table to read or write).
+    const frontierKeys = size > 0 ? rangeNodes(0, size) : [];
+    if (last && last.frontier.length !== frontierKeys.length) {
+      throw new Error(`custody checkpoint ${last.number} has ${last.frontier.length} frontier hashes, expected ${frontierKeys.length}`);
+    }
+    const known = new Map(frontierKeys.map((k, i) => [nodeKeyString(k), last!.frontier[i]]));
     const appended = appendLeaves(
       size,
       pending.map((p) => leafHash(Buffer.from(p.entry_hash, 'hex'))),
-      (k) => frontier.get(nodeKeyString(k)),
+      (k) => known.get(nodeKeyString(k)),
     );
-    await this.repo.insertNodes(tx, appended.nodes);
     if (pending.length > 0) await this.repo.assignLeaves(tx, pending.map((p) => p.seq), size);
     const treeSize = size + pending.length;
+    const frontier = treeSize > 0 ? rangeNodes(0, treeSize).map((k) => appended.lookup(k)!) : [];
 
     const body: CustodyCheckpointBody = {
       log_id: this.config.custodyLogId,
@@ -150,7 +156,7 @@ export class CustodyCheckpointer implements OnApplicationBootstrap, OnModuleDest
       .sign(signer.key);
     const checkpoint: CustodyCheckpoint = { ...body, jws };
     const number = (last?.number ?? 0) + 1;
-    await this.repo.insertCheckpoint(tx, { number, tree_size: treeSize, root_hash: body.root_hash, timestamp: body.timestamp, kid: signer.kid, jws });
+    await this.repo.insertCheckpoint(tx, { number, tree_size: treeSize, root_hash: body.root_hash, timestamp: body.timestamp, kid: signer.kid, jws, frontier });
     const entries: IndexedCustodyEntry[] = pending.map((p, i) => ({
       entry: p.entry,
       entry_hash: p.entry_hash,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { CustodyEntryContext, IndexedCustodyEntry, NodeKey } from '@dtp/domain';
+import type { CustodyEntryContext, IndexedCustodyEntry } from '@dtp/domain';
 import type { Sql } from '@dtp/database';
 import { entryFields } from './custody-entry';
 
@@ -11,6 +11,11 @@ export interface CheckpointRow {
   timestamp: string;
   kid: string;
   jws: string;
+  /**
+   * The hashes of the perfect nodes that make up the tree [0, tree_size), left to right (`rangeNodes(0, tree_size)`):
+   * all the checkpointer needs to append the next leaves. Platform keeps no other part of the tree.
+   */
+  frontier: Buffer[];
 }
 
 interface EntryRow {
@@ -38,8 +43,11 @@ export interface PendingEntry {
 @Injectable()
 export class CustodyRepository {
   async latestCheckpoint(sql: Sql): Promise<CheckpointRow | null> {
-    const rows = await sql.rows<CheckpointRow>(`SELECT * FROM custody_checkpoints ORDER BY number DESC LIMIT 1`);
-    return rows[0] ? { ...rows[0], number: Number(rows[0].number), tree_size: Number(rows[0].tree_size) } : null;
+    const rows = await sql.rows<CheckpointRow & { frontier: Buffer[] | null }>(
+      `SELECT number, tree_size, root_hash, timestamp, kid, jws, frontier FROM custody_checkpoints ORDER BY number DESC LIMIT 1`,
+    );
+    const row = rows[0];
+    return row ? { ...row, number: Number(row.number), tree_size: Number(row.tree_size), frontier: row.frontier ?? [] } : null;
   }
 
   /**
@@ -60,25 +68,6 @@ export class CustodyRepository {
     return Number(row.n);
   }
 
-  /** The stored perfect nodes among `keys`, by "level:index". */
-  async nodes(sql: Sql, keys: NodeKey[]): Promise<Map<string, Buffer>> {
-    if (keys.length === 0) return new Map();
-    const rows = await sql.rows<{ level: number; index: string; hash: Buffer }>(
-      `SELECT n.level, n.index, n.hash FROM custody_tree_nodes n JOIN unnest($1::int[], $2::bigint[]) k(level, index) USING (level, index)`,
-      [keys.map((k) => k.level), keys.map((k) => k.index)],
-    );
-    return new Map(rows.map((r) => [`${r.level}:${Number(r.index)}`, r.hash]));
-  }
-
-  async insertNodes(sql: Sql, nodes: { key: NodeKey; hash: Buffer }[]): Promise<void> {
-    if (nodes.length === 0) return;
-    await sql.query(
-      `INSERT INTO custody_tree_nodes (level, index, hash)
-       SELECT level, index, decode(hash, 'hex') FROM unnest($1::int[], $2::bigint[], $3::text[]) v(level, index, hash)`,
-      [nodes.map((n) => n.key.level), nodes.map((n) => n.key.index), nodes.map((n) => n.hash.toString('hex'))],
-    );
-  }
-
   async assignLeaves(sql: Sql, seqs: string[], firstIndex: number): Promise<void> {
     const n = await sql.exec(
       `UPDATE custody_entries e SET leaf_index = v.leaf FROM unnest($1::bigint[], $2::bigint[]) v(seq, leaf) WHERE e.seq = v.seq AND e.leaf_index IS NULL`,
@@ -88,13 +77,9 @@ export class CustodyRepository {
   }
 
   async insertCheckpoint(sql: Sql, c: CheckpointRow): Promise<void> {
-    await sql.query(`INSERT INTO custody_checkpoints (number, tree_size, root_hash, timestamp, kid, jws) VALUES ($1, $2, $3, $4, $5, $6)`, [
-      c.number,
-      c.tree_size,
-      c.root_hash,
-      c.timestamp,
-      c.kid,
-      c.jws,
-    ]);
+    await sql.query(
+      `INSERT INTO custody_checkpoints (number, tree_size, root_hash, timestamp, kid, jws, frontier) VALUES ($1, $2, $3, $4, $5, $6, $7::bytea[])`,
+      [c.number, c.tree_size, c.root_hash, c.timestamp, c.kid, c.jws, c.frontier],
+    );
   }
 }

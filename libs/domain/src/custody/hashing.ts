@@ -1,6 +1,6 @@
+import { hash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { CustodyEntry } from './entry';
-import { sha256 } from './merkle';
 
 /** RFC 8785 (JCS) canonical JSON text of a JSON value (the `canonicalize` package, the RFC's reference code). */
 export function canonicalJson(value: unknown): string {
@@ -10,7 +10,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** Hex SHA-256 of the JCS of a record (DiamondV1 after a change, or `{diamond_id}` for a deletion). */
-export const recordSha256 = (record: unknown): string => sha256(Buffer.from(canonicalJson(record), 'utf8')).toString('hex');
+export const recordSha256 = (record: unknown): string => hash('sha256', canonicalJson(record), 'hex');
 
 /** Hex entry_hash: SHA-256 of the JCS canonical entry. */
-export const entryHash = (entry: CustodyEntry): string => sha256(Buffer.from(canonicalJson(entry), 'utf8')).toString('hex');
+export const entryHash = (entry: CustodyEntry): string => hash('sha256', canonicalJson(entry), 'hex');

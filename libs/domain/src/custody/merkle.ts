@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * RFC 9162 Merkle tree hashing and proof *generation*, server side (synchronous node:crypto). Proof *verification*
@@ -10,11 +10,9 @@ import { createHash } from 'node:crypto';
  */
 export type Hash = Buffer;
 
-export const sha256 = (...parts: (Buffer | Uint8Array)[]): Hash => {
-  const h = createHash('sha256');
-  for (const p of parts) h.update(p);
-  return h.digest();
-};
+// node:crypto's one-shot hash(): a few times cheaper than createHash() for inputs this small (no Hash object).
+export const sha256 = (...parts: (Buffer | Uint8Array)[]): Hash =>
+  hash('sha256', parts.length === 1 ? parts[0] : Buffer.concat(parts), 'buffer') as unknown as Hash;
 
 const LEAF = Buffer.from([0x00]);
 const NODE = Buffer.from([0x01]);
