@@ -9,13 +9,14 @@ import {
   Topics,
   validateEnvelope,
 } from '@dtp/domain';
-import type { DiamondV1, GradingDataView } from '@dtp/domain';
+import type { CustodyEntry, DiamondV1, GradingDataView } from '@dtp/domain';
 import { loadConfig } from '@dtp/service-kit';
 import type { ParticipantWithToken } from '@dtp/testing';
 import { Client } from 'pg';
 import { PlatformConfig } from '../src/config';
 import { ParticipantDirectory } from '../src/participants/participant-directory';
-import { CustodyCheckpointer } from '../src/custody/custody-checkpointer';
+import { CHECKPOINTS_PER_ROUND, CustodyCheckpointer } from '../src/custody/custody-checkpointer';
+import { custodyInsert } from '../src/custody/custody-entry';
 import { call, outboxRows, PlatformFixture, register, roughBody, startPlatform, waitFor } from './helpers';
 import { decide, knownParticipant, ship } from './shipments-helpers';
 import { entriesOf, entryCount, EntryRow, head, publishedRecords, recomputedRoot, verifyCheckpoint } from './custody-helpers';
@@ -298,6 +299,41 @@ describe('custody log: one entry per change, in the same transaction', () => {
     expect(await metric(f, 'custody_pending_entries')).toBe(0);
     expect(await metric(f, 'custody_tree_size')).toBe(checkpoints[1].tree_size);
     expect(await metric(f, 'custody_checkpoints_total')).toBeGreaterThanOrEqual(3);
+  });
+
+  it(`a backlog past ${CHECKPOINTS_PER_ROUND} checkpoints: several transactions in one call, every root the tree's, leaves in seq order`, async () => {
+    expect((await checkpointer().checkpointNow()).checkpoints).toEqual([]);
+    const sizeBefore = Number((await f.db.query<{ n: string }>(`SELECT count(*) AS n FROM custody_entries`)).rows[0].n);
+    const total = CHECKPOINTS_PER_ROUND * CUSTODY_EVENT_MAX_ENTRIES + 52;
+    for (let start = 0; start < total; start += 500) {
+      const batch = Array.from({ length: Math.min(500, total - start) }, (_v, i) => {
+        const entry: CustodyEntry = {
+          diamond_id: `backlog-${start + i}`,
+          version_id: `v-${start + i}`,
+          action: 'registered',
+          actor_participant_id: null,
+          occurred_at: TS,
+          record_sha256: recordSha256({ diamond_id: `backlog-${start + i}` }),
+          prev_entry_hash: null,
+        };
+        return { entry, entry_hash: entryHash(entry), context: null };
+      });
+      const q = custodyInsert(batch);
+      await f.db.query(q.sql, q.values);
+    }
+    const { checkpoints } = await checkpointer().checkpointNow();
+    expect(checkpoints.map((c) => c.tree_size)).toEqual(
+      Array.from({ length: CHECKPOINTS_PER_ROUND + 1 }, (_v, i) => sizeBefore + Math.min(total, (i + 1) * CUSTODY_EVENT_MAX_ENTRIES)),
+    );
+    for (const c of checkpoints) expect(c.root_hash).toBe(await recomputedRoot(f, c.tree_size));
+    const events = (await outboxRows(f, LOG_ID)).slice(-checkpoints.length).map((e) => e.payload!.data as unknown as CustodyCheckpointData);
+    expect(events.map((e) => e.checkpoint)).toEqual(checkpoints);
+    const leaves = events.flatMap((e) => e.entries);
+    expect(leaves.map((e) => e.leaf_index)).toEqual(Array.from({ length: total }, (_v, i) => sizeBefore + i));
+    expect(leaves.map((e) => e.entry.diamond_id)).toEqual(Array.from({ length: total }, (_v, i) => `backlog-${i}`));
+    const { rows } = await f.db.query<{ n: string }>(`SELECT count(*) AS n FROM custody_entries WHERE leaf_index IS NULL`);
+    expect(rows[0].n).toBe('0');
+    expect(await metric(f, 'custody_pending_entries')).toBe(0);
   });
 
   it('GET /.well-known/custody-keys.json: public, any origin, cacheable, the configured key\'s public half only', async () => {

@@ -23,9 +23,12 @@ import { LOGGER, ServiceMetrics } from '@dtp/service-kit';
 import type { PlatformConfig } from '../config';
 import { PLATFORM_CONFIG } from '../tokens';
 import { CUSTODY_SIGNING_ALG, CustodyKeys } from './custody-keys';
-import { CustodyRepository } from './custody.repository';
+import { CheckpointRow, CustodyRepository } from './custody.repository';
 
 /** Transaction-scoped advisory lock of the checkpointer: one replica appends to the tree at a time. */
+/** Checkpoints signed in one transaction at most (each of at most CUSTODY_EVENT_MAX_ENTRIES entries). */
+export const CHECKPOINTS_PER_ROUND = 8;
+
 export const CUSTODY_CHECKPOINT_LOCK = 0x64747074; // "dtpt"
 
 /** What one `checkpointNow()` did: `locked` when another instance held the lock (nothing done here). */
@@ -44,10 +47,12 @@ interface Metrics {
  * Puts committed custody entries into the Merkle tree and signs its head (DESIGN.md "Provenance"). Every
  * CUSTODY_CHECKPOINT_INTERVAL_MS (and on `checkpointNow()`), in one transaction holding
  * pg_try_advisory_xact_lock (another replica holding it: nothing to do here this time): entries without a leaf
- * index, in seq order, up to CUSTODY_EVENT_MAX_ENTRIES, get the next leaf indices, the tree is extended from the
- * last checkpoint's frontier (the perfect nodes covering it: all platform keeps of the tree; search keeps the whole
- * tree and serves the proofs), a checkpoint {log_id, tree_size, root_hash, timestamp} is signed (JWS compact,
- * EdDSA) and stored with its frontier, and one `custody.checkpoint` outbox event carries it with its entries. More pending: more checkpoints in the same tick.
+ * index, in seq order, get the next leaf indices, the tree is extended from the last checkpoint's frontier (the
+ * perfect nodes covering it: all platform keeps of the tree; search keeps the whole tree and serves the proofs),
+ * and every CUSTODY_EVENT_MAX_ENTRIES of them (or fewer, the last) make a checkpoint {log_id, tree_size, root_hash,
+ * timestamp}, signed (JWS compact, EdDSA), stored with its frontier, and carried with its entries by one
+ * `custody.checkpoint` outbox event. Up to CHECKPOINTS_PER_ROUND checkpoints per transaction; more pending: more
+ * transactions in the same tick.
  * A new log's first start signs the empty tree at once (and any tick signs when no checkpoint exists yet). The
  * timer is unref'ed and stopped (after the running tick) when the application closes.
  */
@@ -113,64 +118,85 @@ export class CustodyCheckpointer implements OnApplicationBootstrap, OnModuleDest
     for (;;) {
       const round = await this.uow.run((tx) => this.round(tx));
       if (round === 'locked') return { locked: true, checkpoints };
-      if (round.checkpoint) checkpoints.push(round.checkpoint);
+      checkpoints.push(...round.checkpoints);
       this.metrics?.pending.set(round.pendingAfter);
       if (!round.more) break;
     }
     return { locked: false, checkpoints };
   }
 
-  private async round(tx: Tx): Promise<'locked' | { checkpoint?: CustodyCheckpoint; more: boolean; pendingAfter: number }> {
+  /**
+   * One transaction: up to CHECKPOINTS_PER_ROUND checkpoints of at most CUSTODY_EVENT_MAX_ENTRIES entries each, from
+   * one read of the pending entries, one UPDATE giving their leaf indices, one INSERT of the checkpoints and one of
+   * their events (a backlog costs a few statements per thousand entries, not per checkpoint).
+   */
+  private async round(tx: Tx): Promise<'locked' | { checkpoints: CustodyCheckpoint[]; more: boolean; pendingAfter: number }> {
     const [{ ok }] = await tx.rows<{ ok: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS ok', [CUSTODY_CHECKPOINT_LOCK]);
     if (!ok) return 'locked';
     const last = await this.repo.latestCheckpoint(tx);
-    const pending = await this.repo.pending(tx, CUSTODY_EVENT_MAX_ENTRIES);
-    const size = last?.tree_size ?? 0;
+    const limit = CUSTODY_EVENT_MAX_ENTRIES * CHECKPOINTS_PER_ROUND;
+    const pending = await this.repo.pending(tx, limit);
+    let size = last?.tree_size ?? 0;
     this.metrics?.treeSize.set(size);
-    if (pending.length === 0 && last) return { more: false, pendingAfter: 0 };
+    if (pending.length === 0 && last) return { checkpoints: [], more: false, pendingAfter: 0 };
 
     // The last checkpoint's frontier is the whole tree as far as appending goes (no node table to read or write).
     const frontierKeys = size > 0 ? rangeNodes(0, size) : [];
     if (last && last.frontier.length !== frontierKeys.length) {
       throw new Error(`custody checkpoint ${last.number} has ${last.frontier.length} frontier hashes, expected ${frontierKeys.length}`);
     }
-    const known = new Map(frontierKeys.map((k, i) => [nodeKeyString(k), last!.frontier[i]]));
-    const appended = appendLeaves(
-      size,
-      pending.map((p) => leafHash(Buffer.from(p.entry_hash, 'hex'))),
-      (k) => known.get(nodeKeyString(k)),
-    );
+    let known = new Map(frontierKeys.map((k, i) => [nodeKeyString(k), last!.frontier[i]]));
     if (pending.length > 0) await this.repo.assignLeaves(tx, pending.map((p) => p.seq), size);
-    const treeSize = size + pending.length;
-    const frontier = treeSize > 0 ? rangeNodes(0, treeSize).map((k) => appended.lookup(k)!) : [];
 
-    const body: CustodyCheckpointBody = {
-      log_id: this.config.custodyLogId,
-      tree_size: treeSize,
-      root_hash: rootOf(treeSize, appended.lookup).toString('hex'),
-      timestamp: new Date().toISOString(),
-    };
     const signer = await this.keys.active();
-    const jws = await new CompactSign(Buffer.from(canonicalJson(body), 'utf8'))
-      .setProtectedHeader({ alg: CUSTODY_SIGNING_ALG, kid: signer.kid })
-      .sign(signer.key);
-    const checkpoint: CustodyCheckpoint = { ...body, jws };
-    const number = (last?.number ?? 0) + 1;
-    await this.repo.insertCheckpoint(tx, { number, tree_size: treeSize, root_hash: body.root_hash, timestamp: body.timestamp, kid: signer.kid, jws, frontier });
-    const entries: IndexedCustodyEntry[] = pending.map((p, i) => ({
-      entry: p.entry,
-      entry_hash: p.entry_hash,
-      leaf_index: size + i,
-      ...(p.context ? { context: p.context } : {}),
-    }));
-    await writeOutbox(tx, [checkpointEvent(checkpoint, entries, number)]);
-    const more = pending.length === CUSTODY_EVENT_MAX_ENTRIES;
+    const rows: CheckpointRow[] = [];
+    const events: OutboxEvent[] = [];
+    const checkpoints: CustodyCheckpoint[] = [];
+    let number = last?.number ?? 0;
+    // An empty log's first checkpoint (the empty tree) is one chunk without entries.
+    for (let start = 0; start < pending.length || (start === 0 && !last); start += CUSTODY_EVENT_MAX_ENTRIES) {
+      const chunk = pending.slice(start, start + CUSTODY_EVENT_MAX_ENTRIES);
+      const appended = appendLeaves(
+        size,
+        chunk.map((p) => leafHash(Buffer.from(p.entry_hash, 'hex'))),
+        (k) => known.get(nodeKeyString(k)),
+      );
+      const treeSize = size + chunk.length;
+      const keys = treeSize > 0 ? rangeNodes(0, treeSize) : [];
+      const frontier = keys.map((k) => appended.lookup(k)!);
+      const body: CustodyCheckpointBody = {
+        log_id: this.config.custodyLogId,
+        tree_size: treeSize,
+        root_hash: rootOf(treeSize, appended.lookup).toString('hex'),
+        timestamp: new Date().toISOString(),
+      };
+      const jws = await new CompactSign(Buffer.from(canonicalJson(body), 'utf8'))
+        .setProtectedHeader({ alg: CUSTODY_SIGNING_ALG, kid: signer.kid })
+        .sign(signer.key);
+      const checkpoint: CustodyCheckpoint = { ...body, jws };
+      number += 1;
+      rows.push({ number, tree_size: treeSize, root_hash: body.root_hash, timestamp: body.timestamp, kid: signer.kid, jws, frontier });
+      const entries: IndexedCustodyEntry[] = chunk.map((p, i) => ({
+        entry: p.entry,
+        entry_hash: p.entry_hash,
+        leaf_index: size + i,
+        ...(p.context ? { context: p.context } : {}),
+      }));
+      events.push(checkpointEvent(checkpoint, entries, number));
+      checkpoints.push(checkpoint);
+      size = treeSize;
+      known = new Map(keys.map((k, i) => [nodeKeyString(k), frontier[i]]));
+    }
+    await this.repo.insertCheckpoints(tx, rows);
+    await writeOutbox(tx, events);
+    const more = pending.length === limit;
     const pendingAfter = more ? await this.repo.pendingCount(tx) - pending.length : 0;
+    const treeSize = size;
     tx.afterCommit(() => {
-      this.metrics?.checkpoints.inc();
+      this.metrics?.checkpoints.inc(checkpoints.length);
       this.metrics?.treeSize.set(treeSize);
     });
-    return { checkpoint, more, pendingAfter };
+    return { checkpoints, more, pendingAfter };
   }
 }
 

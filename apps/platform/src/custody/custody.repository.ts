@@ -76,10 +76,15 @@ export class CustodyRepository {
     if (n !== seqs.length) throw new Error(`custody: assigned ${n} of ${seqs.length} leaf indices`);
   }
 
-  async insertCheckpoint(sql: Sql, c: CheckpointRow): Promise<void> {
-    await sql.query(
-      `INSERT INTO custody_checkpoints (number, tree_size, root_hash, timestamp, kid, jws, frontier) VALUES ($1, $2, $3, $4, $5, $6, $7::bytea[])`,
-      [c.number, c.tree_size, c.root_hash, c.timestamp, c.kid, c.jws, c.frontier],
-    );
+  /** The checkpoints of one round, in number order, in one statement. */
+  async insertCheckpoints(sql: Sql, rows: CheckpointRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const values: unknown[] = [];
+    const tuples = rows.map((c, i) => {
+      values.push(c.number, c.tree_size, c.root_hash, c.timestamp, c.kid, c.jws, c.frontier);
+      const o = i * 7;
+      return `($${o + 1}::bigint, $${o + 2}::bigint, $${o + 3}, $${o + 4}, $${o + 5}, $${o + 6}, $${o + 7}::bytea[])`;
+    });
+    await sql.query(`INSERT INTO custody_checkpoints (number, tree_size, root_hash, timestamp, kid, jws, frontier) VALUES ${tuples.join(', ')}`, values);
   }
 }
