@@ -1,4 +1,4 @@
-import { IncomingMessage } from './transport';
+import { IncomingMessage, jsonMessage } from './transport';
 import { InProcessTransport } from './in-process.transport';
 
 const until = async (cond: () => boolean) => {
@@ -21,6 +21,23 @@ describe('InProcessTransport', () => {
     await until(() => a.length === 100 && b.length === 100);
     expect(a.map((m) => (m.value as { i: number }).i)).toEqual([...Array(100).keys()]);
     expect(b.map((m) => m.offset)).toEqual([...Array(100).keys()].map(String));
+    await t.close();
+  });
+
+  it('a jsonMessage is kept as text until a consumer takes it, then delivered decoded; null text is a tombstone', async () => {
+    const t = new InProcessTransport();
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      await t.publish([jsonMessage('x', 'k', '{"b":2,"a":1}'), jsonMessage('x', 'k', null)]);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+    const got: unknown[] = [];
+    await t.subscribe({ topic: 'x', group: 'g', handler: async (m) => void got.push(m.value) });
+    await until(() => got.length === 2);
+    expect(got).toEqual([{ b: 2, a: 1 }, null]);
+    expect(Object.keys(got[0] as object)).toEqual(['b', 'a']);
     await t.close();
   });
 

@@ -27,7 +27,11 @@ export class InProcessTransport implements EventTransport {
     if (this.closed) throw new Error('transport closed');
     for (const m of messages) {
       const log = this.log(m.topic);
-      log.push({ topic: m.topic, partition: 0, offset: String(log.length), key: m.key, value: m.value, ...(m.headers ? { headers: m.headers } : {}) });
+      const stored: IncomingMessage = { topic: m.topic, partition: 0, offset: String(log.length), key: m.key, value: null, ...(m.headers ? { headers: m.headers } : {}) };
+      // A message given as JSON text (jsonMessage) keeps it undecoded until a consumer takes it.
+      if (m.json !== undefined) Object.defineProperty(stored, 'value', { enumerable: true, get: () => m.value });
+      else stored.value = m.value;
+      log.push(stored);
     }
     for (const g of this.groups.values()) g.wake?.();
   }

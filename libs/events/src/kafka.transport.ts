@@ -84,6 +84,12 @@ export interface TopicSpec {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The message's value as sent: its JSON text when the sender has it, else `value` serialised; null for a tombstone. */
+function wireValue(m: OutgoingMessage): string | null {
+  if (m.json !== undefined) return m.json;
+  return m.value === null ? null : JSON.stringify(m.value);
+}
+
 function parseValue(value: Buffer | null): unknown {
   if (value === null) return null;
   const text = value.toString('utf8');
@@ -199,7 +205,7 @@ export class KafkaTransport implements EventTransport {
       acks: -1,
       topicMessages: [...byTopic].map(([topic, list]) => ({
         topic: this.wire(topic),
-        messages: list.map((m) => ({ key: m.key, value: m.value === null ? null : JSON.stringify(m.value), ...(m.headers ? { headers: m.headers } : {}) })),
+        messages: list.map((m) => ({ key: m.key, value: wireValue(m), ...(m.headers ? { headers: m.headers } : {}) })),
       })),
     });
   }

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { OUTBOX_CHANNEL } from './outbox';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { contextFromHeaders, headersFor, SpanKind, startSpan } from './tracing';
-import { EventTransport, OutgoingMessage } from './transport';
+import { EventTransport, jsonMessage, OutgoingMessage } from './transport';
 
 export interface OutboxRelayOptions {
   service: string;
@@ -27,7 +27,8 @@ interface Row {
   id: string;
   topic: string;
   key: string;
-  payload: unknown | null;
+  /** The stored envelope's JSON text (published as is), or null for a tombstone. */
+  payload: string | null;
   created_at: Date;
   traceparent: string | null;
 }
@@ -195,7 +196,8 @@ export class OutboxRelay {
   private async publishBatch(): Promise<number> {
     const client = this.client!;
     const { rows } = await client.query<Row>(
-      'SELECT id, topic, key, payload, created_at, traceparent FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1',
+      // payload as text: published as stored, never parsed here (jsonMessage).
+      'SELECT id, topic, key, payload::text AS payload, created_at, traceparent FROM outbox WHERE published_at IS NULL ORDER BY id LIMIT $1',
       [this.opts.batchSize ?? 500],
     );
     if (rows.length === 0) return 0;
@@ -206,7 +208,7 @@ export class OutboxRelay {
     );
     const messages: OutgoingMessage[] = rows.map((r, i) => {
       const span = spans[i];
-      return span ? { topic: r.topic, key: r.key, value: r.payload, headers: headersFor(span) } : { topic: r.topic, key: r.key, value: r.payload };
+      return jsonMessage(r.topic, r.key, r.payload, span ? headersFor(span) : undefined);
     });
     try {
       await this.opts.transport.publish(messages);

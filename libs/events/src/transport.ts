@@ -8,8 +8,28 @@ export interface OutgoingMessage {
   key: string;
   /** The JSON envelope; null is a tombstone (compaction removes the key). */
   value: unknown | null;
+  /**
+   * The envelope as JSON text, when the sender has it already (the outbox relay reads the stored text): a
+   * transport that sends text sends it as is instead of serialising `value` again. See `jsonMessage`.
+   */
+  json?: string | null;
   /** Message headers: the W3C trace context (`traceparent`, `tracestate`) when tracing is on. */
   headers?: Record<string, string>;
+}
+
+/**
+ * A message whose envelope is JSON text (null: a tombstone): `value` is decoded on first read only, so a
+ * transport that sends text (Kafka) never parses it, and the in-process bus parses it only when a consumer takes
+ * the message.
+ */
+export function jsonMessage(topic: string, key: string, json: string | null, headers?: Record<string, string>): OutgoingMessage {
+  let decoded: { value: unknown } | undefined;
+  const message = { topic, key, json, ...(headers ? { headers } : {}) } as OutgoingMessage;
+  Object.defineProperty(message, 'value', {
+    enumerable: true,
+    get: () => (decoded ??= { value: json === null ? null : JSON.parse(json) }).value,
+  });
+  return message;
 }
 
 export interface IncomingMessage {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { kafkaTestBrokers } from '@dtp/testing';
-import { IncomingMessage, KafkaTransport } from '../src';
+import { IncomingMessage, jsonMessage, KafkaTransport } from '../src';
 
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
@@ -52,6 +52,27 @@ describe('KafkaTransport against the Kafka wire-protocol peer (kcat mock cluster
     expect(new Set(got.map((m) => m.partition)).size).toBeGreaterThan(1);
     const last = got.filter((m) => m.key === 'key-0').pop()!;
     expect(last.value).toBeNull();
+  });
+
+  it('sends a jsonMessage\'s text byte for byte without decoding it; a null text is a tombstone', async () => {
+    const topic = `t-json-${randomUUID()}`;
+    const got: IncomingMessage[] = [];
+    const sub = await transport.subscribe({ topic, group: `g-${randomUUID()}`, fromBeginning: true, handler: async (m) => void got.push(m) });
+    const text = '{"z": 1,  "a":[true,null]}';
+    const message = jsonMessage(topic, 'k', text, { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+    const parse = jest.spyOn(JSON, 'parse');
+    try {
+      await transport.publish([message, jsonMessage(topic, 'k', null)]);
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+    await waitFor(() => got.length === 2, 20_000, 'both messages');
+    await sub.close();
+    expect(got[0].raw?.toString('utf8')).toBe(text);
+    expect(got[0].value).toEqual({ z: 1, a: [true, null] });
+    expect(got[0].headers?.traceparent).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    expect(got[1].value).toBeNull();
   });
 
   it('delivers a value that is not JSON as text (so the consumer can park it) and retries a failing handler in place', async () => {
