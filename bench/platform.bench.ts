@@ -10,8 +10,12 @@
  *    inserts an equivalent diamond row and its outbox row into the same tables with the same indexes (a database
  *    migrated with platform's own migrations), through the same single prepared statement the service sends. Measured
  *    before and after the HTTP run and averaged (other work on the machine moves both).
+ *  - second anchor, after the service is stopped: bare Fastify + pg in its own process doing the same write per
+ *    request (body parsed, the same row, event and prepared statement, the record answered; no Nest, validation,
+ *    token, idempotency or custody): the floor of "HTTP plus this write" on this machine. BENCH_BARE_ANCHOR=0 skips it.
  * Figures: throughput (ratio = service / raw, higher is better), p50/p99 latency (ratio = service / raw, lower is
- * better) and the server process's CPU time per request (no anchor; steadier than throughput on a shared machine).
+ * better), the server process's CPU time per request (no anchor; steadier than throughput on a shared machine), and
+ * throughput, p99 and CPU per request against the bare server (`*_vs_bare_http`).
  * BENCH_CPU_PROF_DIR=dir writes a CPU profile (.cpuprofile, V8 inspector) of the server process during the
  * measured run only; bench/cpuprofile-summary.js prints its top costs.
  */
