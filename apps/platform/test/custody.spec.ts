@@ -10,7 +10,8 @@ import {
   validateEnvelope,
 } from '@dtp/domain';
 import type { CustodyEntry, DiamondV1, GradingDataView } from '@dtp/domain';
-import { loadConfig } from '@dtp/service-kit';
+import { loadConfig, ServiceMetrics } from '@dtp/service-kit';
+import { Gauge } from 'prom-client';
 import type { ParticipantWithToken } from '@dtp/testing';
 import { Client } from 'pg';
 import { PlatformConfig } from '../src/config';
@@ -301,33 +302,43 @@ describe('custody log: one entry per change, in the same transaction', () => {
     expect(await metric(f, 'custody_checkpoints_total')).toBeGreaterThanOrEqual(3);
   });
 
-  it(`a backlog past ${CHECKPOINTS_PER_ROUND} checkpoints: several transactions in one call, every root the tree's, leaves in seq order`, async () => {
+  it(`a backlog past ${CHECKPOINTS_PER_ROUND} checkpoints: several transactions in one drain, every root the tree's, leaves in seq order`, async () => {
     expect((await checkpointer().checkpointNow()).checkpoints).toEqual([]);
     const sizeBefore = Number((await f.db.query<{ n: string }>(`SELECT count(*) AS n FROM custody_entries`)).rows[0].n);
     const total = CHECKPOINTS_PER_ROUND * CUSTODY_EVENT_MAX_ENTRIES + 52;
-    for (let start = 0; start < total; start += 500) {
-      const batch = Array.from({ length: Math.min(500, total - start) }, (_v, i) => {
-        const entry: CustodyEntry = {
-          diamond_id: `backlog-${start + i}`,
-          version_id: `v-${start + i}`,
-          action: 'registered',
-          actor_participant_id: null,
-          occurred_at: TS,
-          record_sha256: recordSha256({ diamond_id: `backlog-${start + i}` }),
-          prev_entry_hash: null,
-        };
-        return { entry, entry_hash: entryHash(entry), context: null };
-      });
-      const q = custodyInsert(batch);
+    const backlog = Array.from({ length: total }, (_v, i) => {
+      const entry: CustodyEntry = {
+        diamond_id: `backlog-${i}`,
+        version_id: `v-${i}`,
+        action: 'registered',
+        actor_participant_id: null,
+        occurred_at: TS,
+        record_sha256: recordSha256({ diamond_id: `backlog-${i}` }),
+        prev_entry_hash: null,
+      };
+      return { entry, entry_hash: entryHash(entry), context: null };
+    });
+    const pendingGauge = f.stack.services.platform!.app.get(ServiceMetrics).registry.getSingleMetric('custody_pending_entries') as Gauge;
+    const gaugeSet = jest.spyOn(pendingGauge, 'set');
+    try {
+      // One statement: the whole backlog becomes visible at once, so whichever drains it (this call, or the timer's
+      // tick if it fires first; checkpointNow waits for a running tick) makes the same checkpoints.
+      const q = custodyInsert(backlog);
       await f.db.query(q.sql, q.values);
+      await checkpointer().checkpointNow();
+      const values = gaugeSet.mock.calls.map((c) => c[0]);
+      // After the first transaction: the entries the next one takes (counted after its own leaves were given).
+      expect(values).toContain(total - CHECKPOINTS_PER_ROUND * CUSTODY_EVENT_MAX_ENTRIES);
+      expect(values.every((v) => v >= 0)).toBe(true);
+      expect(values[values.length - 1]).toBe(0);
+    } finally {
+      gaugeSet.mockRestore();
     }
-    const { checkpoints } = await checkpointer().checkpointNow();
-    expect(checkpoints.map((c) => c.tree_size)).toEqual(
+    const events = (await outboxRows(f, LOG_ID)).slice(-(CHECKPOINTS_PER_ROUND + 1)).map((e) => e.payload!.data as unknown as CustodyCheckpointData);
+    expect(events.map((e) => e.checkpoint.tree_size)).toEqual(
       Array.from({ length: CHECKPOINTS_PER_ROUND + 1 }, (_v, i) => sizeBefore + Math.min(total, (i + 1) * CUSTODY_EVENT_MAX_ENTRIES)),
     );
-    for (const c of checkpoints) expect(c.root_hash).toBe(await recomputedRoot(f, c.tree_size));
-    const events = (await outboxRows(f, LOG_ID)).slice(-checkpoints.length).map((e) => e.payload!.data as unknown as CustodyCheckpointData);
-    expect(events.map((e) => e.checkpoint)).toEqual(checkpoints);
+    for (const e of events) expect(e.checkpoint.root_hash).toBe(await recomputedRoot(f, e.checkpoint.tree_size));
     const leaves = events.flatMap((e) => e.entries);
     expect(leaves.map((e) => e.leaf_index)).toEqual(Array.from({ length: total }, (_v, i) => sizeBefore + i));
     expect(leaves.map((e) => e.entry.diamond_id)).toEqual(Array.from({ length: total }, (_v, i) => `backlog-${i}`));

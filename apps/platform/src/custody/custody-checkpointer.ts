@@ -26,10 +26,10 @@ import { CUSTODY_SIGNING_ALG, CustodyKeys } from './custody-keys';
 import { CheckpointRow, CustodyRepository } from './custody.repository';
 
 /** Transaction-scoped advisory lock of the checkpointer: one replica appends to the tree at a time. */
+export const CUSTODY_CHECKPOINT_LOCK = 0x64747074; // "dtpt"
+
 /** Checkpoints signed in one transaction at most (each of at most CUSTODY_EVENT_MAX_ENTRIES entries). */
 export const CHECKPOINTS_PER_ROUND = 8;
-
-export const CUSTODY_CHECKPOINT_LOCK = 0x64747074; // "dtpt"
 
 /** What one `checkpointNow()` did: `locked` when another instance held the lock (nothing done here). */
 export interface CheckpointOutcome {
@@ -190,7 +190,8 @@ export class CustodyCheckpointer implements OnApplicationBootstrap, OnModuleDest
     await this.repo.insertCheckpoints(tx, rows);
     await writeOutbox(tx, events);
     const more = pending.length === limit;
-    const pendingAfter = more ? await this.repo.pendingCount(tx) - pending.length : 0;
+    // Counted after this transaction's UPDATE: the entries just given leaves are no longer pending.
+    const pendingAfter = more ? await this.repo.pendingCount(tx) : 0;
     const treeSize = size;
     tx.afterCommit(() => {
       this.metrics?.checkpoints.inc(checkpoints.length);
