@@ -141,22 +141,29 @@ function ask<T>(child: ChildProcess, msg: string, key: string): Promise<T> {
   });
 }
 
-async function startServer(pgUrl: string, blobDir: string): Promise<{ child: ChildProcess; urls: { auth: string; platform: string } }> {
+/**
+ * Runs this file again as a child process with `flag` set (the service, or the bare anchor) and resolves with its
+ * `READY {...urls}` line, parsed, once it listens.
+ */
+async function startChild<T>(flag: string, env: Record<string, string>): Promise<{ child: ChildProcess; urls: T }> {
   const root = path.join(__dirname, '..');
   const child = spawn(process.execPath, ['-r', path.join(root, 'tools/register.js'), __filename], {
     cwd: root,
-    env: { ...process.env, [SERVER_FLAG]: '1', BENCH_PG_URL: pgUrl, BENCH_BLOB_DIR: blobDir },
+    env: { ...process.env, ...env, [flag]: '1' },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
-  const urls = await new Promise<{ auth: string; platform: string }>((resolve, reject) => {
+  const urls = await new Promise<T>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
-      if (line.startsWith('READY ')) resolve(JSON.parse(line.slice(6)) as { auth: string; platform: string });
+      if (line.startsWith('READY ')) resolve(JSON.parse(line.slice(6)) as T);
     });
-    child.once('exit', (code) => reject(new Error(`platform bench server exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`bench child ${flag} exited with ${code}`)));
   });
   return { child, urls };
 }
+
+/** User + system CPU time between two readings, in microseconds. */
+const cpuMicros = (before: NodeJS.CpuUsage, after: NodeJS.CpuUsage): number => after.user - before.user + (after.system - before.system);
 
 // ---------------------------------------------------------------------------------------------------------------
 // Anchor: raw PostgreSQL doing the same write.
@@ -252,22 +259,6 @@ async function serveBare(): Promise<void> {
   process.on('SIGTERM', () => void app.close().then(() => pool.end()).then(() => process.exit(0)));
 }
 
-async function startBare(pgUrl: string, producerId: string): Promise<{ child: ChildProcess; url: string }> {
-  const root = path.join(__dirname, '..');
-  const child = spawn(process.execPath, ['-r', path.join(root, 'tools/register.js'), __filename], {
-    cwd: root,
-    env: { ...process.env, [BARE_FLAG]: '1', BENCH_PG_URL: pgUrl, BENCH_PRODUCER_ID: producerId },
-    stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.on('line', (line) => {
-      if (line.startsWith('READY ')) resolve((JSON.parse(line.slice(6)) as { platform: string }).platform);
-    });
-    child.once('exit', (code) => reject(new Error(`bare bench server exited with ${code}`)));
-  });
-  return { child, url };
-}
 
 async function stop(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null) return;
@@ -315,7 +306,7 @@ const bench: Benchmark = async (report) => {
     const anchorConfig = loadConfig('platform', platformService.configClass, { PORT: '0', DATABASE_URL: anchorDb });
     await platformService.migrate(anchorConfig, pino({ level: 'silent' }));
 
-    const started = await startServer(pg.url, blobDir);
+    const started = await startChild<{ auth: string; platform: string }>(SERVER_FLAG, { BENCH_PG_URL: pg.url, BENCH_BLOB_DIR: blobDir });
     server = started.child;
     const { auth, platform } = started.urls;
 
@@ -365,15 +356,14 @@ const bench: Benchmark = async (report) => {
     let bareFigures: { rate: number; p99: number; cpuUs: number } | undefined;
     if (process.env.BENCH_BARE_ANCHOR !== '0') {
       await stop(server);
-      const bare = await startBare(anchorDb, creds.participant_id);
+      const bare = await startChild<{ platform: string }>(BARE_FLAG, { BENCH_PG_URL: anchorDb, BENCH_PRODUCER_ID: creds.participant_id });
       server = bare.child;
-      await load(bare.url, token, 2, 'bare-warm');
+      await load(bare.urls.platform, token, 2, 'bare-warm');
       const bareCpuBefore = await ask<NodeJS.CpuUsage>(server, 'cpu', 'cpu');
-      const bareResult = await load(bare.url, token, DURATION, 'bare');
+      const bareResult = await load(bare.urls.platform, token, DURATION, 'bare');
       const bareCpuAfter = await ask<NodeJS.CpuUsage>(server, 'cpu', 'cpu');
       if (bareResult.non2xx > 0 || bareResult.errors > 0) throw new Error(`bare anchor: ${bareResult.non2xx} non-2xx, ${bareResult.errors} errors`);
-      const bareCpu = bareCpuAfter.user - bareCpuBefore.user + (bareCpuAfter.system - bareCpuBefore.system);
-      bareFigures = { rate: bareResult['2xx'] / DURATION, p99: bareResult.latency.p99, cpuUs: bareCpu / Math.max(1, bareResult['2xx']) };
+      bareFigures = { rate: bareResult['2xx'] / DURATION, p99: bareResult.latency.p99, cpuUs: cpuMicros(bareCpuBefore, bareCpuAfter) / Math.max(1, bareResult['2xx']) };
     }
 
     const anchor = { rate: (before.rate + after.rate) / 2, p50: (before.p50 + after.p50) / 2, p99: (before.p99 + after.p99) / 2 };
@@ -382,13 +372,12 @@ const bench: Benchmark = async (report) => {
     report({ name: `${FIGURE}.p99`, value: result.latency.p99, unit: 'ms', anchor: round(anchor.p99, 2), ratio: round(result.latency.p99 / anchor.p99, 3) });
     // The server's own CPU time per answered request (user + system, both services' process): what the code
     // costs, much steadier than throughput on a shared machine. No anchor.
-    const cpuUs = cpuAfter.user - cpuBefore.user + (cpuAfter.system - cpuBefore.system);
-    report({ name: `${FIGURE}.server_cpu_per_request`, value: round(cpuUs / Math.max(1, result['2xx'])), unit: 'us', anchor: null, ratio: null });
+    const serviceCpu = cpuMicros(cpuBefore, cpuAfter) / Math.max(1, result['2xx']);
+    report({ name: `${FIGURE}.server_cpu_per_request`, value: round(serviceCpu), unit: 'us', anchor: null, ratio: null });
     report({ name: `${FIGURE}.p50`, value: result.latency.p50, unit: 'ms', anchor: round(anchor.p50, 2), ratio: round(result.latency.p50 / anchor.p50, 3) });
     // The same figures against bare Fastify + pg doing the same write (no framework, validation, token or custody).
     if (bareFigures) {
       const b = bareFigures;
-      const serviceCpu = cpuUs / Math.max(1, result['2xx']);
       report({ name: `${FIGURE}.throughput_vs_bare_http`, value: round(rate), unit: 'req/s', anchor: round(b.rate), ratio: round(rate / b.rate, 3) });
       report({ name: `${FIGURE}.p99_vs_bare_http`, value: result.latency.p99, unit: 'ms', anchor: b.p99, ratio: round(result.latency.p99 / b.p99, 3) });
       report({ name: `${FIGURE}.server_cpu_per_request_vs_bare_http`, value: round(serviceCpu), unit: 'us', anchor: round(b.cpuUs), ratio: round(serviceCpu / b.cpuUs, 3) });
