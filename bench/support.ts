@@ -47,10 +47,10 @@ export class Replica {
     this.url = `http://127.0.0.1:${port}`;
   }
 
-  /** Resident set size of the process now, in MiB (Linux /proc). */
-  rssMiB(): number {
+  /** Resident set size of the process now, in MB (10^6 bytes; Linux /proc). */
+  rssMB(): number {
     const status = readFileSync(`/proc/${this.child!.pid}/status`, 'utf8');
-    return Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) / 1024;
+    return (Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024) / 1e6;
   }
 
   async start(): Promise<void> {

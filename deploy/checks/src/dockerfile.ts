@@ -73,6 +73,25 @@ export function effective(stages: Stage[], name: string, keyword: string): Instr
 }
 
 /**
+ * The environment a stage's containers start with: the `ENV name=value ...` pairs along its lineage, later ones
+ * winning (no quoted values: a pair with a space in it throws). The memory benchmark runs the services with the
+ * runtime stage's.
+ */
+export function stageEnv(stages: Stage[], name: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const s of lineage(stages, name).reverse()) {
+    for (const ins of s.instructions.filter((i) => i.keyword === 'ENV')) {
+      for (const pair of ins.args.split(/\s+/)) {
+        const m = /^([A-Za-z_][A-Za-z0-9_]*)=([^"'\s]*)$/.exec(pair);
+        if (!m) throw new Error(`line ${ins.line}: cannot read ENV ${ins.args} (name=value pairs, no quotes)`);
+        env[m[1]] = m[2];
+      }
+    }
+  }
+  return env;
+}
+
+/**
  * What a target copies from the build stage (its own COPYs and its lineage's), as [source under /build, destination
  * under /app]: the layout build.spec.ts recreates from a local build. A destination ending in `/` is a directory the
  * sources go into.

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { validate } from 'dockerfile-utils';
-import { DOCKERFILE, effective, lineage, parseDockerfile, parseInstructions } from '../src/dockerfile';
+import { DOCKERFILE, effective, lineage, parseDockerfile, parseInstructions, stageEnv } from '../src/dockerfile';
 import { APPS } from '../src/manifests';
 import { root } from '../src/tools';
 
@@ -78,6 +78,13 @@ describe('docker/Dockerfile', () => {
     const cleanup = runtime.instructions.find((i) => i.keyword === 'RUN')!.args;
     for (const tool of ['/usr/local/lib/node_modules/npm', '/usr/local/bin/npx', '/usr/local/bin/corepack', '/usr/local/bin/yarn']) expect(cleanup).toContain(tool);
     expect(runtime.instructions.find((i) => i.keyword === 'ENV')?.args).toBe('NODE_ENV=production');
+  });
+
+  it('starts every image with the production environment: NODE_ENV and a fixed malloc mmap threshold (the memory bench runs with it)', () => {
+    // A fixed MALLOC_MMAP_THRESHOLD_ turns off glibc's dynamic threshold, which kept auth's 16 MiB scrypt buffers resident.
+    for (const app of ['auth', 'platform', 'search', 'gis']) expect(stageEnv(stages, app)).toMatchObject({ NODE_ENV: 'production', MALLOC_MMAP_THRESHOLD_: '131072' });
+    expect(stageEnv(stages, 'auth').PORT).toBe('3001');
+    expect(() => stageEnv(parseDockerfile('FROM node:20 AS runtime\nENV A="x y"\n').stages, 'runtime')).toThrow(/cannot read ENV/);
   });
 
   it('compiles with the workspace build script, and copies only files that exist', () => {
