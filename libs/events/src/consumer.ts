@@ -488,6 +488,30 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     return row.claimed ? { held: row.held === null ? null : Number(row.held) } : false;
   };
 
+  /**
+   * `claim` for several events of distinct keys in one round trip (a batch's run of events): the same statement
+   * over unnest()ed arrays. Returns, in input order, the held revision of each claimed event, or false.
+   */
+  const claimAll = async (tx: Tx, topic: string, envelopes: KnownEventEnvelope[]): Promise<({ held: number | null } | false)[]> => {
+    const rows = (await tx.rows(
+      `WITH input AS (
+         SELECT * FROM unnest($3::text[], $4::bigint[]) WITH ORDINALITY AS i(key, revision, ord)
+       ), held AS (
+         SELECT s.key, s.revision FROM consumer_state s JOIN input USING (key)
+         WHERE s.consumer = $1 AND s.topic = $2 ORDER BY s.key FOR UPDATE OF s
+       ), claimed AS (
+         INSERT INTO consumer_state (consumer, topic, key, revision) SELECT $1, $2, key, revision FROM input ORDER BY key
+         ON CONFLICT (consumer, topic, key) DO UPDATE SET revision = EXCLUDED.revision, updated_at = clock_timestamp()
+           WHERE consumer_state.revision < EXCLUDED.revision
+         RETURNING key
+       )
+       SELECT held.revision AS held, claimed.key IS NOT NULL AS claimed
+       FROM input LEFT JOIN held USING (key) LEFT JOIN claimed USING (key) ORDER BY input.ord`,
+      [stateName, topic, envelopes.map((e) => e.key), envelopes.map((e) => e.revision)],
+    )) as { held: string | null; claimed: boolean }[];
+    return rows.map((row) => (row.claimed ? { held: row.held === null ? null : Number(row.held) } : false));
+  };
+
   const tombstone = async (tx: Tx, message: IncomingMessage) => {
     const rows = (await tx.rows(
       'SELECT revision FROM consumer_state WHERE consumer = $1 AND topic = $2 AND key = $3 FOR UPDATE',
@@ -552,9 +576,24 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     try {
       outcomes = await uow.run(async (tx) => {
         const out: ConsumeOutcome[] = [];
+        // Claims made ahead, one statement per run of consecutive events with distinct keys (a repeated key, a
+        // tombstone or a parked message ends a run, so every claim still sees what the messages before it did).
+        const claims = new Map<number, { held: number | null } | false>();
         for (let i = 0; i < messages.length; i += 1) {
           const message = messages[i];
           const c = checks[i];
+          if (c.kind === 'event' && !claims.has(i)) {
+            const run: number[] = [];
+            const keys = new Set<string>();
+            for (let j = i; j < messages.length; j += 1) {
+              const cj = checks[j];
+              if (cj.kind !== 'event' || keys.has(cj.envelope.key)) break;
+              keys.add(cj.envelope.key);
+              run.push(j);
+            }
+            const got = await claimAll(tx, message.topic, run.map((j) => (checks[j] as { envelope: KnownEventEnvelope }).envelope));
+            run.forEach((j, k) => claims.set(j, got[k]));
+          }
           if (c.kind === 'tombstone') {
             if (!opts.onTombstone) out.push('tombstone_skipped');
             else {
@@ -566,7 +605,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
             await insertParked(tx, message, c.park, parkedRows(message, c.park)[0]);
             out.push('parked');
           } else {
-            const claimed = await claim(tx, message, c.envelope);
+            const claimed = claims.get(i)!;
             if (!claimed) out.push('duplicate');
             else {
               await withSpan(`process ${opts.topic}`, SpanKind.CONSUMER, contextFromHeaders(message.headers), messageSpanAttributes(message), () =>

@@ -264,6 +264,32 @@ describe.each([
     }
   });
 
+  it('claims as if one message at a time: held revisions, duplicates, repeated keys and a tombstone inside one batch', async () => {
+    const [a, x, y, z] = [newId(), newId(), newId(), newId()];
+    const calls: [string, number, number | null][] = [];
+    await start(async (event, { heldRevision }) => {
+      calls.push([event.key, event.revision, heldRevision]);
+    });
+    await send(a, onboarded(a, 3, 'a3'));
+    await waitFor(() => settled.length === 1, 'a3 settled');
+    await transport.publish([
+      { topic, key: x, value: onboarded(x, 1, 'x1') },
+      { topic, key: a, value: onboarded(a, 2, 'a2') }, // older than the held 3
+      { topic, key: y, value: onboarded(y, 1, 'y1') },
+      { topic, key: x, value: onboarded(x, 2, 'x2') }, // the same key again: sees x1's claim
+      { topic, key: x, value: onboarded(x, 2, 'x2 again') },
+      { topic, key: a, value: onboarded(a, 5, 'a5') },
+      { topic, key: y, value: null }, // a tombstone (skipped: no onTombstone) between events
+      { topic, key: y, value: onboarded(y, 2, 'y2') },
+      { topic, key: z, value: onboarded(z, 1, 'z1') },
+    ]);
+    await waitFor(() => settled.length === 10, '10 settled');
+    expect(settled.slice(1).map((s) => s.outcome)).toEqual(['applied', 'duplicate', 'applied', 'applied', 'duplicate', 'applied', 'tombstone_skipped', 'applied', 'applied']);
+    expect(calls).toEqual([[a, 3, null], [x, 1, null], [y, 1, null], [x, 2, 1], [a, 5, 3], [y, 2, 1], [z, 1, null]]);
+    const state = (await ds.query('SELECT key, revision FROM consumer_state WHERE key = ANY($1) ORDER BY key', [[a, x, y, z]])) as { key: string; revision: string }[];
+    expect(Object.fromEntries(state.map((r) => [r.key, Number(r.revision)]))).toEqual({ [a]: 5, [x]: 2, [y]: 2, [z]: 1 });
+  });
+
   it('a batch with a message to park and one failing handler still applies the others exactly once, in order', async () => {
     const a = newId();
     const b = newId();
