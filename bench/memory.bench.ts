@@ -26,7 +26,6 @@ const GOAL_MB = 150;
 const ROOT = path.join(__dirname, '..');
 const SERVICES = ['auth', 'platform', 'search', 'gis'] as const;
 
-
 const bench: Benchmark = async (report) => {
   const { startEmbeddedPostgres, freePort } = await import('../tools/embedded-pg.mjs');
   const { startKafkaPeer } = await import('../tools/kafka-peer.mjs');

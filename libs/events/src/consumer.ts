@@ -471,26 +471,10 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     }
   };
 
-  /** Claims `envelope.revision` for its key when newer (one round trip); returns the held revision, or false. */
-  const claim = async (tx: Tx, message: IncomingMessage, envelope: KnownEventEnvelope): Promise<{ held: number | null } | false> => {
-    const [row] = (await tx.rows(
-      `WITH held AS (
-         SELECT revision FROM consumer_state WHERE consumer = $1 AND topic = $2 AND key = $3 FOR UPDATE
-       ), claimed AS (
-         INSERT INTO consumer_state (consumer, topic, key, revision) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (consumer, topic, key) DO UPDATE SET revision = EXCLUDED.revision, updated_at = clock_timestamp()
-           WHERE consumer_state.revision < EXCLUDED.revision
-         RETURNING 1
-       )
-       SELECT (SELECT revision FROM held) AS held, EXISTS (SELECT 1 FROM claimed) AS claimed`,
-      [stateName, message.topic, envelope.key, envelope.revision],
-    )) as { held: string | null; claimed: boolean }[];
-    return row.claimed ? { held: row.held === null ? null : Number(row.held) } : false;
-  };
-
   /**
-   * `claim` for several events of distinct keys in one round trip (a batch's run of events): the same statement
-   * over unnest()ed arrays. Returns, in input order, the held revision of each claimed event, or false.
+   * Claims each event's revision for its key when newer, for events of distinct keys, in one round trip (one event
+   * alone, or a batch's run of events); the rows stay locked until the transaction ends. Returns, in input order,
+   * the revision held before for each claimed event, or false (not newer: a duplicate).
    */
   const claimAll = async (tx: Tx, topic: string, envelopes: KnownEventEnvelope[]): Promise<({ held: number | null } | false)[]> => {
     const rows = (await tx.rows(
@@ -527,7 +511,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
         return 'tombstone';
       }
       // The claim commits or rolls back with the handler's effect.
-      const claimed = await claim(tx, message, envelope);
+      const [claimed] = await claimAll(tx, message.topic, [envelope]);
       if (!claimed) return 'duplicate';
       await opts.handle(envelope, { tx, manager: tx.manager, message, heldRevision: claimed.held });
       return 'applied';
@@ -583,16 +567,16 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
           const message = messages[i];
           const c = checks[i];
           if (c.kind === 'event' && !claims.has(i)) {
-            const run: number[] = [];
+            const run: { at: number; envelope: KnownEventEnvelope }[] = [];
             const keys = new Set<string>();
             for (let j = i; j < messages.length; j += 1) {
               const cj = checks[j];
               if (cj.kind !== 'event' || keys.has(cj.envelope.key)) break;
               keys.add(cj.envelope.key);
-              run.push(j);
+              run.push({ at: j, envelope: cj.envelope });
             }
-            const got = await claimAll(tx, message.topic, run.map((j) => (checks[j] as { envelope: KnownEventEnvelope }).envelope));
-            run.forEach((j, k) => claims.set(j, got[k]));
+            const got = await claimAll(tx, message.topic, run.map((r) => r.envelope));
+            run.forEach((r, k) => claims.set(r.at, got[k]));
           }
           if (c.kind === 'tombstone') {
             if (!opts.onTombstone) out.push('tombstone_skipped');
