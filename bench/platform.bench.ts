@@ -22,7 +22,7 @@
 import autocannon from 'autocannon';
 import { spawn, ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -108,7 +108,9 @@ async function serve(): Promise<void> {
       }
       if (msg === 'prof-stop' && profiler) {
         const { profile } = (await post(profiler, 'Profiler.stop')) as { profile: unknown };
-        const file = path.join(process.env.BENCH_CPU_PROF_DIR!, `platform-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
+        const dir = path.resolve(process.env.BENCH_CPU_PROF_DIR!);
+        await mkdir(dir, { recursive: true });
+        const file = path.join(dir, `platform-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
         await writeFile(file, JSON.stringify(profile));
         profiler.disconnect();
         return process.send!({ profile: file });
@@ -128,15 +130,18 @@ async function serve(): Promise<void> {
 const post = (session: Session, method: string, params?: object) =>
   new Promise<unknown>((resolve, reject) => session.post(method, params, (err, result) => (err ? reject(err) : resolve(result))));
 
-/** Sends `msg` to the server child and resolves with its first answer that has `key`. */
+/** Sends `msg` to the server child and resolves with its first answer that has `key`; rejects if the child exits first. */
 function ask<T>(child: ChildProcess, msg: string, key: string): Promise<T> {
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`bench child exited with ${code} before answering ${msg}`));
     const onMessage = (answer: Record<string, unknown>) => {
       if (!(key in answer)) return;
       child.off('message', onMessage);
+      child.off('exit', onExit);
       resolve(answer[key] as T);
     };
     child.on('message', onMessage);
+    child.once('exit', onExit);
     child.send(msg);
   });
 }
