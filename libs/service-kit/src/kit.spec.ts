@@ -194,6 +194,13 @@ describe('config from env', () => {
     expect(loadConfig('svc', Cfg, {}).PORT).toBe(3000);
   });
 
+  it('OUTBOX_RETENTION_HOURS: unset leaves the default to @dtp/events, 0 is allowed, a negative or fractional value is refused', () => {
+    expect(loadConfig('svc', Cfg, {}).OUTBOX_RETENTION_HOURS).toBeUndefined();
+    expect(loadConfig('svc', Cfg, { OUTBOX_RETENTION_HOURS: '0' }).OUTBOX_RETENTION_HOURS).toBe(0);
+    expect(loadConfig('svc', Cfg, { OUTBOX_RETENTION_HOURS: '72' }).OUTBOX_RETENTION_HOURS).toBe(72);
+    for (const bad of ['-1', '1.5', 'week']) expect(() => loadConfig('svc', Cfg, { OUTBOX_RETENTION_HOURS: bad })).toThrow(/OUTBOX_RETENTION_HOURS/);
+  });
+
   it('names every bad variable in its error', () => {
     expect(() => loadConfig('svc', Cfg, { PORT: 'abc', LOG_LEVEL: 'loud' })).toThrow(ConfigError);
     try {

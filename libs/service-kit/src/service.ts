@@ -90,6 +90,16 @@ export class BaseServiceConfig {
   @Max(65535)
   METRICS_PORT?: number;
 
+  /**
+   * Services with an outbox (auth, platform, gis): hours a published event stays in the outbox table before it is
+   * deleted (the topic keeps it); unset: 168 (7 days, @dtp/events DEFAULT_OUTBOX_RETENTION_HOURS); 0: never deleted.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(87_600)
+  OUTBOX_RETENTION_HOURS?: number;
+
   /** `false` removes the OpenAPI page and documents (`/docs`, `/docs/json`, `/docs/yaml`). */
   @IsOptional()
   @Transform(envBoolean)

@@ -6,6 +6,7 @@ import {
   INestMicroservice,
   Module,
   OnApplicationBootstrap,
+  OnApplicationShutdown,
   OnModuleDestroy,
 } from '@nestjs/common';
 import type { NestMicroservice } from '@nestjs/microservices';
@@ -13,6 +14,7 @@ import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { UnitOfWork } from '@dtp/database';
 import { LOGGER, Readiness, ServiceMetrics } from '@dtp/service-kit';
+import { DEFAULT_OUTBOX_RETENTION_HOURS, OutboxPurger } from '../outbox-purger';
 import { OutboxRelay, OutboxRelayOptions } from '../outbox-relay';
 import { OutboxSignal } from '../outbox-signal';
 import { EventTransport } from '../transport';
@@ -35,7 +37,11 @@ export interface EventsModuleOptions {
    * every commit of the UnitOfWork and NOTIFYs other replicas at most every 25 ms (the outbox table has no
    * NOTIFY trigger there); `'trigger'` (default) relies on the table's trigger, and still pokes the local relay.
    */
-  relay?: Pick<OutboxRelayOptions, 'pollIntervalMs' | 'batchSize' | 'maxBackoffMs' | 'afterPublish'> & { wake?: 'commit' | 'trigger' };
+  relay?: Pick<OutboxRelayOptions, 'pollIntervalMs' | 'batchSize' | 'maxBackoffMs' | 'afterPublish'> & {
+    wake?: 'commit' | 'trigger';
+    /** Hours a published row is kept before OutboxPurger deletes it (OUTBOX_RETENTION_HOURS); 0 keeps them all. */
+    retentionHours?: number;
+  };
   /** runConsumer options for every handler (tests). */
   consumerDefaults?: EventsServerOptions['consumerDefaults'];
   /** This instance's name for instance-scoped handlers (default: host, pid, random). */
@@ -75,8 +81,29 @@ export class OutboxRelayHost implements OnApplicationBootstrap, OnModuleDestroy 
 }
 
 /**
+ * Deletes published outbox rows past the retention (OutboxPurger): shortly after bootstrap, then hourly; stopped,
+ * and a running purge awaited, when the application shuts down.
+ */
+@Injectable()
+export class OutboxPurgerHost implements OnApplicationBootstrap, OnApplicationShutdown {
+  readonly purger: OutboxPurger;
+
+  constructor(@Inject(EVENTS_OPTIONS) opts: EventsModuleOptions, @Inject(LOGGER) logger: Logger, metrics: ServiceMetrics, uow: UnitOfWork) {
+    this.purger = new OutboxPurger({ sql: uow.sql, retentionHours: opts.relay?.retentionHours ?? DEFAULT_OUTBOX_RETENTION_HOURS, logger, registry: metrics.registry });
+  }
+
+  onApplicationBootstrap(): void {
+    this.purger.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.purger.stop();
+  }
+}
+
+/**
  * Events in a service, the Nest way: the `EventsServer` transport strategy (connected with `connectEvents`, run by
- * `app.startAllMicroservices()`), the outbox relay as a lifecycle provider, and the transport's readiness
+ * `app.startAllMicroservices()`), the outbox relay and purger as lifecycle providers, and the transport's readiness
  * (`events`) plus the consumers' start-up (`consumers`). Needs DatabaseModule (UnitOfWork) and the kit's module.
  */
 @Module({})
@@ -88,7 +115,7 @@ export class EventsModule {
       providers: [
         { provide: EVENTS_OPTIONS, useValue: opts },
         { provide: EVENT_TRANSPORT, useValue: opts.transport },
-        ...(opts.relay ? [OutboxRelayHost] : []),
+        ...(opts.relay ? [OutboxRelayHost, OutboxPurgerHost] : []),
         {
           provide: EventsServer,
           inject: [DataSource, UnitOfWork, LOGGER, ServiceMetrics, Readiness],
@@ -109,7 +136,7 @@ export class EventsModule {
           },
         },
       ],
-      exports: [EVENT_TRANSPORT, EventsServer, ...(opts.relay ? [OutboxRelayHost] : [])],
+      exports: [EVENT_TRANSPORT, EventsServer, ...(opts.relay ? [OutboxRelayHost, OutboxPurgerHost] : [])],
     };
   }
 }
