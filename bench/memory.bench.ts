@@ -3,14 +3,18 @@
  * images, the production build (`node tools/build.js`: plain CommonJS, no TypeScript loader), each its own
  * process over the Kafka peer with one embedded PostgreSQL.
  *
- * The services get the environment of the image's `runtime` stage (its `ENV` lines in docker/Dockerfile: NODE_ENV,
- * the malloc setting), so the figures are those of the images.
+ * Two passes, each with fresh databases and topics:
+ *  - as deployed (the goal's figures): the environment of the image's `runtime` stage (its `ENV` lines in
+ *    docker/Dockerfile: NODE_ENV, the malloc setting) and the NODE_OPTIONS every Kubernetes overlay gives the
+ *    services (k8s/base `dtp-runtime`: a heap limit under the container's memory limit, which also makes V8 grow
+ *    the heap more slowly between collections);
+ *  - the image alone (`*_image_only`): its ENV and no NODE_OPTIONS, as `docker run` starts it.
  * - idle: RSS of each service 5 s after all four are ready;
  * - under load: the peak RSS (sampled every 250 ms) while platform takes BENCH_DURATION_S (default 10) s of
  *   registrations (32 connections) and then search BENCH_DURATION_S s of reads (64 connections), with gis and
  *   search consuming the diamond events meanwhile.
- * Figures: memory.<service>.idle_rss and .load_rss_peak in MB (10^6 bytes, as the goal of #17 is stated), anchor
- * 150 MB (that goal), ratio = RSS / 150.
+ * Figures: memory.<service>.idle_rss and .load_rss_peak (and the same with `_image_only`) in MB (10^6 bytes, as
+ * the goal of #17 is stated), anchor 150 MB (that goal), ratio = RSS / 150.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -18,6 +22,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureDatabase, withDatabase } from '@dtp/database';
 import { parseDockerfile, stageEnv } from '../deploy/checks/src/dockerfile';
+import { baseGeneratorLiterals } from '../deploy/checks/src/manifests';
 import type { Benchmark } from './run';
 import { ADMIN, AUDIENCES, ISSUER, loadAll, q, Replica, round, roughBody, sleep, token } from './support';
 
@@ -25,6 +30,16 @@ const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
 const GOAL_MB = 150;
 const ROOT = path.join(__dirname, '..');
 const SERVICES = ['auth', 'platform', 'search', 'gis'] as const;
+
+type Service = (typeof SERVICES)[number];
+
+/** One way of running the images: the environment on top of the image's own, and the figures' name suffix. */
+interface Setting {
+  name: string;
+  suffix: string;
+  env: Record<string, string>;
+  what: string;
+}
 
 const bench: Benchmark = async (report) => {
   const { startEmbeddedPostgres, freePort } = await import('../tools/embedded-pg.mjs');
@@ -38,79 +53,96 @@ const bench: Benchmark = async (report) => {
   const blobDir = `/tmp/dtp-bench-memory-${tag}-blobs`;
   const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
   const peer = await startKafkaPeer({ log: (l) => process.stderr.write(`# ${l}\n`) });
-  const replicas: Partial<Record<(typeof SERVICES)[number], Replica>> = {};
   const imageEnv = stageEnv(parseDockerfile().stages, 'runtime');
-  process.stderr.write(`# memory: the image's runtime environment: ${Object.entries(imageEnv).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
+  const deployed = baseGeneratorLiterals('dtp-runtime').NODE_OPTIONS;
+  const settings: Setting[] = [
+    { name: 'kubernetes', suffix: '', env: { ...imageEnv, NODE_OPTIONS: deployed }, what: `as deployed: the image's ENV and the Kubernetes base's NODE_OPTIONS (${deployed})` },
+    { name: 'image', suffix: '_image_only', env: { ...imageEnv, NODE_OPTIONS: '' }, what: "the image alone (docker run): its ENV, no NODE_OPTIONS, so V8 sizes the heap from the machine's memory" },
+  ];
   try {
-    const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, await freePort()] as const))) as Record<(typeof SERVICES)[number], number>;
-    for (const service of SERVICES) {
-      const db = withDatabase(pg.url, `bench_memory_${service}`);
-      await ensureDatabase(db);
-      replicas[service] = new Replica(
-        service,
-        service as 'auth' | 'platform' | 'search',
-        ports[service],
-        {
-          ...imageEnv,
-          HOST: '127.0.0.1',
-          LOG_LEVEL: 'warn',
-          DATABASE_URL: db,
-          MIGRATE_ON_START: 'true',
-          AUTH_ISSUER: ISSUER,
-          AUTH_JWKS_URL: `http://127.0.0.1:${ports.auth}/.well-known/jwks.json`,
-          AUTH_ADMIN_TOKEN: ADMIN,
-          PLATFORM_AUDIENCE: AUDIENCES.platform,
-          SEARCH_AUDIENCE: AUDIENCES.search,
-          GIS_AUDIENCE: AUDIENCES.gis,
-          BLOB_STORE_DIR: blobDir,
-          KAFKA_BROKERS: peer.brokers,
-          KAFKA_GROUP_PREFIX: `mem-${tag}.`,
-          KAFKA_TOPIC_PREFIX: `mem-${tag}.`,
-          KAFKA_SESSION_TIMEOUT_MS: '6000',
-          SHUTDOWN_DRAIN_MS: '0',
-          TOKEN_RATE_LIMIT_PER_CLIENT: '100000000',
-          TOKEN_RATE_LIMIT_PER_IP: '100000000',
-        },
-        [path.join(out, 'apps', service, 'src', 'main.js')],
-      );
-    }
-    for (const service of SERVICES) await replicas[service]!.start();
-    await sleep(5000);
-    const idle = Object.fromEntries(SERVICES.map((s) => [s, replicas[s]!.rssMB()])) as Record<(typeof SERVICES)[number], number>;
-
-    const peak = { ...idle };
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        for (const s of SERVICES) peak[s] = Math.max(peak[s], replicas[s]!.rssMB());
-        await sleep(250);
+    for (const setting of settings) {
+      process.stderr.write(`# memory (${setting.name}): ${setting.what}; ${Object.entries(setting.env).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
+      const { idle, peak, registrations } = await measure(setting, `${tag}-${setting.name}`);
+      process.stderr.write(`# memory (${setting.name}): ${registrations} registrations, production build in ${path.relative(ROOT, out)}\n`);
+      for (const s of SERVICES) {
+        const label = setting.suffix ? 'production build, image alone' : 'production build as deployed';
+        report({ name: `memory.${s}.idle_rss${setting.suffix} (${label}; anchor: goal)`, value: round(idle[s], 1), unit: 'MB', anchor: GOAL_MB, ratio: round(idle[s] / GOAL_MB, 3) });
+        report({ name: `memory.${s}.load_rss_peak${setting.suffix} (${label}; anchor: goal)`, value: round(peak[s], 1), unit: 'MB', anchor: GOAL_MB, ratio: round(peak[s] / GOAL_MB, 3) });
       }
-    })();
-    const producer = await token(replicas.auth!.url, 'producer', AUDIENCES.platform);
-    const reader = await token(replicas.auth!.url, 'non_participant', AUDIENCES.search);
-    let n = 0;
-    await loadAll([replicas.platform!.url], 32, DURATION, () => [
-      { method: 'POST', path: '/diamonds/rough/create', headers: { 'content-type': 'application/json', authorization: producer }, setupRequest: (req) => ({ ...req, body: JSON.stringify(roughBody(`mem-${tag}-${n++}`)) }) },
-    ]);
-    const ids = (await q<{ diamond_id: string }>(withDatabase(pg.url, 'bench_memory_platform'), 'SELECT diamond_id FROM diamonds ORDER BY random() LIMIT 2000')).map((r) => r.diamond_id);
-    let k = 0;
-    await loadAll([replicas.search!.url], 64, DURATION, () => [
-      { method: 'GET', headers: { authorization: reader }, setupRequest: (req) => ({ ...req, path: `/v1/diamonds/${ids[k++ % ids.length]}` }) },
-    ]);
-    sampling = false;
-    await sampler;
-    process.stderr.write(`# memory: ${n} registrations, production build in ${path.relative(ROOT, out)}\n`);
-    for (const s of SERVICES) {
-      report({ name: `memory.${s}.idle_rss (production build; anchor: goal)`, value: round(idle[s], 1), unit: 'MB', anchor: GOAL_MB, ratio: round(idle[s] / GOAL_MB, 3) });
-      report({ name: `memory.${s}.load_rss_peak (production build; anchor: goal)`, value: round(peak[s], 1), unit: 'MB', anchor: GOAL_MB, ratio: round(peak[s] / GOAL_MB, 3) });
     }
   } finally {
-    for (const s of [...SERVICES].reverse()) await replicas[s]?.stop().catch(() => undefined);
     await peer.stop();
     await pg.stop();
     await rm(dataDir, { recursive: true, force: true });
     await rm(blobDir, { recursive: true, force: true });
     await rm(out, { recursive: true, force: true });
+  }
+
+  /** Starts the four services with `setting`, measures them idle and under load, and stops them. */
+  async function measure(setting: Setting, run: string): Promise<{ idle: Record<Service, number>; peak: Record<Service, number>; registrations: number }> {
+    const replicas: Partial<Record<Service, Replica>> = {};
+    try {
+      const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, await freePort()] as const))) as Record<Service, number>;
+      for (const service of SERVICES) {
+        const db = withDatabase(pg.url, `bench_memory_${setting.name}_${service}`);
+        await ensureDatabase(db);
+        replicas[service] = new Replica(
+          service,
+          service as 'auth' | 'platform' | 'search',
+          ports[service],
+          {
+            ...setting.env,
+            HOST: '127.0.0.1',
+            LOG_LEVEL: 'warn',
+            DATABASE_URL: db,
+            MIGRATE_ON_START: 'true',
+            AUTH_ISSUER: ISSUER,
+            AUTH_JWKS_URL: `http://127.0.0.1:${ports.auth}/.well-known/jwks.json`,
+            AUTH_ADMIN_TOKEN: ADMIN,
+            PLATFORM_AUDIENCE: AUDIENCES.platform,
+            SEARCH_AUDIENCE: AUDIENCES.search,
+            GIS_AUDIENCE: AUDIENCES.gis,
+            BLOB_STORE_DIR: blobDir,
+            KAFKA_BROKERS: peer.brokers,
+            KAFKA_GROUP_PREFIX: `mem-${run}.`,
+            KAFKA_TOPIC_PREFIX: `mem-${run}.`,
+            KAFKA_SESSION_TIMEOUT_MS: '6000',
+            SHUTDOWN_DRAIN_MS: '0',
+            TOKEN_RATE_LIMIT_PER_CLIENT: '100000000',
+            TOKEN_RATE_LIMIT_PER_IP: '100000000',
+          },
+          [path.join(out, 'apps', service, 'src', 'main.js')],
+        );
+      }
+      for (const service of SERVICES) await replicas[service]!.start();
+      await sleep(5000);
+      const idle = Object.fromEntries(SERVICES.map((s) => [s, replicas[s]!.rssMB()])) as Record<Service, number>;
+
+      const peak = { ...idle };
+      let sampling = true;
+      const sampler = (async () => {
+        while (sampling) {
+          for (const s of SERVICES) peak[s] = Math.max(peak[s], replicas[s]!.rssMB());
+          await sleep(250);
+        }
+      })();
+      const producer = await token(replicas.auth!.url, 'producer', AUDIENCES.platform);
+      const reader = await token(replicas.auth!.url, 'non_participant', AUDIENCES.search);
+      let n = 0;
+      await loadAll([replicas.platform!.url], 32, DURATION, () => [
+        { method: 'POST', path: '/diamonds/rough/create', headers: { 'content-type': 'application/json', authorization: producer }, setupRequest: (req) => ({ ...req, body: JSON.stringify(roughBody(`mem-${run}-${n++}`)) }) },
+      ]);
+      const ids = (await q<{ diamond_id: string }>(withDatabase(pg.url, `bench_memory_${setting.name}_platform`), 'SELECT diamond_id FROM diamonds ORDER BY random() LIMIT 2000')).map((r) => r.diamond_id);
+      let k = 0;
+      await loadAll([replicas.search!.url], 64, DURATION, () => [
+        { method: 'GET', headers: { authorization: reader }, setupRequest: (req) => ({ ...req, path: `/v1/diamonds/${ids[k++ % ids.length]}` }) },
+      ]);
+      sampling = false;
+      await sampler;
+      return { idle, peak, registrations: n };
+    } finally {
+      for (const s of [...SERVICES].reverse()) await replicas[s]?.stop().catch(() => undefined);
+    }
   }
 };
 

@@ -119,6 +119,26 @@ export interface K8sObject {
   };
 }
 
+/**
+ * The `literals` of one configMapGenerator of k8s/base/kustomization.yaml as KEY -> value, read from the file itself
+ * (no kustomize): what every overlay starts from. The memory benchmark runs the services with `dtp-runtime`'s
+ * NODE_OPTIONS; the overlay tests check that each rendered overlay still has the same value.
+ */
+export function baseGeneratorLiterals(name: string): Record<string, string> {
+  const kustomization = parse(readFileSync(path.join(root, 'k8s', 'base', 'kustomization.yaml'), 'utf8')) as {
+    configMapGenerator?: { name: string; literals?: string[] }[];
+  };
+  const generator = kustomization.configMapGenerator?.find((g) => g.name === name);
+  if (!generator) throw new Error(`k8s/base/kustomization.yaml has no configMapGenerator ${name}`);
+  return Object.fromEntries(
+    (generator.literals ?? []).map((l) => {
+      const at = l.indexOf('=');
+      if (at <= 0) throw new Error(`configMapGenerator ${name}: literal ${JSON.stringify(l)} is not KEY=value`);
+      return [l.slice(0, at), l.slice(at + 1)];
+    }),
+  );
+}
+
 const renders = new Map<Overlay, K8sObject[]>();
 
 /** `kustomize build k8s/overlays/<overlay>`, parsed. Throws (the test fails) when kustomize is unavailable. */

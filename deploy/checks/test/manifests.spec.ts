@@ -15,6 +15,7 @@ import { SearchConfig } from '../../../apps/search/src/config';
 import { parseDockerfile } from '../src/dockerfile';
 import {
   allContainers,
+  baseGeneratorLiterals,
   App,
   APPS,
   Container,
@@ -142,6 +143,26 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
         expect([where, Object.keys(c.resources?.limits ?? {}).sort()]).toEqual([where, ['cpu', 'memory']]);
       }
     }
+  });
+
+  it("gives every service the base's NODE_OPTIONS (the memory benchmark runs with them), and every Node container a heap under its memory limit", () => {
+    const nodeOptions = baseGeneratorLiterals('dtp-runtime').NODE_OPTIONS;
+    const heapMiB = (options: string) => Number(/--max-old-space-size=(\d+)/.exec(options)?.[1]);
+    expect(heapMiB(nodeOptions)).toBeGreaterThan(0);
+    for (const app of APPS) expect([app, containerEnv(objects, mainContainer(app), () => 'external').NODE_OPTIONS]).toEqual([app, nodeOptions]);
+    let checked = 0;
+    for (const w of workloads(objects)) {
+      for (const c of allContainers(w.spec!.template!.spec)) {
+        const options = containerEnv(objects, c, () => 'external').NODE_OPTIONS;
+        if (options === undefined) continue;
+        const where = `${w.kind}/${w.metadata.name}/${c.name}`;
+        const limit = String(c.resources?.limits?.memory);
+        expect([where, limit]).toEqual([where, expect.stringMatching(/^\d+Mi$/)]);
+        expect([where, heapMiB(options) < parseInt(limit, 10)]).toEqual([where, true]);
+        checked += 1;
+      }
+    }
+    expect(checked).toBeGreaterThan(APPS.length); // the init containers (migrations) too
   });
 
   it('runs every pod non-root, without privilege escalation or capabilities, with the runtime seccomp profile', () => {
