@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { Topics } from '@dtp/domain';
@@ -10,6 +11,8 @@ import {
   KafkaTransport,
   OutboxRelay,
   OutgoingMessage,
+  RELAY_READ_SQL,
+  RELAY_SESSION_SQL,
   runConsumer,
   writeOutbox,
 } from '../src';
@@ -185,6 +188,54 @@ describe('OutboxRelay (real PostgreSQL)', () => {
     } finally {
       for (const r of relays.splice(0)) await r.stop();
       await kafka.close();
+    }
+  });
+});
+
+describe("the relay's read (RELAY_READ_SQL on a connection with RELAY_SESSION_SQL)", () => {
+  let ds: DataSource;
+  let url: string;
+
+  beforeAll(async () => {
+    ({ ds, url } = await eventsDatabase('relayread'));
+  });
+  afterAll(async () => {
+    await ds.destroy();
+  });
+
+  type Plan = { 'Node Type': string; 'Index Name'?: string; 'Shared Hit Blocks': number; 'Shared Read Blocks': number; Plans?: Plan[] };
+  const nodes = (p: Plan): Plan[] => [p, ...(p.Plans ?? []).flatMap(nodes)];
+
+  it('walks the unpublished rows by index and, once it has met the dead entries published rows leave, no longer reads their pages', async () => {
+    // 3,000 published rows, never vacuumed (each left a dead entry in outbox_unpublished), then 10 waiting ones; no
+    // statistics yet (no ANALYZE), as on a busy outbox between autovacuum runs: the default plan is a bitmap scan.
+    const keys = Array.from({ length: 3010 }, () => newId());
+    for (let i = 0; i < keys.length; i += 500) {
+      await writeOutbox(ds.manager, keys.slice(i, i + 500).map((key) => ({ topic, key, eventType: 'participant.onboarded', revision: 1, payload: onboarded(key, 1) })));
+    }
+    await ds.query(`UPDATE outbox SET published_at = clock_timestamp() WHERE id < (SELECT max(id) - 9 FROM outbox)`);
+
+    const relayConnection = new Client({ connectionString: url });
+    await relayConnection.connect();
+    try {
+      await relayConnection.query(RELAY_SESSION_SQL);
+      const read = async () => {
+        const { rows } = await relayConnection.query<{ 'QUERY PLAN': [{ Plan: Plan }] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${RELAY_READ_SQL}`, [500]);
+        return nodes(rows[0]['QUERY PLAN'][0].Plan);
+      };
+      const first = await read();
+      expect(first.map((n) => n['Node Type'])).not.toContain('Bitmap Heap Scan');
+      expect(first.find((n) => n['Node Type'] === 'Index Scan')?.['Index Name']).toBe('outbox_unpublished');
+
+      const blocks = (plan: Plan[]) => plan[0]['Shared Hit Blocks'] + plan[0]['Shared Read Blocks'];
+      // The first read has to look at the dead rows' pages (about 200) to learn they are dead; the next one touches
+      // the index and the ten waiting rows' pages only (about 10). A bitmap scan reads all of them every time.
+      expect(blocks(first)).toBeGreaterThan(100);
+      expect(blocks(await read())).toBeLessThan(40);
+      const { rows } = await relayConnection.query<{ id: string }>(RELAY_READ_SQL, [500]);
+      expect(rows).toHaveLength(10);
+    } finally {
+      await relayConnection.end();
     }
   });
 });
