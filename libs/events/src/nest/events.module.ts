@@ -6,7 +6,6 @@ import {
   INestMicroservice,
   Module,
   OnApplicationBootstrap,
-  OnApplicationShutdown,
   OnModuleDestroy,
 } from '@nestjs/common';
 import type { NestMicroservice } from '@nestjs/microservices';
@@ -81,11 +80,11 @@ export class OutboxRelayHost implements OnApplicationBootstrap, OnModuleDestroy 
 }
 
 /**
- * Deletes published outbox rows past the retention (OutboxPurger): shortly after bootstrap, then hourly; stopped,
- * and a running purge awaited, when the application shuts down.
+ * Deletes published outbox rows past the retention (OutboxPurger): shortly after bootstrap, then hourly. Stopped,
+ * and a running purge awaited, when the module is destroyed: before the shutdown hooks close the database.
  */
 @Injectable()
-export class OutboxPurgerHost implements OnApplicationBootstrap, OnApplicationShutdown {
+export class OutboxPurgerHost implements OnApplicationBootstrap, OnModuleDestroy {
   readonly purger: OutboxPurger;
 
   constructor(@Inject(EVENTS_OPTIONS) opts: EventsModuleOptions, @Inject(LOGGER) logger: Logger, metrics: ServiceMetrics, uow: UnitOfWork) {
@@ -96,7 +95,7 @@ export class OutboxPurgerHost implements OnApplicationBootstrap, OnApplicationSh
     this.purger.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  async onModuleDestroy(): Promise<void> {
     await this.purger.stop();
   }
 }
