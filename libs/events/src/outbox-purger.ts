@@ -46,19 +46,14 @@ export class OutboxPurger {
     return this.opts.retentionHours > 0;
   }
 
-  /** Purges once shortly after start-up, then every OUTBOX_PURGE_INTERVAL_MS (timers unref'd). */
+  /** Purges once shortly after start-up, then every OUTBOX_PURGE_INTERVAL_MS (timers unref'd) until stop(). */
   start(): void {
     if (!this.enabled) return;
-    const every = () => {
-      this.timer = setTimeout(() => {
-        void this.purge().finally(() => this.timer && every());
-      }, OUTBOX_PURGE_INTERVAL_MS);
+    const after = (delay: number) => {
+      this.timer = setTimeout(() => void this.purge().finally(() => this.timer && after(OUTBOX_PURGE_INTERVAL_MS)), delay);
       this.timer.unref();
     };
-    this.timer = setTimeout(() => {
-      void this.purge().finally(() => this.timer && every());
-    }, OUTBOX_PURGE_FIRST_DELAY_MS);
-    this.timer.unref();
+    after(OUTBOX_PURGE_FIRST_DELAY_MS);
   }
 
   async stop(): Promise<void> {

@@ -2,7 +2,7 @@ import { Client, QueryResultRow } from 'pg';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { Topics } from '@dtp/domain';
-import { OutboxPurger, writeOutbox } from '../src';
+import { OUTBOX_PURGE_FIRST_DELAY_MS, OUTBOX_PURGE_INTERVAL_MS, OutboxPurger, writeOutbox } from '../src';
 import { eventsDatabase, logger, newId, onboarded } from './helpers';
 
 const topic = Topics.AUTH_PARTICIPANTS;
@@ -132,5 +132,50 @@ describe('OutboxPurger (real PostgreSQL)', () => {
     fail = false;
     expect(await p.purge(NOW)).toBe(1);
     expect(await remaining()).toEqual([]);
+  });
+});
+
+describe('OutboxPurger schedule', () => {
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
+  it('purges a minute after start, then hourly, and not after stop; never with retention 0', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    let rounds = 0;
+    // A database with nothing to delete: each round is the stop-row look-up and one empty DELETE.
+    const sql = {
+      rows: async <T extends QueryResultRow>(text: string): Promise<T[]> => {
+        if (text.startsWith('SELECT id')) {
+          rounds += 1;
+          return [];
+        }
+        return [{ n: 0, last: null }] as unknown as T[];
+      },
+    };
+    const settle = () => new Promise((r) => setImmediate(r));
+    const p = new OutboxPurger({ sql, retentionHours: 168, logger });
+    p.start();
+
+    jest.advanceTimersByTime(OUTBOX_PURGE_FIRST_DELAY_MS - 1);
+    await settle();
+    expect(rounds).toBe(0);
+    jest.advanceTimersByTime(1);
+    await settle();
+    expect(rounds).toBe(1);
+    jest.advanceTimersByTime(OUTBOX_PURGE_INTERVAL_MS);
+    await settle();
+    expect(rounds).toBe(2);
+
+    await p.stop();
+    jest.advanceTimersByTime(3 * OUTBOX_PURGE_INTERVAL_MS);
+    await settle();
+    expect(rounds).toBe(2);
+
+    const off = new OutboxPurger({ sql, retentionHours: 0, logger });
+    off.start();
+    jest.advanceTimersByTime(3 * OUTBOX_PURGE_INTERVAL_MS);
+    await settle();
+    expect(rounds).toBe(2);
   });
 });
