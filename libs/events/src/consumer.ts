@@ -5,6 +5,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { Tx, UnitOfWork } from '@dtp/database';
 import { EnvelopeValidation, KnownEventEnvelope, scanJson, validateEnvelope } from '@dtp/domain';
 import { boundedJsonText, storableText } from './bounded-json';
+import { metric } from './metrics';
 import { EventTransport, IncomingMessage, Subscription } from './transport';
 
 /**
@@ -180,11 +181,6 @@ export function isTransientError(err: unknown): boolean {
     e = x.driverError ?? x.cause;
   }
   return false;
-}
-
-function metric<T>(registry: Registry | undefined, name: string, make: (registers: Registry[]) => T): T | undefined {
-  if (!registry) return undefined;
-  return (registry.getSingleMetric(name) as T | undefined) ?? make([registry]);
 }
 
 /** The running consumers of each registry, for the gauges (collected at scrape time). */

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { Counter, Registry } from 'prom-client';
 import type { Sql } from '@dtp/database';
+import { metric } from './metrics';
 
 /** Default retention of published outbox rows: 7 days, Kafka's default topic retention. */
 export const DEFAULT_OUTBOX_RETENTION_HOURS = 168;
@@ -34,12 +35,8 @@ export class OutboxPurger {
   private readonly purged?: Counter;
 
   constructor(private readonly opts: OutboxPurgerOptions) {
-    const registry = opts.registry;
-    if (registry) {
-      this.purged =
-        (registry.getSingleMetric('outbox_purged_total') as Counter | undefined) ??
-        new Counter({ name: 'outbox_purged_total', help: 'Published outbox rows deleted after the retention (OUTBOX_RETENTION_HOURS)', registers: [registry] });
-    }
+    this.purged = metric(opts.registry, 'outbox_purged_total', (registers) =>
+      new Counter({ name: 'outbox_purged_total', help: 'Published outbox rows deleted after the retention (OUTBOX_RETENTION_HOURS)', registers }));
   }
 
   get enabled(): boolean {
