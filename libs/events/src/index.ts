@@ -9,6 +9,7 @@ export * from './consumer-tables';
 export * from './bounded-json';
 export * from './kafka.transport';
 export * from './kafka-config';
+export * from './kafkajs-request-queue';
 export * from './outbox-signal';
 export * from './nest';
 export * from './tracing';

@@ -3,6 +3,7 @@ import tls from 'node:tls';
 import { Admin, Consumer, ISocketFactory, Kafka, KafkaMessage, logLevel, Partitioners, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { describeKafkaSecurity, KafkaSecurity, kafkaSecurityFromEnv } from './kafka-config';
+import { fixKafkajsIdleTimer } from './kafkajs-request-queue';
 import { EventTransport, IncomingMessage, OutgoingMessage, SubscribeOptions, Subscription } from './transport';
 
 // The package's index re-exports this module: TLS/SASL configuration is public through it.
@@ -120,6 +121,8 @@ export class KafkaTransport implements EventTransport {
   private closed = false;
 
   constructor(private readonly opts: KafkaTransportOptions) {
+    // Before any connection exists: kafkajs 2.2.4 otherwise runs a 1 ms timer per broker connection (see the module).
+    if (!fixKafkajsIdleTimer()) opts.logger.debug('kafka: the installed kafkajs schedules pending requests its own way; its idle-timer fix is not applied');
     let security = opts.security;
     if (!security) {
       const fromEnv = kafkaSecurityFromEnv(process.env);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { kafkaTestBrokers } from '@dtp/testing';
-import { IncomingMessage, jsonMessage, KafkaTransport } from '../src';
+import { IncomingMessage, jsonMessage, kafkajsRequestQueue, KafkaTransport } from '../src';
 
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
@@ -117,5 +117,24 @@ describe('KafkaTransport against the Kafka wire-protocol peer (kcat mock cluster
     await sub.close();
     expect(first.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(second).toEqual([10]);
+  });
+
+  it('idles without a timer loop: its broker connections check their request queues only when a response comes', async () => {
+    const topic = `t-idle-${randomUUID()}`;
+    const got: IncomingMessage[] = [];
+    const sub = await transport.subscribe({ topic, group: `g-${randomUUID()}`, fromBeginning: true, handler: async (m) => void got.push(m) });
+    await transport.publish([{ topic, key: 'k', value: { n: 1 } }]);
+    await waitFor(() => got.length === 1, 20_000, 'the message');
+    const checks = jest.spyOn(kafkajsRequestQueue().prototype, 'checkPendingRequests');
+    try {
+      await new Promise((r) => setTimeout(r, 1000));
+      // A producer and a consumer polling every 50 ms: a few dozen responses a second. kafkajs 2.2.4's own
+      // scheduler re-ran the check on a 1 ms timer per connection: thousands a second.
+      expect(checks.mock.calls.length).toBeGreaterThan(0);
+      expect(checks.mock.calls.length).toBeLessThan(200);
+    } finally {
+      checks.mockRestore();
+      await sub.close();
+    }
   });
 });
