@@ -9,12 +9,15 @@
  *    services (k8s/base `dtp-runtime`: a heap limit under the container's memory limit, which also makes V8 grow
  *    the heap more slowly between collections);
  *  - the image alone (`*_image_only`): its ENV and no NODE_OPTIONS, as `docker run` starts it.
- * - idle: RSS of each service 5 s after all four are ready;
+ * - idle: RSS of each service 5 s after all four are ready, and then its CPU use over the next IDLE_CPU_S seconds
+ *   (% of one core; an idle service should cost next to nothing: kafkajs's own request scheduler once spent 2 to
+ *   5 % per service, see libs/events/src/kafkajs-request-queue.ts);
  * - under load: the peak RSS (sampled every 250 ms) while platform takes BENCH_DURATION_S (default 10) s of
  *   registrations (32 connections) and then search BENCH_DURATION_S s of reads (64 connections), with gis and
  *   search consuming the diamond events meanwhile.
  * Figures: memory.<service>.idle_rss and .load_rss_peak (and the same with `_image_only`) in MB (10^6 bytes, as
- * the goal of #17 is stated), anchor 150 MB (that goal), ratio = RSS / 150.
+ * the goal of #17 is stated), anchor 150 MB (that goal), ratio = RSS / 150; idle.<service>.cpu (and
+ * `_image_only`) in % of one core, no anchor.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -28,6 +31,7 @@ import { ADMIN, AUDIENCES, ISSUER, loadAll, q, Replica, round, roughBody, sleep,
 
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
 const GOAL_MB = 150;
+const IDLE_CPU_S = 10;
 const ROOT = path.join(__dirname, '..');
 const SERVICES = ['auth', 'platform', 'search', 'gis'] as const;
 
@@ -62,12 +66,13 @@ const bench: Benchmark = async (report) => {
   try {
     for (const setting of settings) {
       process.stderr.write(`# memory (${setting.name}): ${setting.what}; ${Object.entries(setting.env).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
-      const { idle, peak, registrations } = await measure(setting, `${tag}-${setting.name}`);
+      const { idle, idleCpu, peak, registrations } = await measure(setting, `${tag}-${setting.name}`);
       process.stderr.write(`# memory (${setting.name}): ${registrations} registrations, production build in ${path.relative(ROOT, out)}\n`);
       for (const s of SERVICES) {
         const label = setting.suffix ? 'production build, image alone' : 'production build as deployed';
         report({ name: `memory.${s}.idle_rss${setting.suffix} (${label}; anchor: goal)`, value: round(idle[s], 1), unit: 'MB', anchor: GOAL_MB, ratio: round(idle[s] / GOAL_MB, 3) });
         report({ name: `memory.${s}.load_rss_peak${setting.suffix} (${label}; anchor: goal)`, value: round(peak[s], 1), unit: 'MB', anchor: GOAL_MB, ratio: round(peak[s] / GOAL_MB, 3) });
+        report({ name: `idle.${s}.cpu${setting.suffix} (${label}; over ${IDLE_CPU_S} s)`, value: round(idleCpu[s], 2), unit: '% of a core', anchor: null, ratio: null });
       }
     }
   } finally {
@@ -79,7 +84,7 @@ const bench: Benchmark = async (report) => {
   }
 
   /** Starts the four services with `setting`, measures them idle and under load, and stops them. */
-  async function measure(setting: Setting, run: string): Promise<{ idle: Record<Service, number>; peak: Record<Service, number>; registrations: number }> {
+  async function measure(setting: Setting, run: string): Promise<{ idle: Record<Service, number>; idleCpu: Record<Service, number>; peak: Record<Service, number>; registrations: number }> {
     const replicas: Partial<Record<Service, Replica>> = {};
     try {
       const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, await freePort()] as const))) as Record<Service, number>;
@@ -117,6 +122,9 @@ const bench: Benchmark = async (report) => {
       for (const service of SERVICES) await replicas[service]!.start();
       await sleep(5000);
       const idle = Object.fromEntries(SERVICES.map((s) => [s, replicas[s]!.rssMB()])) as Record<Service, number>;
+      const cpuBefore = SERVICES.map((s) => replicas[s]!.cpuSeconds());
+      await sleep(IDLE_CPU_S * 1000);
+      const idleCpu = Object.fromEntries(SERVICES.map((s, i) => [s, ((replicas[s]!.cpuSeconds() - cpuBefore[i]) / IDLE_CPU_S) * 100])) as Record<Service, number>;
 
       const peak = { ...idle };
       let sampling = true;
@@ -139,7 +147,7 @@ const bench: Benchmark = async (report) => {
       ]);
       sampling = false;
       await sampler;
-      return { idle, peak, registrations: n };
+      return { idle, idleCpu, peak, registrations: n };
     } finally {
       for (const s of [...SERVICES].reverse()) await replicas[s]?.stop().catch(() => undefined);
     }

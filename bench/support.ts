@@ -53,6 +53,17 @@ export class Replica {
     return (Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024) / 1e6;
   }
 
+  /**
+   * CPU time the process has used so far (user + system), in seconds (Linux /proc: fields 14 and 15 of
+   * /proc/<pid>/stat, in clock ticks of USER_HZ, which is 100 on Linux whatever the kernel's own tick).
+   */
+  cpuSeconds(): number {
+    const stat = readFileSync(`/proc/${this.child!.pid}/stat`, 'utf8');
+    // After the command name, which is in parentheses and may hold spaces: field 3 onwards.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  }
+
   async start(): Promise<void> {
     const child = spawn(process.execPath, this.command, {
       cwd: ROOT,
