@@ -16,6 +16,10 @@
  * Figures: throughput (ratio = service / raw, higher is better), p50/p99 latency (ratio = service / raw, lower is
  * better), the server process's CPU time per request (no anchor; steadier than throughput on a shared machine), and
  * throughput, p99 and CPU per request against the bare server (`*_vs_bare_http`).
+ * BENCH_SERVER_CGROUP=dir starts the service inside that cgroup (v1 or v2; the bench must be allowed to write its
+ * cgroup.procs, e.g. root and `mkdir /sys/fs/cgroup/memory/dtp && echo 536870912 >
+ * /sys/fs/cgroup/memory/dtp/memory.limit_in_bytes`): Node then sizes its heap from the cgroup's memory limit, as in a
+ * pod (docs/operations.md, "Memory"). NODE_OPTIONS reaches the service as it does any child.
  * BENCH_CPU_PROF_DIR=dir writes a CPU profile (.cpuprofile, V8 inspector) of the server process during the
  * measured run only; bench/cpuprofile-summary.js prints its top costs.
  */
@@ -152,9 +156,16 @@ function ask<T>(child: ChildProcess, msg: string, key: string): Promise<T> {
  */
 async function startChild<T>(flag: string, env: Record<string, string>): Promise<{ child: ChildProcess; urls: T }> {
   const root = path.join(__dirname, '..');
-  const child = spawn(process.execPath, ['-r', path.join(root, 'tools/register.js'), __filename], {
+  const argv = ['-r', path.join(root, 'tools/register.js'), __filename];
+  // BENCH_SERVER_CGROUP: the service starts inside that cgroup, as in a container with a memory limit, where Node
+  // sizes the heap from the limit (a shell joins it, then execs node, so node starts inside).
+  const cgroup = flag === SERVER_FLAG ? process.env.BENCH_SERVER_CGROUP : undefined;
+  const [command, args] = cgroup
+    ? ['sh', ['-c', 'echo $$ > "$DTP_BENCH_CGROUP/cgroup.procs" && exec "$0" "$@"', process.execPath, ...argv]]
+    : [process.execPath, argv];
+  const child = spawn(command, args, {
     cwd: root,
-    env: { ...process.env, ...env, [flag]: '1' },
+    env: { ...process.env, ...env, [flag]: '1', ...(cgroup ? { DTP_BENCH_CGROUP: cgroup } : {}) },
     stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
   });
   const urls = await new Promise<T>((resolve, reject) => {
