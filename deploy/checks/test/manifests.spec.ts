@@ -145,10 +145,16 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     }
   });
 
-  it("gives every service the base's NODE_OPTIONS (the memory benchmark runs with them), and every Node container a heap under its memory limit", () => {
+  it("gives every service the base's NODE_OPTIONS (the memory benchmark runs with them), which pin both heap generations, and every Node container a heap under its memory limit", () => {
     const nodeOptions = baseGeneratorLiterals('dtp-runtime').NODE_OPTIONS;
-    const heapMiB = (options: string) => Number(/--max-old-space-size=(\d+)/.exec(options)?.[1]);
-    expect(heapMiB(nodeOptions)).toBeGreaterThan(0);
+    const flagMiB = (options: string, flag: string) => Number(new RegExp(`--${flag}=(\\d+)`).exec(options)?.[1]);
+    // V8's heap limit: the old generation plus the young one, three semi-spaces' worth.
+    const heapMiB = (options: string) => flagMiB(options, 'max-old-space-size') + 3 * flagMiB(options, 'max-semi-space-size');
+    // Both pinned, so V8 sizes nothing from the container's memory limit (a young generation of 1 MiB semi-spaces
+    // under 512Mi) and the benchmark, run without that limit, gets the same heap.
+    expect(flagMiB(nodeOptions, 'max-old-space-size')).toBeGreaterThan(0);
+    expect(flagMiB(nodeOptions, 'max-semi-space-size')).toBeGreaterThan(0);
+    expect(heapMiB(nodeOptions)).toBe(408);
     for (const app of APPS) expect([app, containerEnv(objects, mainContainer(app), () => 'external').NODE_OPTIONS]).toEqual([app, nodeOptions]);
     let checked = 0;
     for (const w of workloads(objects)) {
