@@ -11,6 +11,7 @@ import { JsonExceptionFilter } from './errors';
 import { HttpConfig } from './http-settings';
 import { registerBodyDepthLimit } from './input-bounds';
 import { KitModule, ServiceContext } from './kit.module';
+import { fixNestInterceptorContext } from './nest-interceptor-context';
 import { responseContractCheck } from './contract-hook';
 import { buildOpenApiDocument, DocsOptions } from './openapi';
 import { PinoNestLogger } from './logger';
@@ -88,6 +89,9 @@ const SECURITY_HEADERS: Record<string, string> = (() => {
  */
 export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyApplication> {
   const { ctx } = opts;
+  if (!fixNestInterceptorContext()) {
+    ctx.logger.debug("nest: the installed @nestjs/core binds its interceptor chain its own way; its async-context fix is not applied");
+  }
   const adapter = new FastifyAdapter({
     loggerInstance: ctx.logger,
     requestIdHeader: 'x-request-id',

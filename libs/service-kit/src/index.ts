@@ -20,3 +20,4 @@ export * from './validation.pipe';
 export * from './service-config.module';
 export * from './openapi';
 export * from './contract-hook';
+export * from './nest-interceptor-context';

@@ -1,0 +1,116 @@
+import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
+import { CallHandler, Controller, ExecutionContext, Get, Injectable, Module, NestInterceptor, UseInterceptors } from '@nestjs/common';
+import { APP_INTERCEPTOR } from '@nestjs/core';
+import { InterceptorsConsumer } from '@nestjs/core/interceptors/interceptors-consumer';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import pino from 'pino';
+import { map, Observable } from 'rxjs';
+import { ConflictError } from '@dtp/domain';
+import { createHttpApp } from './bootstrap';
+import { newServiceContext } from './listen';
+import { bindAsyncContext, fixNestInterceptorContext } from './nest-interceptor-context';
+
+const als = new AsyncLocalStorage<string>();
+
+/** Global: runs the rest of the chain inside an AsyncLocalStorage store, as the idempotency interceptor does. */
+@Injectable()
+class StoreInterceptor implements NestInterceptor {
+  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    return als.run('outer', () => next.handle());
+  }
+}
+
+/** Route-level, after the global one: replaces the store for the handler and wraps the handler's answer. */
+@Injectable()
+class InnerInterceptor implements NestInterceptor {
+  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const seenHere = als.getStore();
+    return als.run('inner', () => next.handle()).pipe(map((value) => ({ value, seenByInner: seenHere })));
+  }
+}
+
+@Controller('ctx')
+class ContextController {
+  @Get('one')
+  async one() {
+    await new Promise((resolve) => setImmediate(resolve));
+    return { store: als.getStore() ?? null };
+  }
+
+  @Get('two')
+  @UseInterceptors(InnerInterceptor)
+  two() {
+    return { store: als.getStore() ?? null };
+  }
+
+  @Get('refused')
+  @UseInterceptors(InnerInterceptor)
+  refused() {
+    throw new ConflictError('taken', 'already_taken');
+  }
+}
+
+@Module({ controllers: [ContextController], providers: [InnerInterceptor, { provide: APP_INTERCEPTOR, useClass: StoreInterceptor }] })
+class ContextModule {}
+
+describe("Nest's interceptor chain (fixNestInterceptorContext: no static AsyncResource.bind per request)", () => {
+  let app: NestFastifyApplication;
+
+  beforeAll(async () => {
+    app = await createHttpApp({ ctx: newServiceContext('ctx-test', pino({ level: 'silent' })), module: ContextModule, docs: { title: 't', description: 'd', version: '1' } });
+  });
+  afterAll(() => app.close());
+  afterEach(() => jest.restoreAllMocks());
+
+  it('is in place with the installed @nestjs/core, once: a second call finds it', () => {
+    const method = InterceptorsConsumer.prototype.intercept;
+    expect(fixNestInterceptorContext()).toBe(true);
+    expect(InterceptorsConsumer.prototype.intercept).toBe(method);
+    expect(String(method)).not.toContain('AsyncResource.bind');
+  });
+
+  it("hands the handler the store an interceptor set around next.handle(), after the handler's own awaits", async () => {
+    const res = await app.inject({ method: 'GET', url: '/ctx/one' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ store: 'outer' });
+  });
+
+  it('chains interceptors in order: each sees the store of the one before, the handler the last one, answers pass back out', async () => {
+    const res = await app.inject({ method: 'GET', url: '/ctx/two' });
+    expect(res.json()).toEqual({ value: { store: 'inner' }, seenByInner: 'outer' });
+  });
+
+  it("passes a handler's refusal through the interceptors to the exception filter", async () => {
+    const res = await app.inject({ method: 'GET', url: '/ctx/refused' });
+    expect(res.statusCode).toBe(409);
+    expect(res.json()).toEqual({ message: 'taken', reason: 'already_taken' });
+  });
+
+  it('calls the static AsyncResource.bind for no request (each call cost Node 20 two deprecated accessors)', async () => {
+    const bind = jest.spyOn(AsyncResource, 'bind');
+    const res = await app.inject({ method: 'GET', url: '/ctx/two' });
+    expect(res.statusCode).toBe(200);
+    expect(bind).not.toHaveBeenCalled();
+  });
+});
+
+describe('bindAsyncContext', () => {
+  it("runs the function in the caller's async context, with the this and arguments of each call", async () => {
+    const bound = als.run('at-bind', () =>
+      bindAsyncContext(function (this: unknown, a: number, b: number) {
+        return { store: als.getStore(), self: this, sum: a + b };
+      }),
+    );
+    const self = { name: 'receiver' };
+    const later = await als.run('at-call', async () => {
+      await Promise.resolve();
+      return bound.call(self, 2, 3);
+    });
+    expect(later).toEqual({ store: 'at-bind', self, sum: 5 });
+  });
+
+  it('does not carry the deprecated asyncResource property of AsyncResource.bind', () => {
+    expect('asyncResource' in bindAsyncContext(() => 1)).toBe(false);
+    expect('asyncResource' in AsyncResource.bind(() => 1)).toBe(true);
+  });
+});
