@@ -1,15 +1,15 @@
 /**
- * A fix for the cost of Nest 11's interceptor chain on Node 20: about 100 µs of CPU per request through any
- * interceptor, a sixth of a registration's (docs/architecture.md, "Nest's interceptor chain").
+ * A fix for the cost of Nest 11's interceptor chain on Node 20: 60 to 90 µs of CPU per request through any
+ * interceptor, an eighth to a sixth of a registration's (docs/architecture.md, "Nest's interceptor chain").
  *
  * Nest runs the handler, and each interceptor after the first, inside `defer(AsyncResource.bind(fn))`, so that
  * AsyncLocalStorage stores set by an interceptor reach the handler. The static `AsyncResource.bind` creates a new
  * AsyncResource and binds `fn` to it, which is what Nest wants, but Node 20 also gives every function it returns a
  * deprecated `asyncResource` accessor (DEP0172): two functions wrapped by `util.deprecate`, each given a new
  * prototype. Two such functions per request (the idempotency interceptor is global wherever it is installed) cost
- * 70 to 100 µs of CPU per registration in `npm run bench -- platform` (of about 520), most of it not in the calls
+ * 60 to 90 µs of CPU per registration in `npm run bench -- platform` (of about 520), most of it not in the calls
  * themselves but in what the prototype changes do to the rest of the process's code: the CPU profile puts 5 % in
- * them, taking them out saves 14 to 19 %.
+ * them, taking them out saves 12 to 17 %.
  * Upstream, raw-body made the same change for the same reason (stream-utils/raw-body #173, "perf: avoid static
  * AsyncResource.bind").
  *
