@@ -4,16 +4,12 @@ import { ParticipantsModule } from '../participants/participants.module';
 import { ShipmentsModule } from '../shipments/shipments.module';
 import { RegistrationController } from './registration.controller';
 import { RegistrationService } from './registration.service';
-import { RegistrationWriter } from './registration-writer';
 
-/**
- * Rough registration. What a box_id names comes from the BoxResolver that ShipmentsModule exports; the hot path's
- * writes go through RegistrationWriter (registrations arriving together share a statement).
- */
+/** Rough registration. What a box_id names comes from the BoxResolver that ShipmentsModule exports. */
 @Module({
   imports: [DiamondsModule, ParticipantsModule, ShipmentsModule],
   controllers: [RegistrationController],
-  providers: [RegistrationService, RegistrationWriter],
+  providers: [RegistrationService],
   exports: [RegistrationService],
 })
 export class RegistrationModule {}
