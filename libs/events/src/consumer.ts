@@ -263,6 +263,29 @@ interface Failures {
 const STUCK_FRESH_MS = 60_000;
 
 /**
+ * The consumer's claim: $1 state name, $2 topic, $3 keys (distinct), $4 revisions. Locks the held rows of the keys,
+ * stores each revision that is newer, and returns per input, in order, the revision held before (`held`) and
+ * whether it was newer (`claimed`).
+ * The held rows are looked up with `key = ANY($3)`, an index lookup whatever PostgreSQL's statistics say. The
+ * join with the unnested input it replaces was planned, while `consumer_state` had not been analyzed since it
+ * grew, as a walk over every key of the (consumer, topic) keeping only the input's: 54 ms per claim at 30,000
+ * keys instead of 0.01 ms, and search fell seconds behind registrations at 1,000/s (docs/events.md).
+ */
+export const CLAIM_SQL = `WITH input AS (
+  SELECT * FROM unnest($3::text[], $4::bigint[]) WITH ORDINALITY AS i(key, revision, ord)
+), held AS (
+  SELECT s.key, s.revision FROM consumer_state s
+  WHERE s.consumer = $1 AND s.topic = $2 AND s.key = ANY($3::text[]) ORDER BY s.key FOR UPDATE OF s
+), claimed AS (
+  INSERT INTO consumer_state (consumer, topic, key, revision) SELECT $1, $2, key, revision FROM input ORDER BY key
+  ON CONFLICT (consumer, topic, key) DO UPDATE SET revision = EXCLUDED.revision, updated_at = clock_timestamp()
+    WHERE consumer_state.revision < EXCLUDED.revision
+  RETURNING key
+)
+SELECT held.revision AS held, claimed.key IS NOT NULL AS claimed
+FROM input LEFT JOIN held USING (key) LEFT JOIN claimed USING (key) ORDER BY input.ord`;
+
+/**
  * Subscribes `handle` to `topic` as consumer group `group` and makes it idempotent, total and unblockable:
  * 1. inspects the message before anything decodes or validates it in depth: bigger than maxMessageBytes, parked
  *    `too_large`; nested deeper than maxDepth (an iterative walk), parked `too_deep`; then validates it (envelope +
@@ -473,22 +496,10 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
    * the revision held before for each claimed event, or false (not newer: a duplicate).
    */
   const claimAll = async (tx: Tx, topic: string, envelopes: KnownEventEnvelope[]): Promise<({ held: number | null } | false)[]> => {
-    const rows = (await tx.rows(
-      `WITH input AS (
-         SELECT * FROM unnest($3::text[], $4::bigint[]) WITH ORDINALITY AS i(key, revision, ord)
-       ), held AS (
-         SELECT s.key, s.revision FROM consumer_state s JOIN input USING (key)
-         WHERE s.consumer = $1 AND s.topic = $2 ORDER BY s.key FOR UPDATE OF s
-       ), claimed AS (
-         INSERT INTO consumer_state (consumer, topic, key, revision) SELECT $1, $2, key, revision FROM input ORDER BY key
-         ON CONFLICT (consumer, topic, key) DO UPDATE SET revision = EXCLUDED.revision, updated_at = clock_timestamp()
-           WHERE consumer_state.revision < EXCLUDED.revision
-         RETURNING key
-       )
-       SELECT held.revision AS held, claimed.key IS NOT NULL AS claimed
-       FROM input LEFT JOIN held USING (key) LEFT JOIN claimed USING (key) ORDER BY input.ord`,
-      [stateName, topic, envelopes.map((e) => e.key), envelopes.map((e) => e.revision)],
-    )) as { held: string | null; claimed: boolean }[];
+    const rows = (await tx.rows(CLAIM_SQL, [stateName, topic, envelopes.map((e) => e.key), envelopes.map((e) => e.revision)])) as {
+      held: string | null;
+      claimed: boolean;
+    }[];
     return rows.map((row) => (row.claimed ? { held: row.held === null ? null : Number(row.held) } : false));
   };
 

@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { Topics } from '@dtp/domain';
 import { kafkaTestBrokers } from '@dtp/testing';
-import { ConsumeOutcome, InProcessTransport, KafkaTransport, ParkEventError, RetryEventError, runConsumer, RunningConsumer, RunConsumerOptions } from '../src';
+import { CLAIM_SQL, ConsumeOutcome, InProcessTransport, KafkaTransport, ParkEventError, RetryEventError, runConsumer, RunningConsumer, RunConsumerOptions } from '../src';
 import { eventsDatabase, logger, newId, onboarded, waitFor } from './helpers';
 
 const topic = Topics.AUTH_PARTICIPANTS;
@@ -319,5 +319,41 @@ describe.each([
     expect(await row(a)).toEqual({ name: 'a2', applied: 2 });
     expect(await row(b)).toEqual({ name: 'b1', applied: 1 });
     expect(await parked(a)).toHaveLength(1);
+  });
+});
+
+describe('the claim (CLAIM_SQL, real PostgreSQL)', () => {
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    ({ ds } = await eventsDatabase('consumer_claim'));
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+  });
+
+  it('claims by index lookups: the cost does not grow with the keys already held, even before ANALYZE', async () => {
+    // 20,000 keys held, and no statistics yet (autovacuum has not analyzed the table since it grew): the claim
+    // used to walk every key of its (consumer, topic) there, thousands of buffer reads; by key it needs a few.
+    const group = `g-${randomUUID()}`;
+    await ds.query('ALTER TABLE consumer_state SET (autovacuum_enabled = false)');
+    await ds.query(`INSERT INTO consumer_state (consumer, topic, key, revision) SELECT $1, $2, 'k' || g, 1 FROM generate_series(1, 20000) g`, [group, topic]);
+    const keys = ['k7', 'k19999', newId(), newId()];
+    const runner = ds.createQueryRunner();
+    try {
+      await runner.startTransaction();
+      const [{ 'QUERY PLAN': plan }] = (await runner.query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${CLAIM_SQL}`, [group, topic, keys, [2, 2, 1, 1]])) as {
+        'QUERY PLAN': { Plan: { 'Shared Hit Blocks': number; 'Shared Read Blocks': number } }[];
+      }[];
+      const buffers = plan[0].Plan['Shared Hit Blocks'] + plan[0].Plan['Shared Read Blocks'];
+      expect(buffers).toBeGreaterThan(0);
+      expect(buffers).toBeLessThan(200);
+      // And it still claims: two held keys (revision 1 -> 2), two new ones.
+      const rows = (await runner.query(CLAIM_SQL, [group, topic, keys, [3, 1, 1, 1]])) as { held: string | null; claimed: boolean }[];
+      expect(rows).toEqual([{ held: '2', claimed: true }, { held: '2', claimed: false }, { held: '1', claimed: false }, { held: '1', claimed: false }]);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
   });
 });
