@@ -1,4 +1,5 @@
-import { contextFromHeaders, SpanKind, withSpan } from './tracing';
+import { ROOT_CONTEXT } from '@opentelemetry/api';
+import { contextFromHeaders, SpanKind, startSpan, withSpan } from './tracing';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { DataSource, EntityManager } from 'typeorm';
@@ -44,6 +45,20 @@ export interface ConsumeContext {
   heldRevision: number | null;
 }
 
+/** One event given to `handleMany`: the event, its message, and the revision held for its key before it. */
+export interface ConsumedEvent {
+  envelope: KnownEventEnvelope;
+  message: IncomingMessage;
+  /** The revision this database held for the key before this event (null: never seen). */
+  heldRevision: number | null;
+}
+
+/** The transaction of a `handleMany` call (every write of the handler goes through it, as in ConsumeContext). */
+export interface BatchContext {
+  tx: Tx;
+  manager: EntityManager;
+}
+
 export interface RunConsumerOptions {
   transport: EventTransport;
   topic: string;
@@ -71,7 +86,15 @@ export interface RunConsumerOptions {
    * to park, RetryEventError for a temporary failure (retried, parked after `maxTransientAttempts`); any other
    * error that is not a known temporary one (isTransientError) parks the message at once.
    */
-  handle: (envelope: KnownEventEnvelope, ctx: ConsumeContext) => Promise<void>;
+  handle?: (envelope: KnownEventEnvelope, ctx: ConsumeContext) => Promise<void>;
+  /**
+   * Instead of `handle`: applies several claimed events at once, in one transaction (a run of consecutive events of
+   * a partition with distinct keys, in offset order; each newer than what this database holds for its key). A
+   * handler that writes them in one statement saves a round trip per event, which is what keeps a consumer up with
+   * a busy topic. Any error rolls the batch back and its messages are taken one at a time, `handleMany` then
+   * getting one event, so parking and retries are those of single messages.
+   */
+  handleMany?: (events: ConsumedEvent[], ctx: BatchContext) => Promise<void>;
   /** Applies a tombstone (null value) for `key`, in a transaction. Without it tombstones are skipped. */
   onTombstone?: (key: string, ctx: ConsumeContext) => Promise<void>;
   /** Defaults to @dtp/domain's validateEnvelope (envelope + payload contract of the topic). */
@@ -300,6 +323,7 @@ FROM input LEFT JOIN held USING (key) LEFT JOIN claimed USING (key) ORDER BY inp
  * The service's migrations must have created the tables (createConsumerTables).
  */
 export async function runConsumer(opts: RunConsumerOptions): Promise<RunningConsumer> {
+  if (!opts.handle === !opts.handleMany) throw new Error('runConsumer: give exactly one of handle and handleMany');
   const stateName = opts.stateName ?? opts.group;
   const uow = opts.unitOfWork ?? new UnitOfWork(opts.dataSource);
   const validate = opts.validate ?? validateEnvelope;
@@ -520,7 +544,8 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
       // The claim commits or rolls back with the handler's effect.
       const [claimed] = await claimAll(tx, message.topic, [envelope]);
       if (!claimed) return 'duplicate';
-      await opts.handle(envelope, { tx, manager: tx.manager, message, heldRevision: claimed.held });
+      if (opts.handle) await opts.handle(envelope, { tx, manager: tx.manager, message, heldRevision: claimed.held });
+      else await opts.handleMany!([{ envelope, message, heldRevision: claimed.held }], { tx, manager: tx.manager });
       return 'applied';
     });
 
@@ -558,6 +583,29 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
   const tracedMessage = (message: IncomingMessage): Promise<void> =>
     withSpan(`process ${opts.topic}`, SpanKind.CONSUMER, contextFromHeaders(message.headers), messageSpanAttributes(message), () => handleMessage(message));
 
+  /**
+   * `handleMany` on the claimed events of a run. One event: in its `process <topic>` span. Several: each message still gets its `process <topic>` span, a child of its headers'
+   * context (the writer's trace goes on), and the handler runs inside one more `process <topic>` span, linked to
+   * all of them (OpenTelemetry's convention for batches), under which its SQL spans nest.
+   */
+  const tracedMany = async (events: ConsumedEvent[], tx: Tx): Promise<void> => {
+    if (events.length === 1) {
+      const { message } = events[0];
+      await withSpan(`process ${opts.topic}`, SpanKind.CONSUMER, contextFromHeaders(message.headers), messageSpanAttributes(message), () => opts.handleMany!(events, { tx, manager: tx.manager }));
+      return;
+    }
+    const spans = events.map((e) => startSpan(`process ${opts.topic}`, SpanKind.CONSUMER, contextFromHeaders(e.message.headers), messageSpanAttributes(e.message)));
+    const links = spans.map((span) => ({ context: span.spanContext() }));
+    const attributes = { ...messageSpanAttributes(events[0].message), 'messaging.batch.message_count': events.length };
+    try {
+      // A failure is the batch span's (recorded by withSpan): the messages are then taken one at a time, each in a
+      // span of its own that says how it went.
+      await withSpan(`process ${opts.topic}`, SpanKind.CONSUMER, ROOT_CONTEXT, attributes, () => opts.handleMany!(events, { tx, manager: tx.manager }), links);
+    } finally {
+      for (const span of spans) span.end();
+    }
+  };
+
   const handleBatch = async (messages: IncomingMessage[]): Promise<void> => {
     if (messages.length === 1) return tracedMessage(messages[0]);
     const started = process.hrtime.bigint();
@@ -567,25 +615,39 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     try {
       outcomes = await uow.run(async (tx) => {
         const out: ConsumeOutcome[] = [];
-        // Claims made ahead, one statement per run of consecutive events with distinct keys (a repeated key, a
-        // tombstone or a parked message ends a run, so every claim still sees what the messages before it did).
-        const claims = new Map<number, { held: number | null } | false>();
         for (let i = 0; i < messages.length; i += 1) {
           const message = messages[i];
           const c = checks[i];
-          if (c.kind === 'event' && !claims.has(i)) {
-            const run: { at: number; envelope: KnownEventEnvelope }[] = [];
+          if (c.kind === 'event') {
+            // A run of consecutive events with distinct keys: claimed in one statement, then applied in order
+            // (handle) or at once (handleMany). A repeated key, a tombstone or a parked message ends a run, so
+            // every claim still sees what the messages before it did.
+            const run: ConsumedEvent[] = [];
             const keys = new Set<string>();
             for (let j = i; j < messages.length; j += 1) {
               const cj = checks[j];
               if (cj.kind !== 'event' || keys.has(cj.envelope.key)) break;
               keys.add(cj.envelope.key);
-              run.push({ at: j, envelope: cj.envelope });
+              run.push({ envelope: cj.envelope, message: messages[j], heldRevision: null });
             }
             const got = await claimAll(tx, message.topic, run.map((r) => r.envelope));
-            run.forEach((r, k) => claims.set(r.at, got[k]));
-          }
-          if (c.kind === 'tombstone') {
+            const claimed: ConsumedEvent[] = [];
+            run.forEach((r, k) => {
+              const g = got[k];
+              out.push(g ? 'applied' : 'duplicate');
+              if (g) claimed.push({ ...r, heldRevision: g.held });
+            });
+            if (opts.handleMany) {
+              if (claimed.length > 0) await tracedMany(claimed, tx);
+            } else {
+              for (const r of claimed) {
+                await withSpan(`process ${opts.topic}`, SpanKind.CONSUMER, contextFromHeaders(r.message.headers), messageSpanAttributes(r.message), () =>
+                  opts.handle!(r.envelope, { tx, manager: tx.manager, message: r.message, heldRevision: r.heldRevision }),
+                );
+              }
+            }
+            i += run.length - 1;
+          } else if (c.kind === 'tombstone') {
             if (!opts.onTombstone) out.push('tombstone_skipped');
             else {
               await tombstone(tx, message);
@@ -595,15 +657,6 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
             // The most faithful row only: if the database refuses it, the batch falls back to single messages.
             await insertParked(tx, message, c.park, parkedRows(message, c.park)[0]);
             out.push('parked');
-          } else {
-            const claimed = claims.get(i)!;
-            if (!claimed) out.push('duplicate');
-            else {
-              await withSpan(`process ${opts.topic}`, SpanKind.CONSUMER, contextFromHeaders(message.headers), messageSpanAttributes(message), () =>
-                opts.handle(c.envelope, { tx, manager: tx.manager, message, heldRevision: claimed.held }),
-              );
-              out.push('applied');
-            }
           }
         }
         return out;

@@ -9,9 +9,10 @@ import { eventsDatabase, logger, newId, onboarded, waitFor } from './helpers';
 const topic = Topics.AUTH_PARTICIPANTS;
 
 describe.each([
-  ['one message per transaction', false],
-  ['batches (one transaction per run of messages)', true],
-])('runConsumer (real PostgreSQL): %s', (_mode, batch) => {
+  ['one message per transaction', false, false],
+  ['batches (one transaction per run of messages)', true, false],
+  ['batches given to handleMany (each run in one call)', true, true],
+])('runConsumer (real PostgreSQL): %s', (_mode, batch, many) => {
   let ds: DataSource;
   let transport: InProcessTransport;
   let consumer: RunningConsumer | undefined;
@@ -36,6 +37,16 @@ describe.each([
   const settled: { outcome: ConsumeOutcome; key: string }[] = [];
   const start = async (handle?: RunConsumerOptions['handle'], extra: Partial<RunConsumerOptions> = {}) => {
     settled.length = 0;
+    const one: NonNullable<RunConsumerOptions['handle']> =
+      handle ??
+      (async (event, { manager }) => {
+        if (event.event_type !== 'participant.onboarded') throw new ParkEventError('unexpected');
+        await manager.query(
+          `INSERT INTO participants (id, name) VALUES ($1, $2)
+           ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, applied = participants.applied + 1`,
+          [event.data.participant_id, event.data.name],
+        );
+      });
     consumer = await runConsumer({
       transport,
       topic,
@@ -45,18 +56,12 @@ describe.each([
       registry,
       batch,
       onSettled: (outcome, m) => settled.push({ outcome, key: m.key }),
-      handle:
-        handle ??
-        (async (event, { manager }) => {
-          if (event.event_type !== 'participant.onboarded') throw new ParkEventError('unexpected');
-          await manager.query(
-            `INSERT INTO participants (id, name) VALUES ($1, $2)
-             ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, applied = participants.applied + 1`,
-            [event.data.participant_id, event.data.name],
-          );
-        }),
+      // handleMany: the same effects, event by event, so every rule below holds for it too.
+      ...(many
+        ? { handleMany: async (events, ctx) => { for (const e of events) await one(e.envelope, { ...ctx, message: e.message, heldRevision: e.heldRevision }); } }
+        : { handle: one }),
       ...extra,
-    });
+    } as RunConsumerOptions);
     return consumer;
   };
   const send = (key: string, value: unknown) => transport.publish([{ topic, key, value }]);
@@ -319,6 +324,85 @@ describe.each([
     expect(await row(a)).toEqual({ name: 'a2', applied: 2 });
     expect(await row(b)).toEqual({ name: 'b1', applied: 1 });
     expect(await parked(a)).toHaveLength(1);
+  });
+});
+
+describe('runConsumer handleMany (real PostgreSQL)', () => {
+  let ds: DataSource;
+  let transport: InProcessTransport;
+  let consumer: RunningConsumer | undefined;
+
+  beforeAll(async () => {
+    ({ ds } = await eventsDatabase('consumer_many'));
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+  });
+  beforeEach(() => {
+    transport = new InProcessTransport();
+  });
+  afterEach(async () => {
+    await consumer?.close();
+    consumer = undefined;
+    await transport.close();
+  });
+
+  it('gives each run of distinct keys to one call, without the duplicates, with the held revisions', async () => {
+    const [a, b, c] = [newId(), newId(), newId()];
+    const calls: [string, number, number | null][][] = [];
+    const settled: ConsumeOutcome[] = [];
+    consumer = await runConsumer({
+      transport, topic, group: `g-${randomUUID()}`, dataSource: ds, logger,
+      onSettled: (outcome) => settled.push(outcome),
+      handleMany: async (events) => void calls.push(events.map((e) => [e.envelope.key, e.envelope.revision, e.heldRevision])),
+    });
+    await transport.publish([{ topic, key: a, value: onboarded(a, 2) }]);
+    await waitFor(() => settled.length === 1, 'a2 settled');
+    await transport.publish([
+      { topic, key: a, value: onboarded(a, 1) }, // older than the held 2: not given
+      { topic, key: b, value: onboarded(b, 1) },
+      { topic, key: c, value: onboarded(c, 1) },
+      { topic, key: a, value: onboarded(a, 3) }, // a again: ends the run
+      { topic, key: b, value: onboarded(b, 2) },
+    ]);
+    await waitFor(() => settled.length === 6, 'six settled');
+    expect(settled).toEqual(['applied', 'duplicate', 'applied', 'applied', 'applied', 'applied']);
+    expect(calls).toEqual([[[a, 2, null]], [[b, 1, null], [c, 1, null]], [[a, 3, 2], [b, 2, 1]]]);
+  });
+
+  it('a failing call is rolled back whole and retried one event per call: a ParkEventError parks only its message', async () => {
+    const [a, b, c] = [newId(), newId(), newId()];
+    const calls: number[] = [];
+    const settled: { outcome: ConsumeOutcome; key: string }[] = [];
+    consumer = await runConsumer({
+      transport, topic, group: `g-${randomUUID()}`, dataSource: ds, logger,
+      onSettled: (outcome, m) => settled.push({ outcome, key: m.key }),
+      handleMany: async (events, { manager }) => {
+        calls.push(events.length);
+        for (const e of events) {
+          const { name } = e.envelope.data as { name: string };
+          await manager.query('INSERT INTO participants (id, name) VALUES ($1, $2)', [e.envelope.key, name]);
+          if (name === 'refused') throw new ParkEventError('refused by the handler');
+        }
+      },
+    });
+    await transport.publish([
+      { topic, key: a, value: onboarded(a, 1, 'fine') },
+      { topic, key: b, value: onboarded(b, 1, 'refused') },
+      { topic, key: c, value: onboarded(c, 1, 'fine too') },
+    ]);
+    await waitFor(() => settled.length === 3, 'three settled');
+    expect(calls).toEqual([3, 1, 1, 1]);
+    expect(settled).toEqual([{ outcome: 'applied', key: a }, { outcome: 'parked', key: b }, { outcome: 'applied', key: c }]);
+    const names = (await ds.query('SELECT id, name FROM participants WHERE id = ANY($1) ORDER BY name', [[a, b, c]])) as { id: string }[];
+    expect(names.map((r) => r.id)).toEqual([a, c]);
+    expect(await ds.query('SELECT reason FROM parked_events WHERE key = $1', [b])).toEqual([{ reason: 'refused by the handler' }]);
+  });
+
+  it('refuses options with both handle and handleMany, or neither', async () => {
+    const base = { transport, topic, group: 'g', dataSource: ds, logger };
+    await expect(runConsumer({ ...base, handle: async () => undefined, handleMany: async () => undefined })).rejects.toThrow(/exactly one of handle and handleMany/);
+    await expect(runConsumer(base)).rejects.toThrow(/exactly one of handle and handleMany/);
   });
 });
 

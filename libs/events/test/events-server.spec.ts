@@ -6,7 +6,7 @@ import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { UnitOfWork } from '@dtp/database';
 import { KnownEventEnvelope, Topics } from '@dtp/domain';
-import { connectEvents, EventContext, EventRoute, EventTransport, EventsServer, InProcessTransport, ParkEventError } from '../src';
+import { connectEvents, EventBatchContext, EventContext, EventItem, EventRoute, EventTransport, EventsServer, InProcessTransport, ParkEventError } from '../src';
 import { eventsDatabase, logger, newId, onboarded, waitFor } from './helpers';
 
 /**
@@ -198,5 +198,78 @@ describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, 
     } finally {
       await clash.close();
     }
+  });
+});
+
+/** A `many` route: the handler takes the claimed events of a run at once, tombstones as items without an event. */
+const batches: { key: string; event: string | null; held: number | null }[][] = [];
+
+@Controller()
+class ManyAtOnce {
+  @EventPattern(Topics.AUTH_PARTICIPANTS, { many: true, tombstones: true } satisfies EventRoute)
+  async onParticipants(@Payload() items: EventItem[], @Ctx() ctx: EventBatchContext): Promise<void> {
+    for (const { event } of items) {
+      if (event?.event_type === 'participant.onboarded' && event.data.name === 'refuse me') throw new ParkEventError('a rule refuses it');
+    }
+    const named = items.filter((i) => i.event?.event_type === 'participant.onboarded');
+    await ctx.tx.exec(
+      `INSERT INTO participants (id, name) SELECT * FROM unnest($1::uuid[], $2::text[])
+       ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, applied = participants.applied + 1`,
+      [named.map((i) => i.key), named.map((i) => (i.event!.data as { name: string }).name)],
+    );
+    batches.push(items.map((i) => ({ key: i.key, event: i.event?.event_type ?? null, held: i.heldRevision })));
+  }
+}
+
+describe('EventsServer with a `many` route', () => {
+  let ds: DataSource;
+  let transport: InProcessTransport;
+  let app: INestApplication;
+
+  beforeAll(async () => {
+    ({ ds } = await eventsDatabase('nest_many'));
+    transport = new InProcessTransport();
+    @Module({ controllers: [ManyAtOnce] })
+    class ManyModule {}
+    app = await NestFactory.create(ManyModule, new FastifyAdapter(), { logger: false });
+    connectEvents(app, new EventsServer({ transport, group: 'many', dataSource: ds, unitOfWork: new UnitOfWork(ds), logger }));
+    await app.init();
+    await app.startAllMicroservices();
+  });
+  afterAll(async () => {
+    await app?.close();
+    await transport?.close();
+    await ds?.destroy();
+  });
+
+  it('gives a run of events to one call, a tombstone as an item without an event, and parks only what the handler refuses', async () => {
+    const [a, b, c] = [newId(), newId(), newId()];
+    const names = async () =>
+      Object.fromEntries(((await ds.query('SELECT id, name FROM participants WHERE id = ANY($1)', [[a, b, c]])) as { id: string; name: string }[]).map((r) => [r.id, r.name]));
+    await transport.publish([
+      { topic: Topics.AUTH_PARTICIPANTS, key: a, value: onboarded(a, 1, 'a1') },
+      { topic: Topics.AUTH_PARTICIPANTS, key: b, value: onboarded(b, 1, 'b1') },
+      { topic: Topics.AUTH_PARTICIPANTS, key: a, value: onboarded(a, 2, 'a2') },
+      { topic: Topics.AUTH_PARTICIPANTS, key: a, value: null },
+    ]);
+    await waitFor(() => batches.length === 3, 'three calls');
+    expect(batches).toEqual([
+      [{ key: a, event: 'participant.onboarded', held: null }, { key: b, event: 'participant.onboarded', held: null }],
+      [{ key: a, event: 'participant.onboarded', held: 1 }],
+      [{ key: a, event: null, held: 2 }],
+    ]);
+    expect(await names()).toEqual({ [a]: 'a2', [b]: 'b1' });
+
+    batches.length = 0;
+    await transport.publish([
+      { topic: Topics.AUTH_PARTICIPANTS, key: c, value: onboarded(c, 1, 'refuse me') },
+      { topic: Topics.AUTH_PARTICIPANTS, key: b, value: onboarded(b, 2, 'b2') },
+    ]);
+    // The batch fails whole; one item per call then: c is parked as refused, b applied.
+    await waitFor(() => batches.length === 1, 'b applied alone');
+    expect(batches).toEqual([[{ key: b, event: 'participant.onboarded', held: 1 }]]);
+    expect(await names()).toEqual({ [a]: 'a2', [b]: 'b2' });
+    await waitFor(async () => ((await ds.query('SELECT 1 FROM parked_events WHERE key = $1', [c])) as unknown[]).length === 1, 'c parked');
+    expect(await ds.query('SELECT reason FROM parked_events WHERE key = $1', [c])).toEqual([{ reason: 'a rule refuses it' }]);
   });
 });

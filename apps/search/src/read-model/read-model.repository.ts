@@ -15,32 +15,55 @@ export class ReadModelRepository {
    * deletion marker). Replaces its file index. Returns false when the held revision was newer or equal.
    */
   async upsert(record: DiamondV1, revision: number, manager: Queryable = this.db): Promise<boolean> {
-    // One statement: the conditional upsert, then (only when it applied) the file index replaced. filesOf() gives
-    // one entry per hash.
+    return (await this.upsertMany([{ record, revision }], manager)).has(record.diamond_id);
+  }
+
+  /**
+   * `upsert` for several diamonds (distinct ids) in ONE statement: each record is stored when its revision is
+   * newer than the held one, and then its file index replaced. Returns the ids whose record was stored.
+   */
+  async upsertMany(items: readonly { record: DiamondV1; revision: number }[], manager: Queryable = this.db): Promise<Set<string>> {
+    if (items.length === 0) return new Set();
+    const ids = items.map((i) => i.record.diamond_id);
+    if (new Set(ids).size !== ids.length) throw new Error('upsertMany: the same diamond twice in one call');
+    // The conditional upserts, then (only for those that applied) the file indexes replaced: the hashes a new
+    // version no longer has deleted, its own inserted or updated (two sub-statements never touch the same row;
+    // filesOf() gives one entry per hash). `record` travels as json[] and is stored as json: its key order is kept.
     const rows = (await manager.query(
-      `WITH up AS (
+      `WITH input AS (
+         SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::json[], $6::jsonb[])
+           AS i(diamond_id, revision, version_id, parent_id, record, files)
+       ), up AS (
          INSERT INTO search_diamonds (diamond_id, revision, version_id, parent_id, record, deleted_at)
-         VALUES ($1, $2, $3, $4, $5::json, NULL)
+         SELECT diamond_id, revision, version_id, parent_id, record, NULL FROM input
          ON CONFLICT (diamond_id) DO UPDATE
            SET revision = EXCLUDED.revision, version_id = EXCLUDED.version_id, parent_id = EXCLUDED.parent_id,
                record = EXCLUDED.record, deleted_at = NULL, updated_at = clock_timestamp()
            WHERE search_diamonds.revision < EXCLUDED.revision
          RETURNING diamond_id
+       ), applied AS (
+         SELECT input.diamond_id, input.files FROM input JOIN up USING (diamond_id)
        ), gone AS (
-         -- Only the hashes the new version no longer has: two sub-statements never touch the same row.
-         DELETE FROM search_files WHERE diamond_id = $1 AND EXISTS (SELECT 1 FROM up)
-           AND hash NOT IN (SELECT f.hash FROM jsonb_to_recordset($6::jsonb) AS f(hash text))
+         DELETE FROM search_files f USING applied a
+         WHERE f.diamond_id = a.diamond_id AND f.hash NOT IN (SELECT x.hash FROM jsonb_to_recordset(a.files) AS x(hash text))
        ), added AS (
          INSERT INTO search_files (diamond_id, hash, content_type, filename, size)
-         SELECT up.diamond_id, f.hash, f.content_type, f.filename, f.size
-         FROM up, jsonb_to_recordset($6::jsonb) AS f(hash text, content_type text, filename text, size bigint)
+         SELECT a.diamond_id, f.hash, f.content_type, f.filename, f.size
+         FROM applied a, jsonb_to_recordset(a.files) AS f(hash text, content_type text, filename text, size bigint)
          ON CONFLICT (diamond_id, hash) DO UPDATE
            SET content_type = EXCLUDED.content_type, filename = EXCLUDED.filename, size = EXCLUDED.size
        )
        SELECT diamond_id FROM up`,
-      [record.diamond_id, revision, record.version_id, record.diamond_parent_id ?? null, JSON.stringify(record), JSON.stringify(filesOf(record))],
-    )) as unknown[];
-    return rows.length > 0;
+      [
+        ids,
+        items.map((i) => i.revision),
+        items.map((i) => i.record.version_id),
+        items.map((i) => i.record.diamond_parent_id ?? null),
+        items.map((i) => JSON.stringify(i.record)),
+        items.map((i) => JSON.stringify(filesOf(i.record))),
+      ],
+    )) as { diamond_id: string }[];
+    return new Set(rows.map((r) => r.diamond_id));
   }
 
   /** Replaces a diamond by its deletion marker (keeps `revision`); drops its file index. */
