@@ -48,7 +48,7 @@ export class AuthModule {
         AuthConfigModule.forRoot(config),
         AuthDatabaseModule.forRoot({ service: 'auth', poolSize: config.DB_POOL_SIZE }),
         // The outbox relay (participant.onboarded, client.revoked), a lifecycle provider; auth consumes nothing.
-        EventsModule.forRoot({ service: 'auth', transport, databaseUrl: config.DATABASE_URL, relay: { retentionHours: config.OUTBOX_RETENTION_HOURS } }),
+        EventsModule.forRoot({ service: 'auth', transport, databaseUrl: config.DATABASE_URL, relay: { retentionHours: config.OUTBOX_RETENTION_HOURS, lingerMs: config.OUTBOX_LINGER_MS } }),
         TokenModule,
         AdminModule,
         KeyMaintenanceModule,

@@ -40,7 +40,7 @@ export class GisCoreModule {
       imports: [
         ServiceConfigModule.forRoot('gis', GisConfig, config),
         DatabaseModule.forRoot(gisDbOptions(config)),
-        EventsModule.forRoot({ service: 'gis', group: ConsumerGroups.GIS, transport: deps.transport, databaseUrl: config.DATABASE_URL, relay: { retentionHours: config.OUTBOX_RETENTION_HOURS } }),
+        EventsModule.forRoot({ service: 'gis', group: ConsumerGroups.GIS, transport: deps.transport, databaseUrl: config.DATABASE_URL, relay: { retentionHours: config.OUTBOX_RETENTION_HOURS, lingerMs: config.OUTBOX_LINGER_MS } }),
       ],
       providers: [
         { provide: GIS_CONFIG, useExisting: GisConfig },

@@ -53,7 +53,7 @@ export class PlatformCoreModule {
           group: ConsumerGroups.PLATFORM,
           transport: deps.transport,
           databaseUrl: config.DATABASE_URL,
-          relay: { wake: 'commit', pollIntervalMs: 500, retentionHours: config.OUTBOX_RETENTION_HOURS, ...deps.relayFaults },
+          relay: { wake: 'commit', pollIntervalMs: 500, retentionHours: config.OUTBOX_RETENTION_HOURS, lingerMs: config.OUTBOX_LINGER_MS, ...deps.relayFaults },
         }),
       ],
       providers: [

@@ -14,6 +14,13 @@ export interface OutboxRelayOptions {
   logger: Logger;
   registry?: Registry;
   batchSize?: number;
+  /**
+   * Least time between two publishes in a row (default DEFAULT_RELAY_LINGER_MS): while rows keep coming, the
+   * relay waits this long after a publish before it reads again, so that each produce request carries what
+   * accumulated meanwhile instead of a row or two (Kafka producers' `linger.ms`). A row committed after a quiet
+   * spell is published at once. 0: read again as soon as a publish ends.
+   */
+  lingerMs?: number;
   /** Fallback poll when no NOTIFY arrives (covers a lost LISTEN connection). */
   pollIntervalMs?: number;
   maxBackoffMs?: number;
@@ -49,6 +56,14 @@ export const RELAY_READ_SQL =
 export const RELAY_SESSION_SQL = 'SET enable_bitmapscan = off';
 
 /**
+ * The relay's default linger (OUTBOX_LINGER_MS). Without one, a relay that keeps up publishes a row or two per
+ * produce request, one record batch per partition each; a consumer on the librdkafka mock peer gets one record
+ * batch per partition per fetch, so at 1,000 registrations/s search fell seconds behind. 20 ms keeps about 20 rows
+ * per request there and adds at most 20 ms to the publish (docs/events.md "Relay linger").
+ */
+export const DEFAULT_RELAY_LINGER_MS = 20;
+
+/**
  * Publishes outbox rows in id order and marks them published. One relay per database holds a session advisory
  * lock, so replicas never publish out of order. A crash between publish and mark re-publishes the batch: the
  * consumers are idempotent by revision. While the broker is away it retries with exponential backoff.
@@ -59,6 +74,10 @@ export class OutboxRelay {
   private running = false;
   private wake?: () => void;
   private pending = true;
+  /** When the last publish that carried rows ended (ms since the epoch): the linger counts from it. */
+  private lastPublishAt = 0;
+  /** Cuts a linger short: stop() only (a poke must not, or every commit would end it). */
+  private endLinger?: () => void;
   private loopDone?: Promise<void>;
   private readonly backlog?: Gauge;
   private readonly lag?: Histogram;
@@ -99,6 +118,7 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.running = false;
     this.wake?.();
+    this.endLinger?.();
     await this.loopDone;
     await this.disconnect();
   }
@@ -114,6 +134,21 @@ export class OutboxRelay {
       };
     });
     this.wake = undefined;
+  }
+
+  /** Waits until `lingerMs` has passed since the last publish (at once after a quiet spell), or until stop(). */
+  private async linger(): Promise<void> {
+    const wait = this.lastPublishAt + (this.opts.lingerMs ?? DEFAULT_RELAY_LINGER_MS) - Date.now();
+    if (wait <= 0 || !this.running) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, wait);
+      timer.unref();
+      this.endLinger = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    this.endLinger = undefined;
   }
 
   private async connect(): Promise<void> {
@@ -173,8 +208,12 @@ export class OutboxRelay {
         if (this.pending) {
           this.pending = false;
           let n = 0;
-          do n = await this.publishBatch();
-          while (n > 0 && this.running);
+          do {
+            await this.linger();
+            if (!this.running) break;
+            n = await this.publishBatch();
+            if (n > 0) this.lastPublishAt = Date.now();
+          } while (n > 0 && this.running);
           await this.updateBacklog();
         }
         backoff = 100;

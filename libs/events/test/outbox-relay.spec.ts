@@ -105,6 +105,41 @@ describe('OutboxRelay (real PostgreSQL)', () => {
     await transport.close();
   });
 
+  it('lingers between publishes while rows keep coming: what was committed meanwhile goes in one publish', async () => {
+    const inner = new InProcessTransport();
+    const got = await collect(inner);
+    const publishes: { size: number; at: number }[] = [];
+    const recording = new FlakyTransport(inner);
+    recording.publish = async (messages) => {
+      publishes.push({ size: messages.length, at: Date.now() });
+      await inner.publish(messages);
+    };
+    await relay(recording, { lingerMs: 2000 });
+    const [first, ...rest] = [newId(), newId(), newId(), newId(), newId(), newId()];
+    await produce([first], 1, 1);
+    await waitFor(() => got.length === 1, 'the first row, published at once after a quiet spell');
+    // Five commits (five NOTIFYs, five pokes) during the linger: one publish of five when it ends.
+    await produce(rest, 1, 1);
+    await waitFor(() => got.length === 6, 'all six', 10_000);
+    expect(publishes.map((p) => p.size)).toEqual([1, 5]);
+    expect(publishes[1].at - publishes[0].at).toBeGreaterThanOrEqual(1990);
+    await inner.close();
+  });
+
+  it('stop() ends a linger at once and leaves what it had not published for the next start', async () => {
+    const transport = new InProcessTransport();
+    const got = await collect(transport);
+    const r = await relay(transport, { lingerMs: 600_000 });
+    const [a, b] = [newId(), newId()];
+    await produce([a], 1, 1);
+    await waitFor(() => got.length === 1, 'the first row');
+    await produce([b], 1, 1); // waits out a 10-minute linger: stop() must not
+    await r.stop();
+    expect(got.map((m) => m.key)).toEqual([a]);
+    expect(await unpublished()).toBe(1);
+    await transport.close();
+  });
+
   it('keeps rows while the broker is away, retries with backoff, then delivers all in order, none lost', async () => {
     const inner = new InProcessTransport();
     const flaky = new FlakyTransport(inner);

@@ -201,6 +201,13 @@ describe('config from env', () => {
     for (const bad of ['-1', '1.5', 'week']) expect(() => loadConfig('svc', Cfg, { OUTBOX_RETENTION_HOURS: bad })).toThrow(/OUTBOX_RETENTION_HOURS/);
   });
 
+  it('OUTBOX_LINGER_MS: unset leaves the default to @dtp/events, 0 to 1000 ms, anything else is refused', () => {
+    expect(loadConfig('svc', Cfg, {}).OUTBOX_LINGER_MS).toBeUndefined();
+    expect(loadConfig('svc', Cfg, { OUTBOX_LINGER_MS: '0' }).OUTBOX_LINGER_MS).toBe(0);
+    expect(loadConfig('svc', Cfg, { OUTBOX_LINGER_MS: '50' }).OUTBOX_LINGER_MS).toBe(50);
+    for (const bad of ['-1', '2.5', '1001', 'soon']) expect(() => loadConfig('svc', Cfg, { OUTBOX_LINGER_MS: bad })).toThrow(/OUTBOX_LINGER_MS/);
+  });
+
   it('names every bad variable in its error', () => {
     expect(() => loadConfig('svc', Cfg, { PORT: 'abc', LOG_LEVEL: 'loud' })).toThrow(ConfigError);
     try {

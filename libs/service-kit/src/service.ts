@@ -100,6 +100,17 @@ export class BaseServiceConfig {
   @Max(87_600)
   OUTBOX_RETENTION_HOURS?: number;
 
+  /**
+   * Services with an outbox: least milliseconds between two publishes of the relay while events keep coming, so
+   * that each produce request carries what accumulated meanwhile; unset: 20 (@dtp/events DEFAULT_RELAY_LINGER_MS);
+   * 0: publish again as soon as the last publish ends. An event after a quiet spell is published at once.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  OUTBOX_LINGER_MS?: number;
+
   /** `false` removes the OpenAPI page and documents (`/docs`, `/docs/json`, `/docs/yaml`). */
   @IsOptional()
   @Transform(envBoolean)

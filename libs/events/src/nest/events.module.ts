@@ -36,7 +36,7 @@ export interface EventsModuleOptions {
    * every commit of the UnitOfWork and NOTIFYs other replicas at most every 25 ms (the outbox table has no
    * NOTIFY trigger there); `'trigger'` (default) relies on the table's trigger, and still pokes the local relay.
    */
-  relay?: Pick<OutboxRelayOptions, 'pollIntervalMs' | 'batchSize' | 'maxBackoffMs' | 'afterPublish'> & {
+  relay?: Pick<OutboxRelayOptions, 'pollIntervalMs' | 'batchSize' | 'maxBackoffMs' | 'lingerMs' | 'afterPublish'> & {
     wake?: 'commit' | 'trigger';
     /** Hours a published row is kept before OutboxPurger deletes it (OUTBOX_RETENTION_HOURS); 0 keeps them all. */
     retentionHours?: number;
