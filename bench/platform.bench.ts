@@ -8,8 +8,10 @@
  *    BENCH_DURATION_S seconds, default 10), each request with a unique participant_id;
  *  - anchor: the same machine's raw PostgreSQL in the same run: 64 pg clients, each doing one transaction that
  *    inserts an equivalent diamond row and its outbox row into the same tables with the same indexes (a database
- *    migrated with platform's own migrations), through the same single prepared statement the service sends. Measured
- *    before and after the HTTP run and averaged (other work on the machine moves both).
+ *    migrated with platform's own migrations), through the prepared statement the service sends for one registration.
+ *    Measured before and after the HTTP run and averaged (other work on the machine moves both). The service writes
+ *    registrations that arrive together in one statement (RegistrationWriter), so this anchor is what the database
+ *    does for registrations written one by one, not the service's ceiling.
  *  - second anchor, after the service is stopped: bare Fastify + pg in its own process doing the same write per
  *    request (body parsed, the same row, event and prepared statement, the record answered; no Nest, validation,
  *    token, idempotency or custody): the floor of "HTTP plus this write" on this machine. BENCH_BARE_ANCHOR=0 skips it.

@@ -211,6 +211,20 @@ export class UnitOfWork {
   get sql(): Sql {
     const shared = this.current();
     if (shared) return shared.statements;
+    return this.standalone;
+  }
+
+  /** True inside `runShared` (a statement on `sql` then joins the shared transaction instead of committing alone). */
+  get inSharedTransaction(): boolean {
+    return this.current() !== undefined;
+  }
+
+  /**
+   * The pool's Sql whatever the context: each statement its own transaction, even inside `runShared` (for work
+   * done on behalf of several callers, e.g. registrations written together, which must not join whichever
+   * caller's transaction happened to start it).
+   */
+  get standalone(): Sql {
     return (this.direct ??= sqlOn(poolOf(this.ds)));
   }
 

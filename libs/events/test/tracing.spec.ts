@@ -4,7 +4,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { DataSource } from 'typeorm';
 import { Topics } from '@dtp/domain';
-import { InProcessTransport, OutboxRelay, runConsumer, RunningConsumer, writeOutbox } from '../src';
+import { InProcessTransport, outboxInsert, OutboxRelay, runConsumer, RunningConsumer, writeOutbox } from '../src';
 import { eventsDatabase, logger, newId, onboarded, waitFor } from './helpers';
 
 /**
@@ -32,6 +32,19 @@ describe('trace context through outbox, relay and consumer', () => {
     trace.disable();
     propagation.disable();
     context.disable();
+  });
+
+  it('stores an event\'s own traceparent when it carries one, and the active context\'s otherwise', () => {
+    const request = provider.getTracer('test').startSpan('POST /diamonds/rough/create', { kind: SpanKind.SERVER }, ROOT_CONTEXT);
+    const earlier = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const event = { topic: Topics.PLATFORM_DIAMONDS, key: 'k', eventType: 'diamond.upserted', revision: 1, payload: {} };
+    const { values } = context.with(trace.setSpan(ROOT_CONTEXT, request), () =>
+      outboxInsert([{ ...event, traceparent: earlier }, event, { ...event, traceparent: null }]),
+    );
+    request.end();
+    const { traceId, spanId } = request.spanContext();
+    // Six values a row; the traceparent is the sixth.
+    expect([values[5], values[11], values[17]]).toEqual([earlier, `00-${traceId}-${spanId}-01`, null]);
   });
 
   it.each([['one message at a time', false], ['in batches', true]] as const)('continues the writer\'s trace in the consumer (%s)', async (_name, batch) => {

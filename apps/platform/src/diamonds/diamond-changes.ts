@@ -9,7 +9,7 @@ import { diamondUpserted } from './diamond-events';
 import { diamondInTransit, diamondNotFound, notHolder } from './diamond-errors';
 import { toDiamondV1 } from './diamond.mapper';
 import { DiamondRow } from './diamond.row';
-import { DiamondsRepository } from './diamonds.repository';
+import { DiamondsRepository, NewDiamondWrite } from './diamonds.repository';
 
 /** Columns a change may never set through `commit` (identity and bookkeeping). */
 type ChangeableColumn = Exclude<keyof DiamondRow, 'diamond_id' | 'legacy_id' | 'version_id' | 'revision' | 'system_timestamp' | 'created_at' | 'custody_head'>;
@@ -111,9 +111,18 @@ export async function insertNewDiamond(
   prev: string | null,
   now: Date,
 ): Promise<CommittedChange> {
+  const { change, write } = newDiamondWrite(row, actor, prev, now);
+  await diamonds.insertWithOutbox(sql, write.row, write.events, write.entry);
+  return change;
+}
+
+/**
+ * What `insertNewDiamond` writes, without writing it (the registration hot path hands it to RegistrationWriter):
+ * the record, the first custody entry and the `diamond.upserted` event of `row`, whose custody_head it sets.
+ */
+export function newDiamondWrite(row: DiamondRow, actor: string, prev: string | null, now: Date): { change: CommittedChange; write: NewDiamondWrite } {
   const record = toDiamondV1(row, null);
   const entry = custodyEntryOf(record, { action: 'registered', actor }, prev);
   row.custody_head = entry.entry_hash;
-  await diamonds.insertWithOutbox(sql, row, [diamondUpserted(record, 1, now)], entry);
-  return { record, entryHash: entry.entry_hash };
+  return { change: { record, entryHash: entry.entry_hash }, write: { row, events: [diamondUpserted(record, 1, now)], entry } };
 }

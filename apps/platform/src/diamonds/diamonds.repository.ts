@@ -7,7 +7,25 @@ import { DiamondEntity } from './diamond.entity';
 import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS, DiamondRow } from './diamond.row';
 
 const param = (col: keyof DiamondRow, i: number) => (DIAMOND_JSON_COLUMNS.has(col) ? `$${i}::jsonb` : `$${i}`);
-const INSERT_SQL = `INSERT INTO diamonds (${DIAMOND_COLUMNS.join(', ')}) VALUES (${DIAMOND_COLUMNS.map((c, i) => param(c, i + 1)).join(', ')})`;
+const DIAMOND_COLUMN_LIST = DIAMOND_COLUMNS.join(', ');
+const rowLists = new Map<number, string>();
+
+/** The VALUES rows of `n` new diamonds, parameters $1 on (built once per n). */
+function diamondRows(n: number): string {
+  let text = rowLists.get(n);
+  if (text === undefined) {
+    const row = (k: number) => `(${DIAMOND_COLUMNS.map((c, i) => param(c, k * DIAMOND_COLUMNS.length + i + 1)).join(', ')})`;
+    rowLists.set(n, (text = Array.from({ length: n }, (_, k) => row(k)).join(', ')));
+  }
+  return text;
+}
+
+/** One new diamond as the hot path writes it: the row, its first custody entry and its outbox events. */
+export interface NewDiamondWrite {
+  row: DiamondRow;
+  events: OutboxEvent[];
+  entry: NewCustodyEntry;
+}
 
 function value(row: DiamondRow, col: keyof DiamondRow): unknown {
   const v = row[col];
@@ -41,13 +59,25 @@ export class DiamondsRepository {
    * (box_scope, box_id, participant_id) fails the whole statement with a unique violation.
    */
   async insertWithOutbox(sql: Sql, row: DiamondRow, events: OutboxEvent[], entry: NewCustodyEntry): Promise<void> {
-    const values = DIAMOND_COLUMNS.map((c) => value(row, c));
-    const custody = custodyInsert([entry], values.length + 1);
+    await this.insertManyWithOutbox(sql, [{ row, events, entry }]);
+  }
+
+  // raw SQL: the same statement for several diamonds (RegistrationWriter: registrations that arrive together).
+  /**
+   * `insertWithOutbox` for several new diamonds in ONE statement and one implicit transaction: every diamond,
+   * entry and event is written, or none is (any one row's unique violation fails them all). Prepared per shape
+   * (diamonds, events), so a connection prepares each batch size once.
+   */
+  async insertManyWithOutbox(sql: Sql, writes: NewDiamondWrite[]): Promise<void> {
+    const values: unknown[] = [];
+    for (const { row } of writes) for (const c of DIAMOND_COLUMNS) values.push(value(row, c));
+    const custody = custodyInsert(writes.map((w) => w.entry), values.length + 1);
+    const events = writes.length === 1 ? writes[0].events : writes.flatMap((w) => w.events);
     const outbox = outboxInsert(events, values.length + custody.values.length + 1);
     await sql.exec(
-      `WITH d AS (${INSERT_SQL}), e AS (${custody.sql}) ${outbox.sql}`,
+      `WITH d AS (INSERT INTO diamonds (${DIAMOND_COLUMN_LIST}) VALUES ${diamondRows(writes.length)}), e AS (${custody.sql}) ${outbox.sql}`,
       [...values, ...custody.values, ...outbox.values],
-      `diamond_insert_with_entry_and_${events.length}_events`,
+      writes.length === 1 ? `diamond_insert_with_entry_and_${events.length}_events` : `diamonds_${writes.length}_insert_with_entries_and_${events.length}_events`,
     );
   }
 

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
 import { ConflictError, CreateRoughDiamondDto, DiamondV1, invalidFields } from '@dtp/domain';
 import { PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode, Sql, UnitOfWork } from '@dtp/database';
-import { insertNewDiamond } from '../diamonds/diamond-changes';
+import { insertNewDiamond, newDiamondWrite } from '../diamonds/diamond-changes';
 import { DiamondRow } from '../diamonds/diamond.row';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
 import { newDiamondRow, roughFromSchema } from '../diamonds/new-diamond-row';
@@ -11,6 +11,7 @@ import { lockParticipant } from '../participants/participant-lock';
 import { ParticipantsRepository } from '../participants/participants.repository';
 import { ProvenanceDecision, provenanceForRegistration } from '../participants/provenance';
 import { BoxResolver, ResolvedBox } from '../diamonds/box-resolver';
+import { RegistrationWriter } from './registration-writer';
 
 const UNIQUE_INDEX = 'diamonds_box_participant_id';
 
@@ -23,6 +24,7 @@ export class RegistrationService {
     private readonly directory: ParticipantDirectory,
     private readonly participants: ParticipantsRepository,
     @Inject(BoxResolver) private readonly boxes: BoxResolver,
+    private readonly writer: RegistrationWriter,
   ) {}
 
   async registerRough(caller: Caller, dto: CreateRoughDiamondDto): Promise<DiamondV1> {
@@ -39,10 +41,11 @@ export class RegistrationService {
       }
       const decision = provenanceForRegistration(caller, await this.directory.get(caller.participantId));
       if (!decision.pending) {
-        // The hot path: one statement (diamond + outbox row), no explicit transaction.
-        const record = await this.insert(this.uow.sql, newRoughRow(caller, dto, box, decision, caller.participantId, now), caller, now);
-        this.uow.committed();
-        return record;
+        // The hot path: one statement (diamond, custody entry, outbox row), no explicit transaction, shared with the
+        // registrations that arrive at the same time (RegistrationWriter).
+        const { change, write } = newDiamondWrite(newRoughRow(caller, dto, box, decision, caller.participantId, now), caller.participantId, null, now);
+        await this.writer.write(write);
+        return change.record;
       }
       // The participant's onboarding event has not arrived: serialise with its consumer (same advisory lock), so
       // either we see the participant now or the consumer sees our pending diamond and fixes its provenance.
