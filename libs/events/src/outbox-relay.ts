@@ -125,29 +125,27 @@ export class OutboxRelay {
 
   /** Sleeps `ms`, or less when poked or stopped. */
   private async pause(ms: number): Promise<void> {
+    await this.sleep(ms, (cut) => (this.wake = cut));
+    this.wake = undefined;
+  }
+
+  /** Sleeps `ms`; `expose` gets the function that cuts the sleep short. */
+  private async sleep(ms: number, expose: (cut: () => void) => void): Promise<void> {
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ms);
       timer.unref();
-      this.wake = () => {
+      expose(() => {
         clearTimeout(timer);
         resolve();
-      };
+      });
     });
-    this.wake = undefined;
   }
 
   /** Waits until `lingerMs` has passed since the last publish (at once after a quiet spell), or until stop(). */
   private async linger(): Promise<void> {
     const wait = this.lastPublishAt + (this.opts.lingerMs ?? DEFAULT_RELAY_LINGER_MS) - Date.now();
     if (wait <= 0 || !this.running) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, wait);
-      timer.unref();
-      this.endLinger = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+    await this.sleep(wait, (cut) => (this.endLinger = cut));
     this.endLinger = undefined;
   }
 
