@@ -18,7 +18,8 @@ export interface OutboxRelayOptions {
    * Least time between two publishes in a row (default DEFAULT_RELAY_LINGER_MS): while rows keep coming, the
    * relay waits this long after a publish before it reads again, so that each produce request carries what
    * accumulated meanwhile instead of a row or two (Kafka producers' `linger.ms`). A row committed after a quiet
-   * spell is published at once. 0: read again as soon as a publish ends.
+   * spell is published at once; stop() ends a linger and publishes what it held back. 0: read again as soon as a
+   * publish ends.
    */
   lingerMs?: number;
   /** Fallback poll when no NOTIFY arrives (covers a lost LISTEN connection). */
@@ -207,8 +208,9 @@ export class OutboxRelay {
           this.pending = false;
           let n = 0;
           do {
+            // A stop cuts the linger short and what accumulated meanwhile is still published (a graceful stop
+            // flushes, as it did before the linger held rows back).
             await this.linger();
-            if (!this.running) break;
             n = await this.publishBatch();
             if (n > 0) this.lastPublishAt = Date.now();
           } while (n > 0 && this.running);

@@ -126,17 +126,18 @@ describe('OutboxRelay (real PostgreSQL)', () => {
     await inner.close();
   });
 
-  it('stop() ends a linger at once and leaves what it had not published for the next start', async () => {
+  it('stop() ends a linger at once and publishes what it held back (a graceful stop flushes)', async () => {
     const transport = new InProcessTransport();
     const got = await collect(transport);
     const r = await relay(transport, { lingerMs: 600_000 });
     const [a, b] = [newId(), newId()];
     await produce([a], 1, 1);
     await waitFor(() => got.length === 1, 'the first row');
-    await produce([b], 1, 1); // waits out a 10-minute linger: stop() must not
+    await produce([b], 1, 1); // held back by a 10-minute linger: stop() must not wait it out
     await r.stop();
-    expect(got.map((m) => m.key)).toEqual([a]);
-    expect(await unpublished()).toBe(1);
+    await waitFor(() => got.length === 2, 'the held-back row, published by the stop');
+    expect(got.map((m) => m.key)).toEqual([a, b]);
+    expect(await unpublished()).toBe(0);
     await transport.close();
   });
 
