@@ -580,20 +580,19 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     'messaging.operation.type': 'process',
     'messaging.kafka.offset': message.offset,
   });
-  const tracedMessage = (message: IncomingMessage): Promise<void> =>
-    withSpan(`process ${opts.topic}`, SpanKind.CONSUMER, contextFromHeaders(message.headers), messageSpanAttributes(message), () => handleMessage(message));
+  /** Runs `fn` in a `process <topic>` span continuing the trace `message` carries. */
+  const inMessageSpan = <T>(message: IncomingMessage, fn: () => Promise<T>): Promise<T> =>
+    withSpan(`process ${opts.topic}`, SpanKind.CONSUMER, contextFromHeaders(message.headers), messageSpanAttributes(message), fn);
+  const tracedMessage = (message: IncomingMessage): Promise<void> => inMessageSpan(message, () => handleMessage(message));
 
   /**
-   * `handleMany` on the claimed events of a run. One event: in its `process <topic>` span. Several: each message still gets its `process <topic>` span, a child of its headers'
-   * context (the writer's trace goes on), and the handler runs inside one more `process <topic>` span, linked to
-   * all of them (OpenTelemetry's convention for batches), under which its SQL spans nest.
+   * `handleMany` on the claimed events of a run. One event: in its `process <topic>` span. Several: each message
+   * still gets its `process <topic>` span, a child of its headers' context (the writer's trace goes on), and the
+   * handler runs inside one more `process <topic>` span, linked to all of them (OpenTelemetry's convention for
+   * batches), under which its SQL spans nest.
    */
   const tracedMany = async (events: ConsumedEvent[], tx: Tx): Promise<void> => {
-    if (events.length === 1) {
-      const { message } = events[0];
-      await withSpan(`process ${opts.topic}`, SpanKind.CONSUMER, contextFromHeaders(message.headers), messageSpanAttributes(message), () => opts.handleMany!(events, { tx, manager: tx.manager }));
-      return;
-    }
+    if (events.length === 1) return inMessageSpan(events[0].message, () => opts.handleMany!(events, { tx, manager: tx.manager }));
     const spans = events.map((e) => startSpan(`process ${opts.topic}`, SpanKind.CONSUMER, contextFromHeaders(e.message.headers), messageSpanAttributes(e.message)));
     const links = spans.map((span) => ({ context: span.spanContext() }));
     const attributes = { ...messageSpanAttributes(events[0].message), 'messaging.batch.message_count': events.length };
@@ -641,9 +640,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
               if (claimed.length > 0) await tracedMany(claimed, tx);
             } else {
               for (const r of claimed) {
-                await withSpan(`process ${opts.topic}`, SpanKind.CONSUMER, contextFromHeaders(r.message.headers), messageSpanAttributes(r.message), () =>
-                  opts.handle!(r.envelope, { tx, manager: tx.manager, message: r.message, heldRevision: r.heldRevision }),
-                );
+                await inMessageSpan(r.message, () => opts.handle!(r.envelope, { tx, manager: tx.manager, message: r.message, heldRevision: r.heldRevision }));
               }
             }
             i += run.length - 1;
