@@ -4,7 +4,7 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { DataSource } from 'typeorm';
 import { Topics } from '@dtp/domain';
-import { InProcessTransport, outboxInsert, OutboxRelay, runConsumer, RunningConsumer, writeOutbox } from '../src';
+import { headersFor, InProcessTransport, outboxInsert, OutboxRelay, runConsumer, RunningConsumer, writeOutbox } from '../src';
 import { eventsDatabase, logger, newId, onboarded, waitFor } from './helpers';
 
 /**
@@ -88,5 +88,32 @@ describe('trace context through outbox, relay and consumer', () => {
     expect(processSpan?.kind).toBe(SpanKind.CONSUMER);
     expect(processSpan?.parentSpanContext?.spanId).toBe(publish?.spanContext().spanId);
     expect(processSpan?.attributes['messaging.destination.name']).toBe(topic);
+  });
+
+  it('handleMany: each message keeps its process span in its own trace, the call runs in a batch span linked to them', async () => {
+    exporter.reset();
+    const topic = Topics.AUTH_PARTICIPANTS;
+    const transport = new InProcessTransport();
+    const calls: number[] = [];
+    const consumer = await runConsumer({
+      transport, topic, group: 'g-many', dataSource: ds, logger,
+      handleMany: async (events) => void calls.push(events.length),
+    });
+    const writers = [0, 1].map((i) => provider.getTracer('test').startSpan(`writer ${i}`, { kind: SpanKind.PRODUCER }, ROOT_CONTEXT));
+    const ids = [newId(), newId()];
+    try {
+      await transport.publish(ids.map((id, i) => ({ topic, key: id, value: onboarded(id, 1), headers: headersFor(writers[i]) })));
+      await waitFor(() => calls.length === 1, 'one call');
+    } finally {
+      await consumer.close();
+      await transport.close();
+    }
+    expect(calls).toEqual([2]);
+    const processSpans = exporter.getFinishedSpans().filter((s) => s.name === `process ${topic}`);
+    const batch = processSpans.find((s) => s.attributes['messaging.batch.message_count'] === 2);
+    const perMessage = processSpans.filter((s) => s !== batch);
+    expect(perMessage.map((s) => s.parentSpanContext?.spanId).sort()).toEqual(writers.map((w) => w.spanContext().spanId).sort());
+    expect(perMessage.map((s) => s.spanContext().traceId).sort()).toEqual(writers.map((w) => w.spanContext().traceId).sort());
+    expect(batch?.links.map((l) => l.context.spanId).sort()).toEqual(perMessage.map((s) => s.spanContext().spanId).sort());
   });
 });
