@@ -60,7 +60,7 @@ export const RELAY_SESSION_SQL = 'SET enable_bitmapscan = off';
  * The relay's default linger (OUTBOX_LINGER_MS). Without one, a relay that keeps up publishes a row or two per
  * produce request, one record batch per partition each; a consumer on the librdkafka mock peer gets one record
  * batch per partition per fetch, so at 1,000 registrations/s search fell seconds behind. 20 ms keeps about 20 rows
- * per request there and adds at most 20 ms to the publish (docs/events.md "Relay linger").
+ * per request there and adds at most 20 ms to the publish (docs/events.md "Relay", "Linger").
  */
 export const DEFAULT_RELAY_LINGER_MS = 20;
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { Topics, validateEnvelope } from '@dtp/domain';
-import { BatchContext, EventBatchContext, EventItem, eventItem, KafkaTransport, runConsumer } from '@dtp/events';
+import { BatchContext, EventBatchContext, EventItem, eventItem, KafkaTransport, runConsumer, tombstoneItem } from '@dtp/events';
 import { DiamondEventsController, SEARCH_CONSUMER } from './diamond-events.controller';
 import { ReadModelRepository } from './read-model.repository';
 
@@ -47,7 +47,7 @@ export async function rebuildReadModel(opts: RebuildOptions): Promise<RebuildRes
 
   // The live handler, run outside the service (this is a one-off tool, not the app): same effects, same progress.
   const handler = new DiamondEventsController(new ReadModelRepository(opts.dataSource));
-  const apply = (items: EventItem[], ctx: BatchContext) => handler.onDiamondEvents(items, new EventBatchContext([{ tx: ctx.tx, manager: ctx.manager }]));
+  const apply = (items: EventItem[], ctx: BatchContext) => handler.onDiamondEvents(items, new EventBatchContext([ctx]));
   const consumer = await runConsumer({
     transport: opts.transport,
     topic,
@@ -57,7 +57,7 @@ export async function rebuildReadModel(opts: RebuildOptions): Promise<RebuildRes
     dataSource: opts.dataSource,
     logger: opts.logger,
     handleMany: (events, ctx) => apply(events.map(eventItem), ctx),
-    onTombstone: (key, ctx) => apply([{ event: null, key, heldRevision: ctx.heldRevision, message: ctx.message }], ctx),
+    onTombstone: (key, ctx) => apply([tombstoneItem(key, ctx)], ctx),
     onSettled: (_outcome, message) => {
       const offset = Number(message.offset);
       const end = ends.find((p) => p.partition === message.partition);

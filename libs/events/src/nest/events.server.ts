@@ -56,6 +56,11 @@ export function eventItem(e: ConsumedEvent): EventItem {
   return { event: e.envelope, key: e.envelope.key, heldRevision: e.heldRevision, message: e.message };
 }
 
+/** The item a `many` handler gets for a tombstone of `key` (runConsumer's `onTombstone`). */
+export function tombstoneItem(key: string, ctx: ConsumeContext): EventItem {
+  return { event: null, key, heldRevision: ctx.heldRevision, message: ctx.message };
+}
+
 /** What a `many` handler gets as `@Ctx()`: the transaction all its items' effects must be written in. */
 export class EventBatchContext extends BaseRpcContext<[BatchContext]> {
   get tx(): Tx {
@@ -290,7 +295,7 @@ export class EventsServer extends Server implements CustomTransportStrategy {
     };
     const invoke = async (payload: KnownEventEnvelope | null, ctx: EventContext['args'][0]) => settle(await route.handler(payload, new EventContext([ctx])));
     const invokeMany = async (items: EventItem[], ctx: BatchContext) =>
-      settle(await route.handler(items, new EventBatchContext([{ tx: ctx.tx, manager: ctx.manager }])));
+      settle(await route.handler(items, new EventBatchContext([ctx])));
     const many = route.route.many === true;
     return runConsumer({
       ...this.opts.consumerDefaults,
@@ -310,7 +315,7 @@ export class EventsServer extends Server implements CustomTransportStrategy {
       onTombstone: !route.route.tombstones
         ? undefined
         : many
-          ? (key, ctx) => invokeMany([{ event: null, key, heldRevision: ctx.heldRevision, message: ctx.message }], ctx)
+          ? (key, ctx) => invokeMany([tombstoneItem(key, ctx)], ctx)
           : (key, ctx) => invoke(null, { ...ctx, key, tombstone: true } as EventContext['args'][0]),
     });
   }
