@@ -64,9 +64,11 @@ export class ServiceProcess {
       try {
         const res = await fetch(`${this.url}/health/ready`);
         // Ready, and its consumers started: a service answers before its Kafka groups are joined (readiness
-        // `consumers: degraded` until then), and these tests act the moment the stack is up, as if events flowed.
+        // `consumers: degraded: starting ...` until then), and these tests act the moment the stack is up, as if
+        // events flowed. A restarted consumer still catching up on its backlog counts as started.
         const body = res.status === 200 ? ((await res.json()) as { checks?: Record<string, string> }) : undefined;
-        if (body && !body.checks?.consumers) return;
+        const consumers = body?.checks?.consumers;
+        if (body && (!consumers || consumers.startsWith('degraded: catching up'))) return;
       } catch {
         // not listening yet
       }

@@ -13,3 +13,4 @@ export * from './kafkajs-request-queue';
 export * from './outbox-signal';
 export * from './nest';
 export * from './tracing';
+export * from './broker-monitor';

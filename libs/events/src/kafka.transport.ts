@@ -4,7 +4,7 @@ import { Admin, Consumer, ISocketFactory, Kafka, KafkaMessage, logLevel, Partiti
 import type { Logger } from 'pino';
 import { describeKafkaSecurity, KafkaSecurity, kafkaSecurityFromEnv } from './kafka-config';
 import { fixKafkajsIdleTimer } from './kafkajs-request-queue';
-import { EventTransport, IncomingMessage, OutgoingMessage, SubscribeOptions, Subscription } from './transport';
+import { EventTransport, GroupPartitionOffsets, IncomingMessage, OutgoingMessage, SubscribeOptions, Subscription } from './transport';
 
 // The package's index re-exports this module: TLS/SASL configuration is public through it.
 
@@ -16,7 +16,11 @@ export interface KafkaTransportOptions {
   maxWaitTimeInMs?: number;
   /** Partitions one consumer processes at the same time (order stays per partition, so per key). Default 4. */
   partitionsConsumedConcurrently?: number;
-  /** Consumer session timeout (default 30 s): a consumer silent for that long loses its partitions. */
+  /**
+   * Consumer session timeout (default 10 s, DEFAULT_SESSION_TIMEOUT_MS): a consumer silent for that long loses its
+   * partitions. It bounds how long a killed replica's partitions wait before the group gives them to a live one,
+   * and so how long a restarted service takes to rejoin its groups (DESIGN.md: at the head within 10 s).
+   */
   sessionTimeoutMs?: number;
   /** Connection timeout for brokers (default 3 s). */
   connectionTimeoutMs?: number;
@@ -45,6 +49,12 @@ export interface KafkaTransportOptions {
    */
   security?: KafkaSecurity;
 }
+
+/**
+ * The consumers' default session timeout: short enough that a SIGKILLed replica's partitions move on within
+ * seconds (a clean stop leaves its groups at once), long enough for a busy process to heartbeat (every second).
+ */
+export const DEFAULT_SESSION_TIMEOUT_MS = 10_000;
 
 /** Parses KAFKA_CONNECT_VIA ("a:1=b:2,c:3=d:4"). */
 export function parseConnectVia(value: string | undefined): Record<string, string> | undefined {
@@ -261,7 +271,7 @@ export class KafkaTransport implements EventTransport {
         groupId: `${this.opts.groupPrefix ?? ''}${kafkaGroupId(opts.group, opts.topic)}`,
         allowAutoTopicCreation: true,
         maxWaitTimeInMs: this.opts.maxWaitTimeInMs ?? 100,
-        sessionTimeout: this.opts.sessionTimeoutMs ?? 30_000,
+        sessionTimeout: this.opts.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS,
         heartbeatInterval: 1000,
         retry: { retries: 30, initialRetryTime: 200, maxRetryTime: 5000 },
       });
@@ -354,18 +364,37 @@ export class KafkaTransport implements EventTransport {
   }
 
   async check(): Promise<void> {
+    await this.withAdmin((admin) => admin.describeCluster());
+  }
+
+  async groupOffsets(group: string, topic: string): Promise<GroupPartitionOffsets[]> {
+    const wire = this.wire(topic);
+    const groupId = `${this.opts.groupPrefix ?? ''}${kafkaGroupId(group, topic)}`;
+    const [ends, committed] = await this.withAdmin((admin) =>
+      Promise.all([admin.fetchTopicOffsets(wire), admin.fetchOffsets({ groupId, topics: [wire] })]),
+    );
+    const byPartition = new Map((committed.find((t) => t.topic === wire)?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+    return ends.map((o) => {
+      const low = Number(o.low);
+      const at = byPartition.get(o.partition);
+      return { partition: o.partition, end: Number(o.high), committed: at === undefined || at < 0 ? low : Math.max(at, low) };
+    });
+  }
+
+  /** Runs `work` with the transport's shared admin client (connected on first use, dropped when a call fails). */
+  private async withAdmin<T>(work: (admin: Admin) => Promise<T>): Promise<T> {
     if (this.closed) throw new Error('transport closed');
     if (!this.admin) {
       const admin = this.kafka.admin();
       await admin.connect();
       this.admin = admin;
     }
+    const admin = this.admin;
     try {
-      await this.admin.describeCluster();
+      return await work(admin);
     } catch (err) {
-      const admin = this.admin;
-      this.admin = undefined;
-      await admin?.disconnect().catch(() => undefined);
+      if (this.admin === admin) this.admin = undefined;
+      await admin.disconnect().catch(() => undefined);
       throw err;
     }
   }

@@ -85,6 +85,9 @@ export class OutboxRelay {
   private readonly published?: Counter;
   private readonly failures?: Counter;
   private readonly leader?: Gauge;
+  private readonly oldest?: Gauge;
+  /** The backlog as of the last count (the leader only: a standby relay does not count). */
+  private lastBacklog?: { rows: number; oldestSeconds: number; at: number };
 
   constructor(private readonly opts: OutboxRelayOptions) {
     const registry = opts.registry;
@@ -102,7 +105,19 @@ export class OutboxRelay {
       new Counter({ name: 'outbox_publish_failures_total', help: 'Failed publish attempts', registers }));
     this.leader = metric(registry, 'outbox_relay_leader', (registers) =>
       new Gauge({ name: 'outbox_relay_leader', help: '1 while this replica holds the relay lock and publishes the outbox, 0 while it stands by', registers }));
+    this.oldest = metric(registry, 'outbox_backlog_oldest_seconds', (registers) =>
+      new Gauge({ name: 'outbox_backlog_oldest_seconds', help: 'Age of the oldest outbox row not yet published (0 when none), as of the last count', registers }));
     this.leader?.set(0);
+  }
+
+  /**
+   * What readiness shows of this relay: whether it leads (holds the relay lock), and, when it does, the backlog as
+   * of its last count (every pass, and every retry while the broker is away).
+   */
+  status(): { leader: boolean; backlog?: number; oldest_seconds?: number } {
+    const leader = this.client !== undefined;
+    if (!leader || !this.lastBacklog) return { leader };
+    return { leader, backlog: this.lastBacklog.rows, oldest_seconds: this.lastBacklog.oldestSeconds };
   }
 
   async start(): Promise<void> {
@@ -273,8 +288,13 @@ export class OutboxRelay {
   }
 
   private async updateBacklog(): Promise<void> {
-    if (!this.backlog) return;
-    const { rows } = await this.client!.query<{ n: string }>('SELECT count(*) AS n FROM outbox WHERE published_at IS NULL');
-    this.backlog.set(Number(rows[0].n));
+    const { rows } = await this.client!.query<{ n: string; age: string | null }>(
+      'SELECT count(*) AS n, extract(epoch FROM clock_timestamp() - min(created_at)) AS age FROM outbox WHERE published_at IS NULL',
+    );
+    const n = Number(rows[0].n);
+    const age = rows[0].age === null ? 0 : Math.max(0, Math.round(Number(rows[0].age) * 10) / 10);
+    this.lastBacklog = { rows: n, oldestSeconds: age, at: Date.now() };
+    this.backlog?.set(n);
+    this.oldest?.set(age);
   }
 }

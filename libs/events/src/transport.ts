@@ -72,11 +72,24 @@ export interface Subscription {
   assignedPartitions?(): readonly number[];
 }
 
+export interface GroupPartitionOffsets {
+  partition: number;
+  end: number;
+  committed: number;
+}
+
 export interface EventTransport {
   readonly kind: 'in-process' | 'kafka';
   publish(messages: OutgoingMessage[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
   /** Throws when the transport cannot currently reach its broker (readiness). */
   check(): Promise<void>;
+  /**
+   * Per partition of `topic`: its end (the offset the next message will get) and the position `group` has
+   * committed there (the partition's start when it has none). Kafka only (readiness: a restarted consumer is
+   * `catching up` until its committed positions reach the ends it started behind); the in-process bus has no
+   * backlog to catch up on. Throws when the broker cannot answer, or does not know the topic yet.
+   */
+  groupOffsets?(group: string, topic: string): Promise<GroupPartitionOffsets[]>;
   close(): Promise<void>;
 }

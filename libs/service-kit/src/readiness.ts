@@ -23,7 +23,7 @@ export interface ReadinessResult {
 
 export class Readiness {
   private readonly checks = new Map<string, ReadinessCheck>();
-  private readonly reporters = new Map<string, ComponentReporter>();
+  private readonly reporters: [string, ComponentReporter][] = [];
   private draining = false;
 
   add(name: string, check: ReadinessCheck): void {
@@ -31,11 +31,12 @@ export class Readiness {
   }
 
   /**
-   * Adds a reporter to component `name` (with or without a check of that name): when the check is up and the
-   * reporter says `degraded`, the component reads `degraded: <why>`; its `detail` is shown either way.
+   * Adds a reporter to component `name` (with or without a check of that name; a component may have several
+   * reporters): when the check is up and a reporter says `degraded`, the component reads `degraded: <why>` (the
+   * reasons of several joined by `; `); the details are shown either way, merged.
    */
   addReport(name: string, reporter: ComponentReporter): void {
-    this.reporters.set(name, reporter);
+    this.reporters.push([name, reporter]);
   }
 
   /** Called at the start of a graceful shutdown: readiness fails so that load balancers stop sending traffic. */
@@ -69,20 +70,27 @@ export class Readiness {
         }
       }),
     );
-    await Promise.all(
-      [...this.reporters].map(async ([name, reporter]) => {
-        let report: ComponentReport | undefined;
+    const reports = await Promise.all(
+      this.reporters.map(async ([name, reporter]): Promise<[string, ComponentReport | undefined]> => {
         try {
-          report = await bounded(reporter());
+          return [name, await bounded(reporter())];
         } catch (err) {
-          report = { degraded: `report failed: ${err instanceof Error ? err.message : String(err)}` };
+          return [name, { degraded: `report failed: ${err instanceof Error ? err.message : String(err)}` }];
         }
-        if (!report) return;
-        if (report.detail) details[name] = report.detail;
-        const current = results[name] ?? 'up';
-        results[name] = current === 'up' && report.degraded ? `degraded: ${report.degraded}` : current;
       }),
     );
+    // In the order the reporters were added, so that a component's reasons always read the same way.
+    const reasons = new Map<string, string[]>();
+    for (const [name, report] of reports) {
+      if (!report) continue;
+      results[name] ??= 'up';
+      if (report.detail) details[name] = { ...details[name], ...report.detail };
+      if (report.degraded) reasons.set(name, [...(reasons.get(name) ?? []), report.degraded]);
+    }
+    for (const [name, why] of reasons) {
+      const current = results[name] ?? 'up';
+      results[name] = current === 'up' ? `degraded: ${why.join('; ')}` : current;
+    }
     if (this.draining) results.shutdown = 'draining';
     const states = Object.values(results);
     const ready = !this.draining && states.every((r) => r === 'up' || r.startsWith('degraded'));

@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { UnitOfWork } from '@dtp/database';
 import { LOGGER, Readiness, ServiceMetrics } from '@dtp/service-kit';
+import { BrokerMonitor } from '../broker-monitor';
 import { DEFAULT_OUTBOX_RETENTION_HOURS, OutboxPurger } from '../outbox-purger';
 import { OutboxRelay, OutboxRelayOptions } from '../outbox-relay';
 import { OutboxSignal } from '../outbox-signal';
@@ -45,20 +46,34 @@ export interface EventsModuleOptions {
   consumerDefaults?: EventsServerOptions['consumerDefaults'];
   /** This instance's name for instance-scoped handlers (default: host, pid, random). */
   instance?: string;
+  /** How often, and how patiently, the broker's reachability is checked for readiness (default every 5 s, 3 s). */
+  brokerCheck?: { intervalMs?: number; timeoutMs?: number };
 }
+
+/**
+ * An outbox row unpublished for this long makes readiness's `events` component read `degraded: outbox behind`
+ * (the instance stays ready: the writes behind it are committed and will be published).
+ */
+export const OUTBOX_DEGRADED_AFTER_SECONDS = 60;
 
 /**
  * Publishes the outbox: started when the application bootstraps (before it listens), stopped when it is
  * destroyed. Writes committed afterwards stay in the outbox for the next start (or another replica's relay).
+ * Readiness (`events`) shows the relay's part: whether this replica leads, the backlog and its oldest row's age.
  */
 @Injectable()
 export class OutboxRelayHost implements OnApplicationBootstrap, OnModuleDestroy {
   readonly relay: OutboxRelay;
   private readonly signal?: OutboxSignal;
 
-  constructor(@Inject(EVENTS_OPTIONS) opts: EventsModuleOptions, @Inject(LOGGER) logger: Logger, metrics: ServiceMetrics, uow: UnitOfWork) {
+  constructor(@Inject(EVENTS_OPTIONS) opts: EventsModuleOptions, @Inject(LOGGER) logger: Logger, metrics: ServiceMetrics, uow: UnitOfWork, readiness: Readiness) {
     const { wake, ...relayOptions } = opts.relay ?? {};
     this.relay = new OutboxRelay({ ...relayOptions, service: opts.service, databaseUrl: opts.databaseUrl, transport: opts.transport, logger, registry: metrics.registry });
+    readiness.addReport('events', async () => {
+      const outbox = this.relay.status();
+      const behind = outbox.oldest_seconds !== undefined && outbox.oldest_seconds >= OUTBOX_DEGRADED_AFTER_SECONDS;
+      return { ...(behind ? { degraded: `outbox behind (${outbox.backlog} unpublished, oldest ${Math.round(outbox.oldest_seconds!)} s)` } : {}), detail: { outbox } };
+    });
     if (wake === 'commit') {
       const signal = new OutboxSignal((channel) => uow.sql.query('SELECT pg_notify($1, $2)', [channel, '']));
       signal.attachRelay(() => this.relay.poke());
@@ -76,6 +91,36 @@ export class OutboxRelayHost implements OnApplicationBootstrap, OnModuleDestroy 
   async onModuleDestroy(): Promise<void> {
     this.signal?.close();
     await this.relay.stop();
+  }
+}
+
+/**
+ * The broker's reachability, checked in the background (BrokerMonitor): readiness's `events` component reads
+ * `degraded: broker unreachable` while it is away, never `down` (a broker outage is no reason to take an instance
+ * out of its Service: DESIGN.md "Health and readiness").
+ */
+@Injectable()
+export class BrokerMonitorHost implements OnApplicationBootstrap, OnModuleDestroy {
+  readonly monitor: BrokerMonitor;
+
+  constructor(@Inject(EVENTS_OPTIONS) opts: EventsModuleOptions, @Inject(LOGGER) logger: Logger, metrics: ServiceMetrics, readiness: Readiness) {
+    this.monitor = new BrokerMonitor({ transport: opts.transport, logger, registry: metrics.registry, ...opts.brokerCheck });
+    readiness.addReport('events', async () => {
+      const state = this.monitor.current();
+      if (!state) return { detail: { broker: 'checking' } };
+      return {
+        ...(state.broker === 'unreachable' ? { degraded: `broker unreachable since ${state.since} (${state.error})` } : {}),
+        detail: { broker: state.broker, ...(state.broker === 'unreachable' ? { broker_unreachable_since: state.since } : {}) },
+      };
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.monitor.start();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.monitor.stop();
   }
 }
 
@@ -102,8 +147,8 @@ export class OutboxPurgerHost implements OnApplicationBootstrap, OnModuleDestroy
 
 /**
  * Events in a service, the Nest way: the `EventsServer` transport strategy (connected with `connectEvents`, run by
- * `app.startAllMicroservices()`), the outbox relay and purger as lifecycle providers, and the transport's readiness
- * (`events`) plus the consumers' start-up (`consumers`). Needs DatabaseModule (UnitOfWork) and the kit's module.
+ * `app.startAllMicroservices()`), the outbox relay and purger as lifecycle providers, and the broker's reachability
+ * (BrokerMonitorHost: readiness `events`, degraded and never down) plus the consumers' start-up (`consumers`). Needs DatabaseModule (UnitOfWork) and the kit's module.
  */
 @Module({})
 export class EventsModule {
@@ -114,12 +159,12 @@ export class EventsModule {
       providers: [
         { provide: EVENTS_OPTIONS, useValue: opts },
         { provide: EVENT_TRANSPORT, useValue: opts.transport },
+        BrokerMonitorHost,
         ...(opts.relay ? [OutboxRelayHost, OutboxPurgerHost] : []),
         {
           provide: EventsServer,
           inject: [DataSource, UnitOfWork, LOGGER, ServiceMetrics, Readiness],
           useFactory: (dataSource: DataSource, uow: UnitOfWork, logger: Logger, metrics: ServiceMetrics, readiness: Readiness) => {
-            readiness.add('events', () => opts.transport.check());
             const server = new EventsServer({
               transport: opts.transport,
               group: opts.group ?? opts.service,
@@ -135,7 +180,7 @@ export class EventsModule {
           },
         },
       ],
-      exports: [EVENT_TRANSPORT, EventsServer, ...(opts.relay ? [OutboxRelayHost, OutboxPurgerHost] : [])],
+      exports: [EVENT_TRANSPORT, EventsServer, BrokerMonitorHost, ...(opts.relay ? [OutboxRelayHost, OutboxPurgerHost] : [])],
     };
   }
 }

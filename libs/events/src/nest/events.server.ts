@@ -116,6 +116,17 @@ export interface EventsServerOptions {
   consumerDefaults?: Partial<Pick<RunConsumerOptions, 'maxTransientAttempts' | 'maxMessageBytes' | 'maxDepth' | 'maxBatch' | 'onSettled'>>;
 }
 
+/** A started route on its way to the head of its topic (readiness `catching up`). */
+interface CatchUp {
+  route: Route;
+  done: boolean;
+  /** Messages behind the topic's end at the last look (undefined before the first). */
+  lag?: number;
+}
+
+/** How often a restarted consumer's committed positions are compared with the head it must reach. */
+const CATCH_UP_POLL_MS = 500;
+
 /** `<host>-<pid>-<random>`, restricted to what a group name may hold. */
 export function defaultInstanceName(): string {
   const host = hostname().replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 60) || 'host';
@@ -156,8 +167,10 @@ export class EventsServer extends Server implements CustomTransportStrategy {
   private lastError: string | null = null;
   /** The start-up loop (listen), awaited by close so that nothing it starts outlives the server. */
   private loop: Promise<void> = Promise.resolve();
-  /** Cuts the loop's back-off sleep short (close). */
-  private wake?: () => void;
+  /** Per started route: how far it is from the head its topic had when it started (readiness). */
+  private readonly catchUps = new Map<string, CatchUp>();
+  /** Cut the start-up back-off sleeps short (close). */
+  private readonly wakers = new Set<() => void>();
   private readonly instance: string;
 
   constructor(private readonly opts: EventsServerOptions) {
@@ -165,10 +178,21 @@ export class EventsServer extends Server implements CustomTransportStrategy {
     this.instance = opts.instance ?? defaultInstanceName();
   }
 
-  /** What is not running yet (readiness), or undefined once every consumer runs. */
-  starting(): { degraded: string } | undefined {
-    if (this.pending === null) return undefined;
-    return { degraded: `starting ${this.pending}${this.lastError ? ` (last attempt: ${this.lastError})` : ''}` };
+  /**
+   * Readiness's `consumers` component: what is not running yet (`starting ...`), then, after a restart, the
+   * consumers still behind the head of their topic as it was when they started (`catching up (lag N)`, N the
+   * messages behind the topic's end now), else nothing. Degraded, never down: the instance serves what it has.
+   */
+  starting(): { degraded: string; detail?: Record<string, unknown> } | undefined {
+    if (this.pending !== null) return { degraded: `starting ${this.pending}${this.lastError ? ` (last attempt: ${this.lastError})` : ''}` };
+    const behind = [...this.catchUps.values()].filter((c) => !c.done);
+    if (behind.length === 0) return undefined;
+    const known = behind.filter((c) => c.lag !== undefined);
+    const lag = known.reduce((sum, c) => sum + (c.lag ?? 0), 0);
+    return {
+      degraded: `catching up (lag ${known.length === behind.length ? lag : 'unknown'})`,
+      detail: { catching_up: behind.map((c) => ({ consumer: c.route.label, lag: c.lag ?? null })) },
+    };
   }
 
   /** The consumers running, by label (tests, metrics). */
@@ -194,10 +218,12 @@ export class EventsServer extends Server implements CustomTransportStrategy {
 
   async close(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
+    for (const wake of this.wakers) wake();
+    this.wakers.clear();
     await this.loop.catch(() => undefined);
     const running = this.running;
     this.running = [];
+    this.catchUps.clear();
     await Promise.all(
       running.map(async ({ route, consumer }) => {
         await consumer.close();
@@ -254,38 +280,101 @@ export class EventsServer extends Server implements CustomTransportStrategy {
     return pattern;
   }
 
+  /**
+   * Starts the routes in `order` steps: the routes of one order together (each joining its group in parallel, so a
+   * restart costs one group join, not one per consumer), the next order once all of them run.
+   */
   private async startAll(routes: Route[]): Promise<void> {
+    const steps = new Map<number, Route[]>();
     for (const route of routes) {
-      this.pending = route.label;
-      for (let wait = 1000; !this.stopped; wait = Math.min(wait * 2, 30_000)) {
-        try {
-          const consumer = await this.startOne(route);
-          if (this.stopped) {
-            await consumer.close();
-            return;
-          }
-          this.running.push({ route, consumer });
-          this.lastError = null;
-          this.opts.logger.info({ step: route.label }, 'started');
-          break;
-        } catch (err) {
-          this.lastError = err instanceof Error ? err.message : String(err);
-          this.opts.logger.error({ step: route.label, err: this.lastError, retryInMs: wait }, 'could not start; retrying');
-          if (this.stopped) return;
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, wait);
-            timer.unref();
-            this.wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-          this.wake = undefined;
-        }
-      }
+      const order = route.route.order ?? 100;
+      steps.set(order, [...(steps.get(order) ?? []), route]);
+    }
+    for (const step of [...steps.keys()].sort((a, b) => a - b).map((k) => steps.get(k)!)) {
+      const waiting = new Set(step.map((r) => r.label));
+      this.pending = [...waiting].join(', ');
+      await Promise.all(
+        step.map(async (route) => {
+          await this.startWithRetries(route);
+          waiting.delete(route.label);
+          if (waiting.size > 0) this.pending = [...waiting].join(', ');
+        }),
+      );
       if (this.stopped) return;
     }
     this.pending = null;
+  }
+
+  /** Starts one route, retried with back-off (1 s doubling to 30 s) until it runs or the server closes. */
+  private async startWithRetries(route: Route): Promise<void> {
+    for (let wait = 1000; !this.stopped; wait = Math.min(wait * 2, 30_000)) {
+      try {
+        const consumer = await this.startOne(route);
+        if (this.stopped) {
+          await consumer.close();
+          return;
+        }
+        this.running.push({ route, consumer });
+        this.lastError = null;
+        this.opts.logger.info({ step: route.label }, 'started');
+        this.followCatchUp(route);
+        return;
+      } catch (err) {
+        this.lastError = err instanceof Error ? err.message : String(err);
+        this.opts.logger.error({ step: route.label, err: this.lastError, retryInMs: wait }, 'could not start; retrying');
+        if (this.stopped) return;
+        await new Promise<void>((resolve) => {
+          const cut = () => {
+            clearTimeout(timer);
+            this.wakers.delete(cut);
+            resolve();
+          };
+          const timer = setTimeout(cut, wait);
+          timer.unref();
+          this.wakers.add(cut);
+        });
+      }
+    }
+  }
+
+  /**
+   * Takes the ends of the route's topic now (the head it must reach) and watches the group's committed positions
+   * every half second until they reach them; logs how long that took. Nothing to watch in-process, where the bus
+   * has no backlog, nor when the broker cannot say (the consumer runs either way).
+   */
+  private followCatchUp(route: Route): void {
+    const offsets = this.opts.transport.groupOffsets?.bind(this.opts.transport);
+    const started = Date.now();
+    const entry: CatchUp = { route, done: offsets === undefined };
+    this.catchUps.set(route.label, entry);
+    if (!offsets) return;
+    const log = this.opts.logger.child({ step: route.label });
+    let target: Map<number, number> | undefined;
+    const poll = async (): Promise<void> => {
+      if (this.stopped || entry.done) return;
+      try {
+        const now = await offsets(route.group, route.topic);
+        target ??= new Map(now.filter((p) => p.end > p.committed).map((p) => [p.partition, p.end]));
+        const committed = new Map(now.map((p) => [p.partition, p.committed]));
+        entry.lag = now.reduce((sum, p) => sum + Math.max(0, p.end - p.committed), 0);
+        const remaining = [...target].reduce((sum, [partition, end]) => sum + Math.max(0, end - (committed.get(partition) ?? 0)), 0);
+        if (remaining === 0) {
+          entry.done = true;
+          log.info({ caughtUpInMs: Date.now() - started, lag: entry.lag }, 'at the head its topic had when it started');
+          return;
+        }
+      } catch (err) {
+        // A topic nobody has written yet has nothing to catch up on; anything else is asked again.
+        if (target === undefined && /does not host this topic-partition|unknown topic/i.test(err instanceof Error ? err.message : String(err))) {
+          entry.done = true;
+          return;
+        }
+        log.debug({ err: err instanceof Error ? err.message : String(err) }, 'could not read the group positions; asking again');
+      }
+      const timer = setTimeout(() => void poll(), CATCH_UP_POLL_MS);
+      timer.unref();
+    };
+    void poll();
   }
 
   private async startOne(route: Route): Promise<RunningConsumer> {
