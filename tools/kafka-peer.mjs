@@ -92,9 +92,15 @@ export async function startKafkaPeer(opts = {}) {
   });
   say(opts.log, `mock Kafka cluster up at ${brokers} (kcat pid ${child.pid})`);
   let stopped;
+  const exited = new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+    else child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
   return {
     brokers,
     pid: child.pid,
+    // Resolves when the peer's process ends, for whatever reason (its owner's stop included).
+    exited,
     stop: () =>
       (stopped ??= new Promise((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();

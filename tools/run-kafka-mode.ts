@@ -12,6 +12,9 @@
  * - A service that dies is started again after a back-off (1 s, doubling to 30 s; back to 1 s once it has run
  *   for a minute), with a log line saying so: the others and the Kafka peer keep running, so acknowledged events
  *   held by the in-memory peer are not lost.
+ * - The local peer that dies (its events lived in its memory) is replaced: a new peer, every outbox row still kept
+ *   (OUTBOX_RETENTION_HOURS) marked unpublished so that the relays publish it again (consumers skip by revision
+ *   what they had applied), and the services restarted on the new peer, each step said on a log line.
  * - DTP_DATA_DIR moves `.data/` (PostgreSQL cluster and blobs), as for `npm start`.
  */
 import 'reflect-metadata';
@@ -19,6 +22,7 @@ import { runnerArguments, START_KAFKA_HELP } from './runner-args';
 import { ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
+import { Client } from 'pg';
 import { ensureDatabase, withDatabase } from '@dtp/database';
 import { AddressError, stackAddresses } from './stack-addresses';
 
@@ -41,12 +45,14 @@ async function main() {
   const addresses = stackAddresses(env);
 
   let brokers = env.KAFKA_BROKERS;
+  /** The local peer (none with KAFKA_BROKERS): replaced when it dies, see replacePeer. */
+  let peer: Awaited<ReturnType<(typeof import('./kafka-peer.mjs'))['startKafkaPeer']>> | undefined;
   if (!brokers) {
     const { startKafkaPeer } = await import('./kafka-peer.mjs');
     say('KAFKA_BROKERS is not set: starting a local Kafka wire-protocol peer (kcat mock cluster; data lives in memory)');
-    const peer = await startKafkaPeer({ log: say });
+    peer = await startKafkaPeer({ log: say });
     brokers = peer.brokers;
-    stops.push(peer.stop);
+    stops.push(() => peer!.stop());
   }
 
   let serverUrl = env.DATABASE_URL;
@@ -134,6 +140,53 @@ async function main() {
   };
   for (const n of names) startService(n);
 
+  /**
+   * The local peer died: what it held is gone. A new peer; every outbox row still kept marked unpublished, so the
+   * relays publish it again and the consumers apply what they had not (and skip, by revision, what they had);
+   * then each service restarted on the new peer (its exit handler starts it again with KAFKA_BROKERS updated).
+   */
+  const replacePeer = async (why: string) => {
+    say(`the Kafka peer exited (${why}): the events it held in memory are gone. Starting a new peer, republishing every outbox row still kept, and restarting the services on it`);
+    const { startKafkaPeer } = await import('./kafka-peer.mjs');
+    for (let wait = 1000; !stopping; wait = Math.min(wait * 2, 30_000)) {
+      try {
+        peer = await startKafkaPeer({ log: say });
+        break;
+      } catch (err) {
+        say(`could not start a new Kafka peer (${err instanceof Error ? err.message : String(err)}); trying again in ${wait / 1000} s`);
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    }
+    if (stopping || !peer) return;
+    brokers = peer.brokers;
+    watchPeer();
+    for (const n of ['auth', 'platform', 'gis'] as const) {
+      const client = new Client({ connectionString: dbUrl(n) });
+      try {
+        await client.connect();
+        const { rowCount } = await client.query('UPDATE outbox SET published_at = NULL WHERE published_at IS NOT NULL');
+        say(`${n}: ${rowCount ?? 0} outbox rows to publish again`);
+      } catch (err) {
+        say(`${n}: could not mark its outbox for republishing (${err instanceof Error ? err.message : String(err)})`);
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    }
+    for (const [n, child] of children) {
+      say(`${n}: restarting on the new Kafka peer (${brokers})`);
+      backoff.delete(n);
+      child.kill('SIGTERM');
+    }
+  };
+  const watchPeer = () => {
+    const current = peer;
+    void current?.exited.then(({ code, signal }) => {
+      if (stopping || peer !== current) return;
+      void replacePeer(signal ?? `code ${code}`);
+    });
+  };
+  watchPeer();
+
   // Ready when every service answers /health/ready.
   const ready = async (n: Name) => {
     for (;;) {
@@ -155,7 +208,9 @@ async function main() {
       `  platform  {base_url}    http://localhost:${port('platform')}    docs: http://localhost:${port('platform')}/docs`,
       `  search    {search_url}  http://localhost:${port('search')}    docs: http://localhost:${port('search')}/docs`,
       `  gis       {gis_url}     http://localhost:${port('gis')}    docs: http://localhost:${port('gis')}/docs`,
-      `  kafka     ${brokers}`,
+      peer
+        ? `  kafka     ${brokers} (local peer, events in memory: if it dies, a new one is started and the outboxes republished)`
+        : `  kafka     ${brokers}`,
       '',
       ...addresses.describe(),
       '',

@@ -185,11 +185,36 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
       await inSearch(after);
       await inSearch(before);
 
+      // The peer dies (its events lived in its memory): a new peer, the outboxes republished, every service
+      // restarted on it; registrations go on reaching search.
+      process.kill(kcatPid, 'SIGKILL');
+      const newKcatPid = await waitFor('a new Kafka peer', () => {
+        const pids = [...out.matchAll(/kcat pid (\d+)/g)].map((m) => Number(m[1]));
+        return /the Kafka peer exited \(SIGKILL\)/.test(out) && pids.length >= 2 ? pids[pids.length - 1] : undefined;
+      }, 60_000, output);
+      expect(newKcatPid).not.toBe(kcatPid);
+      await waitFor('platform republishing', () => (/platform: [1-9]\d* outbox rows to publish again/.test(out) ? true : undefined), 30_000, output);
+      for (const n of names) {
+        await waitFor(`${n} restarted on the new peer`, () => (out.includes(`${n}: restarting on the new Kafka peer`) ? true : undefined), 30_000, output);
+      }
+      const late = await waitFor('a registration on the new peer', async () => {
+        try {
+          return await register('K-3');
+        } catch {
+          return undefined;
+        }
+      }, 90_000, output);
+      await inSearch(late);
+      await inSearch(before);
+      const lastPlatformPid = [...out.matchAll(/platform started \(pid (\d+)\)/g)].map((m) => Number(m[1])).pop()!;
+
       child.kill('SIGINT');
       expect(await exited).toBe(0);
       expect(out).toContain('stopped cleanly');
       expect(alive(kcatPid)).toBe(false);
+      expect(alive(newKcatPid)).toBe(false);
       expect(alive(restartedPid)).toBe(false);
+      expect(alive(lastPlatformPid)).toBe(false);
     } finally {
       child.kill('SIGKILL');
       // After a failure the runner is killed outright: its services (own process groups) and its Kafka peer

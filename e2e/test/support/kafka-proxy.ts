@@ -2,12 +2,15 @@ import net from 'node:net';
 
 /**
  * A TCP proxy between the services and the Kafka peer that can make the broker unreachable: `down()` drops every
- * open connection and refuses new ones until `up()`.
+ * open connection and refuses new ones until `up()`; `freeze()` keeps every connection open and lets nothing flow
+ * either way (new ones are accepted and hang too) until `thaw()`, as a broker stopped with SIGSTOP would.
  */
 export class KafkaProxy {
   private server?: net.Server;
   private readonly sockets = new Set<net.Socket>();
   private refusing = false;
+  private frozen = false;
+  private readonly pairs = new Set<[net.Socket, net.Socket]>();
   port = 0;
 
   constructor(private readonly target: { host: string; port: number }) {}
@@ -24,10 +27,16 @@ export class KafkaProxy {
         s.on('close', () => this.sockets.delete(s));
         s.on('error', () => undefined);
       }
-      client.on('close', () => upstream.destroy());
+      const pair: [net.Socket, net.Socket] = [client, upstream];
+      this.pairs.add(pair);
+      client.on('close', () => {
+        upstream.destroy();
+        this.pairs.delete(pair);
+      });
       upstream.on('close', () => client.destroy());
       client.pipe(upstream);
       upstream.pipe(client);
+      if (this.frozen) for (const s of pair) s.pause();
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as net.AddressInfo).port;
@@ -41,6 +50,16 @@ export class KafkaProxy {
 
   up(): void {
     this.refusing = false;
+  }
+
+  freeze(): void {
+    this.frozen = true;
+    for (const pair of this.pairs) for (const s of pair) s.pause();
+  }
+
+  thaw(): void {
+    this.frozen = false;
+    for (const pair of this.pairs) for (const s of pair) s.resume();
   }
 
   get openConnections(): number {
