@@ -16,6 +16,7 @@ import { responseContractCheck } from './contract-hook';
 import { buildOpenApiDocument, DocsOptions } from './openapi';
 import { PinoNestLogger } from './logger';
 import { ApiValidationPipe } from './validation.pipe';
+import { registerBodyDrain } from './body-drain';
 
 export interface HttpAppOptions {
   ctx: ServiceContext;
@@ -148,6 +149,7 @@ export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyAp
     done();
   });
   registerBodyDepthLimit(fastify);
+  registerBodyDrain(fastify, ctx.http);
   if (opts.configure) await opts.configure(fastify);
 
   app.useGlobalPipes(new ApiValidationPipe());
