@@ -7,7 +7,8 @@
  *   PLATFORM_DATABASE_URL=postgres://.../dtp_platform ...      # or: check against platform's own count
  *
  * Options (`-- --help` lists them): --topic NAME (default platform.diamonds.v1), --group NAME (default
- * search-rebuild-<time>), --expect-count N, --no-progress. The database is SEARCH_DATABASE_URL, else DATABASE_URL.
+ * search-rebuild-<time>), --expect-count N, --broker-wait SECONDS (default 120: how long a broker that does not
+ * answer yet is asked again), --no-progress. The database is SEARCH_DATABASE_URL, else DATABASE_URL.
  * Kafka is read with the services' own variables (kafkaOptionsFromEnv: KAFKA_TOPIC_PREFIX and KAFKA_GROUP_PREFIX
  * too, so a prefixed deployment replays its own topic). Needs Kafka: the in-process bus of `npm start` keeps no
  * log to replay. Exit codes: 0 done, 1 failure or count mismatch, 2 usage (before any connection).
@@ -26,7 +27,12 @@ interface Args {
   topic?: string;
   group?: string;
   progress: boolean;
+  /** How long to keep trying to reach Kafka before giving up (ms). */
+  brokerWaitMs: number;
 }
+
+/** --broker-wait's default: a broker restarting, or a loaded machine, answers within that. */
+export const DEFAULT_BROKER_WAIT_S = 120;
 
 /** The command line (commander): `--help` prints it and exits 0; a usage error exits 2 before any connection. */
 export function rebuildCommand(): Command {
@@ -44,8 +50,34 @@ export function rebuildCommand(): Command {
     })
     .option('--topic <name>', 'the topic to replay (default platform.diamonds.v1; KAFKA_TOPIC_PREFIX is prepended on the wire)')
     .option('--group <name>', 'the consumer group (default search-rebuild-<time>; KAFKA_GROUP_PREFIX is prepended)')
+    .option('--broker-wait <seconds>', `keep trying to reach Kafka this long before giving up (default ${DEFAULT_BROKER_WAIT_S})`, (v) => {
+      const n = Number(v);
+      if (!/^\d+$/.test(v) || n < 1 || n > 3600) throw new InvalidArgumentError('a whole number of seconds from 1 to 3600');
+      return n;
+    })
     .option('--progress', 'a progress bar (default: when stderr is a terminal)')
     .option('--no-progress', 'no progress bar');
+}
+
+/**
+ * Reaches the broker before the rebuild starts: a broker that is restarting, or a machine so loaded that a request
+ * times out, is asked again (every 1 s doubling to 10 s, a line on stderr each time) until `budgetMs` has passed,
+ * as a user would retry. Throws the last error after that.
+ */
+export async function waitForBroker(transport: Pick<KafkaTransport, 'check'>, budgetMs: number, say: (line: string) => void): Promise<void> {
+  const until = Date.now() + budgetMs;
+  for (let attempt = 1, wait = 1000; ; attempt += 1, wait = Math.min(wait * 2, 10_000)) {
+    try {
+      await transport.check();
+      return;
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      const giveUp = Date.now() + wait > until;
+      say(`search:rebuild: Kafka did not answer (attempt ${attempt}: ${why})${giveUp ? '' : `; trying again in ${wait / 1000} s`}`);
+      if (giveUp) throw new Error(`Kafka did not answer within ${Math.round(budgetMs / 1000)} s (--broker-wait): ${why}`);
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
 }
 
 function usage(message: string): never {
@@ -64,8 +96,8 @@ export function parseArgs(argv: string[], io = { out: (s: string) => process.std
     if (err instanceof CommanderError) return { exit: err.exitCode === 0 ? 0 : 2 };
     throw err;
   }
-  const o = command.opts<{ expectCount?: number; topic?: string; group?: string; progress?: boolean }>();
-  return { expectCount: o.expectCount, topic: o.topic, group: o.group, progress: o.progress ?? process.stderr.isTTY === true };
+  const o = command.opts<{ expectCount?: number; topic?: string; group?: string; progress?: boolean; brokerWait?: number }>();
+  return { expectCount: o.expectCount, topic: o.topic, group: o.group, progress: o.progress ?? process.stderr.isTTY === true, brokerWaitMs: (o.brokerWait ?? DEFAULT_BROKER_WAIT_S) * 1000 };
 }
 
 async function platformCount(url: string): Promise<number> {
@@ -101,6 +133,7 @@ async function main(): Promise<number> {
   const bar = args.progress ? new SingleBar({ format: 'replaying {bar} {value}/{total} events | {percentage}% | {eta_formatted} left', hideCursor: true }, Presets.shades_classic) : undefined;
   const started = Date.now();
   try {
+    await waitForBroker(transport, args.brokerWaitMs, (line) => process.stderr.write(`${line}\n`));
     let barStarted = false;
     const result = await rebuildReadModel({
       dataSource: ds,

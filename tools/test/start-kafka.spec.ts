@@ -142,7 +142,13 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
         return res.body.diamond_id;
       };
       const inSearch = (id: string) =>
-        waitFor(`diamond ${id} in search`, async () => ((await fetch(`${api('search')}/v1/diamonds/${id}`, { headers: { authorization: readerToken } })).status === 200 ? true : undefined), 60_000, output);
+        waitFor(`diamond ${id} in search`, async () => {
+          try {
+            return (await fetch(`${api('search')}/v1/diamonds/${id}`, { headers: { authorization: readerToken } })).status === 200 ? true : undefined;
+          } catch {
+            return undefined; // search restarting
+          }
+        }, 60_000, output);
 
       // One trace from the caller's traceparent: platform's HTTP span, its SQL, the relay's publish, then search's
       // processing of the Kafka message and its SQL, with platform's request log line naming the trace.
