@@ -15,7 +15,10 @@ import { TokenVerifier } from './token-verifier';
  * 'instance'`), new at every start, from the beginning: a Kafka group shared by the replicas would split the
  * partitions between them, and a group that resumes after its committed offsets would not replay what a
  * restarted instance forgot. The topic is compacted and keyed by client, so the replay is one record per
- * participant and per revoked client. It starts before the service's other consumers (`order: 0`). Like every
+ * participant and per revoked client. It starts together with the service's other consumers (a restart costs one
+ * round of group joins, not two: DESIGN.md "Health and readiness"), and until it has replayed the topic up to the
+ * head it started behind, readiness reads `consumers: degraded: catching up`. None of those consumers checks a
+ * token, so none needs the deny-list first; HTTP requests may arrive before either, as they always could. Like every
  * handler it is validated and total (a hostile message is parked in the service's `parked_events`), with the
  * usual consumer metrics and readiness; its progress rows belong to this instance only (EventsServer drops them).
  */
@@ -41,7 +44,7 @@ export class RevocationEventsController implements OnModuleInit {
     });
   }
 
-  @EventPattern(Topics.AUTH_PARTICIPANTS, { scope: 'instance', name: 'revocations', order: 0 } satisfies EventRoute)
+  @EventPattern(Topics.AUTH_PARTICIPANTS, { scope: 'instance', name: 'revocations' } satisfies EventRoute)
   onParticipantsEvent(@Payload() envelope: KnownEventEnvelope, @Ctx() _ctx: EventContext): void {
     if (envelope.event_type !== EventTypes.CLIENT_REVOKED) return; // participant.onboarded: not ours
     const { client_id, participant_id, revoked_at } = envelope.data;

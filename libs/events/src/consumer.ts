@@ -162,6 +162,12 @@ export interface RunningConsumer {
   /** Outcome counts since start. */
   readonly counts: Readonly<Record<ConsumeOutcome, number>>;
   health(): ConsumerHealthSnapshot;
+  /**
+   * Per partition this instance has consumed from: the offset after the last message it settled (applied,
+   * skipped or parked). Ahead of the group's committed offsets, which Kafka receives at most every second and only
+   * while messages flow.
+   */
+  settled(): ReadonlyMap<number, number>;
   close(): Promise<void>;
 }
 
@@ -739,6 +745,7 @@ export async function runConsumer(opts: RunConsumerOptions): Promise<RunningCons
     group: opts.group,
     counts,
     health,
+    settled: () => new Map([...positions].map(([partition, p]) => [partition, p.next])),
     close: async () => {
       closed = true;
       unregister();

@@ -355,8 +355,11 @@ export class EventsServer extends Server implements CustomTransportStrategy {
       try {
         const now = await offsets(route.group, route.topic);
         target ??= new Map(now.filter((p) => p.end > p.committed).map((p) => [p.partition, p.end]));
-        const committed = new Map(now.map((p) => [p.partition, p.committed]));
-        entry.lag = now.reduce((sum, p) => sum + Math.max(0, p.end - p.committed), 0);
+        // A partition is where the group committed it, or further where this instance settled more since (Kafka
+        // gets offsets at most every second, and only while messages flow: an idle partition's last ones wait).
+        const settled = this.running.find((r) => r.route === route)?.consumer.settled() ?? new Map<number, number>();
+        const committed = new Map(now.map((p) => [p.partition, Math.max(p.committed, settled.get(p.partition) ?? 0)]));
+        entry.lag = now.reduce((sum, p) => sum + Math.max(0, p.end - committed.get(p.partition)!), 0);
         const remaining = [...target].reduce((sum, [partition, end]) => sum + Math.max(0, end - (committed.get(partition) ?? 0)), 0);
         if (remaining === 0) {
           entry.done = true;
