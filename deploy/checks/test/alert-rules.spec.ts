@@ -119,6 +119,29 @@ describe('the alerts, evaluated over synthetic series', () => {
       ],
     },
     {
+      name: 'the oldest unpublished event older than 5 minutes, for 5 minutes',
+      series: [
+        [`outbox_backlog_oldest_seconds${dtp({ service: 'platform', pod: 'platform-a' })}`, '0+60x30'],
+        [`outbox_backlog_oldest_seconds${dtp({ service: 'gis', pod: 'gis-a' })}`, '0x30'],
+      ],
+      expect: [
+        { at: '8m', alert: 'DtpOutboxBacklogOld', alerts: [] },
+        { at: '12m', alert: 'DtpOutboxBacklogOld', alerts: [{ severity: 'warning', namespace: 'dtp', service: 'platform' }] },
+      ],
+    },
+    {
+      name: 'a replica that cannot reach the broker for 2 minutes',
+      series: [
+        [`events_broker_up${dtp({ service: 'platform', pod: 'platform-a' })}`, '1 1 0x20'],
+        [`events_broker_up${dtp({ service: 'platform', pod: 'platform-b' })}`, '1x22'],
+        [`events_broker_up${dtp({ service: 'search', pod: 'search-a' })}`, '1x22'],
+      ],
+      expect: [
+        { at: '3m', alert: 'DtpEventBrokerUnreachable', alerts: [] },
+        { at: '6m', alert: 'DtpEventBrokerUnreachable', alerts: [{ severity: 'warning', namespace: 'dtp', service: 'platform' }] },
+      ],
+    },
+    {
       name: 'publish failures, a slow outbox and no relay leader',
       series: [
         [`outbox_publish_failures_total${dtp({ service: 'platform', pod: 'platform-a' })}`, '0+5x30'],
