@@ -41,12 +41,14 @@ export function registerBodyDrain(fastify: FastifyInstance, http: HttpSettings, 
   fastify.addHook('onResponse', (request, reply, done) => {
     const raw = request.raw;
     if (raw.complete || raw.destroyed || String(reply.getHeader('connection') ?? '').toLowerCase() === 'close') return done();
+    // An injected request (light-my-request: tests, the OpenAPI tools) has no connection to keep or close.
+    if (typeof (raw.socket as { destroy?: unknown } | undefined)?.destroy !== 'function') return done();
     // What is left of the body: read and dropped (bounded), so the client can finish sending and read the answer.
     let read = 0;
     const stop = () => {
       clearTimeout(timer);
       raw.off('data', count);
-      raw.socket?.destroy();
+      raw.socket.destroy();
     };
     const count = (chunk: Buffer) => {
       read += chunk.length;
