@@ -29,6 +29,10 @@ export const authService: ServiceDefinition<AuthConfig, AuthDeps> = {
     await runMigrations(authDatabase(config), logger);
   },
   async start(config, deps, logger) {
+    if (config.live && !config.SIGNING_KEY_ENCRYPTION_KEY) {
+      // Only possible with SIGNING_KEYS_UNENCRYPTED=true (config.ts): an explicit choice, said at every start.
+      logger.warn('SIGNING_KEYS_UNENCRYPTED=true: the private signing keys are stored as plain JWK text in the database (set SIGNING_KEY_ENCRYPTION_KEY to encrypt them)');
+    }
     const ctx = newServiceContext('auth', logger);
     const app = await createHttpApp({
       ctx,

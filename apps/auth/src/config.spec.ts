@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '@dtp/service-kit';
-import { AuthConfig } from './config';
+import { randomBytes } from 'node:crypto';
+import { AuthConfig, DEV_ADMIN_TOKEN, PUBLISHED_ADMIN_TOKENS } from './config';
 
 const BASE = { PORT: '0', DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/auth', AUTH_ADMIN_TOKEN: 'a-test-admin-token-of-enough-length-0123' };
 
@@ -43,7 +44,8 @@ describe('AuthConfig', () => {
 });
 
 describe('AUTH_ADMIN_TOKEN in production and live', () => {
-  const env = { PORT: '0', DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/auth' };
+  // The signing keys' encryption is required there too (tested below): given here, so only the token is judged.
+  const env = { PORT: '0', DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/auth', SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') };
   const strong = 'x7Kp2mQ9vR4tW8yZ1aB5cD3eF6gH0jL2'; // 32 characters
   const attempt = (vars: Record<string, string>): string[] => {
     try {
@@ -73,6 +75,18 @@ describe('AUTH_ADMIN_TOKEN in production and live', () => {
     expect(config.live).toBe(true);
   });
 
+  it.each(PUBLISHED_ADMIN_TOKENS.map((t) => [t]))('%s, published in the repository, is refused whatever its length', (token) => {
+    for (const switches of [{ NODE_ENV: 'production' }, { DTP_ENV: 'live' }]) {
+      const found = attempt({ ...switches, AUTH_ADMIN_TOKEN: token });
+      expect(found).toHaveLength(1);
+      expect(found[0]).toContain('nor any example published in the repository');
+      // The error describes the token, never prints it (the dev value excepted: it is named as such).
+      if (token !== DEV_ADMIN_TOKEN) expect(found[0]).not.toContain(token);
+    }
+    // Development and tests still take them (npm start documents the dev value).
+    if (token.length >= 12) expect(loadConfig('auth', AuthConfig, { ...env, AUTH_ADMIN_TOKEN: token }).AUTH_ADMIN_TOKEN).toBe(token);
+  });
+
   it('the message of ConfigError (what a refused start prints) names AUTH_ADMIN_TOKEN', () => {
     expect(() => loadConfig('auth', AuthConfig, { ...env, NODE_ENV: 'production', AUTH_ADMIN_TOKEN: 'dev-admin-token' })).toThrow(/AUTH_ADMIN_TOKEN must be at least 32 random characters and not the dev value/);
   });
@@ -84,6 +98,37 @@ describe('AUTH_ADMIN_TOKEN in production and live', () => {
       expect(config.AUTH_ADMIN_TOKEN).toBe('dev-admin-token');
     }
     expect(attempt({ AUTH_ADMIN_TOKEN: 'short' })[0]).toMatch(/^AUTH_ADMIN_TOKEN: /);
+  });
+});
+
+describe('SIGNING_KEY_ENCRYPTION_KEY in production and live', () => {
+  const env = { PORT: '0', DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/auth', AUTH_ADMIN_TOKEN: randomBytes(24).toString('base64url') };
+  const attempt = (vars: Record<string, string>): string[] => {
+    try {
+      loadConfig('auth', AuthConfig, { ...env, ...vars });
+      return [];
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      return (err as ConfigError).problems;
+    }
+  };
+
+  it.each([[{ NODE_ENV: 'production' }], [{ DTP_ENV: 'live' }]])('%o: required, or the explicit opt-out SIGNING_KEYS_UNENCRYPTED=true', (switches) => {
+    const missing = attempt(switches);
+    expect(missing).toHaveLength(1);
+    expect(missing[0]).toMatch(/SIGNING_KEY_ENCRYPTION_KEY is required when NODE_ENV=production or DTP_ENV=live/);
+    expect(missing[0]).toContain('SIGNING_KEYS_UNENCRYPTED=true');
+    expect(attempt({ ...switches, SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') })).toEqual([]);
+    const optedOut = loadConfig('auth', AuthConfig, { ...env, ...switches, SIGNING_KEYS_UNENCRYPTED: 'true' });
+    expect(optedOut.SIGNING_KEY_ENCRYPTION_KEY).toBeUndefined();
+    expect(optedOut.SIGNING_KEYS_UNENCRYPTED).toBe('true');
+    // Only `true` opts out.
+    expect(attempt({ ...switches, SIGNING_KEYS_UNENCRYPTED: 'false' })[0]).toMatch(/SIGNING_KEY_ENCRYPTION_KEY is required/);
+    expect(attempt({ ...switches, SIGNING_KEYS_UNENCRYPTED: 'yes' }).some((p) => p.startsWith('SIGNING_KEYS_UNENCRYPTED: '))).toBe(true);
+  });
+
+  it('is optional elsewhere (npm start, tests, sandbox)', () => {
+    for (const switches of [{}, { NODE_ENV: 'development' }, { DTP_ENV: 'sandbox' }]) expect(attempt(switches)).toEqual([]);
   });
 });
 

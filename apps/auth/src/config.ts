@@ -1,4 +1,4 @@
-import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
 import type { AudienceKind } from '@dtp/domain';
 import { BaseServiceConfig } from '@dtp/service-kit';
 import { TrustedProxies } from './token/client-address';
@@ -9,9 +9,24 @@ const url = { require_tld: false, require_protocol: true };
 export const DEV_ADMIN_TOKEN = 'dev-admin-token';
 export const LIVE_ADMIN_TOKEN_MIN_LENGTH = 32;
 
-/** What production and live require of AUTH_ADMIN_TOKEN. */
+/**
+ * Every admin token the repository has ever published (docs, README, manifests, scripts, the benchmarks): anyone can
+ * read them, so production and live refuse them whatever their length. `published-admin-tokens.spec.ts` scans the
+ * repository and fails when a new example is written that this list does not hold.
+ */
+export const PUBLISHED_ADMIN_TOKENS: readonly string[] = [
+  DEV_ADMIN_TOKEN,
+  // The kind overlay's value until its secrets were generated at kind-up time (deploy/kind-up.sh).
+  'kind-dev-admin-token-0123456789abcdef',
+  'bench-admin-token-0123456789abcdefghijklmnop',
+  'placeholder-admin-token-0123456789',
+  'deploy-checks-admin-token-0123456789',
+  'a-test-admin-token-of-enough-length-0123',
+];
+
+/** What production and live require of AUTH_ADMIN_TOKEN: 32 characters or more, and none ever published. */
 export function isStrongAdminToken(token: string | undefined): boolean {
-  return typeof token === 'string' && token !== DEV_ADMIN_TOKEN && token.length >= LIVE_ADMIN_TOKEN_MIN_LENGTH;
+  return typeof token === 'string' && !PUBLISHED_ADMIN_TOKENS.includes(token) && token.length >= LIVE_ADMIN_TOKEN_MIN_LENGTH;
 }
 
 export class AuthConfig extends BaseServiceConfig {
@@ -59,12 +74,14 @@ export class AuthConfig extends BaseServiceConfig {
         return !config?.live || isStrongAdminToken(config.AUTH_ADMIN_TOKEN);
       },
       defaultMessage: () =>
-        `AUTH_ADMIN_TOKEN must be at least ${LIVE_ADMIN_TOKEN_MIN_LENGTH} random characters and not the dev value ${DEV_ADMIN_TOKEN} when NODE_ENV=production or DTP_ENV=live`,
+        `AUTH_ADMIN_TOKEN must be at least ${LIVE_ADMIN_TOKEN_MIN_LENGTH} random characters and not the dev value ${DEV_ADMIN_TOKEN} nor any example published in the repository when NODE_ENV=production or DTP_ENV=live`,
     },
   })
   get AUTH_ADMIN_TOKEN_STRENGTH(): string {
     const token = this.AUTH_ADMIN_TOKEN ?? '';
-    return token === DEV_ADMIN_TOKEN ? `the dev value ${DEV_ADMIN_TOKEN}` : `${token.length} characters`;
+    if (token === DEV_ADMIN_TOKEN) return `the dev value ${DEV_ADMIN_TOKEN}`;
+    if (PUBLISHED_ADMIN_TOKENS.includes(token)) return 'an example published in the repository';
+    return `${token.length} characters`;
   }
 
   /** Lifetime of access tokens (`expires_in`). A retired signing key stays in the JWKS this long. */
@@ -157,13 +174,35 @@ export class AuthConfig extends BaseServiceConfig {
   SIGNING_KEY_ROTATION_DAYS?: number;
 
   /**
-   * Optional: 32 bytes (base64 or base64url, 43-44 characters) that encrypt the private signing keys at rest
-   * (AES-256-GCM). Without it they are stored as plain JWK text; production should set it or use a KMS.
+   * 32 bytes (base64 or base64url, 43-44 characters) that encrypt the private signing keys at rest (AES-256-GCM).
+   * Required in production and live, unless SIGNING_KEYS_UNENCRYPTED=true says, on purpose, that the keys may be
+   * stored as plain JWK text (a warning is logged at every start then). Optional elsewhere (`npm start`, tests).
    */
   @IsOptional()
   @IsString()
   @Matches(/^[A-Za-z0-9+/_-]{43}=?$/, { message: 'SIGNING_KEY_ENCRYPTION_KEY must be 32 bytes in base64' })
   SIGNING_KEY_ENCRYPTION_KEY?: string;
+
+  /** `true`: production or live may store the private signing keys unencrypted (an explicit, logged choice). */
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  SIGNING_KEYS_UNENCRYPTED: 'true' | 'false' = 'false';
+
+  /** Validation only: in production and live, the keys are encrypted at rest or the opt-out says they need not be. */
+  @ValidateBy({
+    name: 'liveKeyEncryption',
+    validator: {
+      validate: (_value: unknown, args) => {
+        const config = args?.object as AuthConfig | undefined;
+        return !config?.live || !!config.SIGNING_KEY_ENCRYPTION_KEY || config.SIGNING_KEYS_UNENCRYPTED === 'true';
+      },
+      defaultMessage: () =>
+        'SIGNING_KEY_ENCRYPTION_KEY is required when NODE_ENV=production or DTP_ENV=live (32 random bytes in base64, e.g. `openssl rand -base64 32`); set SIGNING_KEYS_UNENCRYPTED=true to store the private signing keys as plain text on purpose',
+    },
+  })
+  get SIGNING_KEY_ENCRYPTION(): string {
+    return this.SIGNING_KEY_ENCRYPTION_KEY ? 'set' : this.SIGNING_KEYS_UNENCRYPTED === 'true' ? 'off on purpose' : 'not set';
+  }
 
   @IsOptional()
   @IsInt()

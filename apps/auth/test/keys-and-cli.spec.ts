@@ -151,12 +151,16 @@ describe('auth CLI', () => {
 
   it('runs in production without an admin token (it needs none), and refuses a weak one there like the service', async () => {
     expect(env).not.toHaveProperty('AUTH_ADMIN_TOKEN');
-    const ok = await cli(['show', '--participant', '3f1c2f8e-1111-4222-8333-444455556666'], { ...env, NODE_ENV: 'production' });
+    const ok = await cli(['show', '--participant', '3f1c2f8e-1111-4222-8333-444455556666'], { ...env, NODE_ENV: 'production', SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
     expect(ok.code).toBe(1);
     expect(JSON.parse(ok.err)).toMatchObject({ reason: 'participant_not_found' });
     const weak = await cli(['rotate-keys'], { ...env, NODE_ENV: 'production', AUTH_ADMIN_TOKEN: 'dev-admin-token' });
     expect(weak.code).toBe(2);
     expect(weak.err).toContain('AUTH_ADMIN_TOKEN must be at least 32');
+    // Production also wants the signing keys encrypted at rest, or the explicit opt-out.
+    expect(weak.err).toContain('SIGNING_KEY_ENCRYPTION_KEY is required');
+    const optedOut = await cli(['show', '--participant', '3f1c2f8e-1111-4222-8333-444455556666'], { ...env, NODE_ENV: 'production', SIGNING_KEYS_UNENCRYPTED: 'true' });
+    expect(optedOut.code).toBe(1);
   });
 
   it('reports bad input with exit code 2 and JSON on stderr', async () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 /**
  * The production build (`npm run build`, what docker/Dockerfile's build stage runs), laid out exactly as each
  * image holds it (dist/libs, dist/tools and the one app), then run with plain `node` like the images run it:
@@ -20,7 +21,9 @@ import { root } from '../src/tools';
 const out = path.join(root, 'tmp', `deploy-checks-build-${process.pid}`);
 const imageDir = (app: App) => path.join(out, `image-${app}`);
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
-const ADMIN_TOKEN = 'deploy-checks-admin-token-0123456789';
+// Random per run: production refuses every admin token written in the repository (apps/auth/src/config.ts).
+const ADMIN_TOKEN = randomBytes(24).toString('base64url');
+const SIGNING_KEY_ENCRYPTION_KEY = randomBytes(32).toString('base64');
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -162,6 +165,7 @@ describe('the production build', () => {
         KAFKA_GROUP_PREFIX: kafkaPrefix,
         KAFKA_TOPIC_PREFIX: kafkaPrefix,
         AUTH_ADMIN_TOKEN: ADMIN_TOKEN,
+        SIGNING_KEY_ENCRYPTION_KEY,
         AUTH_ISSUER: url('auth'),
         PLATFORM_AUDIENCE: url('platform'),
         SEARCH_AUDIENCE: `${url('search')}/v1`,

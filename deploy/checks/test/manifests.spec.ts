@@ -58,11 +58,14 @@ const DEPENDENCY_PORTS: Record<Overlay, Record<Dependency, number>> = {
 /** In kind, the workload serving each dependency. */
 const KIND_SERVERS: Record<Dependency, string> = { postgres: 'postgres', kafka: 'kafka', 'object-store': 'minio', auth: 'auth' };
 
+/** Random per run: production refuses every admin token written in the repository (apps/auth/src/config.ts). */
+const PLACEHOLDER_ADMIN_TOKEN = randomBytes(24).toString('base64url');
+
 /** Stand-ins for the external Secrets of sandbox/live, valid for the services' config validation. */
 function placeholder(secret: string, key: string): string | undefined {
   const values: Record<string, string> = {
     DATABASE_URL: `postgres://${secret.replace(/-secrets$/, '')}:placeholder@db.internal.example.com:5432/dtp_${secret.replace(/-secrets$/, '')}?sslmode=require`,
-    AUTH_ADMIN_TOKEN: 'placeholder-admin-token-0123456789',
+    AUTH_ADMIN_TOKEN: PLACEHOLDER_ADMIN_TOKEN,
     SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     S3_ACCESS_KEY_ID: 'placeholder-access-key',
     S3_SECRET_ACCESS_KEY: 'placeholder-secret-key',
