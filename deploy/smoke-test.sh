@@ -7,6 +7,8 @@
 #   (search reads the same blob store) and compare it byte for byte.
 # Environment (defaults fit the kind overlay):
 #   AUTH_URL=http://auth.dtp.local  BASE_URL=http://api.dtp.local  SEARCH_URL=http://search.dtp.local
+#   ADMIN_URL=$AUTH_URL          where auth's admin API (/admin/*) answers: with ADMIN_PORT (k8s/base) it is not
+#                               on the Ingress, e.g. `kubectl port-forward svc/auth-admin 3101:80` and http://127.0.0.1:3101
 #   ADMIN_TOKEN=kind-dev-admin-token-0123456789abcdef
 #   INGRESS_ADDRESS=127.0.0.1   the address the hosts above are sent to (curl --resolve), so no /etc/hosts
 #                               entries are needed; set it empty to use normal name resolution
@@ -14,6 +16,7 @@
 set -euo pipefail
 
 AUTH_URL="${AUTH_URL:-http://auth.dtp.local}"
+ADMIN_URL="${ADMIN_URL:-$AUTH_URL}"
 BASE_URL="${BASE_URL:-http://api.dtp.local}"
 SEARCH_URL="${SEARCH_URL:-http://search.dtp.local}"
 ADMIN_TOKEN="${ADMIN_TOKEN:-kind-dev-admin-token-0123456789abcdef}"
@@ -85,7 +88,7 @@ run_id="$(date +%s)-$$"
 
 onboard() { # onboard ROLE NAME [PROVENANCE_JSON]: sets CLIENT_ID and CLIENT_SECRET
   local body="{\"name\":\"$2\",\"role\":\"$1\"${3:+,\"provenance\":$3}}"
-  http POST "$AUTH_URL/admin/participants" -H "Authorization: Bearer ${ADMIN_TOKEN}" -H 'Content-Type: application/json' --data "$body"
+  http POST "$ADMIN_URL/admin/participants" -H "Authorization: Bearer ${ADMIN_TOKEN}" -H 'Content-Type: application/json' --data "$body"
   expect_status 201 "onboarding a $1"
   CLIENT_ID="$(json_string client_id)"
   CLIENT_SECRET="$(json_string client_secret)"

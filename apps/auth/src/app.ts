@@ -1,10 +1,12 @@
 import { runMigrations } from '@dtp/database';
 import type { EventTransport } from '@dtp/events';
-import { createHttpApp, DocsOptions, listenService, newServiceContext, previewOpenApiDocument, ServiceDefinition } from '@dtp/service-kit';
+import type { FastifyInstance } from 'fastify';
+import { createHttpApp, DocsOptions, listenService, newServiceContext, previewOpenApiDocument, RunningService, ServiceDefinition } from '@dtp/service-kit';
 import { AuthConfig } from './config';
 import { authDatabase } from './database/auth-database.module';
 import { AuthModule } from './auth.module';
 import { registerTokenResponseHook } from './token/token-response.hook';
+import { registerAdminSeparation, startAdminListener } from './admin/admin-listener';
 
 export interface AuthDeps {
   transport: EventTransport;
@@ -39,10 +41,29 @@ export const authService: ServiceDefinition<AuthConfig, AuthDeps> = {
       module: AuthModule.forRoot({ config, transport: deps.transport }),
       // RFC 6749 4.4 form bodies: Nest's Fastify adapter already parses application/x-www-form-urlencoded
       // (registering @fastify/formbody as well fails with "Content type parser already present").
-      configure: async (fastify) => registerTokenResponseHook(fastify),
+      configure: async (fastify) => {
+        registerTokenResponseHook(fastify);
+        if (config.ADMIN_PORT !== undefined) registerAdminSeparation(fastify);
+      },
       docs: authDocs(config),
     });
-    return listenService({ name: 'auth', app, config, ctx });
+    const running = await listenService({ name: 'auth', app, config, ctx });
+    if (config.ADMIN_PORT === undefined) return running;
+    // The admin API's own listener (ADMIN_PORT): opened once the public one listens, closed after it drained.
+    const admin = await startAdminListener(app.getHttpAdapter().getInstance() as unknown as FastifyInstance, config.ADMIN_PORT, config.HOST).catch(async (err: unknown) => {
+      await running.close();
+      throw err;
+    });
+    logger.info({ adminUrl: admin.url }, 'admin API on its own listener (ADMIN_PORT); the public port answers /admin/* 404');
+    const service: RunningService & { adminUrl: string } = {
+      ...running,
+      adminUrl: admin.url,
+      close: async () => {
+        await running.close();
+        await new Promise<void>((resolve) => admin.server.close(() => resolve()));
+      },
+    };
+    return service;
   },
   // Preview mode creates no provider: the transport is never touched.
   openapi: (config) =>

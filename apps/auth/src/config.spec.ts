@@ -76,7 +76,7 @@ describe('AUTH_ADMIN_TOKEN in production and live', () => {
   });
 
   it.each(PUBLISHED_ADMIN_TOKENS.map((t) => [t]))('%s, published in the repository, is refused whatever its length', (token) => {
-    for (const switches of [{ NODE_ENV: 'production' }, { DTP_ENV: 'live' }]) {
+    for (const switches of [{ NODE_ENV: 'production' }, { DTP_ENV: 'live' }] as Record<string, string>[]) {
       const found = attempt({ ...switches, AUTH_ADMIN_TOKEN: token });
       expect(found).toHaveLength(1);
       expect(found[0]).toContain('nor any example published in the repository');
@@ -128,7 +128,7 @@ describe('SIGNING_KEY_ENCRYPTION_KEY in production and live', () => {
   });
 
   it('is optional elsewhere (npm start, tests, sandbox)', () => {
-    for (const switches of [{}, { NODE_ENV: 'development' }, { DTP_ENV: 'sandbox' }]) expect(attempt(switches)).toEqual([]);
+    for (const switches of [{}, { NODE_ENV: 'development' }, { DTP_ENV: 'sandbox' }] as Record<string, string>[]) expect(attempt(switches)).toEqual([]);
   });
 });
 

@@ -84,6 +84,23 @@ export class AuthConfig extends BaseServiceConfig {
     return `${token.length} characters`;
   }
 
+  /**
+   * Optional: the port of the admin listener. Set, `/admin/*` is served only there (with `/health/*`) and the public
+   * PORT answers it 404, so the Service and Ingress that expose PORT never reach the admin API. Unset (`npm start`,
+   * the tests): the admin API stays on PORT. 0 takes any free port (tests).
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  ADMIN_PORT?: number;
+
+  /** Wrong or missing admin tokens per minute per client address; past it, 429 for that address until the minute ends. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  ADMIN_TOKEN_FAILURE_LIMIT: number = 10;
+
   /** Lifetime of access tokens (`expires_in`). A retired signing key stays in the JWKS this long. */
   @IsOptional()
   @IsInt()

@@ -325,8 +325,11 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     const routes: [string, string | undefined][] = [
       [`${base('AUTH_ISSUER')}/oauth/token`, 'auth'],
       [`${base('AUTH_ISSUER')}/.well-known/jwks.json`, 'auth'],
-      // Onboarding through the Ingress only in kind (the smoke test uses it); elsewhere it stays in the cluster.
-      [`${base('AUTH_ISSUER')}/admin/participants`, overlay === 'kind' ? 'auth' : undefined],
+      // The admin API has its own port and Service (auth-admin, ADMIN_PORT), never the Ingress; nor have the operator paths.
+      [`${base('AUTH_ISSUER')}/admin/participants`, undefined],
+      [`${base('AUTH_ISSUER')}/docs/json`, undefined],
+      [`${base('PLATFORM_AUDIENCE')}/health/ready`, undefined],
+      [`${base('GIS_AUDIENCE')}/docs`, undefined],
       [`${base('PLATFORM_AUDIENCE')}/diamonds/rough/create`, 'platform'],
       [`${base('PLATFORM_AUDIENCE')}/v2/transfer/out`, 'platform'],
       [`${base('PLATFORM_AUDIENCE')}/transfer/in/abc/reject`, 'platform'],
@@ -338,6 +341,13 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       [`${base('PLATFORM_AUDIENCE')}/.well-known/custody-keys.json`, 'platform'],
       [`${base('GIS_AUDIENCE')}/v2/diamonds/abc/grading`, 'gis'],
     ];
+    // Every path of the four OpenAPI documents reaches its service (the Ingress lists path prefixes, not `/`).
+    const documented: [string, string][] = [['auth', 'AUTH_ISSUER'], ['platform', 'PLATFORM_AUDIENCE'], ['search', 'SEARCH_AUDIENCE'], ['gis', 'GIS_AUDIENCE']];
+    for (const [app, key] of documented) {
+      const doc = JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', 'openapi', `${app}.json`), 'utf8')) as { paths: Record<string, unknown> };
+      const origin = app === 'search' ? base(key).replace(/\/v1$/, '') : base(key);
+      for (const p of Object.keys(doc.paths).filter((p) => !p.startsWith('/admin'))) routes.push([`${origin}${p.replace(/\{[^}]+\}/g, 'x')}`, app]);
+    }
     for (const [url, service] of routes) expect([url, routeOf(url)]).toEqual([url, service]);
     expect(new URL(pub.SEARCH_AUDIENCE).pathname).toBe('/v1');
     // The services' own public URLs are the same addresses.

@@ -39,7 +39,10 @@ const participantNotFound = { description: 'Unknown participant (or an id that i
   type: MessageErrorResponse,
   headers: { 'WWW-Authenticate': { description: '`Bearer realm="dtp-admin"` (RFC 6750).', required: true, schema: { type: 'string' } } },
 })
-@ApiErrors({ 503: 'The database cannot be reached; retry later.' })
+@ApiErrors({
+  429: { description: 'Too many wrong admin tokens from this address (ADMIN_TOKEN_FAILURE_LIMIT per minute): every admin request from it, the right token included, until `Retry-After` seconds have passed.', reasons: ['too_many_failures'] },
+  503: 'The database cannot be reached; retry later.',
+})
 @UseGuards(AdminTokenGuard)
 @Controller('admin')
 export class AdminController {

@@ -590,6 +590,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
+            /** @description Too many wrong admin tokens from this address (ADMIN_TOKEN_FAILURE_LIMIT per minute): every admin request from it, the right token included, until `Retry-After` seconds have passed. (`reason`: `too_many_failures`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -667,6 +678,17 @@ export interface operations {
             /** @description Unknown participant (or an id that is not a UUID). (`reason`: `participant_not_found`) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Too many wrong admin tokens from this address (ADMIN_TOKEN_FAILURE_LIMIT per minute): every admin request from it, the right token included, until `Retry-After` seconds have passed. (`reason`: `too_many_failures`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -762,6 +784,17 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
+            /** @description Too many wrong admin tokens from this address (ADMIN_TOKEN_FAILURE_LIMIT per minute): every admin request from it, the right token included, until `Retry-After` seconds have passed. (`reason`: `too_many_failures`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
             500: {
                 headers: {
@@ -839,6 +872,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Too many wrong admin tokens from this address (ADMIN_TOKEN_FAILURE_LIMIT per minute): every admin request from it, the right token included, until `Retry-After` seconds have passed. (`reason`: `too_many_failures`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
