@@ -4,9 +4,12 @@
 #   2. install the ingress-nginx controller (pinned manifest) and wait for it, and the prometheus-operator CRDs
 #      the overlay uses (PodMonitor, PrometheusRule; pinned; no Prometheus runs in kind)
 #   3. build the four images (docker/Dockerfile, one target each) and load them into the cluster
-#   4. apply k8s/overlays/kind: Kafka (KRaft), PostgreSQL, MinIO, the services (each pod migrates first), monitors
+#   4. generate the overlay's secrets once (deploy/kind-secrets.sh: random values in k8s/overlays/kind/secrets/,
+#      git-ignored; kept on later runs), apply k8s/overlays/kind: Kafka (KRaft), PostgreSQL, MinIO, the services
+#      (each pod migrates first), monitors
 #   5. wait for PostgreSQL, Kafka, MinIO, the bucket and every rollout
-#   6. run deploy/smoke-test.sh through the Ingress (onboard, token, register a rough diamond, read it back)
+#   6. run deploy/smoke-test.sh through the Ingress (onboard, token, register a rough diamond, read it back), with
+#      the generated admin token
 # Usage: deploy/kind-up.sh [--skip-build] [--skip-smoke]
 # Needs: docker (with a running daemon), kind, kubectl (1.21+ for kustomize), curl; ports 80 and 443 free.
 set -euo pipefail
@@ -34,7 +37,7 @@ for arg in "$@"; do
     --skip-build) SKIP_BUILD=true ;;
     --skip-smoke) SKIP_SMOKE=true ;;
     -h | --help)
-      sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
       exit 0
       ;;
     *)
@@ -120,6 +123,8 @@ apply_manifests() {
     # Migrations need nothing of the kind: every new pod applies them in its init container.
     "${KUBECTL[@]}" -n "$NAMESPACE" delete job create-bucket --ignore-not-found --wait=true
   fi
+  log "generating the overlay's secrets (k8s/overlays/kind/secrets/, once per checkout)"
+  "$ROOT/deploy/kind-secrets.sh" "$ROOT/k8s/overlays/kind/secrets"
   log "applying k8s/overlays/kind"
   # The ingress-nginx admission webhook may need a few more seconds after its rollout: retry.
   local attempt

@@ -9,7 +9,8 @@
 #   AUTH_URL=http://auth.dtp.local  BASE_URL=http://api.dtp.local  SEARCH_URL=http://search.dtp.local
 #   ADMIN_URL=$AUTH_URL          where auth's admin API (/admin/*) answers: with ADMIN_PORT (k8s/base) it is not
 #                               on the Ingress, e.g. `kubectl port-forward svc/auth-admin 3101:80` and http://127.0.0.1:3101
-#   ADMIN_TOKEN=kind-dev-admin-token-0123456789abcdef
+#   ADMIN_TOKEN                 auth's AUTH_ADMIN_TOKEN; default: the one deploy/kind-secrets.sh generated
+#                               (k8s/overlays/kind/secrets/auth.env); no default otherwise (nothing committed opens)
 #   INGRESS_ADDRESS=127.0.0.1   the address the hosts above are sent to (curl --resolve), so no /etc/hosts
 #                               entries are needed; set it empty to use normal name resolution
 #   SMOKE_TIMEOUT=90
@@ -19,7 +20,14 @@ AUTH_URL="${AUTH_URL:-http://auth.dtp.local}"
 ADMIN_URL="${ADMIN_URL:-$AUTH_URL}"
 BASE_URL="${BASE_URL:-http://api.dtp.local}"
 SEARCH_URL="${SEARCH_URL:-http://search.dtp.local}"
-ADMIN_TOKEN="${ADMIN_TOKEN:-kind-dev-admin-token-0123456789abcdef}"
+SECRETS_ENV="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/k8s/overlays/kind/secrets/auth.env"
+if [ -z "${ADMIN_TOKEN:-}" ] && [ -f "$SECRETS_ENV" ]; then
+  ADMIN_TOKEN="$(sed -n 's/^AUTH_ADMIN_TOKEN=//p' "$SECRETS_ENV" | head -n 1)"
+fi
+if [ -z "${ADMIN_TOKEN:-}" ]; then
+  printf 'smoke-test: ADMIN_TOKEN is not set and %s does not exist (deploy/kind-up.sh generates it)\n' "$SECRETS_ENV" >&2
+  exit 1
+fi
 INGRESS_ADDRESS="${INGRESS_ADDRESS-127.0.0.1}"
 SMOKE_TIMEOUT="${SMOKE_TIMEOUT:-90}"
 

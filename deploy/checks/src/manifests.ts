@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { ensureKustomize, root } from './tools';
@@ -141,11 +143,29 @@ export function baseGeneratorLiterals(name: string): Record<string, string> {
 
 const renders = new Map<Overlay, K8sObject[]>();
 
+/**
+ * The kind overlay reads its Secrets from files that deploy/kind-secrets.sh generates (git-ignored; nothing in the
+ * repository opens anything). Rendered from a copy of k8s/ with throwaway values of its own, so a checkout's real
+ * secrets (from deploy/kind-up.sh) are never read, and a checkout without them renders too.
+ */
+export function renderKind(): string {
+  const copy = mkdtempSync(path.join(tmpdir(), 'dtp-k8s-'));
+  try {
+    const secrets = path.join(copy, 'k8s', 'overlays', 'kind', 'secrets');
+    cpSync(path.join(root, 'k8s'), path.join(copy, 'k8s'), { recursive: true, filter: (src) => !src.startsWith(path.join(root, 'k8s', 'overlays', 'kind', 'secrets')) });
+    const r = spawnSync('bash', [path.join(root, 'deploy', 'kind-secrets.sh'), secrets], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`deploy/kind-secrets.sh failed: ${(r.stderr ?? '').trim() || r.error}`);
+    return ensureKustomize().render(path.join(copy, 'k8s', 'overlays', 'kind'));
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
 /** `kustomize build k8s/overlays/<overlay>`, parsed. Throws (the test fails) when kustomize is unavailable. */
 export function render(overlay: Overlay): K8sObject[] {
   const hit = renders.get(overlay);
   if (hit) return hit;
-  const text = ensureKustomize().render(path.join(root, 'k8s', 'overlays', overlay));
+  const text = overlay === 'kind' ? renderKind() : ensureKustomize().render(path.join(root, 'k8s', 'overlays', overlay));
   const docs = parseAllDocuments(text).map((d) => {
     if (d.errors.length > 0) throw new Error(`rendered ${overlay} is not valid YAML: ${d.errors[0].message}`);
     return d.toJS() as K8sObject;
