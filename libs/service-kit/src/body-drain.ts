@@ -1,10 +1,10 @@
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import type { HttpSettings } from './http-settings';
 
 export interface BodyDrainOptions {
   /** The most bytes of an unread request body read and thrown away after the answer (default 64 MiB). */
   maxBytes?: number;
-  /** The longest that takes (default 10 s); past either bound the connection is closed. */
+  /** The longest the connection lingers for them (default 10 s); past either bound it is closed outright. */
   maxMs?: number;
 }
 
@@ -12,57 +12,48 @@ export const DEFAULT_DRAIN_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_DRAIN_MAX_MS = 10_000;
 
 /**
- * Lingering close for answers given before the request body was read (a 413 for a body past the limit, any
- * error decided before the body is read): the rest of the body, up to `maxBytes` and `maxMs`, is read and thrown
- * away after the answer, and the connection stays open for the next request.
+ * Lingering close (as web servers have long done it) for answers given before the request body was read to its
+ * end: a 413 for a body past the limit, an upload refused or failed midway. Such an answer says
+ * `Connection: close` (Fastify's, or the handler's, choice: the rest of the body is not worth parsing), and Node
+ * then closes the socket as soon as the answer is written. With the client still sending, the unread bytes make
+ * the kernel reset the connection, and a client that was still writing (Node's `fetch`, so the SDK) reports
+ * `EPIPE`/`ECONNRESET` instead of the answer it was sent.
  *
- * Without it Fastify answers such a request with `Connection: close` and Node closes the socket while the client
- * is still sending; the unread bytes make the kernel reset the connection, and a client that was still writing
- * (Node's `fetch`, so the SDK) reports `EPIPE`/`ECONNRESET` instead of the 413 it was sent. A body declared larger
- * than `maxBytes` keeps `Connection: close` (nobody should wait for gigabytes to be thrown away), as do answers
- * while the service drains for shutdown.
+ * Here the answer is written and our side of the connection shut (FIN: the client learns it may stop), but the
+ * rest of the body is still read and dropped, up to `maxBytes` and `maxMs`, until the client closes its side; only
+ * then, or past a bound, is the socket destroyed. A body declared larger than `maxBytes` is not waited for.
  */
-export function registerBodyDrain(fastify: FastifyInstance, http: HttpSettings, opts: BodyDrainOptions = {}): void {
+export function registerBodyDrain(fastify: FastifyInstance, opts: BodyDrainOptions = {}): void {
   const maxBytes = opts.maxBytes ?? DEFAULT_DRAIN_MAX_BYTES;
   const maxMs = opts.maxMs ?? DEFAULT_DRAIN_MAX_MS;
-  const declared = (value: string | string[] | undefined): number | undefined => {
-    const n = Number(Array.isArray(value) ? value[0] : value);
-    return Number.isFinite(n) && n >= 0 ? n : undefined;
-  };
 
   fastify.addHook('onSend', (request, reply, payload, done) => {
-    if (reply.statusCode >= 400 && !request.raw.complete && !http.draining && String(reply.getHeader('connection') ?? '').toLowerCase() === 'close') {
-      const length = declared(request.headers['content-length']);
-      if (length === undefined || length <= maxBytes) reply.removeHeader('connection');
-    }
-    done(null, payload);
-  });
-
-  fastify.addHook('onResponse', (request, reply, done) => {
     const raw = request.raw;
-    if (raw.complete || raw.destroyed || String(reply.getHeader('connection') ?? '').toLowerCase() === 'close') return done();
-    // An injected request (light-my-request: tests, the OpenAPI tools) has no connection to keep or close.
-    if (typeof (raw.socket as { destroy?: unknown } | undefined)?.destroy !== 'function') return done();
-    // What is left of the body: read and dropped (bounded), so the client can finish sending and read the answer.
+    const socket = raw.socket as Socket | undefined;
+    // An injected request (light-my-request: tests, the OpenAPI tools) has no connection to linger on.
+    if (raw.complete || typeof socket?.destroySoon !== 'function' || String(reply.getHeader('connection') ?? '').toLowerCase() !== 'close') return done(null, payload);
+    const declared = Number(request.headers['content-length']);
+    if (Number.isFinite(declared) && declared > maxBytes) return done(null, payload);
     let read = 0;
-    const stop = () => {
-      clearTimeout(timer);
-      raw.off('data', count);
-      raw.socket.destroy();
-    };
+    let timer: NodeJS.Timeout | undefined;
     const count = (chunk: Buffer) => {
       read += chunk.length;
-      if (read > maxBytes) stop();
+      if (read > maxBytes) socket.destroy();
     };
-    const timer = setTimeout(stop, maxMs);
-    timer.unref();
     raw.on('data', count);
-    raw.once('end', () => {
+    socket.once('close', () => {
       clearTimeout(timer);
       raw.off('data', count);
     });
-    raw.once('close', () => clearTimeout(timer));
-    raw.resume();
-    done();
+    // What Node calls once the answer is written (the connection closes): shut our side, keep reading.
+    socket.destroySoon = function lingeringClose(this: Socket) {
+      timer = setTimeout(() => this.destroy(), maxMs);
+      timer.unref();
+      raw.resume();
+      if (this.writable) this.end();
+      if (this.readableEnded) this.destroy();
+      else this.once('end', () => this.destroy());
+    };
+    done(null, payload);
   });
 }

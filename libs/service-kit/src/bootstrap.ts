@@ -149,7 +149,7 @@ export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyAp
     done();
   });
   registerBodyDepthLimit(fastify);
-  registerBodyDrain(fastify, ctx.http);
+  registerBodyDrain(fastify);
   if (opts.configure) await opts.configure(fastify);
 
   app.useGlobalPipes(new ApiValidationPipe());
