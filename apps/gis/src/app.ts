@@ -1,6 +1,6 @@
 import { documentIdempotencyKey, runMigrations } from '@dtp/database';
 import { EVENTS_HYBRID_OPTIONS, eventsStrategy, registerEventHandlers } from '@dtp/events';
-import { createHttpApp, DocsOptions, listenService, newServiceContext, previewOpenApiDocument, ServiceDefinition } from '@dtp/service-kit';
+import { createHttpApp, DocsOptions, documentRateLimits, listenService, newServiceContext, previewOpenApiDocument, ServiceDefinition } from '@dtp/service-kit';
 import { GisConfig } from './config';
 import { gisDbOptions, GisDeps, GisModule } from './gis.module';
 
@@ -14,7 +14,7 @@ export function gisDocs(config: GisConfig): DocsOptions {
     version: '1.35.0',
     serverUrl: config.PUBLIC_BASE_URL,
     security: config.openApiSecurity(config.GIS_AUDIENCE),
-    transforms: [documentIdempotencyKey],
+    transforms: [documentIdempotencyKey, documentRateLimits],
   };
 }
 

@@ -4,7 +4,7 @@ import { BlobStore, blobStoreFromConfig } from '@dtp/blob-store';
 import { DatabaseModule, IdempotencyModule } from '@dtp/database';
 import { ConsumerGroups } from '@dtp/domain';
 import { EventsModule, EventTransport } from '@dtp/events';
-import { ServiceConfigModule } from '@dtp/service-kit';
+import { RateLimitModule, ServiceConfigModule } from '@dtp/service-kit';
 import { BLOB_STORE, GIS_CONFIG } from './common/tokens';
 import { GisConfig } from './config';
 import { DiamondsModule } from './diamonds/diamonds.module';
@@ -59,6 +59,8 @@ export class GisModule {
       imports: [
         GisCoreModule.forRoot(config, deps),
         AuthGuardModule.forRoot(config.tokenVerifierOptions(config.GIS_AUDIENCE)),
+        // Per-client rate limits (RATE_LIMIT_*; off by default): after the guard, before everything else.
+        RateLimitModule.forRoot(config),
         // Idempotency-Key on every POST and PATCH (DESIGN.md "Idempotency-Key").
         IdempotencyModule,
         DiamondsModule,

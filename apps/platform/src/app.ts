@@ -2,7 +2,7 @@ import multipart from '@fastify/multipart';
 import { documentIdempotencyKey, runMigrations } from '@dtp/database';
 import { EVENTS_HYBRID_OPTIONS, eventsStrategy, registerEventHandlers } from '@dtp/events';
 import type { EventTransport } from '@dtp/events';
-import { createHttpApp, DocsOptions, listenService, newServiceContext, previewOpenApiDocument, ServiceDefinition } from '@dtp/service-kit';
+import { createHttpApp, DocsOptions, documentRateLimits, listenService, newServiceContext, previewOpenApiDocument, ServiceDefinition } from '@dtp/service-kit';
 import { PlatformConfig } from './config';
 import { platformDbOptions, PlatformDeps, PlatformModule } from './platform.module';
 
@@ -16,7 +16,7 @@ export function platformDocs(config: PlatformConfig): DocsOptions {
     version: '1.35.0',
     serverUrl: config.PUBLIC_BASE_URL,
     security: config.openApiSecurity(config.PLATFORM_AUDIENCE),
-    transforms: [documentIdempotencyKey],
+    transforms: [documentIdempotencyKey, documentRateLimits],
   };
 }
 

@@ -4,7 +4,7 @@ import { blobStoreFromConfig } from '@dtp/blob-store';
 import { DatabaseModule, IdempotencyModule } from '@dtp/database';
 import { ConsumerGroups } from '@dtp/domain';
 import { EventsModule, EventTransport, OutboxRelayOptions } from '@dtp/events';
-import { ServiceConfigModule } from '@dtp/service-kit';
+import { RateLimitModule, ServiceConfigModule } from '@dtp/service-kit';
 import { PlatformConfig } from './config';
 import { CustodyModule } from './custody/custody.module';
 import { DeletionModule } from './deletion/deletion.module';
@@ -74,6 +74,8 @@ export class PlatformModule {
       imports: [
         PlatformCoreModule.forRoot(config, deps),
         AuthGuardModule.forRoot(config.tokenVerifierOptions(config.PLATFORM_AUDIENCE)),
+        // Per-client rate limits (RATE_LIMIT_*; off by default): after the guard, before everything else.
+        RateLimitModule.forRoot(config),
         // Idempotency-Key on every POST and PATCH (DESIGN.md "Idempotency-Key").
         IdempotencyModule,
         ParticipantsModule,

@@ -1,6 +1,6 @@
 import { runMigrations } from '@dtp/database';
 import { EVENTS_HYBRID_OPTIONS, eventsStrategy, registerEventHandlers } from '@dtp/events';
-import { createHttpApp, DocsOptions, listenService, newServiceContext, previewOpenApiDocument, ServiceDefinition } from '@dtp/service-kit';
+import { createHttpApp, DocsOptions, documentRateLimits, listenService, newServiceContext, previewOpenApiDocument, ServiceDefinition } from '@dtp/service-kit';
 import { SearchConfig } from './config';
 import { SearchDeps, searchDbOptions, SearchModule } from './search.module';
 
@@ -23,6 +23,7 @@ export function searchDocs(config: SearchConfig): DocsOptions {
     // The audience is {search_url}/v1; the operations' paths carry the /v1 themselves.
     serverUrl: config.SEARCH_AUDIENCE.replace(/\/v1\/?$/, ''),
     security: config.openApiSecurity(config.SEARCH_AUDIENCE),
+    transforms: [documentRateLimits],
   };
 }
 

@@ -4,7 +4,7 @@ import { BlobStore, blobStoreFromConfig } from '@dtp/blob-store';
 import { DatabaseModule } from '@dtp/database';
 import { ConsumerGroups } from '@dtp/domain';
 import { EventsModule, EventTransport } from '@dtp/events';
-import { ServiceConfigModule } from '@dtp/service-kit';
+import { RateLimitModule, ServiceConfigModule } from '@dtp/service-kit';
 import { SearchConfig } from './config';
 import { CustodyModule } from './custody/custody.module';
 import { DiamondsModule } from './diamonds/diamonds.module';
@@ -55,6 +55,8 @@ export class SearchModule {
       imports: [
         SearchCoreModule.forRoot(config, deps),
         AuthGuardModule.forRoot(config.tokenVerifierOptions(config.SEARCH_AUDIENCE)),
+        // Per-client rate limits (RATE_LIMIT_*; off by default): after the guard, before everything else.
+        RateLimitModule.forRoot(config),
         ReadModelModule,
         DiamondsModule,
         CustodyModule,

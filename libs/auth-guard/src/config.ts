@@ -23,6 +23,28 @@ export class TokenCheckingConfig extends BaseServiceConfig {
   @Max(MAX_TOKEN_TTL_SECONDS)
   TOKEN_TTL_SECONDS: number = 3600;
 
+  /**
+   * Per-client rate limits of the API (libs/service-kit rate-limit.ts): requests per RATE_LIMIT_WINDOW_SECONDS per
+   * authenticated client id, and per client address for requests without a token. 0, the default: off.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  RATE_LIMIT_PER_CLIENT: number = 0;
+
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  RATE_LIMIT_PER_IP: number = 0;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  RATE_LIMIT_WINDOW_SECONDS: number = 60;
+
   get jwksUrl(): string {
     return this.AUTH_JWKS_URL ?? `${this.AUTH_ISSUER.replace(/\/$/, '')}/.well-known/jwks.json`;
   }

@@ -21,3 +21,4 @@ export * from './service-config.module';
 export * from './openapi';
 export * from './contract-hook';
 export * from './nest-interceptor-context';
+export * from './rate-limit';
