@@ -23,3 +23,25 @@ describe('TokenCheckingConfig', () => {
     }
   });
 });
+
+describe('TokenCheckingConfig: rate limits', () => {
+  const env = { PORT: '0', AUTH_ISSUER: 'http://auth.test' };
+
+  it('are off by default (0) with a 60 s window', () => {
+    const config = loadConfig('svc', TokenCheckingConfig, env);
+    expect([config.RATE_LIMIT_PER_CLIENT, config.RATE_LIMIT_PER_IP, config.RATE_LIMIT_WINDOW_SECONDS]).toEqual([0, 0, 60]);
+    const on = loadConfig('svc', TokenCheckingConfig, { ...env, RATE_LIMIT_PER_CLIENT: '600', RATE_LIMIT_PER_IP: '120', RATE_LIMIT_WINDOW_SECONDS: '10' });
+    expect([on.RATE_LIMIT_PER_CLIENT, on.RATE_LIMIT_PER_IP, on.RATE_LIMIT_WINDOW_SECONDS]).toEqual([600, 120, 10]);
+  });
+
+  it.each([
+    ['RATE_LIMIT_PER_CLIENT', '-1'],
+    ['RATE_LIMIT_PER_CLIENT', 'lots'],
+    ['RATE_LIMIT_PER_IP', '1.5'],
+    ['RATE_LIMIT_WINDOW_SECONDS', '0'],
+    ['RATE_LIMIT_WINDOW_SECONDS', '3601'],
+  ])('%s=%s stops the start, naming the variable', (name, value) => {
+    expect(() => loadConfig('svc', TokenCheckingConfig, { ...env, [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig('svc', TokenCheckingConfig, { ...env, [name]: value })).toThrow(new RegExp(name));
+  });
+});
