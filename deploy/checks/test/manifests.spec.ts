@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parse } from 'yaml';
 import { blobStoreSettings } from '@dtp/blob-store';
 import { BaseServiceConfig, HttpSettings, loadConfig } from '@dtp/service-kit';
 import { AuthConfig } from '../../../apps/auth/src/config';
@@ -605,7 +606,12 @@ describe('kind overlay: the in-cluster dependencies agree with the services', ()
 
   it('uses the admin token and hosts the smoke test expects', () => {
     const smoke = readFileSync(path.join(root, 'deploy/smoke-test.sh'), 'utf8');
-    expect(smoke).toContain(`ADMIN_TOKEN="\${ADMIN_TOKEN:-${secret('auth-secrets', 'AUTH_ADMIN_TOKEN')}}"`);
+    // No committed default: the admin token is the generated one, from the file auth-secrets is made of.
+    expect(secret('auth-secrets', 'AUTH_ADMIN_TOKEN')).toMatch(/^[A-Za-z0-9]{48}$/);
+    expect(smoke).not.toMatch(/ADMIN_TOKEN:-[^}]/);
+    expect(smoke).toContain('k8s/overlays/kind/secrets/auth.env');
+    const kustomization = parse(readFileSync(path.join(root, 'k8s/overlays/kind/kustomization.yaml'), 'utf8')) as { secretGenerator: { name: string; envs?: string[] }[] };
+    expect(kustomization.secretGenerator.find((g) => g.name === 'auth-secrets')?.envs).toEqual(['secrets/auth.env']);
     const pub = generated(objects, 'ConfigMap', 'dtp-public').data!;
     expect(smoke).toContain(`AUTH_URL="\${AUTH_URL:-${pub.AUTH_ISSUER}}"`);
     expect(smoke).toContain(`BASE_URL="\${BASE_URL:-${pub.PLATFORM_AUDIENCE}}"`);

@@ -3,7 +3,7 @@
  * manifests and the Dockerfile, its prerequisite messages, and the two scripts that run inside the cluster
  * (PostgreSQL's init script, the bucket Job) executed for real against a PostgreSQL and an S3 server here.
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,7 +15,7 @@ import { APPS, containerEnv, decode, generated, get, render } from '../src/manif
 import { run, startThrowawayPostgres } from '../src/processes';
 import { ensurePsql, ensureShellcheck, root } from '../src/tools';
 
-const SCRIPTS = ['deploy/kind-up.sh', 'deploy/kind-down.sh', 'deploy/smoke-test.sh', 'k8s/overlays/kind/postgres-init.sh'];
+const SCRIPTS = ['deploy/kind-up.sh', 'deploy/kind-down.sh', 'deploy/kind-secrets.sh', 'deploy/smoke-test.sh', 'deploy/images.sh', 'deploy/docker-engine.sh', 'k8s/overlays/kind/postgres-init.sh'];
 const read = (f: string) => readFileSync(path.join(root, f), 'utf8');
 
 describe('shell scripts', () => {
@@ -247,5 +247,44 @@ describe('kind overlay scripts, executed', () => {
       expect(down.code).toBe(1);
       expect(down.output).toContain('create-bucket failed');
     });
+  });
+});
+
+describe('the kind overlay\'s secrets: generated, never committed', () => {
+  it('kind-secrets.sh writes random values once (a second run keeps them), with matching database passwords', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'dtp-kind-secrets-'));
+    try {
+      const first = await run('bash', ['deploy/kind-secrets.sh', dir]);
+      expect(first.code).toBe(0);
+      const env = (f: string) => Object.fromEntries(readFileSync(path.join(dir, f), 'utf8').trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+      const auth = env('auth.env');
+      const pg = env('postgres.env');
+      expect(auth.AUTH_ADMIN_TOKEN).toMatch(/^[A-Za-z0-9]{48}$/);
+      expect(Buffer.from(auth.SIGNING_KEY_ENCRYPTION_KEY, 'base64')).toHaveLength(32);
+      expect(decodeURIComponent(new URL(auth.DATABASE_URL).password)).toBe(pg.AUTH_DB_PASSWORD);
+      expect(env('object-store.env').S3_SECRET_ACCESS_KEY).toBe(env('minio.env').MINIO_ROOT_PASSWORD);
+      const again = await run('bash', ['deploy/kind-secrets.sh', dir]);
+      expect([again.code, env('auth.env')]).toEqual([0, auth]);
+      const other = mkdtempSync(path.join(tmpdir(), 'dtp-kind-secrets-'));
+      await run('bash', ['deploy/kind-secrets.sh', other]);
+      expect(readFileSync(path.join(other, 'auth.env'), 'utf8')).not.toBe(readFileSync(path.join(dir, 'auth.env'), 'utf8'));
+      rmSync(other, { recursive: true, force: true });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('smoke-test.sh has no admin token of its own: without ADMIN_TOKEN or the generated file it stops, saying so', async () => {
+    const copy = mkdtempSync(path.join(tmpdir(), 'dtp-smoke-'));
+    try {
+      const deployDir = path.join(copy, 'deploy');
+      mkdirSync(deployDir);
+      writeFileSync(path.join(deployDir, 'smoke-test.sh'), read('deploy/smoke-test.sh'));
+      const r = await run('bash', [path.join(deployDir, 'smoke-test.sh')], { PATH: process.env.PATH, AUTH_URL: 'http://127.0.0.1:9' });
+      expect(r.code).toBe(1);
+      expect(r.output).toMatch(/ADMIN_TOKEN is not set and .*k8s\/overlays\/kind\/secrets\/auth\.env does not exist/);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });
