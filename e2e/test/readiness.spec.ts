@@ -99,13 +99,24 @@ describe('readiness through a broker outage and a crash (separate processes, Kaf
       await stack.services.search.kill();
       const afterKill = await registerRough(stack.urls.platform, producer);
       const restartedAt = Date.now();
-      await stack.services.search.start();
-      await eventually(async () => ((await searchStatus(afterKill.diamond_id)) === 200 ? true : undefined), 'the registration made after the kill in search', 60_000, 100);
+      // How long this machine, now, takes to bring a search process to HTTP (node, TypeScript, migrations): the
+      // yardstick of the bound below, so that it stretches with the load of the machine it runs on.
+      const live = eventually(async () => {
+        try {
+          return (await fetch(`${stack.urls.search}/health/live`)).status === 200 ? Date.now() - restartedAt : undefined;
+        } catch {
+          return undefined;
+        }
+      }, 'search live again', 120_000, 50);
+      await stack.services.search.start({}, undefined, 120_000);
+      const httpAfterMs = await live;
+      await eventually(async () => ((await searchStatus(afterKill.diamond_id)) === 200 ? true : undefined), 'the registration made after the kill in search', 240_000, 100);
       const visibleAfterMs = Date.now() - restartedAt;
-      process.stdout.write(`[readiness.spec] search SIGKILLed and restarted: a registration made after the kill visible ${visibleAfterMs} ms after the restart began\n`);
-      // DESIGN.md's target is 10 s on a quiet machine; this bound holds on a loaded CI machine too, and still fails
-      // the one-consumer-at-a-time start with 30 s sessions it replaced (about 60 s).
-      expect(visibleAfterMs).toBeLessThan(40_000);
+      process.stdout.write(`[readiness.spec] search SIGKILLed and restarted: HTTP after ${httpAfterMs} ms, a registration made after the kill visible after ${visibleAfterMs} ms\n`);
+      // DESIGN.md's target is 10 s on a quiet machine (npm run bench -- restart measures it). The bound: 40 s, or
+      // six times this run's own start-up to HTTP on a loaded machine (4 s quiet, 15 s at a load average of 12).
+      // The one-consumer-at-a-time start with 30 s sessions it replaced took about 60 s on a quiet machine.
+      expect(visibleAfterMs).toBeLessThan(Math.max(40_000, 6 * httpAfterMs));
       // And it says it is at the head: no consumers component any more.
       await eventually(async () => ((await ready('search')).body.checks.consumers === undefined ? true : undefined), 'search at the head', 60_000, 250);
     } finally {

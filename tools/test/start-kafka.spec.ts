@@ -155,10 +155,19 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
       const traceId = randomBytes(16).toString('hex');
       const before = await register('K-1', `00-${traceId}-${randomBytes(8).toString('hex')}-01`);
       await inSearch(before);
-      const spans = await waitFor('search spans of the trace', () => {
+      // Each service exports its spans on its own schedule (every 100 ms, later on a loaded machine): wait for
+      // every span the assertions below look for, not just the last one in time.
+      const spans = await waitFor('the spans of the trace', () => {
         const mine = collector.spans().filter((sp) => sp.traceId === traceId);
-        return mine.some((sp) => sp.service === 'search' && sp.name === 'process platform.diamonds.v1') ? mine : undefined;
-      }, 30_000, output);
+        const has = (service: string, kind: string, name: string) => mine.some((sp) => sp.service === service && sp.kind === kind && sp.name.startsWith(name));
+        const complete =
+          has('search', 'CONSUMER', 'process platform.diamonds.v1') &&
+          has('platform', 'SERVER', 'POST') &&
+          has('platform', 'PRODUCER', 'publish platform.diamonds.v1') &&
+          has('platform', 'CLIENT', 'pg.query:COMMIT') &&
+          mine.some((sp) => sp.service === 'search' && sp.name.startsWith('pg'));
+        return complete ? mine : undefined;
+      }, 60_000, output);
       const kinds = (service: string) => spans.filter((sp) => sp.service === service).map((sp) => `${sp.kind}:${sp.name.split(' ')[0]}`);
       expect(kinds('platform')).toEqual(expect.arrayContaining(['SERVER:POST', 'PRODUCER:publish', 'CLIENT:pg.query:COMMIT']));
       expect(kinds('search')).toEqual(expect.arrayContaining(['CONSUMER:process']));

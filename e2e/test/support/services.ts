@@ -37,7 +37,7 @@ export class ServiceProcess {
   }
 
   /** Starts the service's own `main.ts`, or `entry` (a test entry point, e.g. one that injects a fault). */
-  async start(extraEnv: Record<string, string> = {}, entry = `apps/${this.name}/src/main.ts`): Promise<void> {
+  async start(extraEnv: Record<string, string> = {}, entry = `apps/${this.name}/src/main.ts`, readyTimeoutMs = 60_000): Promise<void> {
     this.output = [];
     const child = spawn(process.execPath, ['-r', './tools/register.js', entry], {
       cwd: ROOT,
@@ -52,7 +52,7 @@ export class ServiceProcess {
     child.stdout!.on('data', keep);
     child.stderr!.on('data', keep);
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-    await this.waitReady();
+    await this.waitReady(readyTimeoutMs);
   }
 
   async waitReady(timeoutMs = 60_000): Promise<void> {
