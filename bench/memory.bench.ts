@@ -87,6 +87,7 @@ const bench: Benchmark = async (report) => {
   }
 
   /** Starts the four services with `setting`, measures them idle and under load, and stops them. */
+  const signingKeyEncryptionKey = randomBytes(32).toString('base64');
   async function measure(setting: Setting, run: string): Promise<{ idle: Record<Service, number>; idleCpu: Record<Service, number>; peak: Record<Service, number>; registrations: number }> {
     const replicas: Partial<Record<Service, Replica>> = {};
     try {
@@ -107,6 +108,8 @@ const bench: Benchmark = async (report) => {
             AUTH_ISSUER: ISSUER,
             AUTH_JWKS_URL: `http://127.0.0.1:${ports.auth}/.well-known/jwks.json`,
             AUTH_ADMIN_TOKEN: ADMIN,
+            // Production form (the image's NODE_ENV) requires the signing keys encrypted at rest.
+            SIGNING_KEY_ENCRYPTION_KEY: signingKeyEncryptionKey,
             PLATFORM_AUDIENCE: AUDIENCES.platform,
             SEARCH_AUDIENCE: AUDIENCES.search,
             GIS_AUDIENCE: AUDIENCES.gis,

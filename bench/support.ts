@@ -4,13 +4,16 @@
  */
 import autocannon from 'autocannon';
 import { ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
 
 export const ISSUER = 'http://auth.bench';
 export const AUDIENCES = { platform: 'http://platform.bench', search: 'http://search.bench/v1', gis: 'http://gis.bench' };
-export const ADMIN = 'bench-admin-token-0123456789abcdefghijklmnop';
+// Random per run: the memory benchmark starts auth in production form (the image's NODE_ENV), which refuses any
+// admin token published in the repository (apps/auth/src/config.ts PUBLISHED_ADMIN_TOKENS).
+export const ADMIN = `bench-${randomBytes(24).toString('base64url')}`;
 const ROOT = path.join(__dirname, '..');
 
 export const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
