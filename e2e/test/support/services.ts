@@ -4,8 +4,7 @@ import { mkdtemp } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, kafkaTestBrokers, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TEST_ISSUER } from '@dtp/testing';
-import { KafkaProxy } from './kafka-proxy';
+import { createTestDatabase, KafkaProxy, kafkaTestBrokers, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TEST_ISSUER } from '@dtp/testing';
 
 export type AppName = 'auth' | 'platform' | 'search' | 'gis';
 const ROOT = path.join(__dirname, '..', '..', '..');

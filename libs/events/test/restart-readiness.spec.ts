@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Controller, INestApplication, Module } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
@@ -8,7 +7,7 @@ import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { UnitOfWork } from '@dtp/database';
 import { KnownEventEnvelope, Topics } from '@dtp/domain';
-import { kafkaTestBrokers } from '@dtp/testing';
+import { KafkaProxy, kafkaTestBrokers } from '@dtp/testing';
 import { BrokerMonitor, connectEvents, EventContext, EventRoute, EventsServer, InProcessTransport, KafkaTransport, SubscribeOptions, Subscription } from '../src';
 import { eventsDatabase, logger, newId, onboarded, waitFor } from './helpers';
 
@@ -18,49 +17,6 @@ import { eventsDatabase, logger, newId, onboarded, waitFor } from './helpers';
  * its topic had when it started, and a broker that stops answering is `degraded`, reported at once from the last
  * background check, never a readiness that waits on the broker.
  */
-
-/** A TCP hop to the Kafka peer that can freeze: connections stay open, nothing flows either way (SIGSTOP-like). */
-class FreezingProxy {
-  private server?: net.Server;
-  private readonly pairs = new Set<[net.Socket, net.Socket]>();
-  private frozen = false;
-
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  async start(): Promise<string> {
-    this.server = net.createServer((client) => {
-      const upstream = net.connect(this.target);
-      const pair: [net.Socket, net.Socket] = [client, upstream];
-      this.pairs.add(pair);
-      for (const s of pair) s.on('error', () => undefined);
-      client.on('close', () => {
-        upstream.destroy();
-        this.pairs.delete(pair);
-      });
-      upstream.on('close', () => client.destroy());
-      client.pipe(upstream);
-      upstream.pipe(client);
-      if (this.frozen) for (const s of pair) s.pause();
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `127.0.0.1:${(this.server!.address() as net.AddressInfo).port}`;
-  }
-
-  freeze(): void {
-    this.frozen = true;
-    for (const pair of this.pairs) for (const s of pair) s.pause();
-  }
-
-  thaw(): void {
-    this.frozen = false;
-    for (const pair of this.pairs) for (const s of pair) s.resume();
-  }
-
-  async stop(): Promise<void> {
-    for (const pair of this.pairs) for (const s of pair) s.destroy();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-  }
-}
 
 describe('a consumer that starts behind its topic: readiness says catching up until it is at the head (Kafka peer)', () => {
   const prefix = `catchup-${randomUUID().slice(0, 8)}.`;
@@ -184,14 +140,14 @@ describe('consumers of one start order join their groups together', () => {
 });
 
 describe('BrokerMonitor: the broker checked in the background, readiness answered from the last result', () => {
-  let proxy: FreezingProxy;
+  let proxy: KafkaProxy;
   let transport: KafkaTransport;
   let monitor: BrokerMonitor;
   const registry = new Registry();
 
   beforeAll(async () => {
     const [host, port] = kafkaTestBrokers()[0].split(':');
-    proxy = new FreezingProxy({ host, port: Number(port) });
+    proxy = new KafkaProxy({ host, port: Number(port) });
     const via = await proxy.start();
     transport = new KafkaTransport({ clientId: 'monitor-test', brokers: kafkaTestBrokers(), logger, connectVia: { [kafkaTestBrokers()[0]]: via }, connectionTimeoutMs: 1000 });
     monitor = new BrokerMonitor({ transport, logger, registry, intervalMs: 200, timeoutMs: 500 });

@@ -4,3 +4,4 @@ export * from './auth-helpers';
 export * from './kafka';
 export * from './hostile';
 export * from './contract';
+export * from './kafka-proxy';

@@ -1,7 +1,7 @@
 import net from 'node:net';
 
 /**
- * A TCP proxy between the services and the Kafka peer that can make the broker unreachable: `down()` drops every
+ * A TCP proxy between the services (or a test's own Kafka client) and the Kafka peer that can make the broker unreachable: `down()` drops every
  * open connection and refuses new ones until `up()`; `freeze()` keeps every connection open and lets nothing flow
  * either way (new ones are accepted and hang too) until `thaw()`, as a broker stopped with SIGSTOP would.
  */
@@ -10,7 +10,6 @@ export class KafkaProxy {
   private readonly sockets = new Set<net.Socket>();
   private refusing = false;
   private frozen = false;
-  private readonly pairs = new Set<[net.Socket, net.Socket]>();
   port = 0;
 
   constructor(private readonly target: { host: string; port: number }) {}
@@ -27,16 +26,11 @@ export class KafkaProxy {
         s.on('close', () => this.sockets.delete(s));
         s.on('error', () => undefined);
       }
-      const pair: [net.Socket, net.Socket] = [client, upstream];
-      this.pairs.add(pair);
-      client.on('close', () => {
-        upstream.destroy();
-        this.pairs.delete(pair);
-      });
+      client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
       client.pipe(upstream);
       upstream.pipe(client);
-      if (this.frozen) for (const s of pair) s.pause();
+      if (this.frozen) for (const s of [client, upstream]) s.pause();
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as net.AddressInfo).port;
@@ -54,12 +48,12 @@ export class KafkaProxy {
 
   freeze(): void {
     this.frozen = true;
-    for (const pair of this.pairs) for (const s of pair) s.pause();
+    for (const s of this.sockets) s.pause();
   }
 
   thaw(): void {
     this.frozen = false;
-    for (const pair of this.pairs) for (const s of pair) s.resume();
+    for (const s of this.sockets) s.resume();
   }
 
   get openConnections(): number {
