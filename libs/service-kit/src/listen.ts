@@ -39,6 +39,14 @@ export async function startMetricsListener(ctx: ServiceContext, port: number, ho
       },
     );
   });
+  return { server, url: `${await listenOn(server, port, host)}/metrics` };
+}
+
+/**
+ * Starts `server` on `port` and `host` (port 0: any free one) and resolves with its address as
+ * `http://localhost:<port>`; rejects when it cannot listen (the port taken, say). For a service's side listeners.
+ */
+export async function listenOn(server: Server, port: number, host: string): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -47,7 +55,7 @@ export async function startMetricsListener(ctx: ServiceContext, port: number, ho
     });
   });
   const address = server.address();
-  return { server, url: `http://localhost:${typeof address === 'object' && address ? address.port : port}/metrics` };
+  return `http://localhost:${typeof address === 'object' && address ? address.port : port}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createServer, IncomingMessage, Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { listenOn } from '@dtp/service-kit';
 
 /** Marks a request that came in through the admin listener (ADMIN_PORT). */
 const VIA_ADMIN_LISTENER = Symbol('dtp.viaAdminListener');
@@ -38,13 +39,5 @@ export async function startAdminListener(fastify: FastifyInstance, port: number,
     (req as Marked)[VIA_ADMIN_LISTENER] = true;
     fastify.routing(req, res);
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  return { server, url: `http://localhost:${typeof address === 'object' && address ? address.port : port}` };
+  return { server, url: await listenOn(server, port, host) };
 }
