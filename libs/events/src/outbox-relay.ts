@@ -87,7 +87,7 @@ export class OutboxRelay {
   private readonly leader?: Gauge;
   private readonly oldest?: Gauge;
   /** The backlog as of the last count (the leader only: a standby relay does not count). */
-  private lastBacklog?: { rows: number; oldestSeconds: number; at: number };
+  private lastBacklog?: { rows: number; oldestSeconds: number };
 
   constructor(private readonly opts: OutboxRelayOptions) {
     const registry = opts.registry;
@@ -293,7 +293,7 @@ export class OutboxRelay {
     );
     const n = Number(rows[0].n);
     const age = rows[0].age === null ? 0 : Math.max(0, Math.round(Number(rows[0].age) * 10) / 10);
-    this.lastBacklog = { rows: n, oldestSeconds: age, at: Date.now() };
+    this.lastBacklog = { rows: n, oldestSeconds: age };
     this.backlog?.set(n);
     this.oldest?.set(age);
   }

@@ -88,8 +88,7 @@ export class Readiness {
       if (report.degraded) reasons.set(name, [...(reasons.get(name) ?? []), report.degraded]);
     }
     for (const [name, why] of reasons) {
-      const current = results[name] ?? 'up';
-      results[name] = current === 'up' ? `degraded: ${why.join('; ')}` : current;
+      if (results[name] === 'up') results[name] = `degraded: ${why.join('; ')}`;
     }
     if (this.draining) results.shutdown = 'draining';
     const states = Object.values(results);
