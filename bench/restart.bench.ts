@@ -14,7 +14,7 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { ensureDatabase, withDatabase } from '@dtp/database';
 import type { Benchmark } from './run';
-import { ADMIN, AUDIENCES, ISSUER, postJson, Replica, round, roughBody, sleep, token } from './support';
+import { AUDIENCES, postJson, Replica, round, roughBody, sleep, stackEnv, token } from './support';
 
 const RATE = Number(process.env.BENCH_RESTART_RATE ?? 100);
 
@@ -40,23 +40,7 @@ const bench: Benchmark = async (report) => {
   const dbs = Object.fromEntries(['auth', 'platform', 'search'].map((n) => [n, withDatabase(pg.url, `${tag.replace(/-/g, '_')}_${n}`)])) as Record<'auth' | 'platform' | 'search', string>;
   for (const db of Object.values(dbs)) await ensureDatabase(db);
   const authPort = await freePort();
-  const env = (db: string): Record<string, string> => ({
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: db,
-    MIGRATE_ON_START: 'true',
-    AUTH_ISSUER: ISSUER,
-    AUTH_JWKS_URL: `http://127.0.0.1:${authPort}/.well-known/jwks.json`,
-    AUTH_ADMIN_TOKEN: ADMIN,
-    PLATFORM_AUDIENCE: AUDIENCES.platform,
-    SEARCH_AUDIENCE: AUDIENCES.search,
-    GIS_AUDIENCE: AUDIENCES.gis,
-    BLOB_STORE_DIR: `${dataDir}-blobs`,
-    KAFKA_BROKERS: peer.brokers,
-    KAFKA_GROUP_PREFIX: `${tag}.`,
-    KAFKA_TOPIC_PREFIX: `${tag}.`,
-    SHUTDOWN_DRAIN_MS: '0',
-  });
+  const env = (db: string) => stackEnv({ db, authPort, blobDir: `${dataDir}-blobs`, brokers: peer.brokers, tag });
   const auth = new Replica('auth', 'auth', authPort, env(dbs.auth));
   const platform = new Replica('platform', 'platform', await freePort(), env(dbs.platform));
   const search = new Replica('search', 'search', await freePort(), env(dbs.search));

@@ -21,7 +21,7 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { ensureDatabase, withDatabase } from '@dtp/database';
 import type { Benchmark, Figure } from './run';
-import { ADMIN, AUDIENCES, ISSUER, loadAll, percentile, postJson, q, Replica, round, roughBody, sleep, token } from './support';
+import { AUDIENCES, loadAll, percentile, postJson, q, Replica, round, roughBody, sleep, stackEnv, token } from './support';
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
 const LAG_RATE = Number(process.env.BENCH_LAG_RATE ?? 200);
 const LAG_SECONDS = Number(process.env.BENCH_LAG_S ?? 10);
@@ -43,23 +43,9 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
   for (const db of Object.values(dbs)) await ensureDatabase(db);
   const authPort = await freePort();
   const common = (db: string): Record<string, string> => ({
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    DATABASE_URL: db,
-    MIGRATE_ON_START: 'true',
-    AUTH_ISSUER: ISSUER,
-    AUTH_JWKS_URL: `http://127.0.0.1:${authPort}/.well-known/jwks.json`,
-    AUTH_ADMIN_TOKEN: ADMIN,
-    PLATFORM_AUDIENCE: AUDIENCES.platform,
-    SEARCH_AUDIENCE: AUDIENCES.search,
-    GIS_AUDIENCE: AUDIENCES.gis,
-    BLOB_STORE_DIR: blobDir,
-    KAFKA_BROKERS: brokers,
-    KAFKA_GROUP_PREFIX: `${tag}.`,
-    KAFKA_TOPIC_PREFIX: `${tag}.`,
+    ...stackEnv({ db, authPort, blobDir, brokers, tag }),
     KAFKA_SESSION_TIMEOUT_MS: '6000',
     KAFKA_MAX_WAIT_MS: '10',
-    SHUTDOWN_DRAIN_MS: '0',
     TOKEN_RATE_LIMIT_PER_CLIENT: '100000000',
     TOKEN_RATE_LIMIT_PER_IP: '100000000',
   });

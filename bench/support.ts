@@ -112,6 +112,31 @@ export class Replica {
   }
 }
 
+/**
+ * The environment a service process of a multi-process benchmark starts with: its database, auth at `authPort`
+ * (issuer, JWKS, admin token, the audiences), the blob directory, the Kafka peer under a prefix of its own (`tag`)
+ * for topics and groups, no drain on shutdown. Benchmarks add their own settings on top.
+ */
+export function stackEnv(opts: { db: string; authPort: number; blobDir: string; brokers: string; tag: string }): Record<string, string> {
+  return {
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: opts.db,
+    MIGRATE_ON_START: 'true',
+    AUTH_ISSUER: ISSUER,
+    AUTH_JWKS_URL: `http://127.0.0.1:${opts.authPort}/.well-known/jwks.json`,
+    AUTH_ADMIN_TOKEN: ADMIN,
+    PLATFORM_AUDIENCE: AUDIENCES.platform,
+    SEARCH_AUDIENCE: AUDIENCES.search,
+    GIS_AUDIENCE: AUDIENCES.gis,
+    BLOB_STORE_DIR: opts.blobDir,
+    KAFKA_BROKERS: opts.brokers,
+    KAFKA_GROUP_PREFIX: `${opts.tag}.`,
+    KAFKA_TOPIC_PREFIX: `${opts.tag}.`,
+    SHUTDOWN_DRAIN_MS: '0',
+  };
+}
+
 export async function postJson<T>(url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   const text = await res.text();
