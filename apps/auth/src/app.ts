@@ -1,16 +1,21 @@
-import { runMigrations } from '@dtp/database';
-import type { EventTransport } from '@dtp/events';
 import type { FastifyInstance } from 'fastify';
-import { createHttpApp, DocsOptions, listenService, newServiceContext, previewOpenApiDocument, RunningService, ServiceDefinition } from '@dtp/service-kit';
-import { AuthConfig } from './config';
-import { authDatabase } from './database/auth-database.module';
-import { AuthModule } from './auth.module';
-import { registerTokenResponseHook } from './token/token-response.hook';
+import { defineService, HostedServiceDeps, serviceDatabase } from '@dtp/service-host';
+import { DocsOptions, RunningService } from '@dtp/service-kit';
+import type { DataSourceOptions } from '@dtp/database';
+import { AdminModule } from './admin/admin.module';
 import { registerAdminSeparation, startAdminListener } from './admin/admin-listener';
+import { AuthConfig } from './config';
+import { authEntities } from './entities';
+import { KeyMaintenanceModule } from './keys/key-maintenance';
+import { authMigrations } from './migrations';
+import { ParticipantsModule } from './participants/participants.module';
+import { RecentRevocationsModule } from './participants/recent-revocations.announcer';
+import { registerTokenResponseHook } from './token/token-response.hook';
+import { TokenModule } from './token/token.module';
+import { AUTH_CONFIG } from './tokens';
 
-export interface AuthDeps {
-  transport: EventTransport;
-}
+export { AUTH_CONFIG };
+export type AuthDeps = HostedServiceDeps;
 
 /** What auth's OpenAPI document says about the service (its address; the admin bearer scheme). */
 export function authDocs(config: AuthConfig): DocsOptions {
@@ -24,36 +29,36 @@ export function authDocs(config: AuthConfig): DocsOptions {
   };
 }
 
-export const authService: ServiceDefinition<AuthConfig, AuthDeps> = {
+/**
+ * auth: token endpoint and JWKS, admin API, signing key upkeep (the first key at start, scheduled rotation), and on
+ * the in-process bus the re-announcement of recent revocations (the @dtp/service-host skeleton). It issues the
+ * tokens the other services check, so it has no token guard of its own (the admin API has its bearer token).
+ */
+export const authService = defineService<AuthConfig, AuthDeps>({
   name: 'auth',
   configClass: AuthConfig,
-  migrate: async (config, logger) => {
-    await runMigrations(authDatabase(config), logger);
+  docs: authDocs,
+  database: { entities: authEntities, migrations: authMigrations },
+  // The outbox relay (participant.onboarded, client.revoked); auth consumes nothing.
+  events: (config) => ({ relay: { retentionHours: config.OUTBOX_RETENTION_HOURS, lingerMs: config.OUTBOX_LINGER_MS } }),
+  providers: () => ({ providers: [{ provide: AUTH_CONFIG, useExisting: AuthConfig }], exports: [AUTH_CONFIG] }),
+  features: [TokenModule, AdminModule, KeyMaintenanceModule, ParticipantsModule, RecentRevocationsModule],
+  // RFC 6749 4.4 form bodies: Nest's Fastify adapter already parses application/x-www-form-urlencoded
+  // (registering @fastify/formbody as well fails with "Content type parser already present").
+  configure: (fastify, config) => {
+    registerTokenResponseHook(fastify);
+    if (config.ADMIN_PORT !== undefined) registerAdminSeparation(fastify);
   },
-  async start(config, deps, logger) {
+  beforeStart: (config, logger) => {
     if (config.live && !config.SIGNING_KEY_ENCRYPTION_KEY) {
       // Only possible with SIGNING_KEYS_UNENCRYPTED=true (config.ts): an explicit choice, said at every start.
       logger.warn('SIGNING_KEYS_UNENCRYPTED=true: the private signing keys are stored as plain JWK text in the database (set SIGNING_KEY_ENCRYPTION_KEY to encrypt them)');
     }
-    const ctx = newServiceContext('auth', logger);
-    const app = await createHttpApp({
-      ctx,
-      module: AuthModule.forRoot({ config, transport: deps.transport }),
-      // RFC 6749 4.4 form bodies: Nest's Fastify adapter already parses application/x-www-form-urlencoded
-      // (registering @fastify/formbody as well fails with "Content type parser already present").
-      configure: async (fastify) => {
-        registerTokenResponseHook(fastify);
-        if (config.ADMIN_PORT !== undefined) registerAdminSeparation(fastify);
-      },
-      docs: authDocs(config),
-    });
-    const running = await listenService({ name: 'auth', app, config, ctx });
+  },
+  // The admin API's own listener (ADMIN_PORT): opened once the public one listens, closed after it drained.
+  afterListen: async (running, config, logger) => {
     if (config.ADMIN_PORT === undefined) return running;
-    // The admin API's own listener (ADMIN_PORT): opened once the public one listens, closed after it drained.
-    const admin = await startAdminListener(app.getHttpAdapter().getInstance() as unknown as FastifyInstance, config.ADMIN_PORT, config.HOST).catch(async (err: unknown) => {
-      await running.close();
-      throw err;
-    });
+    const admin = await startAdminListener(running.app.getHttpAdapter().getInstance() as unknown as FastifyInstance, config.ADMIN_PORT, config.HOST);
     logger.info({ adminUrl: admin.url }, 'admin API on its own listener (ADMIN_PORT); the public port answers /admin/* 404');
     const service: RunningService & { adminUrl: string } = {
       ...running,
@@ -65,7 +70,10 @@ export const authService: ServiceDefinition<AuthConfig, AuthDeps> = {
     };
     return service;
   },
-  // Preview mode creates no provider: the transport is never touched.
-  openapi: (config) =>
-    previewOpenApiDocument('auth', AuthModule.forRoot({ config, transport: undefined as unknown as EventTransport }), authDocs(config)),
-};
+});
+
+/** The auth database's options for a connection of its own (`auth:cli`, tools). */
+export function authDatabase(config: AuthConfig, connection: { service?: string; poolSize?: number } = {}): DataSourceOptions {
+  const options = serviceDatabase(authService.spec, { DATABASE_URL: config.DATABASE_URL, DB_POOL_SIZE: connection.poolSize ?? config.DB_POOL_SIZE });
+  return { ...options, service: connection.service ?? options.service };
+}

@@ -1,10 +1,23 @@
-import { documentIdempotencyKey, runMigrations } from '@dtp/database';
-import { EVENTS_HYBRID_OPTIONS, eventsStrategy, registerEventHandlers } from '@dtp/events';
-import { createHttpApp, DocsOptions, documentRateLimits, listenService, newServiceContext, previewOpenApiDocument, ServiceDefinition } from '@dtp/service-kit';
+import { BlobStore, blobStoreFromConfig } from '@dtp/blob-store';
+import { documentIdempotencyKey } from '@dtp/database';
+import { ConsumerGroups } from '@dtp/domain';
+import { defineService, HostedServiceDeps } from '@dtp/service-host';
+import { DocsOptions, documentRateLimits } from '@dtp/service-kit';
+import { BLOB_STORE, GIS_CONFIG } from './common/tokens';
 import { GisConfig } from './config';
-import { gisDbOptions, GisDeps, GisModule } from './gis.module';
+import { DiamondsModule } from './diamonds/diamonds.module';
+import { gisEntities } from './entities';
+import { GradingModule } from './grading/grading.module';
+import { gisMigrations } from './migrations';
+import { ValidationModule } from './validation/validation.module';
+import { VerifyModule } from './verify/verify.module';
 
-export type { GisDeps } from './gis.module';
+export { GIS_CONFIG } from './common/tokens';
+
+export interface GisDeps extends HostedServiceDeps {
+  /** Where scan reports are read from; default: from config (BLOB_STORE=fs with BLOB_STORE_DIR, or s3 with S3_*). */
+  blobStore?: BlobStore;
+}
 
 /** What gis's OpenAPI document says about the service (its address, its token audience). */
 export function gisDocs(config: GisConfig): DocsOptions {
@@ -18,25 +31,21 @@ export function gisDocs(config: GisConfig): DocsOptions {
   };
 }
 
-/** gis: verify, validate, poll, history and grading submission. Everything else is in GisModule. */
-export const gisService: ServiceDefinition<GisConfig, GisDeps> = {
+/** gis: verify, validate, poll, history and grading submission (the @dtp/service-host skeleton). */
+export const gisService = defineService<GisConfig, GisDeps>({
   name: 'gis',
   configClass: GisConfig,
-  migrate: async (config, logger) => {
-    await runMigrations(gisDbOptions(config), logger);
-  },
-  async start(config, deps, logger) {
-    const ctx = newServiceContext('gis', logger);
-    const app = await createHttpApp({
-      ctx,
-      module: GisModule.forRoot(config, deps),
-      docs: gisDocs(config),
-    });
-    // The @EventPattern handlers (platform.diamonds.v1, the deny-list) start after the server listens.
-    const events = eventsStrategy(app);
-    registerEventHandlers(app.connectMicroservice(events, EVENTS_HYBRID_OPTIONS), events.strategy);
-    return listenService({ name: 'gis', app, config, ctx });
-  },
-  // Preview mode creates no provider: the dependencies are never touched.
-  openapi: (config) => previewOpenApiDocument('gis', GisModule.forRoot(config, {} as GisDeps), gisDocs(config)),
-};
+  docs: gisDocs,
+  database: { entities: gisEntities, migrations: gisMigrations },
+  // A consumer of platform.diamonds.v1 and a publisher of gis.*.
+  events: (config) => ({ group: ConsumerGroups.GIS, relay: { retentionHours: config.OUTBOX_RETENTION_HOURS, lingerMs: config.OUTBOX_LINGER_MS } }),
+  providers: (config, deps) => ({
+    providers: [
+      { provide: GIS_CONFIG, useExisting: GisConfig },
+      { provide: BLOB_STORE, useFactory: () => deps?.blobStore ?? blobStoreFromConfig(config) },
+    ],
+    exports: [GIS_CONFIG, BLOB_STORE],
+  }),
+  api: (config) => ({ tokens: config.tokenVerifierOptions(config.GIS_AUDIENCE), rateLimits: config, idempotency: true }),
+  features: [DiamondsModule, VerifyModule, ValidationModule, GradingModule],
+});

@@ -1,12 +1,32 @@
 import multipart from '@fastify/multipart';
-import { documentIdempotencyKey, runMigrations } from '@dtp/database';
-import { EVENTS_HYBRID_OPTIONS, eventsStrategy, registerEventHandlers } from '@dtp/events';
-import type { EventTransport } from '@dtp/events';
-import { createHttpApp, DocsOptions, documentRateLimits, listenService, newServiceContext, previewOpenApiDocument, ServiceDefinition } from '@dtp/service-kit';
+import { blobStoreFromConfig } from '@dtp/blob-store';
+import { documentIdempotencyKey } from '@dtp/database';
+import { ConsumerGroups } from '@dtp/domain';
+import type { OutboxRelayOptions } from '@dtp/events';
+import { defineService, HostedServiceDeps } from '@dtp/service-host';
+import { DocsOptions, documentRateLimits } from '@dtp/service-kit';
 import { PlatformConfig } from './config';
-import { platformDbOptions, PlatformDeps, PlatformModule } from './platform.module';
+import { CustodyModule } from './custody/custody.module';
+import { DeletionModule } from './deletion/deletion.module';
+import { platformEntities } from './entities';
+import { FilesModule } from './files/files.module';
+import { GisEventsModule } from './gis-events/gis-events.module';
+import { GradedMeasurementsModule } from './graded-measurements/graded-measurements.module';
+import { LifecycleModule } from './lifecycle/lifecycle.module';
+import { platformMigrations } from './migrations';
+import { ParticipantsModule } from './participants/participants.module';
+import { RegistrationModule } from './registration/registration.module';
+import { SharesModule } from './shares/shares.module';
+import { ShipmentsModule } from './shipments/shipments.module';
+import { BLOB_STORE, PLATFORM_CONFIG } from './tokens';
+import { UnlockModule } from './unlock/unlock.module';
 
-export type { PlatformDeps } from './platform.module';
+export { PLATFORM_CONFIG, BLOB_STORE };
+
+export interface PlatformDeps extends HostedServiceDeps {
+  /** Test-only fault injection into the outbox relay (e2e: a crash between publish and mark). */
+  relayFaults?: Pick<OutboxRelayOptions, 'afterPublish'>;
+}
 
 /** What platform's OpenAPI document says about the service (its address, its token audience). */
 export function platformDocs(config: PlatformConfig): DocsOptions {
@@ -20,29 +40,40 @@ export function platformDocs(config: PlatformConfig): DocsOptions {
   };
 }
 
-/** platform: registration, files, deletion, shipments, graded measurements. Everything else is in PlatformModule. */
-export const platformService: ServiceDefinition<PlatformConfig, PlatformDeps> = {
+/** platform: registration, files, deletion, shipments, graded measurements (the @dtp/service-host skeleton). */
+export const platformService = defineService<PlatformConfig, PlatformDeps>({
   name: 'platform',
   configClass: PlatformConfig,
-  migrate: async (config, logger) => {
-    await runMigrations(platformDbOptions(config), logger);
+  docs: platformDocs,
+  database: { entities: platformEntities, migrations: platformMigrations },
+  // Writes wake the relay after their commit (the outbox table has no NOTIFY trigger); the poll is the safety net.
+  events: (config, deps) => ({
+    group: ConsumerGroups.PLATFORM,
+    relay: { wake: 'commit', pollIntervalMs: 500, retentionHours: config.OUTBOX_RETENTION_HOURS, lingerMs: config.OUTBOX_LINGER_MS, ...deps?.relayFaults },
+  }),
+  providers: (config) => ({
+    providers: [
+      { provide: PLATFORM_CONFIG, useExisting: PlatformConfig },
+      // BLOB_STORE=fs (default, BLOB_STORE_DIR) or s3 (S3_BUCKET, S3_ENDPOINT, ...): see @dtp/blob-store from-config.
+      { provide: BLOB_STORE, useFactory: () => blobStoreFromConfig(config) },
+    ],
+    exports: [PLATFORM_CONFIG, BLOB_STORE],
+  }),
+  api: (config) => ({ tokens: config.tokenVerifierOptions(config.PLATFORM_AUDIENCE), rateLimits: config, idempotency: true }),
+  features: [
+    ParticipantsModule,
+    RegistrationModule,
+    FilesModule,
+    DeletionModule,
+    UnlockModule,
+    GradedMeasurementsModule,
+    GisEventsModule,
+    ShipmentsModule,
+    LifecycleModule,
+    CustodyModule,
+    SharesModule,
+  ],
+  configure: async (fastify, config) => {
+    await fastify.register(multipart, { limits: { fileSize: config.FILE_SIZE_LIMIT_BYTES, files: 1, fields: 10, parts: 20 } });
   },
-  async start(config, deps, logger) {
-    const ctx = newServiceContext('platform', logger);
-    const app = await createHttpApp({
-      ctx,
-      module: PlatformModule.forRoot(config, deps),
-      docs: platformDocs(config),
-      configure: async (fastify) => {
-        await fastify.register(multipart, { limits: { fileSize: config.FILE_SIZE_LIMIT_BYTES, files: 1, fields: 10, parts: 20 } });
-      },
-    });
-    // The @EventPattern handlers (auth.participants.v1, gis.*, the deny-list) start after the server listens.
-    const events = eventsStrategy(app);
-    registerEventHandlers(app.connectMicroservice(events, EVENTS_HYBRID_OPTIONS), events.strategy);
-    return listenService({ name: 'platform', app, config, ctx });
-  },
-  // Preview mode creates no provider: the transport is never touched.
-  openapi: (config) =>
-    previewOpenApiDocument('platform', PlatformModule.forRoot(config, { transport: undefined as unknown as EventTransport }), platformDocs(config)),
-};
+});

@@ -1,16 +1,28 @@
-import { runMigrations } from '@dtp/database';
-import { EVENTS_HYBRID_OPTIONS, eventsStrategy, registerEventHandlers } from '@dtp/events';
-import { createHttpApp, DocsOptions, documentRateLimits, listenService, newServiceContext, previewOpenApiDocument, ServiceDefinition } from '@dtp/service-kit';
+import { BlobStore, blobStoreFromConfig } from '@dtp/blob-store';
+import type { DataSourceOptions } from '@dtp/database';
+import { ConsumerGroups } from '@dtp/domain';
+import { defineService, HostedServiceDeps, serviceDatabase } from '@dtp/service-host';
+import { DocsOptions, documentRateLimits } from '@dtp/service-kit';
 import { SearchConfig } from './config';
-import { SearchDeps, searchDbOptions, SearchModule } from './search.module';
+import { CustodyModule } from './custody/custody.module';
+import { DiamondsModule } from './diamonds/diamonds.module';
+import { SEARCH_BLOB_STORE } from './diamonds/diamonds.service';
+import { searchEntities } from './entities';
+import { EpcisModule } from './epcis/epcis.module';
+import { searchMigrations } from './migrations';
+import { PassportModule } from './passport/passport.module';
+import { ReadModelModule } from './read-model/read-model.module';
 
 export { SearchConfig } from './config';
-export { searchDbOptions } from './search.module';
-export type { SearchDeps } from './search.module';
 export { ReadModelRepository } from './read-model/read-model.repository';
 export { SEARCH_CONSUMER } from './read-model/diamond-events.controller';
 export { rebuildReadModel } from './read-model/rebuild';
 export type { RebuildResult } from './read-model/rebuild';
+
+export interface SearchDeps extends HostedServiceDeps {
+  /** Defaults to the store named by the config (BLOB_STORE, BLOB_STORE_DIR, S3_*). */
+  blobStore?: BlobStore;
+}
 
 /** What search's OpenAPI document says about the service (its address, its token audience). */
 export function searchDocs(config: SearchConfig): DocsOptions {
@@ -27,25 +39,22 @@ export function searchDocs(config: SearchConfig): DocsOptions {
   };
 }
 
-/** search: the read-only `/v1` API over a read model fed by platform.diamonds.v1. Everything else is in SearchModule. */
-export const searchService: ServiceDefinition<SearchConfig, SearchDeps> = {
+/** search: the read-only `/v1` API over a read model fed by platform.diamonds.v1 (the @dtp/service-host skeleton). */
+export const searchService = defineService<SearchConfig, SearchDeps>({
   name: 'search',
   configClass: SearchConfig,
-  migrate: async (config, logger) => {
-    await runMigrations(searchDbOptions(config), logger);
-  },
-  async start(config, deps, logger) {
-    const ctx = newServiceContext('search', logger);
-    const app = await createHttpApp({
-      ctx,
-      module: SearchModule.forRoot(config, deps),
-      docs: searchDocs(config),
-    });
-    // The @EventPattern handlers (platform.diamonds.v1, the deny-list) start after the server listens.
-    const events = eventsStrategy(app);
-    registerEventHandlers(app.connectMicroservice(events, EVENTS_HYBRID_OPTIONS), events.strategy);
-    return listenService({ name: 'search', app, config, ctx });
-  },
-  // Preview mode creates no provider: the dependencies are never touched.
-  openapi: (config) => previewOpenApiDocument('search', SearchModule.forRoot(config, {} as SearchDeps), searchDocs(config)),
-};
+  docs: searchDocs,
+  database: { entities: searchEntities, migrations: searchMigrations },
+  // A consumer only: search publishes nothing (no outbox relay).
+  events: () => ({ group: ConsumerGroups.SEARCH }),
+  providers: (config, deps) => ({
+    providers: [{ provide: SEARCH_BLOB_STORE, useFactory: () => deps?.blobStore ?? blobStoreFromConfig(config) }],
+    exports: [SEARCH_BLOB_STORE],
+  }),
+  // Search writes nothing through its API: no Idempotency-Key.
+  api: (config) => ({ tokens: config.tokenVerifierOptions(config.SEARCH_AUDIENCE), rateLimits: config, idempotency: false }),
+  features: [ReadModelModule, DiamondsModule, CustodyModule, EpcisModule, PassportModule],
+});
+
+/** Search's database options (migrations, search:rebuild, tests). */
+export const searchDbOptions = (config: Pick<SearchConfig, 'DATABASE_URL' | 'DB_POOL_SIZE'>): DataSourceOptions => serviceDatabase(searchService.spec, config);

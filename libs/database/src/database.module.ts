@@ -1,20 +1,20 @@
-import { DynamicModule, Global, Injectable, Module, OnModuleInit } from '@nestjs/common';
+import { DynamicModule, Global, Inject, Injectable, Module, OnModuleInit, Optional } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { Readiness } from '@dtp/service-kit';
 import { DataSourceOptions, databaseCheck, postgresOptions } from './data-source';
 import { UnitOfWork } from './unit-of-work';
 
-/** Readiness `database`: one round trip. */
+/** Readiness `database`: one round trip (a context without the kit's module, such as a CLI, has no readiness). */
 @Injectable()
 class DatabaseReadiness implements OnModuleInit {
   constructor(
     private readonly ds: DataSource,
-    private readonly readiness: Readiness,
+    @Optional() @Inject(Readiness) private readonly readiness?: Readiness,
   ) {}
 
   onModuleInit(): void {
-    this.readiness.add('database', databaseCheck(this.ds));
+    this.readiness?.add('database', databaseCheck(this.ds));
   }
 }
 

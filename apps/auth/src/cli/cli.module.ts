@@ -1,13 +1,15 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { ServiceCoreModule } from '@dtp/service-host';
+import { authDatabase } from '../app';
 import { AuthConfig } from '../config';
-import { AuthConfigModule } from '../config.module';
-import { AuthDatabaseModule } from '../database/auth-database.module';
 import { KeysModule } from '../keys/keys.module';
 import { ParticipantsModule } from '../participants/participants.module';
+import { AUTH_CONFIG } from '../tokens';
 
 /**
- * What `auth:cli` runs on: the service's own participants and keys modules over a small pool of its own
- * (`dtp-auth-cli` in pg_stat_activity). No HTTP, no start-up work: nothing happens unless a command asks.
+ * What `auth:cli` runs on: the service's own core (config, database; no events: the relay is the service's) and
+ * its participants and keys modules, over a small pool of its own (`dtp-auth-cli` in pg_stat_activity). No HTTP,
+ * no start-up work: nothing happens unless a command asks.
  */
 @Module({})
 export class AuthCliModule {
@@ -15,8 +17,14 @@ export class AuthCliModule {
     return {
       module: AuthCliModule,
       imports: [
-        AuthConfigModule.forRoot(config),
-        AuthDatabaseModule.forRoot({ service: 'auth-cli', poolSize: connection.poolSize ?? 2 }),
+        ServiceCoreModule.forRoot({
+          name: 'auth',
+          configClass: AuthConfig,
+          config,
+          database: authDatabase(config, { service: 'auth-cli', poolSize: connection.poolSize ?? 2 }),
+          providers: [{ provide: AUTH_CONFIG, useExisting: AuthConfig }],
+          exports: [AUTH_CONFIG],
+        }),
         ParticipantsModule,
         KeysModule,
       ],

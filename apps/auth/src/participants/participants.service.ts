@@ -12,13 +12,13 @@ import {
   Role,
   topicOf,
 } from '@dtp/domain';
-import type { OutboxEvent } from '@dtp/events';
+import { UnitOfWork } from '@dtp/database';
+import { OutboxEvent, writeOutbox } from '@dtp/events';
 import { LOGGER } from '@dtp/service-kit';
 import { ClientSecrets } from '../credentials/client-secrets';
 import { ClientsRepository, RevokedClient } from '../credentials/clients.repository';
 import { VerifiedSecretCache } from '../credentials/verified-secret-cache';
 import { isCredentialText, newClientId, newClientSecret } from '../credentials/secret-hash';
-import { OutboxTransactions } from '../database/outbox-transactions';
 import { ParticipantEntity, ProvenanceValue } from './participant.entity';
 import { ParticipantsRepository } from './participants.repository';
 
@@ -43,7 +43,7 @@ export class ParticipantsService {
     @Inject(ParticipantsRepository) private readonly participants: ParticipantsRepository,
     @Inject(ClientsRepository) private readonly clients: ClientsRepository,
     @Inject(ClientSecrets) private readonly secrets: ClientSecrets,
-    @Inject(OutboxTransactions) private readonly outbox: OutboxTransactions,
+    @Inject(UnitOfWork) private readonly uow: UnitOfWork,
     @Inject(VerifiedSecretCache) private readonly verified: VerifiedSecretCache,
     @Optional() @Inject(LOGGER) private readonly logger?: Logger,
   ) {}
@@ -56,15 +56,14 @@ export class ParticipantsService {
     const provenance: ProvenanceValue | null = input.provenance
       ? { name: input.provenance.name, type: input.provenance.type, country_code: input.provenance.country_code ?? null }
       : null;
-    const participant = await this.outbox.run(async (m) => {
-      const p = await this.participants.insert(m, { id: randomUUID(), name: input.name, role: input.role, provenance });
-      await this.clients.insert({ clientId, participantId: p.id, secretHash }, m);
+    // The participant, its first credential and `participant.onboarded` in the outbox: one transaction.
+    const participant = await this.uow.run(async (tx) => {
+      const p = await this.participants.insert(tx.manager, { id: randomUUID(), name: input.name, role: input.role, provenance });
+      await this.clients.insert({ clientId, participantId: p.id, secretHash }, tx.manager);
       const data: ParticipantOnboardedData = { participant_id: p.id, name: p.name, role: p.role, provenance };
       const envelope = makeEnvelope({ event_type: EventTypes.PARTICIPANT_ONBOARDED, data, revision: 1, occurred_at: p.createdAt });
-      return {
-        result: p,
-        events: [{ topic: topicOf(envelope.event_type), key: envelope.key, eventType: envelope.event_type, revision: 1, payload: envelope }],
-      };
+      await writeOutbox(tx, [{ topic: topicOf(envelope.event_type), key: envelope.key, eventType: envelope.event_type, revision: 1, payload: envelope }]);
+      return p;
     });
     this.logger?.info({ participant_id: participant.id, role: participant.role, client_id: clientId }, 'participant onboarded');
     return { participant_id: participant.id, client_id: clientId, client_secret: secret, role: participant.role, name: participant.name };
@@ -92,9 +91,10 @@ export class ParticipantsService {
   async revokeClient(clientId: string): Promise<void> {
     // a client id that is not printable ASCII cannot exist, and a NUL must not reach PostgreSQL (a 500)
     const revoked = isCredentialText(clientId)
-      ? await this.outbox.run(async (m) => {
-          const r = await this.clients.revoke(m, clientId);
-          return { result: r, events: r ? [revocationEvent(r)] : [] };
+      ? await this.uow.run(async (tx) => {
+          const r = await this.clients.revoke(tx.manager, clientId);
+          if (r) await writeOutbox(tx, [revocationEvent(r)]);
+          return r;
         })
       : null;
     if (!revoked) throw new NotFoundError({ message: `client ${clientId} not found`, reason: 'client_not_found' });
@@ -109,7 +109,7 @@ export class ParticipantsService {
    */
   async announceRecentRevocations(seconds: number): Promise<number> {
     const recent = await this.clients.revokedSince(new Date(Date.now() - seconds * 1000));
-    if (recent.length > 0) await this.outbox.run(async () => ({ result: undefined, events: recent.map(revocationEvent) }));
+    if (recent.length > 0) await this.uow.run((tx) => writeOutbox(tx, recent.map(revocationEvent)));
     return recent.length;
   }
 

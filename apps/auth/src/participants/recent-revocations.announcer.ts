@@ -1,9 +1,10 @@
-import { Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { Inject, Injectable, Module, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import type { Logger } from 'pino';
-import type { EventTransport } from '@dtp/events';
+import { EVENT_TRANSPORT, EventTransport } from '@dtp/events';
 import { LOGGER } from '@dtp/service-kit';
 import type { AuthConfig } from '../config';
-import { AUTH_CONFIG, AUTH_EVENT_TRANSPORT } from '../tokens';
+import { AUTH_CONFIG } from '../tokens';
+import { ParticipantsModule } from './participants.module';
 import { ParticipantsService } from './participants.service';
 
 /** How far back revocations are announced again: a token lifetime plus two minutes of margin. */
@@ -17,7 +18,7 @@ const MARGIN_SECONDS = 2 * 60;
 @Injectable()
 export class RecentRevocationsAnnouncer implements OnApplicationBootstrap {
   constructor(
-    @Inject(AUTH_EVENT_TRANSPORT) private readonly transport: EventTransport,
+    @Inject(EVENT_TRANSPORT) private readonly transport: EventTransport,
     @Inject(ParticipantsService) private readonly participants: ParticipantsService,
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
     @Optional() @Inject(LOGGER) private readonly logger?: Logger,
@@ -29,3 +30,7 @@ export class RecentRevocationsAnnouncer implements OnApplicationBootstrap {
     if (announced > 0) this.logger?.info({ clients: announced }, 'recent client revocations announced again for the in-process bus');
   }
 }
+
+/** The announcer as a feature of the service (not of `auth:cli`, which announces nothing). */
+@Module({ imports: [ParticipantsModule], providers: [RecentRevocationsAnnouncer] })
+export class RecentRevocationsModule {}

@@ -1,0 +1,1 @@
+module.exports = { ...require('../../tools/testing/jest.preset'), displayName: 'service-host', rootDir: __dirname };

@@ -1,0 +1,2 @@
+export * from './service-core.module';
+export * from './define-service';
