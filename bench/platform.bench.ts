@@ -40,7 +40,7 @@ import { CreateRoughDiamondDto, newDiamondId, newVersionId } from '@dtp/domain';
 import { loadConfig, RunningService } from '@dtp/service-kit';
 import { authService } from '@dtp/auth';
 import { platformService } from '@dtp/platform';
-import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS, DiamondRow } from '../apps/platform/src/diamonds/diamond.row';
+import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS, DiamondRow } from '../apps/platform/src/diamonds/diamond.entity';
 import { toDiamondV1 } from '../apps/platform/src/diamonds/diamond.mapper';
 import { diamondUpserted } from '../apps/platform/src/diamonds/diamond-events';
 import { newRoughRow } from '../apps/platform/src/registration/registration.service';

@@ -1,6 +1,6 @@
 import { DiamondEntity } from './diamonds/diamond.entity';
 import { ParticipantStorageEntity } from './files/participant-storage.entity';
-import { GradedMeasurementEntity } from './graded-measurements/graded-measurement.entity';
+import { GradedMeasurementEntity } from './diamonds/graded-measurement.entity';
 import { ParticipantEntity } from './participants/participant.entity';
 import { ShipmentDiamondEntity, ShipmentEntity } from './shipments/shipment.entity';
 

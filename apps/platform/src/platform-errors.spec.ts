@@ -6,7 +6,7 @@ import { fileTooLarge } from './files/multipart-upload';
 import { assertTransition } from './lifecycle/lifecycle-errors';
 import { limitExceeded } from './shipments/shipment-box.resolver';
 import { badField, conflict, shipmentNotFound } from './shipments/shipment-errors';
-import type { ShipmentRow } from './shipments/shipment.row';
+import type { ShipmentRow } from './shipments/shipment.entity';
 
 /** What the kit's filter answers for a domain error: status, the body as sent (key order too), headers. */
 function answer(err: unknown): { status: number; body: string; headers: Record<string, string> } {

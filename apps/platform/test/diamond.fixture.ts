@@ -1,4 +1,4 @@
-import { DiamondRow } from '../src/diamonds/diamond.row';
+import { DiamondRow } from '../src/diamonds/diamond.entity';
 
 /** A stored diamond row for unit tests. */
 export function sampleRow(overrides: Partial<DiamondRow> = {}): DiamondRow {

@@ -2,3 +2,4 @@ export * from './data-source';
 export * from './unit-of-work';
 export * from './database.module';
 export * from './idempotency';
+export * from './entity-columns';

@@ -3,13 +3,12 @@ import { DiamondV1, isDiamondId, newVersionId } from '@dtp/domain';
 import type { Caller } from '@dtp/auth-guard';
 import { Sql, Tx } from '@dtp/database';
 import { CustodyChange, custodyEntryOf } from '../custody/custody-entry';
-import { GradedMeasurementsRepository } from '../graded-measurements/graded-measurements.repository';
-import { toGradingDataView } from '../graded-measurements/graded-measurement.row';
 import { diamondUpserted } from './diamond-events';
 import { diamondInTransit, diamondNotFound, notHolder } from './diamond-errors';
-import { toDiamondV1 } from './diamond.mapper';
-import { DiamondRow } from './diamond.row';
+import { toDiamondV1, toGradingDataView } from './diamond.mapper';
+import { DiamondRow } from './diamond.entity';
 import { DiamondsRepository, NewDiamondWrite } from './diamonds.repository';
+import { GradedMeasurementsRepository } from './graded-measurements.repository';
 
 /** Columns a change may never set through `commit` (identity and bookkeeping). */
 type ChangeableColumn = Exclude<keyof DiamondRow, 'diamond_id' | 'legacy_id' | 'version_id' | 'revision' | 'system_timestamp' | 'created_at' | 'custody_head'>;

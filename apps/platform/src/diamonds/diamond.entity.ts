@@ -1,10 +1,26 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
-import type { DiamondRow } from './diamond.row';
+import type {
+  AssuranceLevel,
+  CurrentStage,
+  DiamondDataRequest,
+  DiamondV1Polished,
+  DiamondV1Provenance,
+  DiamondV1Rough,
+  GisStatus,
+  LifecycleState,
+  ObjectiveVerificationData,
+  PossessionState,
+  UnlockStatus,
+  VerificationStatus,
+} from '@dtp/domain';
+import { entityColumns } from '@dtp/database';
 
 /**
  * `diamonds` (migration 1764028800000-diamonds), declared to the last constraint and index so that TypeORM's
- * schema builder finds nothing to change (apps/platform/test/entities.spec.ts). Property names are the column
- * names: an entity is a DiamondRow, the row the raw-SQL paths of DiamondsRepository read and write.
+ * schema builder finds nothing to change (apps/platform/test/entities.spec.ts). The one description of the table
+ * in code: property names are the column names, so a row the raw-SQL paths of DiamondsRepository read
+ * (`SELECT *`) is a DiamondRow as it is, and their column lists come from these declarations (DIAMOND_COLUMNS).
+ * Never an API body: the mapper (diamond.mapper.ts) turns a row into a DiamondV1.
  */
 @Entity({ name: 'diamonds' })
 @Unique('diamonds_legacy_id_key', ['legacy_id'])
@@ -20,7 +36,7 @@ import type { DiamondRow } from './diamond.row';
 @Check('diamonds_possession_state_check', `possession_state IN ('held', 'in_transit')`)
 @Check('diamonds_unlock_status_check', `unlock_status IN ('locked', 'unlocked')`)
 @Check('diamonds_assurance_level_check', `assurance_level IN ('assured', 'declared')`)
-export class DiamondEntity implements DiamondRow {
+export class DiamondEntity {
   @PrimaryColumn('text', { primaryKeyConstraintName: 'diamonds_pkey' })
   diamond_id!: string;
 
@@ -30,19 +46,22 @@ export class DiamondEntity implements DiamondRow {
   @Column('text')
   version_id!: string;
 
-  /** bigint: text, as pg returns it. */
+  /** Grows by one on every change; the outbox envelope's `revision`. bigint: pg returns it as text. */
   @Column('bigint')
-  revision!: string;
+  revision!: number | string;
 
+  /** The participant that registered (or created) the diamond; the only one who may delete it. */
   @Column('text')
   uploader_id!: string;
 
+  /** The participant holding it now: attaches files, unlocks, manages graded measurements, ships it. */
   @Column('text')
   holder_id!: string;
 
   @Column('text')
   producer_uuid!: string;
 
+  /** Whose box `box_id` names (uniqueness of participant_id is per (box_scope, box_id)). */
   @Column('text', { nullable: true })
   box_scope!: string | null;
 
@@ -67,23 +86,24 @@ export class DiamondEntity implements DiamondRow {
   legacy_parent_id!: string | null;
 
   @Column('text')
-  lifecycle_state!: DiamondRow['lifecycle_state'];
+  lifecycle_state!: LifecycleState;
 
   @Column('text')
-  current_stage!: DiamondRow['current_stage'];
+  current_stage!: CurrentStage;
 
   @Column('text')
-  possession_state!: DiamondRow['possession_state'];
+  possession_state!: PossessionState;
 
   @Column('text')
-  unlock_status!: DiamondRow['unlock_status'];
+  unlock_status!: UnlockStatus;
 
   @Column('text')
-  assurance_level!: DiamondRow['assurance_level'];
+  assurance_level!: AssuranceLevel;
 
   @Column('boolean', { default: false })
   rough_check!: boolean;
 
+  /** Provenance came from token claims because the participant's onboarding event had not arrived yet. */
   @Column('boolean', { default: false })
   provenance_pending!: boolean;
 
@@ -91,10 +111,10 @@ export class DiamondEntity implements DiamondRow {
   box_description!: string | null;
 
   @Column('bigint', { nullable: true })
-  sight_no!: string | null;
+  sight_no!: number | string | null;
 
   @Column('bigint', { nullable: true })
-  sight_year!: string | null;
+  sight_year!: number | string | null;
 
   @Column('text')
   participant_timestamp!: string;
@@ -109,13 +129,13 @@ export class DiamondEntity implements DiamondRow {
   archived_at!: Date | null;
 
   @Column('text', { nullable: true })
-  gis_status!: DiamondRow['gis_status'];
+  gis_status!: GisStatus | null;
 
   @Column('boolean', { default: false })
   three_d_plan_available!: boolean;
 
   @Column('text', { default: 'Verified' })
-  verification_status!: DiamondRow['verification_status'];
+  verification_status!: VerificationStatus;
 
   @Column('text', { default: 'verified record' })
   verification_description!: string;
@@ -124,30 +144,46 @@ export class DiamondEntity implements DiamondRow {
   verification_status_modified_at!: Date | null;
 
   @Column('jsonb')
-  rough!: DiamondRow['rough'];
+  rough!: DiamondV1Rough;
 
   @Column('jsonb')
-  polished!: DiamondRow['polished'];
+  polished!: DiamondV1Polished;
 
   @Column('jsonb')
-  provenance!: DiamondRow['provenance'];
+  provenance!: DiamondV1Provenance;
 
   @Column('jsonb', { nullable: true })
-  entity_specific_tags!: DiamondRow['entity_specific_tags'];
+  entity_specific_tags!: Record<string, unknown> | null;
 
   @Column('jsonb', { nullable: true })
-  supplementary_tags!: DiamondRow['supplementary_tags'];
+  supplementary_tags!: Record<string, unknown> | null;
 
   @Column('jsonb', { default: () => `'[]'` })
-  data_requests!: DiamondRow['data_requests'];
+  data_requests!: DiamondDataRequest[];
 
   @Column('jsonb', { default: () => `'[]'` })
-  rough_objective_verification_results!: DiamondRow['rough_objective_verification_results'];
+  rough_objective_verification_results!: ObjectiveVerificationData[];
 
   @Column('jsonb', { default: () => `'[]'` })
-  polished_objective_verification_results!: DiamondRow['polished_objective_verification_results'];
+  polished_objective_verification_results!: ObjectiveVerificationData[];
 
-  /** Migration 1764547200000-custody-log: the latest custody entry's hash. */
+  /**
+   * Migration 1764547200000-custody-log: entry_hash of the diamond's latest custody log entry (the next entry's
+   * prev_entry_hash); null before its first.
+   */
   @Column('text', { nullable: true })
   custody_head!: string | null;
 }
+
+/** One row of `diamonds` as this service holds it: the entity's columns (the parent relation is never loaded). */
+export type DiamondRow = Omit<DiamondEntity, 'parent'>;
+
+/** The columns in declaration order: DiamondsRepository builds its INSERT and UPDATE statements from this list. */
+export const DIAMOND_COLUMNS: readonly (keyof DiamondRow)[] = entityColumns(DiamondEntity).map((c) => c.property as keyof DiamondRow);
+
+/** JSONB columns: serialised with JSON.stringify on the way in. */
+export const DIAMOND_JSON_COLUMNS: ReadonlySet<keyof DiamondRow> = new Set(
+  entityColumns(DiamondEntity)
+    .filter((c) => c.type === 'jsonb')
+    .map((c) => c.property as keyof DiamondRow),
+);

@@ -1,5 +1,6 @@
 import type { DiamondV1, GradingDataView } from '@dtp/domain';
-import type { DiamondRow } from './diamond.row';
+import type { DiamondRow } from './diamond.entity';
+import type { GradedMeasurementRow } from './graded-measurement.entity';
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 const int = (v: number | string | null): number | null => (v === null ? null : Number(v));
@@ -49,4 +50,9 @@ export function toDiamondV1(row: DiamondRow, active: GradingDataView | null = nu
     verification_description: row.verification_description,
     verification_status_modified_at: iso(row.verification_status_modified_at),
   };
+}
+
+/** The spec's GradingDataView of a stored graded measurement. */
+export function toGradingDataView(row: GradedMeasurementRow): GradingDataView {
+  return { ...row.data, id: row.id, is_active: row.is_active, is_selectable: row.is_selectable, source: row.source };
 }

@@ -3,8 +3,7 @@ import { In } from 'typeorm';
 import { outboxInsert, OutboxEvent } from '@dtp/events';
 import { Sql, Tx } from '@dtp/database';
 import { custodyInsert, NewCustodyEntry } from '../custody/custody-entry';
-import { DiamondEntity } from './diamond.entity';
-import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS, DiamondRow } from './diamond.row';
+import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS, DiamondEntity, DiamondRow } from './diamond.entity';
 
 const param = (col: keyof DiamondRow, i: number) => (DIAMOND_JSON_COLUMNS.has(col) ? `$${i}::jsonb` : `$${i}`);
 const DIAMOND_COLUMN_LIST = DIAMOND_COLUMNS.join(', ');

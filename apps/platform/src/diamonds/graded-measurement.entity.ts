@@ -1,17 +1,17 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import type { GradedMeasurementSource, GradingData } from '@dtp/domain';
-import { DiamondEntity } from '../diamonds/diamond.entity';
-import type { GradedMeasurementRow } from './graded-measurement.row';
+import { DiamondEntity } from './diamond.entity';
 
 /**
  * `graded_measurements` (migrations 1764028800000-diamonds, 1764201600000-shipments: held_back_at). Property names
- * are the column names: an entity is a GradedMeasurementRow.
+ * are the column names, so a raw-SQL row (`RETURNING *`) is a GradedMeasurementRow as it is. Part of the diamond
+ * record (it shows its active graded measurement), so DiamondsModule owns the table.
  */
 @Entity({ name: 'graded_measurements' })
 @Index('graded_measurements_one_active', ['diamond_id'], { unique: true, where: 'is_active' })
 @Index('graded_measurements_diamond', ['diamond_id', 'created_at'])
 @Check('graded_measurements_source_check', `source IN ('gis', 'user')`)
-export class GradedMeasurementEntity implements GradedMeasurementRow {
+export class GradedMeasurementEntity {
   @PrimaryColumn('text', { primaryKeyConstraintName: 'graded_measurements_pkey' })
   id!: string;
 
@@ -32,6 +32,7 @@ export class GradedMeasurementEntity implements GradedMeasurementRow {
   @Column('boolean', { default: true })
   is_selectable!: boolean;
 
+  /** Every GradingDataView member except the four record members; decimals as decimal text. */
   @Column('jsonb')
   data!: GradingData;
 
@@ -44,6 +45,10 @@ export class GradedMeasurementEntity implements GradedMeasurementRow {
   @Column('timestamptz', { default: () => 'clock_timestamp()' })
   updated_at!: Date;
 
+  /** Set when a transfer left this (inactive) record behind: only the active record travels downstream. */
   @Column('timestamptz', { nullable: true })
   held_back_at!: Date | null;
 }
+
+/** One row of `graded_measurements`: the entity's columns (the diamond relation is never loaded). */
+export type GradedMeasurementRow = Omit<GradedMeasurementEntity, 'diamond'>;

@@ -3,8 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { In, IsNull, Repository } from 'typeorm';
 import type { GradedMeasurementSource, GradingData } from '@dtp/domain';
 import { Sql, Tx } from '@dtp/database';
-import { GradedMeasurementEntity } from './graded-measurement.entity';
-import { GradedMeasurementRow } from './graded-measurement.row';
+import { GradedMeasurementEntity, GradedMeasurementRow } from './graded-measurement.entity';
 
 export interface NewGradedMeasurement {
   id: string;

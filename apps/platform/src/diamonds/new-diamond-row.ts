@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { DiamondV1Polished, DiamondV1Rough, newDiamondId, newVersionId, PolishedSchemaDto, RoughSchemaDto, toDecimalText } from '@dtp/domain';
-import type { DiamondRow } from './diamond.row';
+import type { DiamondRow } from './diamond.entity';
 
 /** What differs between new diamonds (registration, a polished child, a rough cut). */
 export type NewDiamondFields = Pick<

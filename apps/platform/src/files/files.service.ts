@@ -6,7 +6,7 @@ import { UnitOfWork } from '@dtp/database';
 import { PLATFORM_CONFIG } from '../tokens';
 import { StorageQuotaRepository } from './storage-quota.repository';
 import { DiamondChanges } from '../diamonds/diamond-changes';
-import { DiamondRow } from '../diamonds/diamond.row';
+import { DiamondRow } from '../diamonds/diamond.entity';
 import type { ReceivedUpload } from './multipart-upload';
 
 export type AttachedRef = FileRef | ImageRef | GradingCertificateRef;

@@ -1,4 +1,4 @@
-import { toGradingDataView } from './graded-measurement.row';
+import { toGradingDataView } from '../diamonds/diamond.mapper';
 import { toGradingData } from './graded-measurements.service';
 
 describe('graded measurement mapping', () => {
@@ -22,6 +22,7 @@ describe('graded measurement mapping', () => {
       created_by: null,
       created_at: new Date(),
       updated_at: new Date(),
+      held_back_at: null,
     });
     expect(view).toEqual({ carats: '1.00', shape: 'Round', id: 'g1', is_active: true, is_selectable: true, source: 'gis' });
   });

@@ -15,10 +15,11 @@ import {
 } from '@dtp/domain';
 import { Sql, Tx, UnitOfWork } from '@dtp/database';
 import { DiamondChanges } from '../diamonds/diamond-changes';
-import { DiamondRow } from '../diamonds/diamond.row';
+import { toGradingDataView } from '../diamonds/diamond.mapper';
+import { DiamondRow } from '../diamonds/diamond.entity';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
-import { GradedMeasurementRow, toGradingDataView } from './graded-measurement.row';
-import { GradedMeasurementsRepository } from './graded-measurements.repository';
+import { GradedMeasurementRow } from '../diamonds/graded-measurement.entity';
+import { GradedMeasurementsRepository } from '../diamonds/graded-measurements.repository';
 
 const DECIMALS: ReadonlySet<string> = new Set(GRADING_DECIMAL_FIELDS);
 

@@ -1,5 +1,5 @@
 import { canTransition, ConflictError, LifecycleState } from '@dtp/domain';
-import type { DiamondRow } from '../diamonds/diamond.row';
+import type { DiamondRow } from '../diamonds/diamond.entity';
 
 /** 409 `{message, reason: "illegal_transition", from, to}` unless LIFECYCLE_TRANSITIONS allows the move. */
 export function assertTransition(row: DiamondRow, to: LifecycleState): void {

@@ -1,6 +1,6 @@
 import type { Caller } from '@dtp/auth-guard';
 import type { DiamondV1Polished, DiamondV1Rough } from '@dtp/domain';
-import type { DiamondRow } from '../diamonds/diamond.row';
+import type { DiamondRow } from '../diamonds/diamond.entity';
 import { newDiamondRow } from '../diamonds/new-diamond-row';
 
 /** Uniqueness namespace of the children of one diamond: their participant_id is unique among siblings. */

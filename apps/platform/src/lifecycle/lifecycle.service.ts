@@ -11,7 +11,7 @@ import {
 import { Decimal } from 'decimal.js';
 import { PG_UNIQUE_VIOLATION, pgErrorCode, Sql, Tx, UnitOfWork } from '@dtp/database';
 import { DiamondChanges, insertNewDiamond } from '../diamonds/diamond-changes';
-import { DiamondRow } from '../diamonds/diamond.row';
+import { DiamondRow } from '../diamonds/diamond.entity';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
 import { assertTransition } from './lifecycle-errors';
 import { newChildRow, polishedFromSchema, roughFromSchema } from './lifecycle-rows';

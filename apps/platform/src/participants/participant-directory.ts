@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { ParticipantRow } from './participant.row';
+import { ParticipantRow } from './participant.entity';
 import { ParticipantsRepository } from './participants.repository';
 
 const TTL_MS = 60_000;

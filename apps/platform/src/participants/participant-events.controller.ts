@@ -5,7 +5,7 @@ import type { EventContext } from '@dtp/events';
 import type { Tx } from '@dtp/database';
 import { DiamondChanges } from '../diamonds/diamond-changes';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
-import { ParticipantRow } from './participant.row';
+import { ParticipantRow } from './participant.entity';
 import { ParticipantDirectory } from './participant-directory';
 import { lockParticipant } from './participant-lock';
 import { ParticipantsRepository } from './participants.repository';

@@ -3,8 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Repository } from 'typeorm';
 import type { ParticipantOnboardedData } from '@dtp/domain';
 import { Sql, Tx } from '@dtp/database';
-import { ParticipantEntity } from './participant.entity';
-import { ParticipantRow } from './participant.row';
+import { ParticipantEntity, ParticipantRow } from './participant.entity';
 
 /** `participants`: what platform knows about each participant (from auth.participants.v1). */
 @Injectable()

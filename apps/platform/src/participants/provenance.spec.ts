@@ -1,6 +1,6 @@
 import type { Caller } from '@dtp/auth-guard';
 import { provenanceForRegistration } from './provenance';
-import type { ParticipantRow } from './participant.row';
+import type { ParticipantRow } from './participant.entity';
 
 const producer: Caller = { participantId: 'p-1', role: 'producer', clientId: 'c', name: 'Acme Mining' };
 const row = (provenance: ParticipantRow['provenance']): ParticipantRow => ({
@@ -10,6 +10,7 @@ const row = (provenance: ParticipantRow['provenance']): ParticipantRow => ({
   provenance,
   base_url: null,
   revision: 1,
+  updated_at: new Date(0),
 });
 
 describe('provenanceForRegistration', () => {

@@ -1,6 +1,6 @@
 import type { Caller } from '@dtp/auth-guard';
 import type { DiamondV1Provenance } from '@dtp/domain';
-import type { ParticipantRow } from './participant.row';
+import type { ParticipantRow } from './participant.entity';
 
 export interface ProvenanceDecision {
   provenance: DiamondV1Provenance;

@@ -3,7 +3,7 @@ import type { Caller } from '@dtp/auth-guard';
 import { ConflictError, CreateRoughDiamondDto, DiamondV1, invalidFields } from '@dtp/domain';
 import { PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode, Sql, UnitOfWork } from '@dtp/database';
 import { insertNewDiamond, newDiamondWrite } from '../diamonds/diamond-changes';
-import { DiamondRow } from '../diamonds/diamond.row';
+import { DiamondRow } from '../diamonds/diamond.entity';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
 import { newDiamondRow, roughFromSchema } from '../diamonds/new-diamond-row';
 import { ParticipantDirectory } from '../participants/participant-directory';

@@ -5,7 +5,7 @@ import { ConflictError, SHIPMENT_CARAT_ALLOWANCE_PER_DIAMOND } from '@dtp/domain
 import { Tx, UnitOfWork } from '@dtp/database';
 import { BoxResolver, ResolvedBox } from '../diamonds/box-resolver';
 import { conflict } from './shipment-errors';
-import { ShipmentRow } from './shipment.row';
+import { ShipmentRow } from './shipment.entity';
 import { ShipmentsRepository } from './shipments.repository';
 
 /** The form of the shipment ids this platform assigns (lowercased ULIDs); other box ids skip the lookup. */

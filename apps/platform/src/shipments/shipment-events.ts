@@ -1,6 +1,6 @@
 import { EventTypes, makeEnvelope, Topics } from '@dtp/domain';
 import type { OutboxEvent } from '@dtp/events';
-import type { ShipmentDiamondRow, ShipmentRow } from './shipment.row';
+import type { ShipmentDiamondRow, ShipmentRow } from './shipment.entity';
 import { toShipmentChanged } from './shipment.mapper';
 
 /** `shipment.changed` on platform.shipments.v1, key = shipment id, revision = the shipment's revision. */

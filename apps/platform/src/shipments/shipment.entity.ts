@@ -1,10 +1,10 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
 import type { DiamondV1Provenance, LifecycleState, ShipmentPolishedSummary, ShipmentRoughSummary, ShipmentStatus, ShipmentType, TransferState } from '@dtp/domain';
-import type { ShipmentDiamondRow, ShipmentRow } from './shipment.row';
 
 /**
- * `shipments` (migration 1764201600000-shipments). Property names are the column names: an entity is a
- * ShipmentRow (numeric and bigint as text, as pg returns them), which the mapper turns into the API's view.
+ * `shipments` (migration 1764201600000-shipments). Property names are the column names, so a raw-SQL row is a
+ * ShipmentRow as it is (numeric and bigint as text, as pg returns them). Never an API body: shipment.mapper.ts
+ * makes the view.
  */
 @Entity({ name: 'shipments' })
 @Index('shipments_recipient', ['recipient_id', 'created_at', 'shipment_id'])
@@ -20,7 +20,7 @@ import type { ShipmentDiamondRow, ShipmentRow } from './shipment.row';
 @Check('shipments_check1', `registered_count >= 0 AND registered_count <= total_diamonds`)
 @Check('shipments_registered_carats_check', `registered_carats >= 0`)
 @Check('shipments_revision_check', `revision >= 1`)
-export class ShipmentEntity implements ShipmentRow {
+export class ShipmentEntity {
   @PrimaryColumn('text', { primaryKeyConstraintName: 'shipments_pkey' })
   shipment_id!: string;
 
@@ -39,6 +39,7 @@ export class ShipmentEntity implements ShipmentRow {
   @Column('text')
   recipient_id!: string;
 
+  /** Base address of the sender's instance (PUBLIC_BASE_URL when it was shipped): the listed `sender`. */
   @Column('text')
   sender_base_url!: string;
 
@@ -61,9 +62,9 @@ export class ShipmentEntity implements ShipmentRow {
   @Column('numeric', { default: 0 })
   registered_carats!: string;
 
-  /** bigint: text, as pg returns it. */
+  /** bigint: pg returns it as text. */
   @Column('bigint')
-  revision!: string;
+  revision!: number | string;
 
   @Column('timestamptz')
   created_at!: Date;
@@ -78,7 +79,7 @@ export class ShipmentEntity implements ShipmentRow {
 @Index('shipment_diamonds_diamond', ['diamond_id'])
 @Index('shipment_diamonds_one_pending', ['diamond_id'], { unique: true, where: `transfer_state = 'transfer_in_pending'` })
 @Check('shipment_diamonds_transfer_state_check', `transfer_state IN ('transfer_in_pending', 'transfer_in_confirmed', 'transfer_in_rejected')`)
-export class ShipmentDiamondEntity implements ShipmentDiamondRow {
+export class ShipmentDiamondEntity {
   @PrimaryColumn('text', { primaryKeyConstraintName: 'shipment_diamonds_pkey' })
   shipment_id!: string;
 
@@ -112,3 +113,9 @@ export class ShipmentDiamondEntity implements ShipmentDiamondRow {
   @Column('timestamptz')
   updated_at!: Date;
 }
+
+/** One row of `shipments`. */
+export type ShipmentRow = ShipmentEntity;
+
+/** One row of `shipment_diamonds` (the shipment relation is never loaded). */
+export type ShipmentDiamondRow = Omit<ShipmentDiamondEntity, 'shipment'>;

@@ -1,7 +1,7 @@
 import { sampleRow } from '../../test/diamond.fixture';
 import { inheritedOrigin, polishedSummary, roughSummary, toShipmentChanged, toShipmentView, totalCarats } from './shipment.mapper';
 import { limitExceeded, weightLimit } from './shipment-box.resolver';
-import type { ShipmentDiamondRow, ShipmentRow } from './shipment.row';
+import type { ShipmentDiamondRow, ShipmentRow } from './shipment.entity';
 
 const shipment = (over: Partial<ShipmentRow> = {}): ShipmentRow => ({
   shipment_id: '01hv5x4k2m8q9r7s6t5u4v3w2z',

@@ -10,8 +10,8 @@ import {
   ShipmentType,
   toDecimal,
 } from '@dtp/domain';
-import type { DiamondRow } from '../diamonds/diamond.row';
-import type { ShipmentDiamondRow, ShipmentRow } from './shipment.row';
+import type { DiamondRow } from '../diamonds/diamond.entity';
+import type { ShipmentDiamondRow, ShipmentRow } from './shipment.entity';
 
 const int = (v: number | string | null): number | null => (v === null ? null : Number(v));
 

@@ -3,8 +3,7 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { FindOptionsWhere, In, Repository } from 'typeorm';
 import { SHIPMENT_CARAT_ALLOWANCE_PER_DIAMOND, ShipmentType, TransferState } from '@dtp/domain';
 import { Sql, Tx } from '@dtp/database';
-import { ShipmentDiamondEntity, ShipmentEntity } from './shipment.entity';
-import { ShipmentDiamondRow, ShipmentRow } from './shipment.row';
+import { ShipmentDiamondEntity, ShipmentDiamondRow, ShipmentEntity, ShipmentRow } from './shipment.entity';
 
 /** Whose shipments a list shows: the recipient's (inbound) or the sender's (outbound). */
 export type ShipmentParty = 'recipient' | 'sender';

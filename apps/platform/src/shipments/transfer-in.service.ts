@@ -4,13 +4,13 @@ import { InboundShipment, isDiamondId, TransferDecisionDto, TransferState } from
 import { writeOutbox } from '@dtp/events';
 import { UnitOfWork } from '@dtp/database';
 import { DiamondChanges, DiamondPatch } from '../diamonds/diamond-changes';
-import { DiamondRow } from '../diamonds/diamond.row';
+import { DiamondRow } from '../diamonds/diamond.entity';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
-import { GradedMeasurementsRepository } from '../graded-measurements/graded-measurements.repository';
+import { GradedMeasurementsRepository } from '../diamonds/graded-measurements.repository';
 import { conflict, idList, shipmentNotFound } from './shipment-errors';
 import { shipmentChanged } from './shipment-events';
 import { toShipmentView } from './shipment.mapper';
-import { ShipmentRow } from './shipment.row';
+import { ShipmentRow } from './shipment.entity';
 import { ShipmentsRepository } from './shipments.repository';
 
 export type TransferDecision = 'accept' | 'reject';

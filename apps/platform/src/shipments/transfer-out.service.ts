@@ -5,14 +5,14 @@ import { writeOutbox } from '@dtp/events';
 import type { PlatformConfig } from '../config';
 import { UnitOfWork } from '@dtp/database';
 import { DiamondChanges } from '../diamonds/diamond-changes';
-import { DiamondRow } from '../diamonds/diamond.row';
+import { DiamondRow } from '../diamonds/diamond.entity';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
 import { ParticipantDirectory } from '../participants/participant-directory';
 import { PLATFORM_CONFIG } from '../tokens';
 import { badField, conflict, idList } from './shipment-errors';
 import { shipmentChanged } from './shipment-events';
 import { inheritedOrigin, polishedSummary, roughSummary, toShipmentView, totalCarats } from './shipment.mapper';
-import { ShipmentDiamondRow, ShipmentRow } from './shipment.row';
+import { ShipmentDiamondRow, ShipmentRow } from './shipment.entity';
 import { ShipmentsRepository } from './shipments.repository';
 
 /**

@@ -1,0 +1,34 @@
+import { entityColumns } from '@dtp/database';
+import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS, DiamondEntity } from './diamond.entity';
+import { GradedMeasurementEntity } from './graded-measurement.entity';
+
+/** The raw-SQL column lists come from the entity's declarations (test/entities.spec.ts proves those match the schema). */
+describe('column lists from the entity', () => {
+  it('lists every column of diamonds in declaration order, relations left out', () => {
+    expect(DIAMOND_COLUMNS).toHaveLength(41);
+    expect(DIAMOND_COLUMNS.slice(0, 4)).toEqual(['diamond_id', 'legacy_id', 'version_id', 'revision']);
+    expect(DIAMOND_COLUMNS.at(-1)).toBe('custody_head');
+    expect(DIAMOND_COLUMNS).not.toContain('parent');
+    expect(new Set(DIAMOND_COLUMNS).size).toBe(DIAMOND_COLUMNS.length);
+  });
+
+  it('marks exactly the jsonb columns as JSON', () => {
+    expect([...DIAMOND_JSON_COLUMNS].sort()).toEqual([
+      'data_requests',
+      'entity_specific_tags',
+      'polished',
+      'polished_objective_verification_results',
+      'provenance',
+      'rough',
+      'rough_objective_verification_results',
+      'supplementary_tags',
+    ]);
+  });
+
+  it('names each column after its property (one naming convention: snake_case properties = column names)', () => {
+    for (const entity of [DiamondEntity, GradedMeasurementEntity]) {
+      for (const c of entityColumns(entity)) expect(c.name).toBe(c.property);
+    }
+    expect(entityColumns(GradedMeasurementEntity).map((c) => c.property)).not.toContain('diamond');
+  });
+});
