@@ -15,7 +15,8 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { EventTypes, Topics, makeEnvelope, newDiamondId, newVersionId, DiamondV1 } from '@dtp/domain';
 import { FilesystemBlobStore } from '@dtp/blob-store';
-import { participantWithToken, startTestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { participantWithToken } from '@dtp/testing';
 import type { Figure } from './run';
 
 const CONCURRENCY = 50;

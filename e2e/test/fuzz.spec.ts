@@ -1,13 +1,6 @@
 import fc from 'fast-check';
-import {
-  HOSTILE_PATH_SEGMENTS,
-  participantWithToken,
-  ParticipantWithToken,
-  startTestStack,
-  TEST_ADMIN_TOKEN,
-  TEST_AUDIENCES,
-  TestStack,
-} from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { HOSTILE_PATH_SEGMENTS, participantWithToken, ParticipantWithToken, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TestStack } from '@dtp/testing';
 
 /**
  * Property-based fuzzing of every operation of the four services, generated from each service's own OpenAPI

@@ -1,5 +1,6 @@
 import { responseContractCheck, RunningService, setResponseContractCheck } from '@dtp/service-kit';
-import { startTestStack, TEST_ADMIN_TOKEN, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { TEST_ADMIN_TOKEN, TestStack } from '@dtp/testing';
 
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' };
 const producer = (name: string) => JSON.stringify({ name, role: 'producer', provenance: { name: 'Karowe', type: 'mine', country_code: 'BW' } });

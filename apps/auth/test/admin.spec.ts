@@ -1,7 +1,8 @@
 import { Client } from 'pg';
 import { IncomingMessage } from '@dtp/events';
 import { Topics, validateEnvelope } from '@dtp/domain';
-import { onboard, startTestStack, TEST_ADMIN_TOKEN, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { onboard, TEST_ADMIN_TOKEN, TestStack } from '@dtp/testing';
 
 type Json = Record<string, unknown>;
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };

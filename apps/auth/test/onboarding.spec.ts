@@ -1,16 +1,6 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import {
-  GuardedApp,
-  onboard,
-  participantWithToken,
-  startGuardedApp,
-  startTestStack,
-  TEST_ADMIN_TOKEN,
-  TEST_AUDIENCES,
-  TEST_ISSUER,
-  TestStack,
-  tokenFor,
-} from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { GuardedApp, onboard, participantWithToken, startGuardedApp, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TEST_ISSUER, TestStack, tokenFor } from '@dtp/testing';
 
 describe('onboarding -> token -> guarded call', () => {
   let stack: TestStack;

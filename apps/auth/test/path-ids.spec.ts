@@ -1,4 +1,5 @@
-import { HOSTILE_PATH_SEGMENTS, refusedPathAnswer, startTestStack, TEST_ADMIN_TOKEN, TestStack, UNKNOWN_UUID } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { HOSTILE_PATH_SEGMENTS, refusedPathAnswer, TEST_ADMIN_TOKEN, TestStack, UNKNOWN_UUID } from '@dtp/testing';
 
 /**
  * Every auth route with an id in its path (the admin API), with hostile values: the 404 of an unknown id (or a

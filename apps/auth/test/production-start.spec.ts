@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { startTestStack, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { TestStack } from '@dtp/testing';
 
 /**
  * auth started as production starts it (NODE_ENV=production) with the explicit opt-out SIGNING_KEYS_UNENCRYPTED=true:

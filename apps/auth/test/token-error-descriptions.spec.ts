@@ -1,4 +1,5 @@
-import { onboard, ParticipantCredentials, startTestStack, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { onboard, ParticipantCredentials, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TestStack } from '@dtp/testing';
 
 /**
  * RFC 6749 5.2: `error_description` may only hold %x20-21 / %x23-5B / %x5D-7E. Every error the token endpoint can

@@ -1,4 +1,5 @@
-import { onboard, ParticipantCredentials, startTestStack, TEST_AUDIENCES, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { onboard, ParticipantCredentials, TEST_AUDIENCES, TestStack } from '@dtp/testing';
 
 type Json = Record<string, unknown>;
 

@@ -1,4 +1,5 @@
-import { onboard, ParticipantCredentials, startTestStack, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { onboard, ParticipantCredentials, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TestStack } from '@dtp/testing';
 import { AuthConfig } from '../src/config';
 import { VERIFIED_SECRET_CACHE_MAX, VerifiedSecretCache } from '../src/credentials/verified-secret-cache';
 

@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
-import { onboard, ParticipantCredentials, startTestStack, TEST_AUDIENCES, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { onboard, ParticipantCredentials, TEST_AUDIENCES, TestStack } from '@dtp/testing';
 
 type Json = Record<string, unknown>;
 

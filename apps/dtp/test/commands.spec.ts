@@ -8,7 +8,8 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { parse } from 'csv-parse/sync';
-import { onboard, ParticipantCredentials, sqlRows, startTestStack, TestStack, tokenFor } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { onboard, ParticipantCredentials, sqlRows, TestStack, tokenFor } from '@dtp/testing';
 import { cliEnv, dtp, eventually, stackEnv, tempDir } from './support';
 
 describe('dtp commands against a real stack', () => {
@@ -188,11 +189,19 @@ describe('dtp commands against a real stack', () => {
     });
     expect(polishedRes.status).toBe(200);
     const polished = ((await polishedRes.json()) as { diamond_id: string }).diamond_id;
-    const report = readFileSync(path.join(__dirname, '..', '..', 'gis', 'test', 'fixtures', 'scan-reports', 'good-round.xml'));
-    const form = new FormData();
-    form.append('file', new Blob([report], { type: 'application/xml' }), 'scan-report.xml');
-    const upload = await fetch(`${stack.urls.platform}/diamonds/${polished}/files/scan_report`, { method: 'POST', headers: { authorization: makerToken }, body: form });
-    expect(upload.status).toBe(201);
+    const reportFile = path.join(__dirname, '..', '..', 'gis', 'test', 'fixtures', 'scan-reports', 'good-round.xml');
+    const report = readFileSync(reportFile);
+    // Before a scan report is attached, a lab's verify dead-ends on 409 diamond_has_no_scan_report; --help says why.
+    const early = await eventually(async () => {
+      const run = await dtp(['gis', 'verify', polished, '--carat-weight', '1.02', '--shape-group', 'Round'], { env: env(lab) });
+      return /diamond_has_no_scan_report/.test(run.stderr) ? run : undefined;
+    }, 'GIS to know the polished diamond');
+    expect(early.code).toBe(1);
+    expect((await dtp(['gis', 'verify', '--help'])).stdout).toContain('dtp diamonds attach <diamond_id> <report.xml> --kind scan_report');
+    writeFileSync(path.join(dir, 'scan-report.xml'), report);
+    const attach = await dtp(['diamonds', 'attach', polished, 'scan-report.xml', '--kind', 'scan_report', '--json'], { env: env(maker), cwd: dir });
+    expect({ code: attach.code, stderr: attach.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(json(attach.stdout)).toMatchObject({ filename: 'scan-report.xml', size: report.length });
     const hash = createHash('sha256').update(report).digest('hex');
 
     // Search: the record (once its report is in), its ancestry, its files, and the bytes of one.

@@ -1,12 +1,14 @@
 /**
  * `dtp rough import` as a user runs it: its own process against a real stack (auth and platform on real ports,
  * a real PostgreSQL), counting in platform's database that every row was registered exactly once: a clean run of
- * 10,000 rows (the throughput is printed), and a run killed with SIGKILL half way, then run again.
+ * 10,000 rows (the throughput is printed), a run killed with SIGKILL half way, then run again, and a run interrupted
+ * with SIGINT (Ctrl-C): it finishes the rows in flight, writes them, says how to resume and exits 130.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { onboard, sqlRows, startTestStack, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { onboard, sqlRows, TestStack } from '@dtp/testing';
 import { cliEnv, eventually, spawnDtp, stackEnv, tempDir } from './support';
 
 const COLOURS = ['D', 'E', 'F', 'G', 'H', 'I', 'J'];
@@ -97,5 +99,39 @@ describe('dtp rough import against a real stack', () => {
     expect(out).toHaveLength(n);
     expect(new Set(out.map((r) => r.diamond_id)).size).toBe(n);
     expect(out.every((r) => r.diamond_id !== '' && r.error === '')).toBe(true);
+  }, 180_000);
+  it('interrupted with SIGINT (Ctrl-C): finishes the rows in flight, the result file agrees with the server, says how to resume, exit 130', async () => {
+    const producer = await onboard(stack, 'producer');
+    const dir = tempDir();
+    const file = path.join(dir, 'rough.csv');
+    const n = 2_000;
+    writeFileSync(file, roughCsv(n, 'BOX-CTRL-C'));
+    const env = cliEnv(stackEnv(stack, producer));
+
+    const first = spawnDtp(['rough', 'import', file, '--concurrency', '16'], { env });
+    await eventually(async () => ((await registered(stack, producer.participant_id)).rows >= 50 ? true : undefined), 'the first rows', 60_000);
+    first.child.kill('SIGINT');
+    const interrupted = await first.done;
+    expect(interrupted.code).toBe(130);
+    expect(interrupted.stderr).toMatch(/^\ninterrupted: finishing the \d+ rows in flight \(Ctrl-C again abandons them\)$/m);
+    expect(interrupted.stderr).toContain(`results in ${path.join(dir, 'rough.result.csv')}\n`);
+    expect(interrupted.stderr).toContain('interrupted: to resume, run the same command on the same file: rows already registered answer with their first answer');
+
+    // Every line is answered; the diamonds the file names are exactly those the platform registered (none in flight lost).
+    const before = await registered(stack, producer.participant_id);
+    expect(before.rows).toBeLessThan(n);
+    const out = results(path.join(dir, 'rough.result.csv'));
+    expect(out.map((r) => Number(r.line))).toEqual(Array.from({ length: n }, (_, i) => i + 2));
+    const sent = out.filter((r) => r.diamond_id !== '');
+    expect(out.filter((r) => r.diamond_id === '').every((r) => r.error === 'not sent: interrupted (Ctrl-C)')).toBe(true);
+    const [db] = await sqlRows<{ ids: string[] }>(stack.databases.platform!, 'SELECT array_agg(diamond_id) AS ids FROM diamonds WHERE uploader_id = $1', [producer.participant_id]);
+    expect(sent.map((r) => r.diamond_id).sort()).toEqual([...db.ids].sort());
+
+    // The rerun the message names registers the rest, the first run's rows replayed by their Idempotency-Key.
+    const second = await spawnDtp(['rough', 'import', file, '--json', '--concurrency', '16'], { env }).done;
+    expect(second.code).toBe(0);
+    const summary = JSON.parse(second.stdout) as { registered: number; replayed: number };
+    expect(summary).toMatchObject({ registered: n, replayed: before.rows });
+    expect(await registered(stack, producer.participant_id)).toEqual({ rows: n, distinct: n });
   }, 180_000);
 });

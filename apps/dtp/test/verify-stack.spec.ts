@@ -1,7 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'csv-parse/sync';
-import { onboard, ParticipantCredentials, sqlRows, startTestStack, TestStack, tokenFor } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { onboard, ParticipantCredentials, sqlRows, TestStack, tokenFor } from '@dtp/testing';
 import { cliEnv, dtp, eventually, stackEnv, tempDir } from './support';
 
 /**

@@ -21,7 +21,8 @@ import {
 import { FilesystemBlobStore } from '@dtp/blob-store';
 import { IncomingMessage } from '@dtp/events';
 import { loadConfig, RunningService } from '@dtp/service-kit';
-import { ParticipantWithToken, participantWithToken, startTestStack, TEST_AUDIENCES, TEST_ISSUER, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { ParticipantWithToken, participantWithToken, TEST_AUDIENCES, TEST_ISSUER, TestStack } from '@dtp/testing';
 import { GisConfig } from '../src/config';
 import { GisDeps, gisService } from '../src/app';
 

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import type { DiamondV1 } from '@dtp/domain';
-import { participantWithToken, ParticipantWithToken, startTestStack, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { participantWithToken, ParticipantWithToken, TestStack } from '@dtp/testing';
 import type { Role } from '@dtp/domain';
 
 /** The platform stack of one spec file: auth + platform, and a pg client on platform's own database. */

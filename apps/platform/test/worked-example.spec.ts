@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import type { DiamondV1, InboundShipment, ListEnvelope } from '@dtp/domain';
-import { startTestStack, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { TEST_ADMIN_TOKEN, TEST_AUDIENCES, TestStack } from '@dtp/testing';
 
 /**
  * docs/lifecycle.md "Worked example", step by step through HTTP: a producer's rough diamonds travel to a

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { CustodyAnswer, CustodyCheckpoint, newDiamondId, Topics } from '@dtp/domain';
 import { KafkaTransport, TOPIC_SPECS } from '@dtp/events';
-import { kafkaTestBrokers, participantWithToken, startTestStack, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { kafkaTestBrokers, participantWithToken, TestStack } from '@dtp/testing';
 import { TestCustodyLog, verifyInclusion } from './custody-support';
 import { eventually } from './support';
 

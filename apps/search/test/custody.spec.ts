@@ -13,7 +13,8 @@ import {
   splitPoint,
   Topics,
 } from '@dtp/domain';
-import { participantWithToken, startTestStack, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { participantWithToken, TestStack } from '@dtp/testing';
 import { TestCustodyLog, verifyConsistency, verifyInclusion } from './custody-support';
 import { eventually, withDb } from './support';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { GradingDataView, newDiamondId, Topics } from '@dtp/domain';
-import { participantWithToken, startTestStack, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { participantWithToken, TestStack } from '@dtp/testing';
 import type { EpcisDocument, EpcisEvent } from '../src/epcis/epcis.mapper';
 import { TestCustodyLog } from './custody-support';
 import { epcisErrors } from './epcis-support';

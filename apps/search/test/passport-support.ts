@@ -1,5 +1,6 @@
 import type { CustodyAnswer, DiamondV1, InboundShipment, ShareLink } from '@dtp/domain';
-import { participantWithToken, ParticipantWithToken, startTestStack, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { participantWithToken, ParticipantWithToken, TestStack } from '@dtp/testing';
 import { eventually } from './support';
 
 export interface Caller {

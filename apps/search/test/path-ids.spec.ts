@@ -1,5 +1,6 @@
 import { Topics } from '@dtp/domain';
-import { HOSTILE_PATH_SEGMENTS, participantWithToken, refusedPathAnswer, startTestStack, TestStack, UNKNOWN_HASH, UNKNOWN_ID } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { HOSTILE_PATH_SEGMENTS, participantWithToken, refusedPathAnswer, TestStack, UNKNOWN_HASH, UNKNOWN_ID } from '@dtp/testing';
 import { diamondRecord, eventually, upserted } from './support';
 
 /**

@@ -1,4 +1,5 @@
-import { participantWithToken, startTestStack, TestStack, UNKNOWN_ID } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { participantWithToken, TestStack, UNKNOWN_ID } from '@dtp/testing';
 
 /**
  * Per-client rate limits through the real guard (libs/service-kit rate-limit.ts): a search client is keyed by the

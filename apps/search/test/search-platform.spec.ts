@@ -3,7 +3,8 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { DiamondV1 } from '@dtp/domain';
-import { participantWithToken, ParticipantWithToken, startTestStack, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { participantWithToken, ParticipantWithToken, TestStack } from '@dtp/testing';
 import { eventually, withDb } from './support';
 
 /** Search fed by a running platform (in-process transport): what platform commits, search serves. */

@@ -6,7 +6,8 @@ import { Readable } from 'node:stream';
 import { importJWK, SignJWT } from 'jose';
 import { FilesystemBlobStore } from '@dtp/blob-store';
 import { Topics } from '@dtp/domain';
-import { participantWithToken, startTestStack, TEST_AUDIENCES, TEST_ISSUER, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { participantWithToken, TEST_AUDIENCES, TEST_ISSUER, TestStack } from '@dtp/testing';
 import { deleted, diamondRecord, eventually, upserted, withDb } from './support';
 
 const topic = Topics.PLATFORM_DIAMONDS;

@@ -8,18 +8,8 @@ import { createHttpApp, newServiceContext } from '@dtp/service-kit';
 import { AuthGuardModule } from '../src/auth-guard.module';
 import { Caller, CurrentCaller } from '../src/caller';
 import { TokenVerifier } from '../src/token-verifier';
-import {
-  GuardedApp,
-  onboard,
-  participantWithToken,
-  ParticipantWithToken,
-  startGuardedApp,
-  startTestStack,
-  TEST_AUDIENCES,
-  TEST_ISSUER,
-  TestStack,
-  tokenFor,
-} from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { GuardedApp, onboard, participantWithToken, ParticipantWithToken, startGuardedApp, TEST_AUDIENCES, TEST_ISSUER, TestStack, tokenFor } from '@dtp/testing';
 
 type Json = Record<string, unknown>;
 

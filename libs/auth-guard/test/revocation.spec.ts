@@ -3,20 +3,8 @@ import { Client } from 'pg';
 import pino from 'pino';
 import { importJWK, JWK, KeyLike, SignJWT } from 'jose';
 import { KafkaTransport } from '@dtp/events';
-import {
-  kafkaTestBrokers,
-  onboard,
-  ParticipantCredentials,
-  participantWithToken,
-  ParticipantWithToken,
-  startTestStack,
-  TEST_ADMIN_TOKEN,
-  TEST_AUDIENCES,
-  TEST_ISSUER,
-  TestStack,
-  tokenFor,
-  UNKNOWN_ID,
-} from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { kafkaTestBrokers, onboard, ParticipantCredentials, participantWithToken, ParticipantWithToken, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TEST_ISSUER, TestStack, tokenFor, UNKNOWN_ID } from '@dtp/testing';
 import { REVOKED_TOKEN_MESSAGE, TokenError, TokenVerifier } from '../src';
 
 /**

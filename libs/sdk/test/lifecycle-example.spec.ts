@@ -2,7 +2,8 @@
  * libs/sdk/examples/lifecycle.ts (docs/lifecycle.md's worked example on the SDK) against a real stack: auth,
  * platform and search on real ports, real PostgreSQL, the SDK's tokens, retries and typed errors.
  */
-import { startTestStack, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TestStack } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { TEST_ADMIN_TOKEN, TEST_AUDIENCES, TestStack } from '@dtp/testing';
 import { runLifecycleExample } from '../examples/lifecycle';
 
 describe('the SDK lifecycle example', () => {

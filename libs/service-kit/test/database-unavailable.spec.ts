@@ -20,7 +20,8 @@ import {
   RunningService,
   UNAVAILABLE_RETRY_AFTER_SECONDS,
 } from '@dtp/service-kit';
-import { createTestDatabase, participantWithToken, startTestStack, TestStack, testServerUrl } from '@dtp/testing';
+import { startTestStack } from '@dtp/test-stack';
+import { createTestDatabase, participantWithToken, TestStack, testServerUrl } from '@dtp/testing';
 import { TcpProxy } from './support/tcp-proxy';
 
 const DS = Symbol('DS');
