@@ -2,15 +2,23 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DtpApiError, DtpError } from '@dtp/sdk';
-import { deleteDiamonds } from './commands/delete';
-import { diamondsFiles, diamondsGet, diamondsHistory } from './commands/diamonds';
-import { gisValidate, gisVerify } from './commands/gis';
-import { login, LoginOptions, logout } from './commands/login';
-import { roughImport } from './commands/rough-import';
-import { decide, inbound, ship, SHIPMENT_TYPES } from './commands/shipments';
-import { STATE_FILE_NAME, verifyDiamond } from './commands/verify';
+import { FILE_KINDS, SHIPMENT_TYPES, STATE_FILE_NAME } from './choices';
+import type { gisValidate } from './commands/gis';
+import type { LoginOptions } from './commands/login';
 import { EXIT, UsageError } from './exit-codes';
 import { CliIo } from './io';
+
+// Each command's module loads when the command runs (`await import`), not when the program is built: `dtp --help`
+// and every other command skip the DTOs of @dtp/domain (class-validator), @dtp/verify and the CSV libraries.
+const commands = {
+  delete: () => import('./commands/delete'),
+  diamonds: () => import('./commands/diamonds'),
+  gis: () => import('./commands/gis'),
+  login: () => import('./commands/login'),
+  roughImport: () => import('./commands/rough-import'),
+  shipments: () => import('./commands/shipments'),
+  verify: () => import('./commands/verify'),
+};
 
 /** The workspace's version: the nearest package.json above this file (the sources, or dist/ beside it). */
 function workspaceVersion(): string {
@@ -85,12 +93,12 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .option('--gis-audience <url>', 'token audience of GIS, when it is not --gis-url')
     .option('--no-verify', 'store without asking auth for a token first')
     .addOption(json())
-    .action(run((opts: Omit<LoginOptions, 'profile' | 'json'> & { json?: boolean }, cmd: Command) => login(io, { ...opts, profile: globals(cmd).profile, json: Boolean(opts.json) })));
+    .action(run(async (opts: Omit<LoginOptions, 'profile' | 'json'> & { json?: boolean }, cmd: Command) => (await commands.login()).login(io, { ...opts, profile: globals(cmd).profile, json: Boolean(opts.json) })));
 
   program
     .command('logout')
     .description('remove a profile (its credentials) from the config file')
-    .action(run((_opts: unknown, cmd: Command) => logout(io, { profile: globals(cmd).profile })));
+    .action(run(async (_opts: unknown, cmd: Command) => (await commands.login()).logout(io, { profile: globals(cmd).profile })));
 
   const rough = program.command('rough').description('rough diamonds');
   rough
@@ -109,8 +117,8 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .option('--out <file>', 'the result CSV: line, box_id, participant_id, diamond_id, error (default: <file>.result.csv)')
     .addOption(json())
     .action(
-      run((file: string, opts: { concurrency: number; skipInvalid?: boolean; dryRun?: boolean; out?: string; json?: boolean }, cmd: Command) =>
-        roughImport(io, file, { ...opts, skipInvalid: Boolean(opts.skipInvalid), dryRun: Boolean(opts.dryRun), json: Boolean(opts.json), profile: globals(cmd).profile }),
+      run(async (file: string, opts: { concurrency: number; skipInvalid?: boolean; dryRun?: boolean; out?: string; json?: boolean }, cmd: Command) =>
+        (await commands.roughImport()).roughImport(io, file, { ...opts, skipInvalid: Boolean(opts.skipInvalid), dryRun: Boolean(opts.dryRun), json: Boolean(opts.json), profile: globals(cmd).profile }),
       ),
     );
 
@@ -120,13 +128,13 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .description('the diamond record')
     .argument('<diamond_id>')
     .addOption(json())
-    .action(run((id: string, _o: unknown, cmd: Command) => diamondsGet(io, id, { json: Boolean(globals(cmd).json), profile: globals(cmd).profile })));
+    .action(run(async (id: string, _o: unknown, cmd: Command) => (await commands.diamonds()).diamondsGet(io, id, { json: Boolean(globals(cmd).json), profile: globals(cmd).profile })));
   diamonds
     .command('history')
     .description("the diamond's ancestors, nearest first")
     .argument('<diamond_id>')
     .addOption(json())
-    .action(run((id: string, _o: unknown, cmd: Command) => diamondsHistory(io, id, { json: Boolean(globals(cmd).json), profile: globals(cmd).profile })));
+    .action(run(async (id: string, _o: unknown, cmd: Command) => (await commands.diamonds()).diamondsHistory(io, id, { json: Boolean(globals(cmd).json), profile: globals(cmd).profile })));
   diamonds
     .command('files')
     .description('list the files attached to a diamond, or download one with --download <hash>')
@@ -135,8 +143,26 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .option('--output <path>', 'where --download writes (default: the file name, or the hash)')
     .addOption(json())
     .action(
-      run((id: string, opts: { download?: string; output?: string }, cmd: Command) =>
-        diamondsFiles(io, id, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      run(async (id: string, opts: { download?: string; output?: string }, cmd: Command) =>
+        (await commands.diamonds()).diamondsFiles(io, id, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      ),
+    );
+
+  diamonds
+    .command('attach')
+    .description(
+      'attach a file to a diamond you hold (the platform API: the holder\'s credentials), e.g. the scan report a grading lab needs ' +
+        'before dtp gis verify or validate: dtp diamonds attach <diamond_id> report.xml --kind scan_report',
+    )
+    .argument('<diamond_id>')
+    .argument('<file>', 'the file to upload (its name is kept)')
+    .addOption(new Option('--kind <kind>', 'what the file is').choices(FILE_KINDS).makeOptionMandatory())
+    .option('--description <text>', 'free text stored with the file')
+    .option('--image-type <text>', 'for images: the image type')
+    .addOption(json())
+    .action(
+      run(async (id: string, file: string, opts: { kind: (typeof FILE_KINDS)[number]; description?: string; imageType?: string }, cmd: Command) =>
+        (await commands.diamonds()).diamondsAttach(io, id, file, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
       ),
     );
 
@@ -150,22 +176,22 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .option('--from <file>', 'a file of diamond ids: one per line, or a CSV with a diamond_id column')
     .addOption(json())
     .action(
-      run((ids: string[], opts: { to: string; name: string; type: (typeof SHIPMENT_TYPES)[number]; from?: string }, cmd: Command) =>
-        ship(io, ids, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      run(async (ids: string[], opts: { to: string; name: string; type: (typeof SHIPMENT_TYPES)[number]; from?: string }, cmd: Command) =>
+        (await commands.shipments()).ship(io, ids, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
       ),
     );
 
   program
     .command('inbound')
-    .description('shipments sent to you, newest first')
+    .description('shipments sent to you, oldest first (the order the platform lists them in)')
     .addOption(new Option('--type <type>', 'only this shipment type').choices(SHIPMENT_TYPES))
     .option('--page <n>', 'page number', int('--page', 1, 1_000_000), 1)
     .option('--page-size <n>', 'shipments per page (1 to 100)', int('--page-size', 1, 100), 50)
     .option('--all', 'every page')
     .addOption(json())
     .action(
-      run((opts: { type?: (typeof SHIPMENT_TYPES)[number]; page: number; pageSize: number; all?: boolean }, cmd: Command) =>
-        inbound(io, { ...opts, all: Boolean(opts.all), json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      run(async (opts: { type?: (typeof SHIPMENT_TYPES)[number]; page: number; pageSize: number; all?: boolean }, cmd: Command) =>
+        (await commands.shipments()).inbound(io, { ...opts, all: Boolean(opts.all), json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
       ),
     );
 
@@ -182,8 +208,8 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
       .option('--from <file>', 'a file of diamond ids')
       .addOption(json())
       .action(
-        run((shipmentId: string, ids: string[], opts: { from?: string }, cmd: Command) =>
-          decide(io, decision, shipmentId, ids, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+        run(async (shipmentId: string, ids: string[], opts: { from?: string }, cmd: Command) =>
+          (await commands.shipments()).decide(io, decision, shipmentId, ids, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
         ),
       );
   }
@@ -197,27 +223,33 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .option('--out <file>', 'write the results as CSV (diamond_id, status, reason, descendants)')
     .addOption(json())
     .action(
-      run((ids: string[], opts: { from?: string; descendants?: boolean; out?: string }, cmd: Command) =>
-        deleteDiamonds(io, ids, { ...opts, descendants: Boolean(opts.descendants), json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      run(async (ids: string[], opts: { from?: string; descendants?: boolean; out?: string }, cmd: Command) =>
+        (await commands.delete()).deleteDiamonds(io, ids, { ...opts, descendants: Boolean(opts.descendants), json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
       ),
     );
 
   const gis = program.command('gis').description("grading labs: verify and validate polished diamonds (a grading lab's credentials)");
   gis
     .command('verify')
-    .description('does the stone in hand match the registered diamond (carats within 0.02, same shape group)?')
+    .description(
+      'does the stone in hand match the registered diamond (carats within 0.02, same shape group)? The diamond needs a scan report first ' +
+        '(409 diamond_has_no_scan_report until then): its holder attaches one with `dtp diamonds attach <diamond_id> <report.xml> --kind scan_report`',
+    )
     .argument('<diamond_id>')
     .requiredOption('--carat-weight <n>', 'measured carats', num)
     .requiredOption('--shape-group <shape>', 'a shape or shape group (Round, Oval, ...)')
     .addOption(json())
     .action(
-      run((id: string, opts: { caratWeight: number; shapeGroup: string }, cmd: Command) =>
-        gisVerify(io, id, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      run(async (id: string, opts: { caratWeight: number; shapeGroup: string }, cmd: Command) =>
+        (await commands.gis()).gisVerify(io, id, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
       ),
     );
   gis
     .command('validate')
-    .description("compare the lab's measurements with the diamond's scan report; --wait for the answer")
+    .description(
+      "compare the lab's measurements with the diamond's scan report; --wait for the answer. The diamond needs a scan report first " +
+        '(409 diamond_has_no_scan_report until then): its holder attaches one with `dtp diamonds attach <diamond_id> <report.xml> --kind scan_report`',
+    )
     .argument('<diamond_id>')
     .requiredOption('--shape-group <shape>', 'a shape or shape group')
     .requiredOption('--estimated-weight-crt <n>', 'carats', num)
@@ -231,8 +263,8 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .option('--interval <seconds>', 'seconds between polls', int('--interval', 1, 3_600), 1)
     .addOption(json())
     .action(
-      run((id: string, opts: Omit<Parameters<typeof gisValidate>[2], 'json' | 'profile' | 'wait'> & { wait?: boolean }, cmd: Command) =>
-        gisValidate(io, id, { ...opts, wait: Boolean(opts.wait), json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      run(async (id: string, opts: Omit<Parameters<typeof gisValidate>[2], 'json' | 'profile' | 'wait'> & { wait?: boolean }, cmd: Command) =>
+        (await commands.gis()).gisValidate(io, id, { ...opts, wait: Boolean(opts.wait), json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
       ),
     );
 
@@ -250,8 +282,8 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .option('--wait <seconds>', 'keep asking this long while the log has not caught up (no entries of the diamond yet, or its record newer than the latest checkpoint: a change made seconds ago)', int('--wait', 0, 600), 0)
     .addOption(json())
     .action(
-      run((id: string, opts: { state?: string; keys?: string; wait: number }, cmd: Command) =>
-        verifyDiamond(io, id, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      run(async (id: string, opts: { state?: string; keys?: string; wait: number }, cmd: Command) =>
+        (await commands.verify()).verifyDiamond(io, id, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
       ),
     );
 

@@ -10,6 +10,11 @@ export interface CliIo {
   errStream: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
   cwd: string;
+  /**
+   * Calls `handler` on each interrupt (SIGINT: Ctrl-C) until the returned function is called; while a handler is
+   * registered the interrupt does not end the process. Absent: nothing interrupts (in-process tests).
+   */
+  onInterrupt?(handler: () => void): () => void;
 }
 
 export function processIo(): CliIo {
@@ -21,6 +26,10 @@ export function processIo(): CliIo {
     errStream: process.stderr,
     env: process.env,
     cwd: process.cwd(),
+    onInterrupt(handler) {
+      process.on('SIGINT', handler);
+      return () => void process.off('SIGINT', handler);
+    },
   };
 }
 

@@ -22,6 +22,7 @@ describe('dtp --help', () => {
         'accept',
         'delete',
         'diamonds',
+        'diamonds attach',
         'diamonds files',
         'diamonds get',
         'diamonds history',

@@ -1,9 +1,9 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { SearchSchema, unwrap } from '@dtp/sdk';
+import { newIdempotencyKey, PlatformSchema, SearchSchema, unwrap } from '@dtp/sdk';
 import { clientFor } from '../config';
 import { EXIT, ExitCode, UsageError } from '../exit-codes';
 import { CliIo, printJson, printTable } from '../io';
@@ -93,4 +93,50 @@ export async function diamondsFiles(io: CliIo, id: string, opts: Common & { down
 
 function str(v: unknown): string | null {
   return v === null || v === undefined ? null : String(v);
+}
+
+type FileKind = PlatformSchema<'FileKind'>;
+
+/** Media types by file extension, for the upload's part (anything else: application/octet-stream). */
+const MEDIA_TYPES: Record<string, string> = {
+  '.xml': 'application/xml',
+  '.json': 'application/json',
+  '.pdf': 'application/pdf',
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.webp': 'image/webp',
+  '.mp4': 'video/mp4',
+  '.txt': 'text/plain',
+};
+
+/**
+ * `dtp diamonds attach <id> <file> --kind <kind>`: uploads a file to a diamond the caller holds (the platform's
+ * `POST /diamonds/{diamond_id}/files/{kind}`, a holder's credentials). A polished diamond needs a `scan_report`
+ * before a grading lab can `dtp gis verify` or `validate` it (409 diamond_has_no_scan_report until then).
+ */
+export async function diamondsAttach(io: CliIo, id: string, file: string, opts: Common & { kind: FileKind; description?: string; imageType?: string }): Promise<ExitCode> {
+  const source = path.resolve(io.cwd, file);
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(source);
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  const dtp = clientFor(io, opts.profile, 'platform');
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)], { type: MEDIA_TYPES[path.extname(source).toLowerCase()] ?? 'application/octet-stream' }), path.basename(source));
+  if (opts.description !== undefined) form.append('description', opts.description);
+  if (opts.imageType !== undefined) form.append('image_type', opts.imageType);
+  const ref = await unwrap(
+    dtp.platform.POST('/diamonds/{diamond_id}/files/{kind}', {
+      params: { path: { diamond_id: id, kind: opts.kind } },
+      body: form as never, // multipart: sent as the FormData it is
+      bodySerializer: (body: unknown) => body as FormData,
+      headers: { 'Idempotency-Key': newIdempotencyKey() },
+    }),
+  );
+  if (opts.json) printJson(io, ref);
+  else io.out(`attached ${path.basename(source)} to ${id} as ${opts.kind}: sha256 ${ref.hash}\n`);
+  return EXIT.ok;
 }

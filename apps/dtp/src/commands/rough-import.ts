@@ -74,11 +74,25 @@ export async function roughImport(io: CliIo, file: string, opts: RoughImportOpti
   }
 
   const started = performance.now();
-  const counts = { registered: 0, replayed: 0, failed: 0, notSent: 0 };
+  const counts = { registered: 0, replayed: 0, failed: 0, notSent: 0, abandoned: 0 };
   const bar = io.errIsTTY && !opts.json ? progressBar(io) : undefined;
   bar?.start(toSend.length, 0, { rate: '0', failed: 0 });
   let stop: string | undefined;
   let next = 0;
+  // Ctrl-C: the first stops sending and lets the rows in flight finish (their answers go into the result file);
+  // a second abandons them (their outcome is unknown: the result file says so). Either way exit 130.
+  let interrupts = 0;
+  const inFlight = new Set<AbortController>();
+  const stopInterrupts = io.onInterrupt?.(() => {
+    interrupts += 1;
+    if (interrupts === 1) {
+      stop ??= INTERRUPTED;
+      bar?.stop();
+      if (!opts.json) io.err(`\ninterrupted: finishing the ${inFlight.size} rows in flight (Ctrl-C again abandons them)\n`);
+    } else {
+      for (const c of inFlight) c.abort(new Error(ABANDONED));
+    }
+  });
 
   const worker = async () => {
     while (next < toSend.length) {
@@ -88,26 +102,40 @@ export async function roughImport(io: CliIo, file: string, opts: RoughImportOpti
         writer.done(row, { diamond_id: '', error: `not sent: ${stop}` });
         continue;
       }
+      const abort = new AbortController();
+      inFlight.add(abort);
       try {
         const answer = await dtp.platform.POST('/diamonds/rough/create', {
           body: row.body as CreateRough, // checked with CreateRoughDiamondDto above
           headers: { 'Idempotency-Key': rowIdempotencyKey(parsed.sha256, row.line) },
+          signal: abort.signal,
         });
         const diamond = await unwrap(answer);
         if (answer.response.headers.get('idempotency-replayed') === 'true') counts.replayed += 1;
         counts.registered += 1;
         writer.done(row, { diamond_id: diamond.diamond_id, error: '' });
       } catch (err) {
-        counts.failed += 1;
-        writer.done(row, { diamond_id: '', error: describe(err) });
+        if (abort.signal.aborted) {
+          counts.abandoned += 1;
+          writer.done(row, { diamond_id: '', error: `${ABANDONED}: sent, answer not awaited (it may be registered; a rerun answers its diamond_id)` });
+        } else {
+          counts.failed += 1;
+          writer.done(row, { diamond_id: '', error: describe(err) });
+        }
         // The credentials or the role, not the row: every further row would fail the same way.
         if (err instanceof DtpApiError && (err.status === 401 || err.status === 403)) stop ??= describe(err);
+      } finally {
+        inFlight.delete(abort);
       }
       const secs = (performance.now() - started) / 1000;
-      bar?.update(counts.registered + counts.failed, { rate: secs > 0 ? ((counts.registered + counts.failed) / secs).toFixed(0) : '0', failed: counts.failed });
+      if (!interrupts) bar?.update(counts.registered + counts.failed, { rate: secs > 0 ? ((counts.registered + counts.failed) / secs).toFixed(0) : '0', failed: counts.failed });
     }
   };
-  await Promise.all(Array.from({ length: Math.min(opts.concurrency, toSend.length) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(opts.concurrency, toSend.length) }, worker));
+  } finally {
+    stopInterrupts?.();
+  }
   bar?.stop();
   await writer.close();
 
@@ -121,22 +149,30 @@ export async function roughImport(io: CliIo, file: string, opts: RoughImportOpti
     failed: counts.failed,
     invalid_skipped: invalid.length,
     not_sent: counts.notSent,
+    ...(interrupts ? { interrupted: true, abandoned: counts.abandoned } : {}),
     seconds: Number(seconds.toFixed(3)),
-    rows_per_second: Number((toSend.length / Math.max(seconds, 0.001)).toFixed(1)),
+    rows_per_second: Number(((counts.registered + counts.failed) / Math.max(seconds, 0.001)).toFixed(1)),
   };
-  if (opts.json) printJson(io, summary);
+  const resume = `to resume, run the same command on the same file: rows already registered answer with their first answer (each row's Idempotency-Key is the file's hash and its line), so nothing is registered twice`;
+  if (opts.json) printJson(io, interrupts ? { ...summary, resume } : summary);
   else {
     io.err(
       `registered ${counts.registered} of ${parsed.rows.length} rows` +
         `${counts.replayed ? ` (${counts.replayed} already registered by an earlier run)` : ''}` +
         `, ${counts.failed} failed, ${invalid.length} invalid skipped${counts.notSent ? `, ${counts.notSent} not sent` : ''}` +
-        ` in ${seconds.toFixed(1)} s (${summary.rows_per_second} rows/s); results in ${path.relative(io.cwd, outFile) || outFile}\n`,
+        `${counts.abandoned ? `, ${counts.abandoned} abandoned in flight` : ''}` +
+        ` in ${seconds.toFixed(1)} s (${summary.rows_per_second} rows/s); results in ${outFile}\n`,
     );
-    if (stop) io.err(`stopped: ${stop}\n`);
+    if (interrupts) io.err(`interrupted: ${resume}\n`);
+    else if (stop) io.err(`stopped: ${stop}\n`);
   }
+  if (interrupts) return EXIT.interrupted;
   if (stop || (counts.registered === 0 && parsed.rows.length > 0)) return EXIT.failure;
   return counts.failed > 0 || invalid.length > 0 || counts.notSent > 0 ? EXIT.partial : EXIT.ok;
 }
+
+const INTERRUPTED = 'interrupted (Ctrl-C)';
+const ABANDONED = 'abandoned on a second Ctrl-C';
 
 function reportProblems(io: CliIo, file: string, problems: { line: number; field: string; msg: string }[], invalid: number, rows: number, opts: RoughImportOptions) {
   if (opts.json) return;

@@ -13,7 +13,7 @@ interface Common {
   json: boolean;
 }
 
-export const SHIPMENT_TYPES = ['rough', 'polished'] as const satisfies readonly ShipmentType[];
+export { SHIPMENT_TYPES } from '../choices';
 
 /** `dtp ship`: a transfer out of the named diamonds to a participant (one shipment, up to 1,000 diamonds). */
 export async function ship(

@@ -5,6 +5,7 @@ import { DIAMOND_ID_PATTERN, type CustodyCheckpoint } from '@dtp/domain';
 import { type CustodyKeys, fetchAndVerify, type FetchAndVerifyOptions } from '@dtp/verify';
 import { clientFor, configDir, resolveProfile } from '../config';
 import { EXIT, ExitCode, UsageError } from '../exit-codes';
+import { STATE_FILE_NAME } from '../choices';
 import { CliIo, printJson, printTable } from '../io';
 
 export interface VerifyCommandOptions {
@@ -23,7 +24,6 @@ interface StateFile {
   logs: Record<string, CustodyCheckpoint>;
 }
 
-export const STATE_FILE_NAME = 'custody-checkpoints.json';
 
 /**
  * `dtp verify <diamond_id>`: fetches the diamond's custody answer and current record from search (a
@@ -85,7 +85,7 @@ export async function verifyDiamond(io: CliIo, id: string, opts: VerifyCommandOp
     return EXIT.ok;
   }
   const own = verified.chain.filter((s) => !s.ancestor).length;
-  io.out(`Verified diamond ${id}: ${verified.entries} custody entries (${own} of this diamond, ${verified.entries - own} of its ancestors); every entry hash, link and inclusion proof checked.\n`);
+  io.out(`Verified diamond ${id}: ${verified.entries} custody ${verified.entries === 1 ? 'entry' : 'entries'} (${own} of this diamond, ${verified.entries - own} of its ancestors); every entry hash, link and inclusion proof checked.\n`);
   io.out(`  checkpoint:  tree size ${checkpoint.tree_size} at ${checkpoint.timestamp}, signed by key ${verified.checkpoint.kid} (log ${checkpoint.log_id})\n`);
   io.out(`  record:      ${verified.record === 'matched' ? 'matches the latest entry' : verified.record === 'deleted' ? 'none: the diamond was deleted, as the latest entry says' : 'not checked'}\n`);
   io.out(
