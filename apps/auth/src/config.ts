@@ -1,7 +1,7 @@
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
 import type { AudienceKind } from '@dtp/domain';
 import { BaseServiceConfig } from '@dtp/service-kit';
-import { TrustedProxies } from './token/client-address';
+import { TrustedProxies } from '@dtp/service-kit';
 
 const url = { require_tld: false, require_protocol: true };
 
@@ -140,22 +140,6 @@ export class AuthConfig extends BaseServiceConfig {
   TOKEN_FAILURE_LIMIT: number = 10;
 
   /**
-   * Proxies whose X-Forwarded-For is believed when working out a client's address for the limits:
-   * comma-separated IPs, CIDR ranges or the names loopback, linklocal, uniquelocal. Default none: the address
-   * is the TCP peer's and X-Forwarded-For is ignored.
-   */
-  @IsOptional()
-  @IsString()
-  @ValidateBy({
-    name: 'trustedProxies',
-    validator: {
-      validate: (value: unknown) => typeof value === 'string' && tryParse(value) === undefined,
-      defaultMessage: (args) => `${tryParse(String(args?.value)) ?? 'invalid'}`,
-    },
-  })
-  override TRUSTED_PROXIES: string = '';
-
-  /**
    * How long a client secret that verified is remembered (keyed by an HMAC, in memory), so that a repeat client's
    * token requests skip scrypt. 0 turns the cache off. Revocations take effect at once regardless.
    */
@@ -234,15 +218,5 @@ export class AuthConfig extends BaseServiceConfig {
   /** The audience address of each API. */
   audiences(): Record<AudienceKind, string> {
     return { platform: this.PLATFORM_AUDIENCE, search: this.SEARCH_AUDIENCE, gis: this.GIS_AUDIENCE };
-  }
-}
-
-/** The reason TRUSTED_PROXIES does not parse, or undefined when it does. */
-function tryParse(value: string): string | undefined {
-  try {
-    TrustedProxies.parse(value);
-    return undefined;
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
   }
 }

@@ -1,4 +1,4 @@
-import { parseTrustedProxies, trustFunction } from './trusted-proxies';
+import { TrustedProxies } from './trusted-proxies';
 
 /** The part of a service's config that shapes its HTTP surface (BaseServiceConfig has them all). */
 export interface HttpConfig {
@@ -24,7 +24,7 @@ export class HttpSettings {
   readonly trustProxy = (address: string, hop: number): boolean => this.trust(address, hop);
 
   apply(config: HttpConfig): void {
-    this.trust = trustFunction(parseTrustedProxies(config.TRUSTED_PROXIES));
+    this.trust = TrustedProxies.parse(config.TRUSTED_PROXIES).trustFunction();
     this.docsEnabled = config.DOCS_ENABLED !== false;
     this.metricsOnMainPort = config.METRICS_PORT === undefined || config.METRICS_PORT === null;
   }

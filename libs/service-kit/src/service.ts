@@ -7,13 +7,13 @@ import type { Logger } from 'pino';
 import { loadConfig } from './config';
 import { runExitHooks } from './exit-hooks';
 import { createLogger, LOG_FORMAT_VALUES } from './logger';
-import { parseTrustedProxies } from './trusted-proxies';
+import { TrustedProxies } from './trusted-proxies';
 
 /** The reason TRUSTED_PROXIES does not parse, or undefined when it does. */
 function trustedProxiesProblem(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'must be a comma-separated list';
   try {
-    parseTrustedProxies(value);
+    TrustedProxies.parse(value);
     return undefined;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);

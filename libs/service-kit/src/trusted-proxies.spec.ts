@@ -1,4 +1,4 @@
-import { normaliseAddress, TrustedProxies } from './client-address';
+import { normaliseAddress, TrustedProxies } from './trusted-proxies';
 
 describe('client address behind TRUSTED_PROXIES', () => {
   it('normalises what sockets and proxies write', () => {

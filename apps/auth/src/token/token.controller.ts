@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { JwksResponse, MessageErrorResponse, TokenErrorResponse, TokenRequestDto, TokenResponse } from '@dtp/domain';
 import { Public } from '@dtp/service-kit';
 import { SigningKeys } from '../keys/signing-keys';
-import { TrustedProxies } from './client-address';
+import { TrustedProxies } from '@dtp/service-kit';
 import { TOKEN_PATH } from './token-response.hook';
 import { TokenService } from './token.service';
 

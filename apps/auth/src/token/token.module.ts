@@ -3,7 +3,7 @@ import type { AuthConfig } from '../config';
 import { KeysModule } from '../keys/keys.module';
 import { ParticipantsModule } from '../participants/participants.module';
 import { AUTH_CONFIG } from '../tokens';
-import { TrustedProxies } from './client-address';
+import { TrustedProxies } from '@dtp/service-kit';
 import { TokenController } from './token.controller';
 import { TokenIssuer } from './token-issuer';
 import { TokenRateLimits } from './token-rate-limits';
