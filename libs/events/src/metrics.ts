@@ -1,10 +1,7 @@
-import type { Registry } from 'prom-client';
+import type { Metric, Registry } from 'prom-client';
+import { metricOf } from '@dtp/service-kit';
 
-/**
- * The metric `name` of `registry`, made by `make` the first time (several relays, consumers or purgers of one process
- * share a registry, and prom-client refuses a second metric of the same name); undefined without a registry.
- */
-export function metric<T>(registry: Registry | undefined, name: string, make: (registers: Registry[]) => T): T | undefined {
-  if (!registry) return undefined;
-  return (registry.getSingleMetric(name) as T | undefined) ?? make([registry]);
+/** The kit's metricOf for the components that may run without a registry (tests): undefined then. */
+export function metric<T extends Metric>(registry: Registry | undefined, name: string, make: (registers: Registry[]) => T): T | undefined {
+  return registry ? metricOf(registry, name, make) : undefined;
 }

@@ -22,3 +22,4 @@ export * from './openapi';
 export * from './contract-hook';
 export * from './nest-interceptor-context';
 export * from './rate-limit';
+export * from './metric';

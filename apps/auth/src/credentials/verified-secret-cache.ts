@@ -1,7 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { createHmac, randomBytes } from 'node:crypto';
-import { Counter } from 'prom-client';
-import { ServiceMetrics } from '@dtp/service-kit';
+import type { Counter } from 'prom-client';
+import { counterOf, ServiceMetrics } from '@dtp/service-kit';
 import type { AuthConfig } from '../config';
 import { AUTH_CONFIG } from '../tokens';
 
@@ -36,15 +36,11 @@ export class VerifiedSecretCache {
   constructor(@Inject(AUTH_CONFIG) config: AuthConfig, @Optional() @Inject(ServiceMetrics) metrics?: ServiceMetrics) {
     this.ttlMs = config.TOKEN_SECRET_CACHE_SECONDS * 1000;
     if (metrics) {
-      const existing = metrics.registry.getSingleMetric('auth_client_secret_checks_total') as Counter<'outcome'> | undefined;
-      this.checks =
-        existing ??
-        new Counter({
-          name: 'auth_client_secret_checks_total',
-          help: 'Client secret checks of the token endpoint: verified with scrypt, or answered by the verified-secret cache',
-          labelNames: ['outcome'],
-          registers: [metrics.registry],
-        });
+      this.checks = counterOf(metrics.registry, {
+        name: 'auth_client_secret_checks_total',
+        help: 'Client secret checks of the token endpoint: verified with scrypt, or answered by the verified-secret cache',
+        labelNames: ['outcome'],
+      });
     }
   }
 

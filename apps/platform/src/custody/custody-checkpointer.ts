@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy, Optional } from '@nestjs/common';
 import { CompactSign } from 'jose';
 import type { Logger } from 'pino';
-import { Counter, Gauge } from 'prom-client';
+import type { Counter, Gauge } from 'prom-client';
 import {
   appendLeaves,
   canonicalJson,
@@ -19,7 +19,7 @@ import {
 } from '@dtp/domain';
 import { Tx, UnitOfWork } from '@dtp/database';
 import { OutboxEvent, writeOutbox } from '@dtp/events';
-import { LOGGER, ServiceMetrics } from '@dtp/service-kit';
+import { counterOf, gaugeOf, LOGGER, ServiceMetrics } from '@dtp/service-kit';
 import type { PlatformConfig } from '../config';
 import { PLATFORM_CONFIG } from '../tokens';
 import { CUSTODY_SIGNING_ALG, CustodyKeys } from './custody-keys';
@@ -215,17 +215,9 @@ export function checkpointEvent(checkpoint: CustodyCheckpoint, entries: IndexedC
 
 function custodyMetrics(metrics: ServiceMetrics): Metrics {
   const registry = metrics.registry;
-  const existing = registry.getSingleMetric('custody_tree_size');
-  if (existing) {
-    return {
-      treeSize: existing as Gauge,
-      pending: registry.getSingleMetric('custody_pending_entries') as Gauge,
-      checkpoints: registry.getSingleMetric('custody_checkpoints_total') as Counter,
-    };
-  }
   return {
-    treeSize: new Gauge({ name: 'custody_tree_size', help: 'Leaves in the custody log Merkle tree (the latest checkpoint\'s tree_size)', registers: [registry] }),
-    pending: new Gauge({ name: 'custody_pending_entries', help: 'Custody entries committed but not in a checkpoint yet (as of the last tick)', registers: [registry] }),
-    checkpoints: new Counter({ name: 'custody_checkpoints_total', help: 'Custody checkpoints this instance signed', registers: [registry] }),
+    treeSize: gaugeOf(registry, { name: 'custody_tree_size', help: "Leaves in the custody log Merkle tree (the latest checkpoint's tree_size)" }),
+    pending: gaugeOf(registry, { name: 'custody_pending_entries', help: 'Custody entries committed but not in a checkpoint yet (as of the last tick)' }),
+    checkpoints: counterOf(registry, { name: 'custody_checkpoints_total', help: 'Custody checkpoints this instance signed' }),
   };
 }

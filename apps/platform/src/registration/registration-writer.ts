@@ -1,8 +1,8 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Optional } from '@nestjs/common';
-import { Histogram } from 'prom-client';
+import type { Histogram } from 'prom-client';
 import { pgErrorCode, UnitOfWork } from '@dtp/database';
 import { activeTraceparent } from '@dtp/events';
-import { ServiceMetrics } from '@dtp/service-kit';
+import { histogramOf, ServiceMetrics } from '@dtp/service-kit';
 import { DiamondsRepository, NewDiamondWrite } from '../diamonds/diamonds.repository';
 
 /** At most this many registrations share one statement (about 50 parameters each; PostgreSQL allows 65,535). */
@@ -118,13 +118,9 @@ export class RegistrationWriter implements BeforeApplicationShutdown {
 
 function batchHistogram(metrics: ServiceMetrics): Histogram {
   const name = 'platform_registrations_per_statement';
-  return (
-    (metrics.registry.getSingleMetric(name) as Histogram | undefined) ??
-    new Histogram({
-      name,
-      help: 'Rough registrations written by one statement (registrations that arrive together share one)',
-      buckets: [1, 2, 4, 8, MAX_ROWS_PER_STATEMENT],
-      registers: [metrics.registry],
-    })
-  );
+  return histogramOf(metrics.registry, {
+    name,
+    help: 'Rough registrations written by one statement (registrations that arrive together share one)',
+    buckets: [1, 2, 4, 8, MAX_ROWS_PER_STATEMENT],
+  });
 }
