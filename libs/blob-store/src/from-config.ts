@@ -1,3 +1,4 @@
+import { showConfigValue } from '@dtp/service-kit';
 import { BlobStore } from './blob-store';
 import { FilesystemBlobStore } from './filesystem-blob-store';
 import { S3BlobStore } from './s3-blob-store';
@@ -61,7 +62,7 @@ export function blobStoreSettings(env: EnvLike): BlobStoreSettings {
     } catch {
       ok = false;
     }
-    if (!ok) problems.push(`S3_ENDPOINT: must be an http(s) URL (got ${JSON.stringify(endpoint)})`);
+    if (!ok) problems.push(`S3_ENDPOINT: must be an http(s) URL (got ${showConfigValue('S3_ENDPOINT', endpoint)})`);
   }
 
   const pathStyle = read(env, 'S3_FORCE_PATH_STYLE') ?? 'false';

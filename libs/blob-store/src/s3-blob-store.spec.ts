@@ -170,6 +170,17 @@ describe('blobStoreFromConfig', () => {
       'S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY',
     ]);
     expect(() => blobStoreSettings({ BLOB_STORE: 's3', S3_BUCKET: 'Bad_Bucket' })).toThrow(/S3_BUCKET: not a valid bucket name/);
+    // An endpoint may carry credentials: the error shows the URL without its password.
+    const shown = (() => {
+      try {
+        blobStoreSettings({ BLOB_STORE: 's3', S3_BUCKET: 'ok-bucket', S3_ENDPOINT: 'ftp://minio:s3cr3t-pass@minio:9000' });
+      } catch (err) {
+        return String(err);
+      }
+      return 'no error';
+    })();
+    expect(shown).toContain('S3_ENDPOINT: must be an http(s) URL (got "ftp://minio:***@minio:9000")');
+    expect(shown).not.toContain('s3cr3t-pass');
   });
 
   it('works from a service config object and round-trips bytes through S3', async () => {
