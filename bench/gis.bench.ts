@@ -13,7 +13,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { EventTypes, Topics, makeEnvelope, newDiamondId, newVersionId, DiamondV1 } from '@dtp/domain';
+import { EventTypes, Topics, makeEnvelope, newDiamondId, newVersionId, DiamondV1, VALIDATE_JSON_EXAMPLE, VERIFY_REQUEST_EXAMPLE } from '@dtp/domain';
 import { FilesystemBlobStore } from '@dtp/blob-store';
 import { startTestStack } from '@dtp/test-stack';
 import { participantWithToken } from '@dtp/testing';
@@ -82,8 +82,8 @@ export default async function gisBench(report: (f: Figure) => void): Promise<voi
 
     const post = (url: string, token: string, body: unknown) =>
       fetch(url, { method: 'POST', headers: { authorization: token, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const verifyBody = { carat_weight: 1.02, shape_group: 'Round' };
-    const validateBody = { shape_group: 'Round', estimated_weight_crt: 1.02, girdle_avg_mm: 7.55, table_avg_mm: 3.71, total_depth_mm: 4.2, crown_angle_deg: 34.5, pavillion_angle_deg: 40.8 };
+    const verifyBody = VERIFY_REQUEST_EXAMPLE;
+    const validateBody = VALIDATE_JSON_EXAMPLE;
 
     // Anchor: synchronous verify, same concurrency (also gives each lab the successful verify validate needs).
     const verifyMs: number[] = [];

@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { VALIDATE_JSON_EXAMPLE, VERIFY_REQUEST_EXAMPLE } from '@dtp/domain';
 import { startTestStack } from '@dtp/test-stack';
 import { HOSTILE_PATH_SEGMENTS, participantWithToken, ParticipantWithToken, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TestStack } from '@dtp/testing';
 
@@ -43,16 +44,8 @@ const SAMPLES: Record<string, Json> = {
   'POST /v2/transfer/in/{shipment_id}/accept': { diamond_ids: ['01hzzzzzzzzzzzzzzzzzzzzzzz'] },
   'POST /transfer/in/{shipment_id}/reject': { diamond_ids: ['01hzzzzzzzzzzzzzzzzzzzzzzz'] },
   'POST /v2/transfer/in/{shipment_id}/reject': { diamond_ids: ['01hzzzzzzzzzzzzzzzzzzzzzzz'] },
-  'POST /v2/diamonds/{diamond_id}/verify': { carat_weight: 1.02, shape_group: 'Round' },
-  'POST /v2/diamonds/{diamond_id}/validate-json': {
-    shape_group: 'Round',
-    estimated_weight_crt: 1.02,
-    girdle_avg_mm: 7.55,
-    table_avg_mm: 3.71,
-    total_depth_mm: 4.2,
-    crown_angle_deg: 34.5,
-    pavillion_angle_deg: 40.8,
-  },
+  'POST /v2/diamonds/{diamond_id}/verify': { ...VERIFY_REQUEST_EXAMPLE },
+  'POST /v2/diamonds/{diamond_id}/validate-json': { ...VALIDATE_JSON_EXAMPLE },
   'POST /v2/diamonds/{diamond_id}/grading': {
     grader_certificate_number: 'C-1',
     grader_report_number: 'R-1',

@@ -17,6 +17,8 @@ import {
   newDiamondId,
   newVersionId,
   validateEnvelope,
+  VALIDATE_JSON_EXAMPLE,
+  VERIFY_REQUEST_EXAMPLE,
 } from '@dtp/domain';
 import { FilesystemBlobStore } from '@dtp/blob-store';
 import { IncomingMessage } from '@dtp/events';
@@ -279,16 +281,9 @@ export function publishedFor(t: GisTestStack, topic: Topic, key: string): KnownE
     });
 }
 
-export const VERIFY_OK = { carat_weight: 1.02, shape_group: 'Round' };
-export const VALIDATE_OK = {
-  shape_group: 'Round',
-  estimated_weight_crt: 1.02,
-  girdle_avg_mm: 7.55,
-  table_avg_mm: 3.71,
-  total_depth_mm: 4.2,
-  crown_angle_deg: 34.5,
-  pavillion_angle_deg: 40.8,
-};
+/** Bodies that match the test scan report: the domain's examples. */
+export const VERIFY_OK = { ...VERIFY_REQUEST_EXAMPLE };
+export const VALIDATE_OK = { ...VALIDATE_JSON_EXAMPLE };
 
 /** Polls a validation request until it is answered. */
 export async function answered(base: string, token: string, statusPath: string, ms = 10_000): Promise<Json> {

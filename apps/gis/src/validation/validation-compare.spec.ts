@@ -1,3 +1,4 @@
+import { VALIDATE_JSON_EXAMPLE } from '@dtp/domain';
 import { compareValidation, ValidationInput } from './validation-compare';
 import type { ScanReportValues } from '../scan-reports/scan-report.parser';
 
@@ -10,15 +11,7 @@ const REPORT: ScanReportValues = {
   crown_angle_avg_deg: '34.5',
   pavilion_angle_avg_deg: '40.8',
 };
-const EXACT: ValidationInput = {
-  shape_group: 'Round',
-  estimated_weight_crt: 1.02,
-  girdle_avg_mm: 7.55,
-  table_avg_mm: 3.71,
-  total_depth_mm: 4.2,
-  crown_angle_deg: 34.5,
-  pavillion_angle_deg: 40.8,
-};
+const EXACT: ValidationInput = VALIDATE_JSON_EXAMPLE;
 
 describe('compareValidation', () => {
   it('answers Verified with every parameter matched, difference 0 and the tolerance as text', () => {

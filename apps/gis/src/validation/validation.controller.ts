@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ValidateAccepted, ValidateJsonRequestDto, ValidationHistoryEntry, ValidationPoll } from '@dtp/domain';
+import { VALIDATE_JSON_EXAMPLE, ValidateAccepted, ValidateJsonRequestDto, ValidationHistoryEntry, ValidationPoll } from '@dtp/domain';
 import { ApiErrors } from '@dtp/service-kit';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { ValidationService } from './validation.service';
@@ -52,15 +52,7 @@ export class ValidationController {
     examples: {
       validate: {
         summary: 'Measurements of a round diamond, with both angles',
-        value: {
-          shape_group: 'Round',
-          estimated_weight_crt: 1.02,
-          girdle_avg_mm: 7.55,
-          table_avg_mm: 3.71,
-          total_depth_mm: 4.2,
-          crown_angle_deg: 34.5,
-          pavillion_angle_deg: 40.8,
-        },
+        value: VALIDATE_JSON_EXAMPLE,
       },
     },
   })

@@ -7,6 +7,7 @@
 import type { DeleteFailureEntry, DeleteSuccessEntry } from './delete-result';
 import type { DiamondHistory, DiamondV1 } from './diamond-v1';
 import type { FileRef, GradingCertificateRef, ImageRef } from './file-refs';
+import type { ValidateJsonRequestDto, VerifyRequestDto } from '../dto/gis.dto';
 import type { GradingDataView } from './grading-data-view';
 import type { InboundShipment, ShipmentList } from './shipment';
 
@@ -235,3 +236,17 @@ export const EXAMPLE_IDS = {
   scanReportHash: SCAN_REPORT_HASH,
   imageHash: IMAGE_HASH,
 } as const;
+
+/** A lab's verify request for the polished diamond: the carat weight and shape group it measured. */
+export const VERIFY_REQUEST_EXAMPLE: VerifyRequestDto = { carat_weight: 1.02, shape_group: 'Round' };
+
+/** A lab's measurements of a round diamond, with both angles (validate-json): match the scan report of the examples. */
+export const VALIDATE_JSON_EXAMPLE: ValidateJsonRequestDto = {
+  shape_group: 'Round',
+  estimated_weight_crt: 1.02,
+  girdle_avg_mm: 7.55,
+  table_avg_mm: 3.71,
+  total_depth_mm: 4.2,
+  crown_angle_deg: 34.5,
+  pavillion_angle_deg: 40.8,
+};
