@@ -62,7 +62,7 @@ describe('validation worker: a crash mid-request', () => {
     // A worker claims the job (the real claim query) and crashes before answering.
     const dead = await foreignRepository(t.stack.databases.gis!);
     const claimed = await dead.repo.claim('dead-worker', 5, 10);
-    expect(claimed.map((j) => j.requestId)).toEqual([job.requestId]);
+    expect(claimed.map((j) => j.request_id)).toEqual([job.requestId]);
     await dead.close();
     expect(await jobRow(t.db, job.requestId)).toMatchObject({ status: 'Pending', attempts: 1, claimed_by: 'dead-worker' });
 
@@ -113,10 +113,10 @@ describe('validation worker: job table semantics', () => {
       const started = Date.now();
       const first = await other.repo.claim('w1', 60, 10);
       expect(Date.now() - started).toBeLessThan(1000); // did not wait for the lock
-      expect(first.map((j) => j.requestId)).toEqual([b.requestId]);
+      expect(first.map((j) => j.request_id)).toEqual([b.requestId]);
       await locker.query('ROLLBACK');
       const second = await other.repo.claim('w2', 60, 10);
-      expect(second.map((j) => j.requestId)).toEqual([a.requestId]);
+      expect(second.map((j) => j.request_id)).toEqual([a.requestId]);
       // Both are now held under unexpired leases: nothing left to claim.
       expect(await other.repo.claim('w3', 60, 10)).toEqual([]);
       // Only the holder may answer.

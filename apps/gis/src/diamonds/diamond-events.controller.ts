@@ -34,16 +34,16 @@ export class DiamondEventsController {
       // Parse before writing: the report's outcome is cached by hash outside this transaction.
       const facts = await this.eligibility.reportFacts(hash);
       await this.diamonds.upsert(ctx.manager, {
-        diamondId: record.diamond_id,
+        diamond_id: record.diamond_id,
         revision: envelope.revision,
-        versionId: record.version_id,
-        lifecycleState: record.lifecycle_state,
-        currentStage: record.current_stage,
-        unlockStatus: record.unlock_status,
+        version_id: record.version_id,
+        lifecycle_state: record.lifecycle_state,
+        current_stage: record.current_stage,
+        unlock_status: record.unlock_status,
         carats: declaredCarats(record),
         shape: typeof record.polished?.shape === 'string' ? record.polished.shape : null,
-        holderParticipantId: holderOf(record),
-        scanReportHash: hash,
+        holder_participant_id: holderOf(record),
+        scan_report_hash: hash,
       });
       await this.eligibility.publishIfChanged(ctx.manager, record.diamond_id, { hash, facts });
     } else if (envelope.event_type === EventTypes.DIAMOND_DELETED) {

@@ -2,22 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, QueryDeepPartialEntity, Repository } from 'typeorm';
 import { DiamondV1, GisIneligibilityReason, GisStatus } from '@dtp/domain';
-import { hydrate } from '../common/hydrate';
 import { GisDiamondEntity } from './gis-diamond.entity';
 
-/** What GIS keeps of an upserted DiamondV1 record. */
-export interface DiamondViewValues {
-  diamondId: string;
-  revision: number;
-  versionId: string;
-  lifecycleState: string;
-  currentStage: string;
-  unlockStatus: string;
-  carats: string | null;
-  shape: string | null;
-  holderParticipantId: string | null;
-  scanReportHash: string | null;
-}
+/** What GIS keeps of an upserted DiamondV1 record (revision: the event's). */
+export type DiamondViewValues = Pick<
+  GisDiamondEntity,
+  'diamond_id' | 'version_id' | 'lifecycle_state' | 'current_stage' | 'unlock_status' | 'carats' | 'shape' | 'holder_participant_id' | 'scan_report_hash'
+> & { revision: number };
 
 /** gis_diamonds: GIS's own view of diamonds. The only code that queries the table. */
 @Injectable()
@@ -30,12 +21,12 @@ export class DiamondsRepository {
   }
 
   async find(diamondId: string, manager?: EntityManager): Promise<GisDiamondEntity | null> {
-    return this.on(manager).findOneBy({ diamondId });
+    return this.on(manager).findOneBy({ diamond_id: diamondId });
   }
 
   /** The row, locked until the transaction ends (eligibility and grading revisions are counted under it). */
   async lock(manager: EntityManager, diamondId: string): Promise<GisDiamondEntity | null> {
-    return this.on(manager).findOne({ where: { diamondId }, lock: { mode: 'pessimistic_write' } });
+    return this.on(manager).findOne({ where: { diamond_id: diamondId }, lock: { mode: 'pessimistic_write' } });
   }
 
   /** Inserts or refreshes the view of a diamond; a deleted diamond stays deleted. */
@@ -51,7 +42,7 @@ export class DiamondsRepository {
          shape = EXCLUDED.shape, holder_participant_id = EXCLUDED.holder_participant_id,
          scan_report_hash = EXCLUDED.scan_report_hash, updated_at = clock_timestamp()
        WHERE NOT gis_diamonds.deleted`,
-      [v.diamondId, v.revision, v.versionId, v.lifecycleState, v.currentStage, v.unlockStatus, v.carats, v.shape, v.holderParticipantId, v.scanReportHash],
+      [v.diamond_id, v.revision, v.version_id, v.lifecycle_state, v.current_stage, v.unlock_status, v.carats, v.shape, v.holder_participant_id, v.scan_report_hash],
     );
   }
 
@@ -68,21 +59,21 @@ export class DiamondsRepository {
 
   /** Stores a new gis_status and returns the eligibility event revision to publish it under. */
   async setEligibility(manager: EntityManager, diamondId: string, status: GisStatus | null, reason: GisIneligibilityReason | null): Promise<number> {
-    const row = await this.updateReturning(manager, diamondId, { gisStatus: status, gisReason: reason, eligibilityRevision: () => 'eligibility_revision + 1' });
-    return Number(row.eligibilityRevision);
+    const row = await this.updateReturning(manager, diamondId, { gis_status: status, gis_reason: reason, eligibility_revision: () => 'eligibility_revision + 1' });
+    return Number(row.eligibility_revision);
   }
 
   /** Counts one more grading for the diamond and returns its revision (call with the row locked). */
   async nextGradingRevision(manager: EntityManager, diamondId: string): Promise<number> {
-    const row = await this.updateReturning(manager, diamondId, { gradingRevision: () => 'grading_revision + 1' });
-    return Number(row.gradingRevision);
+    const row = await this.updateReturning(manager, diamondId, { grading_revision: () => 'grading_revision + 1' });
+    return Number(row.grading_revision);
   }
 
   /** One UPDATE of a diamond's row that returns the row as stored after it (counters are added to in the database). */
   private async updateReturning(manager: EntityManager, diamondId: string, set: QueryDeepPartialEntity<GisDiamondEntity>): Promise<GisDiamondEntity> {
-    const repo = this.on(manager);
-    const result = await repo.createQueryBuilder().update().set(set).where({ diamondId }).returning('*').execute();
-    const [row] = hydrate(repo, result.raw);
+    const result = await this.on(manager).createQueryBuilder().update().set(set).where({ diamond_id: diamondId }).returning('*').execute();
+    // Property names are the column names: a returned row is the entity as it is.
+    const [row] = result.raw as GisDiamondEntity[];
     if (!row) throw new Error(`diamond ${diamondId} has no row in gis_diamonds`);
     return row;
   }

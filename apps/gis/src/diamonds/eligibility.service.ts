@@ -44,11 +44,11 @@ export class EligibilityService {
   async assess(diamondId: string): Promise<DiamondAssessment | null> {
     const diamond = await this.diamonds.find(diamondId);
     if (!diamond) return null;
-    const report = await this.reportFacts(diamond.deleted ? null : diamond.scanReportHash);
+    const report = await this.reportFacts(diamond.deleted ? null : diamond.scan_report_hash);
     const assessment = assessEligibility(diamond, report);
     const implied = gisStatusOf(assessment);
-    if (implied && (implied.status !== diamond.gisStatus || implied.reason !== diamond.gisReason)) {
-      await this.uow.run((tx) => this.publishIfChanged(tx.manager, diamondId, { hash: diamond.scanReportHash, facts: report }));
+    if (implied && (implied.status !== diamond.gis_status || implied.reason !== diamond.gis_reason)) {
+      await this.uow.run((tx) => this.publishIfChanged(tx.manager, diamondId, { hash: diamond.scan_report_hash, facts: report }));
     }
     return { diamond, assessment };
   }
@@ -86,11 +86,11 @@ export class EligibilityService {
     const row = await this.diamonds.lock(manager, diamondId);
     if (!row) return null;
     const facts: DiamondFacts = row;
-    const hash = row.deleted ? null : row.scanReportHash;
+    const hash = row.deleted ? null : row.scan_report_hash;
     const report = known && known.hash === hash ? known.facts : await this.reportFacts(hash);
     const assessment = assessEligibility(facts, report);
     const implied = gisStatusOf(assessment);
-    if (!implied || (implied.status === row.gisStatus && implied.reason === row.gisReason)) return assessment;
+    if (!implied || (implied.status === row.gis_status && implied.reason === row.gis_reason)) return assessment;
     const revision = await this.diamonds.setEligibility(manager, diamondId, implied.status, implied.reason);
     const envelope = makeEnvelope({
       event_type: EventTypes.ELIGIBILITY_CHANGED,

@@ -2,18 +2,18 @@ import { assessEligibility, DiamondFacts, gisStatusOf, ReportFacts } from './eli
 import type { ScanReportEntity } from '../scan-reports/scan-report.entity';
 
 const diamond = (over: Partial<DiamondFacts> = {}): DiamondFacts => ({
-  diamondId: 'd'.repeat(26),
+  diamond_id: 'd'.repeat(26),
   deleted: false,
-  lifecycleState: 'polished',
+  lifecycle_state: 'polished',
   carats: '1.02',
   shape: 'Round',
-  unlockStatus: 'locked',
-  scanReportHash: 'a'.repeat(64),
+  unlock_status: 'locked',
+  scan_report_hash: 'a'.repeat(64),
   ...over,
 });
 const known = (over: Partial<ScanReportEntity>): ReportFacts => ({
   state: 'known',
-  report: { hash: 'a'.repeat(64), outcome: 'parsed', extracted: null, detail: null, sizeBytes: '10', parsedAt: new Date(), ...over },
+  report: { hash: 'a'.repeat(64), outcome: 'parsed', extracted: null, detail: null, size_bytes: '10', parsed_at: new Date(), ...over },
 });
 const VALUES = {
   shape: 'Round', estimated_weight_crt: '1', girdle_avg_mm: '1', table_avg_mm: '1', total_depth_mm: '1', crown_angle_avg_deg: null, pavilion_angle_avg_deg: null,
@@ -22,14 +22,14 @@ const parsed = known({ outcome: 'parsed', extracted: VALUES });
 
 describe('assessEligibility and gis_status', () => {
   it('deleted wins over everything and implies no gis_status change', () => {
-    const a = assessEligibility(diamond({ deleted: true, lifecycleState: 'rough' }), { state: 'none' });
+    const a = assessEligibility(diamond({ deleted: true, lifecycle_state: 'rough' }), { state: 'none' });
     expect(a).toEqual({ kind: 'deleted' });
     expect(gisStatusOf(a)).toBeUndefined();
   });
 
   it('a rough / split / destroyed diamond is not polished, gis_status null', () => {
     for (const state of ['rough', 'split', 'destroyed']) {
-      const a = assessEligibility(diamond({ lifecycleState: state }), parsed);
+      const a = assessEligibility(diamond({ lifecycle_state: state }), parsed);
       expect(a).toMatchObject({ kind: 'ineligible', reason: 'diamond_is_not_polished', gisStatus: null });
       expect(gisStatusOf(a)).toEqual({ status: null, reason: null });
     }
@@ -42,7 +42,7 @@ describe('assessEligibility and gis_status', () => {
   });
 
   it('no scan report: diamond_has_no_scan_report / missing_report', () => {
-    const a = assessEligibility(diamond({ scanReportHash: null }), { state: 'none' });
+    const a = assessEligibility(diamond({ scan_report_hash: null }), { state: 'none' });
     expect(a).toMatchObject({ kind: 'ineligible', reason: 'diamond_has_no_scan_report', gisStatus: 'missing_report' });
     expect(gisStatusOf(a)).toEqual({ status: 'missing_report', reason: 'diamond_has_no_scan_report' });
   });

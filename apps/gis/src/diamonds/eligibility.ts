@@ -8,17 +8,10 @@ import {
 } from '@dtp/domain';
 import type { ScanReportEntity } from '../scan-reports/scan-report.entity';
 import type { ScanReportValues } from '../scan-reports/scan-report.parser';
+import type { GisDiamondEntity } from './gis-diamond.entity';
 
 /** The members of GIS's diamond view the rules read. */
-export interface DiamondFacts {
-  diamondId: string;
-  deleted: boolean;
-  lifecycleState: string | null;
-  carats: string | null;
-  shape: string | null;
-  unlockStatus: string | null;
-  scanReportHash: string | null;
-}
+export type DiamondFacts = Pick<GisDiamondEntity, 'diamond_id' | 'deleted' | 'lifecycle_state' | 'carats' | 'shape' | 'unlock_status' | 'scan_report_hash'>;
 
 /** What the scan report lookup found (see ScanReportsService). */
 export type ReportFacts = { state: 'none' } | { state: 'unavailable'; reason: string } | { state: 'known'; report: ScanReportEntity };
@@ -58,11 +51,11 @@ export type EligibleAssessment = Extract<Assessment, { kind: 'eligible' }>;
  */
 export function assessEligibility(diamond: DiamondFacts, report: ReportFacts): Assessment {
   if (diamond.deleted) return { kind: 'deleted' };
-  if (diamond.lifecycleState !== 'polished') {
+  if (diamond.lifecycle_state !== 'polished') {
     return {
       kind: 'ineligible',
       reason: 'diamond_is_not_polished',
-      detail: `the diamond's lifecycle_state is ${diamond.lifecycleState === null ? 'unknown' : `"${diamond.lifecycleState}"`}, not "polished"`,
+      detail: `the diamond's lifecycle_state is ${diamond.lifecycle_state === null ? 'unknown' : `"${diamond.lifecycle_state}"`}, not "polished"`,
       gisStatus: null,
     };
   }
@@ -70,7 +63,7 @@ export function assessEligibility(diamond: DiamondFacts, report: ReportFacts): A
     const missing = [diamond.carats === null ? 'carats' : null, diamond.shape === null ? 'shape' : null].filter(Boolean).join(' and ');
     return { kind: 'ineligible', reason: 'diamond_is_not_polished', detail: `the diamond has no declared polished ${missing}`, gisStatus: 'missing_data' };
   }
-  if (diamond.scanReportHash === null || report.state === 'none') {
+  if (diamond.scan_report_hash === null || report.state === 'none') {
     return { kind: 'ineligible', reason: 'diamond_has_no_scan_report', detail: 'no scan report is attached to the diamond', gisStatus: 'missing_report' };
   }
   if (report.state === 'unavailable') return { kind: 'unavailable', reason: report.reason };

@@ -6,24 +6,24 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
  */
 @Entity({ name: 'gis_diamonds' })
 export class GisDiamondEntity {
-  @PrimaryColumn('text', { name: 'diamond_id' })
-  diamondId!: string;
+  @PrimaryColumn('text')
+  diamond_id!: string;
 
   /** Revision of the last platform event applied. */
   @Column('bigint')
   revision!: string;
 
-  @Column('text', { name: 'version_id', nullable: true })
-  versionId!: string | null;
+  @Column('text', { nullable: true })
+  version_id!: string | null;
 
-  @Column('text', { name: 'lifecycle_state', nullable: true })
-  lifecycleState!: string | null;
+  @Column('text', { nullable: true })
+  lifecycle_state!: string | null;
 
-  @Column('text', { name: 'current_stage', nullable: true })
-  currentStage!: string | null;
+  @Column('text', { nullable: true })
+  current_stage!: string | null;
 
-  @Column('text', { name: 'unlock_status', nullable: true })
-  unlockStatus!: string | null;
+  @Column('text', { nullable: true })
+  unlock_status!: string | null;
 
   /** Declared polished carats (decimal text). */
   @Column('text', { nullable: true })
@@ -33,32 +33,32 @@ export class GisDiamondEntity {
   @Column('text', { nullable: true })
   shape!: string | null;
 
-  @Column('text', { name: 'holder_participant_id', nullable: true })
-  holderParticipantId!: string | null;
+  @Column('text', { nullable: true })
+  holder_participant_id!: string | null;
 
   /** Hash of the newest attached scan report (blob-store key). */
-  @Column('text', { name: 'scan_report_hash', nullable: true })
-  scanReportHash!: string | null;
+  @Column('text', { nullable: true })
+  scan_report_hash!: string | null;
 
   @Column('boolean')
   deleted!: boolean;
 
-  @Column('timestamptz', { name: 'deleted_at', nullable: true })
-  deletedAt!: Date | null;
+  @Column('timestamptz', { nullable: true })
+  deleted_at!: Date | null;
 
   /** Last gis_status published on gis.eligibility.v1 (null: not assessed). */
-  @Column('text', { name: 'gis_status', nullable: true })
-  gisStatus!: string | null;
+  @Column('text', { nullable: true })
+  gis_status!: string | null;
 
-  @Column('text', { name: 'gis_reason', nullable: true })
-  gisReason!: string | null;
+  @Column('text', { nullable: true })
+  gis_reason!: string | null;
 
-  @Column('bigint', { name: 'eligibility_revision' })
-  eligibilityRevision!: string;
+  @Column('bigint')
+  eligibility_revision!: string;
 
-  @Column('bigint', { name: 'grading_revision' })
-  gradingRevision!: string;
+  @Column('bigint')
+  grading_revision!: string;
 
-  @Column('timestamptz', { name: 'updated_at' })
-  updatedAt!: Date;
+  @Column('timestamptz')
+  updated_at!: Date;
 }

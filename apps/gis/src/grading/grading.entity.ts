@@ -4,18 +4,18 @@ import type { GradingSubmission } from '@dtp/domain';
 /** A lab's grading submission, published as `grading.submitted` on gis.gradings.v1. */
 @Entity({ name: 'gradings' })
 export class GradingEntity {
-  @PrimaryColumn('uuid', { name: 'grading_id' })
-  gradingId!: string;
+  @PrimaryColumn('uuid')
+  grading_id!: string;
 
-  @Column('text', { name: 'diamond_id' })
-  diamondId!: string;
+  @Column('text')
+  diamond_id!: string;
 
-  @Column('text', { name: 'lab_participant_id' })
-  labParticipantId!: string;
+  @Column('text')
+  lab_participant_id!: string;
 
   /** The unexpired Verified validation that allowed the submission. */
-  @Column('uuid', { name: 'validation_request_id' })
-  validationRequestId!: string;
+  @Column('uuid')
+  validation_request_id!: string;
 
   /** Revision of the grading.submitted event (per diamond). */
   @Column('bigint')
@@ -24,6 +24,6 @@ export class GradingEntity {
   @Column('jsonb')
   data!: GradingSubmission;
 
-  @Column('timestamptz', { name: 'submitted_at' })
-  submittedAt!: Date;
+  @Column('timestamptz')
+  submitted_at!: Date;
 }

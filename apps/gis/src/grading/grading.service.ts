@@ -63,20 +63,20 @@ export class GradingService {
       if (!row || row.deleted) throw new DiamondDeletedError();
       const revision = await this.diamonds.nextGradingRevision(m, diamondId);
       await this.gradings.insert(m, {
-        gradingId,
-        diamondId,
-        labParticipantId: caller.participantId,
-        validationRequestId: validation.requestId,
+        grading_id: gradingId,
+        diamond_id: diamondId,
+        lab_participant_id: caller.participantId,
+        validation_request_id: validation.request_id,
         revision: String(revision),
         data,
-        submittedAt,
+        submitted_at: submittedAt,
       });
       const envelope = makeEnvelope({
         event_type: EventTypes.GRADING_SUBMITTED,
         data: {
           diamond_id: diamondId,
           grading_id: gradingId,
-          holder: row.holderParticipantId,
+          holder: row.holder_participant_id,
           submitted_by: caller.participantId,
           submitted_at: submittedAt.toISOString(),
           data,

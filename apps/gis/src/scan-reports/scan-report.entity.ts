@@ -19,9 +19,9 @@ export class ScanReportEntity {
   @Column('jsonb', { nullable: true })
   detail!: { generic_error: string } | ScanReportParseErrorDetail | null;
 
-  @Column('bigint', { name: 'size_bytes', nullable: true })
-  sizeBytes!: string | null;
+  @Column('bigint', { nullable: true })
+  size_bytes!: string | null;
 
-  @Column('timestamptz', { name: 'parsed_at' })
-  parsedAt!: Date;
+  @Column('timestamptz')
+  parsed_at!: Date;
 }

@@ -13,7 +13,7 @@ export class ScanReportRepository {
   }
 
   /** Stores a parse result unless one is already stored; returns the stored row either way. */
-  async insertOnce(row: Pick<ScanReportEntity, 'hash' | 'outcome' | 'extracted' | 'detail' | 'sizeBytes'>): Promise<ScanReportEntity> {
+  async insertOnce(row: Pick<ScanReportEntity, 'hash' | 'outcome' | 'extracted' | 'detail' | 'size_bytes'>): Promise<ScanReportEntity> {
     await this.repo.createQueryBuilder().insert().values(row).orIgnore().execute();
     const stored = await this.find(row.hash);
     if (!stored) throw new Error(`scan report ${row.hash} vanished after insert`);

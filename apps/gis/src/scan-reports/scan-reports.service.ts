@@ -52,7 +52,7 @@ export class ScanReportsService {
         outcome: 'not_supported',
         extracted: null,
         detail: { generic_error: 'the scan report reference carries no valid SHA-256 hash' },
-        sizeBytes: null,
+        size_bytes: null,
       });
       return { state: 'known', report };
     }
@@ -82,7 +82,7 @@ export class ScanReportsService {
       extracted: outcome.outcome === 'parsed' ? outcome.values : null,
       detail:
         outcome.outcome === 'parsed' ? null : outcome.outcome === 'parse_error' ? outcome.detail : { generic_error: outcome.generic_error },
-      sizeBytes: String(blob.size),
+      size_bytes: String(blob.size),
     });
     return { state: 'known', report };
   }

@@ -5,51 +5,51 @@ import type { ValidationInput } from './validation-compare';
 /** A validate-json request: the durable job the worker answers, and later its result. */
 @Entity({ name: 'validation_requests' })
 export class ValidationRequestEntity {
-  @PrimaryColumn('uuid', { name: 'request_id' })
-  requestId!: string;
+  @PrimaryColumn('uuid')
+  request_id!: string;
 
-  @Column('text', { name: 'diamond_id' })
-  diamondId!: string;
+  @Column('text')
+  diamond_id!: string;
 
-  @Column('text', { name: 'lab_participant_id' })
-  labParticipantId!: string;
+  @Column('text')
+  lab_participant_id!: string;
 
   /** The lab's body as received (validated against ValidateJsonRequestDto). */
   @Column('jsonb')
   request!: ValidationInput;
 
   /** The scan report the request is compared with (the newest one when the request was accepted). */
-  @Column('text', { name: 'scan_report_hash' })
-  scanReportHash!: string;
+  @Column('text')
+  scan_report_hash!: string;
 
   @Column('text')
   status!: VerificationStatus;
 
-  @Column('text', { name: 'verification_description', nullable: true })
-  verificationDescription!: string | null;
+  @Column('text', { nullable: true })
+  verification_description!: string | null;
 
-  @Column('text', { name: 'verification_error', nullable: true })
-  verificationError!: string | null;
+  @Column('text', { nullable: true })
+  verification_error!: string | null;
 
   @Column('jsonb', { nullable: true })
   parameters!: ValidationParameters | null;
 
-  @Column('timestamptz', { name: 'requested_at' })
-  requestedAt!: Date;
+  @Column('timestamptz')
+  requested_at!: Date;
 
-  @Column('timestamptz', { name: 'answered_at', nullable: true })
-  answeredAt!: Date | null;
+  @Column('timestamptz', { nullable: true })
+  answered_at!: Date | null;
 
   /** Worker that stored the answer. */
-  @Column('text', { name: 'answered_by', nullable: true })
-  answeredBy!: string | null;
+  @Column('text', { nullable: true })
+  answered_by!: string | null;
 
   /** Worker holding the job; with claimed_at, the lease. */
-  @Column('text', { name: 'claimed_by', nullable: true })
-  claimedBy!: string | null;
+  @Column('text', { nullable: true })
+  claimed_by!: string | null;
 
-  @Column('timestamptz', { name: 'claimed_at', nullable: true })
-  claimedAt!: Date | null;
+  @Column('timestamptz', { nullable: true })
+  claimed_at!: Date | null;
 
   @Column('integer')
   attempts!: number;

@@ -3,7 +3,6 @@ import { InjectRepository } from '@nestjs/typeorm';
 import { Not, Raw, Repository } from 'typeorm';
 import { UnitOfWork } from '@dtp/database';
 import { isUuid, ValidationParameters } from '@dtp/domain';
-import { hydrate } from '../common/hydrate';
 import { ValidationRequestEntity } from './validation-request.entity';
 
 /** A worker's answer to a job. */
@@ -26,7 +25,7 @@ export class ValidationRepository {
    * Queues a job; the insert trigger NOTIFYs the workers when the transaction commits. In the request's transaction
    * when it has one (Idempotency-Key): the job and the stored answer commit together.
    */
-  async insert(job: Pick<ValidationRequestEntity, 'requestId' | 'diamondId' | 'labParticipantId' | 'request' | 'scanReportHash'>): Promise<void> {
+  async insert(job: Pick<ValidationRequestEntity, 'request_id' | 'diamond_id' | 'lab_participant_id' | 'request' | 'scan_report_hash'>): Promise<void> {
     await this.uow.manager.getRepository(ValidationRequestEntity).insert(job);
   }
 
@@ -34,18 +33,18 @@ export class ValidationRepository {
   async findOwn(diamondId: string, requestId: string, labParticipantId: string): Promise<ValidationRequestEntity | null> {
     if (!isUuid(requestId)) return null;
     // Raw SQL: the read every lab polls until its answer (gis bench: ~10 per request); findOneBy doubles its CPU cost.
-    const rows: Record<string, unknown>[] = await this.repo.query(
+    const rows: ValidationRequestEntity[] = await this.repo.query(
       `SELECT * FROM validation_requests WHERE request_id = $1 AND diamond_id = $2 AND lab_participant_id = $3`,
       [requestId, diamondId, labParticipantId],
     );
-    return hydrate(this.repo, rows)[0] ?? null;
+    return rows[0] ?? null;
   }
 
   /** This lab's answered (or errored) requests for a diamond, newest first. */
   async answered(diamondId: string, labParticipantId: string): Promise<ValidationRequestEntity[]> {
     return this.repo.find({
-      where: { diamondId, labParticipantId, status: Not('Pending') },
-      order: { requestedAt: 'DESC', requestId: 'ASC' },
+      where: { diamond_id: diamondId, lab_participant_id: labParticipantId, status: Not('Pending') },
+      order: { requested_at: 'DESC', request_id: 'ASC' },
     });
   }
 
@@ -53,12 +52,12 @@ export class ValidationRepository {
   async latestUnexpiredVerified(diamondId: string, labParticipantId: string, expirySeconds: number): Promise<ValidationRequestEntity | null> {
     return this.repo.findOne({
       where: {
-        diamondId,
-        labParticipantId,
+        diamond_id: diamondId,
+        lab_participant_id: labParticipantId,
         status: 'Verified',
-        answeredAt: Raw((at) => `${at} > clock_timestamp() - make_interval(secs => :expirySeconds)`, { expirySeconds }),
+        answered_at: Raw((at) => `${at} > clock_timestamp() - make_interval(secs => :expirySeconds)`, { expirySeconds }),
       },
-      order: { answeredAt: 'DESC' },
+      order: { answered_at: 'DESC' },
     });
   }
 
@@ -69,7 +68,7 @@ export class ValidationRepository {
    */
   async claim(workerId: string, leaseSeconds: number, limit: number): Promise<ValidationRequestEntity[]> {
     // Raw SQL: one UPDATE ... FROM a SKIP LOCKED sub-select (claim and lease in one statement), which the query builder cannot express.
-    const [rows]: [Record<string, unknown>[], number] = await this.repo.query(
+    const [rows]: [ValidationRequestEntity[], number] = await this.repo.query(
       `UPDATE validation_requests v
           SET claimed_by = $1, claimed_at = clock_timestamp(), attempts = v.attempts + 1
          FROM (SELECT request_id FROM validation_requests
@@ -82,22 +81,22 @@ export class ValidationRepository {
         RETURNING v.*`,
       [workerId, leaseSeconds, limit],
     );
-    return hydrate(this.repo, rows);
+    return rows;
   }
 
   /** Stores the answer if this worker still holds the job; false when another worker answered it first. */
   async answer(requestId: string, workerId: string, result: ValidationAnswer): Promise<boolean> {
     const { affected } = await this.repo.update(
-      { requestId, claimedBy: workerId, status: 'Pending' },
+      { request_id: requestId, claimed_by: workerId, status: 'Pending' },
       {
         status: result.status,
-        verificationDescription: result.description,
-        verificationError: result.error,
+        verification_description: result.description,
+        verification_error: result.error,
         parameters: result.parameters,
-        answeredAt: () => 'clock_timestamp()',
-        answeredBy: workerId,
-        claimedBy: null,
-        claimedAt: null,
+        answered_at: () => 'clock_timestamp()',
+        answered_by: workerId,
+        claimed_by: null,
+        claimed_at: null,
       },
     );
     return affected === 1;

@@ -53,11 +53,11 @@ export class ValidationService {
     }
     const requestId = randomUUID();
     await this.requests.insert({
-      requestId,
-      diamondId,
-      labParticipantId: caller.participantId,
+      request_id: requestId,
+      diamond_id: diamondId,
+      lab_participant_id: caller.participantId,
       request: { ...dto },
-      scanReportHash: assessment.scanReportHash,
+      scan_report_hash: assessment.scanReportHash,
     });
     const base = this.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
     return {

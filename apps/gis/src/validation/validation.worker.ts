@@ -171,21 +171,21 @@ export class ValidationWorker {
       };
     } else {
       try {
-        const values = await this.reportValues(job.scanReportHash);
+        const values = await this.reportValues(job.scan_report_hash);
         const outcome = compareValidation(job.request, values);
         result = { status: outcome.status, description: outcome.description, error: null, parameters: outcome.parameters };
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
-        this.logger.error({ requestId: job.requestId, err: message }, 'validation job failed');
+        this.logger.error({ requestId: job.request_id, err: message }, 'validation job failed');
         result = { status: 'Unverifiable', description: null, error: `validation failed: ${message}`, parameters: null };
       }
     }
-    const stored = await this.requests.answer(job.requestId, this.workerId, result);
+    const stored = await this.requests.answer(job.request_id, this.workerId, result);
     if (!stored) {
-      this.logger.warn({ requestId: job.requestId }, 'validation job was answered by another worker (lease expired)');
+      this.logger.warn({ requestId: job.request_id }, 'validation job was answered by another worker (lease expired)');
       return;
     }
     this.answered.inc({ status: result.status, error: String(result.error !== null) });
-    this.latency.observe((Date.now() - new Date(job.requestedAt).getTime()) / 1000);
+    this.latency.observe((Date.now() - new Date(job.requested_at).getTime()) / 1000);
   }
 }

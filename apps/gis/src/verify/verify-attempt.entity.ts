@@ -6,14 +6,14 @@ export class VerifyAttemptEntity {
   @PrimaryColumn('uuid')
   id!: string;
 
-  @Column('text', { name: 'diamond_id' })
-  diamondId!: string;
+  @Column('text')
+  diamond_id!: string;
 
-  @Column('text', { name: 'lab_participant_id' })
-  labParticipantId!: string;
+  @Column('text')
+  lab_participant_id!: string;
 
-  @Column('text', { name: 'lab_client_id', nullable: true })
-  labClientId!: string | null;
+  @Column('text', { nullable: true })
+  lab_client_id!: string | null;
 
   /** The members of the lab's body that verify compares. */
   @Column('jsonb')
@@ -22,12 +22,12 @@ export class VerifyAttemptEntity {
   @Column('text')
   outcome!: 'success' | 'failure' | 'not_found' | 'deleted' | 'ineligible';
 
-  @Column('integer', { name: 'http_status' })
-  httpStatus!: number;
+  @Column('integer')
+  http_status!: number;
 
   @Column('jsonb')
   response!: unknown;
 
-  @Column('timestamptz', { name: 'created_at' })
-  createdAt!: Date;
+  @Column('timestamptz')
+  created_at!: Date;
 }

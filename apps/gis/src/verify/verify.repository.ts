@@ -7,7 +7,7 @@ import { DomainError, VerifyResponse } from '@dtp/domain';
 import { DOMAIN_ERROR_STATUS } from '@dtp/service-kit';
 import { VerifyAttemptEntity } from './verify-attempt.entity';
 
-export interface VerifyAttemptInput extends Pick<VerifyAttemptEntity, 'diamondId' | 'labParticipantId' | 'labClientId' | 'request' | 'outcome'> {
+export interface VerifyAttemptInput extends Pick<VerifyAttemptEntity, 'diamond_id' | 'lab_participant_id' | 'lab_client_id' | 'request' | 'outcome'> {
   /** What the lab was answered: verify's 200 body, or the refusal. */
   answer: VerifyResponse | DomainError;
 }
@@ -28,7 +28,7 @@ export class VerifyRepository {
       id,
       ...attempt,
       // The status the lab received: the kit's status of the refusal's kind, or verify's 200.
-      httpStatus: refused ? DOMAIN_ERROR_STATUS[answer.kind] : HttpStatus.OK,
+      http_status: refused ? DOMAIN_ERROR_STATUS[answer.kind] : HttpStatus.OK,
       response: refused ? answer.body : answer,
     });
     return id;
@@ -36,6 +36,6 @@ export class VerifyRepository {
 
   /** True when this lab has verified this diamond successfully at least once. */
   async hasSuccess(diamondId: string, labParticipantId: string): Promise<boolean> {
-    return this.repo.existsBy({ diamondId, labParticipantId, outcome: 'success' });
+    return this.repo.existsBy({ diamond_id: diamondId, lab_participant_id: labParticipantId, outcome: 'success' });
   }
 }

@@ -37,7 +37,7 @@ export class VerifyService {
 
   async verify(diamondId: string, dto: VerifyRequestDto, caller: Caller): Promise<VerifyResponse> {
     const request = { carat_weight: dto.carat_weight, shape_group: dto.shape_group };
-    const attempt = { diamondId, labParticipantId: caller.participantId, labClientId: caller.clientId, request };
+    const attempt = { diamond_id: diamondId, lab_participant_id: caller.participantId, lab_client_id: caller.clientId, request };
     let eligible: EligibleDiamond;
     try {
       eligible = await this.eligibility.requireEligible(diamondId);
@@ -53,7 +53,7 @@ export class VerifyService {
     const shapeMatched = givenGroup === assessment.shapeGroup;
     const answer: VerifyResponse =
       caratMatched && shapeMatched
-        ? { status: 'success', is_locked: diamond.unlockStatus === 'locked' }
+        ? { status: 'success', is_locked: diamond.unlock_status === 'locked' }
         : {
             status: 'failure',
             data: {
