@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EVENT_DEFINITIONS, EventPayloads } from './registry';
+import { EnvelopeOf, EVENT_DEFINITIONS, EventPayloads, EventTopics } from './registry';
 import type { EventType, Topic } from './topics';
 
 /**
@@ -22,7 +22,7 @@ export interface EventEnvelope<T = unknown, E extends string = string> {
 }
 
 /** An envelope of one of the known event types, discriminated by `event_type`. */
-export type KnownEventEnvelope = { [E in EventType]: EventEnvelope<EventPayloads[E], E> }[EventType];
+export type KnownEventEnvelope = EnvelopeOf<Topic>;
 
 export interface MakeEnvelopeInput<E extends EventType> {
   event_type: E;
@@ -53,6 +53,6 @@ export function makeEnvelope<E extends EventType>(input: MakeEnvelopeInput<E>): 
 }
 
 /** The topic an event type is published on. */
-export function topicOf(eventType: EventType): Topic {
+export function topicOf<E extends EventType>(eventType: E): EventTopics[E] {
   return EVENT_DEFINITIONS[eventType].topic;
 }

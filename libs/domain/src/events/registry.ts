@@ -7,6 +7,7 @@ import { ParticipantOnboardedData, ParticipantOnboardedPayload } from './partici
 import { ShipmentChangedData, ShipmentChangedPayload } from './shipment-changed';
 import { CustodyCheckpointData, CustodyCheckpointEventPayload } from './custody-checkpoint';
 import { ShareCreatedData, ShareCreatedPayload, ShareRevokedData, ShareRevokedPayload } from './share-changed';
+import type { EventEnvelope } from './envelope';
 import { EventType, Topic, Topics } from './topics';
 
 /** Payload (`data`) type of each event type. */
@@ -23,8 +24,41 @@ export interface EventPayloads {
   'share.revoked': ShareRevokedData;
 }
 
+/**
+ * The topic of each event type, as a type: what EVENT_DEFINITIONS says at run time (each definition's `topic` is
+ * checked against it), so that a topic's event types are known to the compiler (EventTypeOf, EnvelopeOf).
+ */
+export interface EventTopics {
+  'participant.onboarded': typeof Topics.AUTH_PARTICIPANTS;
+  'client.revoked': typeof Topics.AUTH_PARTICIPANTS;
+  'diamond.upserted': typeof Topics.PLATFORM_DIAMONDS;
+  'diamond.deleted': typeof Topics.PLATFORM_DIAMONDS;
+  'shipment.changed': typeof Topics.PLATFORM_SHIPMENTS;
+  'grading.submitted': typeof Topics.GIS_GRADINGS;
+  'eligibility.changed': typeof Topics.GIS_ELIGIBILITY;
+  'custody.checkpoint': typeof Topics.PLATFORM_CUSTODY;
+  'share.created': typeof Topics.PLATFORM_SHARES;
+  'share.revoked': typeof Topics.PLATFORM_SHARES;
+}
+
+/**
+ * The event types carried by topic `T` (a Topic literal). A topic the compiler does not know (a plain `string`)
+ * carries any of them.
+ */
+export type EventTypeOf<T extends string> = { [E in EventType]: EventTopics[E] extends T ? E : never }[EventType];
+
+/**
+ * An envelope of one of the event types of topic `T`, discriminated by `event_type`: what a consumer of `T` is
+ * given once validateEnvelope(T, ...) accepted the message. A handler switches over `event_type` and sees only
+ * its topic's types (exhaustively); `EnvelopeOf<Topic>` is every known envelope.
+ */
+export type EnvelopeOf<T extends string> = EnvelopeOfType<EventTypeOf<T>>;
+
+/** The envelope of each event type of the union `E` (distributed over it). */
+type EnvelopeOfType<E extends EventType> = E extends EventType ? EventEnvelope<EventPayloads[E], E> : never;
+
 export interface EventDefinition<E extends EventType> {
-  topic: Topic;
+  topic: EventTopics[E];
   /** Current version of this event's `data` shape. */
   schemaVersion: number;
   /** class-validator class that checks an incoming `data`. */

@@ -1,13 +1,13 @@
 import { plainToInstance } from 'class-transformer';
 import { ValidationError, isISO8601, isUUID, validateSync } from 'class-validator';
 import { toValidationDetail } from '../dto/validation-detail';
-import type { KnownEventEnvelope } from './envelope';
-import { EVENT_DEFINITIONS, TOPIC_EVENT_TYPES } from './registry';
-import { EventType, Topic } from './topics';
+import { EnvelopeOf, EVENT_DEFINITIONS, TOPIC_EVENT_TYPES } from './registry';
+import { EventType } from './topics';
 
-export type EnvelopeValidation = { ok: true; envelope: KnownEventEnvelope } | { ok: false; reason: string };
+/** The outcome of validateEnvelope for topic `T`: an envelope of one of `T`'s event types, or why not. */
+export type EnvelopeValidation<T extends string = string> = { ok: true; envelope: EnvelopeOf<T> } | { ok: false; reason: string };
 
-const fail = (reason: string): EnvelopeValidation => ({ ok: false, reason });
+const fail = (reason: string): { ok: false; reason: string } => ({ ok: false, reason });
 
 function parse(value: unknown): { value: unknown } | { error: string } {
   if (value === null || value === undefined) return { error: 'message value is empty (tombstone)' };
@@ -32,9 +32,9 @@ function describe(errors: ValidationError[]): string {
  * Checks a consumed message value (object, JSON text or bytes) against the contract of `topic`:
  * envelope members, an event type that belongs on that topic, a supported schema_version, a valid
  * `data` and a `key` equal to the aggregate id in `data`. Unknown members are tolerated. On success
- * the original value is returned, typed by its event_type.
+ * the original value is returned, typed by its event_type (one of the topic's: EnvelopeOf<T>).
  */
-export function validateEnvelope(topic: Topic | string, value: unknown): EnvelopeValidation {
+export function validateEnvelope<T extends string>(topic: T, value: unknown): EnvelopeValidation<T> {
   const types = (TOPIC_EVENT_TYPES as Record<string, readonly EventType[] | undefined>)[topic];
   if (!types) return fail(`unknown topic ${topic}`);
   const parsed = parse(value);
@@ -67,5 +67,6 @@ export function validateEnvelope(topic: Topic | string, value: unknown): Envelop
   const expectedKey = (definition.keyOf as (d: unknown) => string)(env.data);
   if (env.key !== expectedKey) return fail(`key ${env.key} does not match the aggregate id ${expectedKey}`);
 
-  return { ok: true, envelope: env as unknown as KnownEventEnvelope };
+  // Checked above: an event type of this topic, its schema version, its data contract and its key.
+  return { ok: true, envelope: env as unknown as EnvelopeOf<T> };
 }
