@@ -7,8 +7,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Tx, UnitOfWork } from '@dtp/database';
-import type { KnownEventEnvelope } from '@dtp/domain';
-import { BatchContext, ConsumeContext, ConsumedEvent, RunConsumerOptions, runConsumer, RunningConsumer } from '../consumer';
+import { BatchContext, ConsumeContext, itemHandlers, RunConsumerOptions, runConsumer, RunningConsumer } from '../consumer';
 import { EventTransport, IncomingMessage } from '../transport';
 
 /**
@@ -32,33 +31,13 @@ export interface EventRoute {
   /** `consumer_state` name for a service-scoped route (default: the group). A rebuild replays under another group with the same state. */
   stateName?: string;
   /**
-   * The handler takes several events at once (runConsumer's `handleMany`): `@Payload()` is an `EventItem[]` (a run
+   * The handler takes several events at once (runConsumer's `handleMany`, through itemHandlers): `@Payload()` is an `EventItem[]` (a run
    * of consecutive messages of a partition with distinct keys, in offset order, each newer than what the service
    * holds; a tombstone is an item whose `event` is null) and `@Ctx()` an EventBatchContext. Writing them in one
    * statement saves a round trip per event. Any error rolls the batch back and its messages are taken one at a
    * time (one item per call), so a ParkEventError parks exactly the message it is about.
    */
   many?: boolean;
-}
-
-/** One message given to a `many` handler. */
-export interface EventItem {
-  /** The event, or null for a tombstone (with `tombstones: true`). */
-  event: KnownEventEnvelope | null;
-  key: string;
-  /** The revision the service held for the key before this message (null: never seen). */
-  heldRevision: number | null;
-  message: IncomingMessage;
-}
-
-/** The item a `many` handler gets for an event runConsumer's `handleMany` was given. */
-export function eventItem(e: ConsumedEvent): EventItem {
-  return { event: e.envelope, key: e.envelope.key, heldRevision: e.heldRevision, message: e.message };
-}
-
-/** The item a `many` handler gets for a tombstone of `key` (runConsumer's `onTombstone`). */
-export function tombstoneItem(key: string, ctx: ConsumeContext): EventItem {
-  return { event: null, key, heldRevision: ctx.heldRevision, message: ctx.message };
 }
 
 /** What a `many` handler gets as `@Ctx()`: the transaction all its items' effects must be written in. */
@@ -380,15 +359,23 @@ export class EventsServer extends Server implements CustomTransportStrategy {
     void poll();
   }
 
+  /**
+   * Starts runConsumer for one route: the route's handler is called through Nest (its pipes, interceptors and
+   * filters) with the event and an EventContext, or, for a `many` route, with the items (itemHandlers) and an
+   * EventBatchContext; what it returns (a promise, an Observable) is waited for.
+   */
   private async startOne(route: Route): Promise<RunningConsumer> {
     if (route.route.scope === 'instance') await this.dropProgress(route, 'earlier');
-    const settle = async (result: unknown) => {
-      await lastValueFrom(this.transformToObservable(result), { defaultValue: undefined });
+    const call = async (payload: unknown, ctx: BaseRpcContext): Promise<void> => {
+      await lastValueFrom(this.transformToObservable(await route.handler(payload, ctx)), { defaultValue: undefined });
     };
-    const invoke = async (payload: KnownEventEnvelope | null, ctx: EventContext['args'][0]) => settle(await route.handler(payload, new EventContext([ctx])));
-    const invokeMany = async (items: EventItem[], ctx: BatchContext) =>
-      settle(await route.handler(items, new EventBatchContext([ctx])));
-    const many = route.route.many === true;
+    const tombstones = route.route.tombstones === true;
+    const handlers: Pick<RunConsumerOptions, 'handle' | 'handleMany' | 'onTombstone'> = route.route.many
+      ? itemHandlers((items, ctx) => call(items, new EventBatchContext([ctx])), { tombstones })
+      : {
+          handle: (envelope, ctx) => call(envelope, new EventContext([ctx])),
+          onTombstone: tombstones ? (key, ctx) => call(null, new EventContext([{ ...ctx, key, tombstone: true }])) : undefined,
+        };
     return runConsumer({
       ...this.opts.consumerDefaults,
       transport: this.opts.transport,
@@ -401,14 +388,7 @@ export class EventsServer extends Server implements CustomTransportStrategy {
       registry: this.opts.registry,
       fromBeginning: true,
       batch: route.route.batch,
-      ...(many
-        ? { handleMany: (events: ConsumedEvent[], ctx: BatchContext) => invokeMany(events.map(eventItem), ctx) }
-        : { handle: (envelope: KnownEventEnvelope, ctx: ConsumeContext) => invoke(envelope, ctx) }),
-      onTombstone: !route.route.tombstones
-        ? undefined
-        : many
-          ? (key, ctx) => invokeMany([tombstoneItem(key, ctx)], ctx)
-          : (key, ctx) => invoke(null, { ...ctx, key, tombstone: true } as EventContext['args'][0]),
+      ...handlers,
     });
   }
 

@@ -1,0 +1,5 @@
+export * from './types';
+export * from './errors';
+export { runConsumer } from './run-consumer';
+export { CLAIM_SQL } from './claims';
+export { itemHandlers } from './items';
