@@ -197,7 +197,7 @@ describe('dtp commands against a real stack', () => {
       return /diamond_has_no_scan_report/.test(run.stderr) ? run : undefined;
     }, 'GIS to know the polished diamond');
     expect(early.code).toBe(1);
-    expect((await dtp(['gis', 'verify', '--help'])).stdout).toContain('dtp diamonds attach <diamond_id> <report.xml> --kind scan_report');
+    expect((await dtp(['gis', 'verify', '--help'])).stdout.replace(/\s+/g, ' ')).toContain('dtp diamonds attach <diamond_id> <report.xml> --kind scan_report');
     writeFileSync(path.join(dir, 'scan-report.xml'), report);
     const attach = await dtp(['diamonds', 'attach', polished, 'scan-report.xml', '--kind', 'scan_report', '--json'], { env: env(maker), cwd: dir });
     expect({ code: attach.code, stderr: attach.stderr }).toEqual({ code: 0, stderr: '' });
