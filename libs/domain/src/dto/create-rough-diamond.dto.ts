@@ -1,18 +1,12 @@
 import 'reflect-metadata'; // class-transformer's @Type reads design:type metadata
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
-import { IsDefined, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
 import { ASSURANCE_LEVEL_VALUES, AssuranceLevel } from '../enums/diamond-state';
-import { ApiEnums, closedSchema, entitySpecificTagsField, isoTextField, participantIdField, tagsField } from '../records/api-fields';
+import { ApiEnums, closedSchema } from '../records/api-fields';
 import { DESCRIPTION_MAX_LENGTH, ID_MAX_LENGTH } from '../rules/limits';
+import { EntitySpecificTagsMember, NestedMember, ParticipantIdMember, SupplementaryTagsMember, TimestampMember } from './fields';
 import { RoughSchemaDto } from './rough-schema.dto';
-import {
-  IsBoundedJsonObject,
-  IsEntitySpecificTags,
-  IsIsoDateTime,
-  IsOptionalNonNull,
-  NoSurroundingWhitespace,
-} from './validators';
+import { IsOptionalNonNull } from './validators';
 
 /** `entity_specific_tags`: extra keys allowed; known key `dit_session_id`. */
 export interface EntitySpecificTags {
@@ -44,22 +38,13 @@ export class CreateRoughDiamondDto {
   box_id!: string;
 
   /** Caller-supplied diamond identifier (ERP/stock id); unique within the box or shipment. */
-  @ApiProperty(participantIdField('Your identifier of the diamond (ERP id, stock id): no leading or trailing whitespace; unique within the box or shipment.'))
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(ID_MAX_LENGTH)
-  @NoSurroundingWhitespace()
+  @ParticipantIdMember('Your identifier of the diamond (ERP id, stock id): no leading or trailing whitespace; unique within the box or shipment.')
   participant_id!: string;
 
-  @ApiProperty(isoTextField({ description: 'Real-world time of the registration: ISO 8601 date-time text, answered as sent.' }))
-  @IsIsoDateTime()
+  @TimestampMember('Real-world time of the registration: ISO 8601 date-time text, answered as sent.')
   participant_timestamp!: string;
 
-  @ApiProperty({ type: () => RoughSchemaDto })
-  @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => RoughSchemaDto)
+  @NestedMember(() => RoughSchemaDto)
   rough!: RoughSchemaDto;
 
   /** Absent means `assured` (the service applies the default). Not nullable. */
@@ -74,10 +59,7 @@ export class CreateRoughDiamondDto {
   @MaxLength(DESCRIPTION_MAX_LENGTH)
   box_description?: string | null;
 
-  @ApiPropertyOptional(entitySpecificTagsField({ nullable: true }))
-  @IsOptional()
-  @IsEntitySpecificTags()
-  @IsBoundedJsonObject({ requireObject: false })
+  @EntitySpecificTagsMember()
   entity_specific_tags?: EntitySpecificTags | null;
 
   @ApiPropertyOptional({ ...SAFE_INTEGER, description: 'Sight number.', example: 5 })
@@ -90,8 +72,6 @@ export class CreateRoughDiamondDto {
   @IsInt()
   sight_year?: number | null;
 
-  @ApiPropertyOptional(tagsField({ nullable: true }))
-  @IsOptional()
-  @IsBoundedJsonObject()
+  @SupplementaryTagsMember()
   supplementary_tags?: Record<string, unknown> | null;
 }

@@ -1,31 +1,14 @@
 import 'reflect-metadata'; // class-transformer's @Type reads design:type metadata
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  ArrayUnique,
-  IsArray,
-  IsDefined,
-  IsNotEmpty,
-  IsObject,
-  IsOptional,
-  IsString,
-  MaxLength,
-  ValidateNested,
-} from 'class-validator';
-import { closedSchema, diamondIdField, entitySpecificTagsField, isoTextField, participantIdField, tagsField } from '../records/api-fields';
-import { ID_MAX_LENGTH, SPLIT_MAX_CUTS, SPLIT_MIN_CUTS } from '../rules/limits';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, ValidateNested } from 'class-validator';
+import { closedSchema, diamondIdField } from '../records/api-fields';
+import { SPLIT_MAX_CUTS, SPLIT_MIN_CUTS } from '../rules/limits';
 import type { EntitySpecificTags } from './create-rough-diamond.dto';
+import { EntitySpecificTagsMember, NestedMember, OptionalTimestampMember, ParticipantIdMember, SupplementaryTagsMember, TimestampMember } from './fields';
 import { PolishedSchemaDto } from './polished-schema.dto';
 import { RoughSchemaDto } from './rough-schema.dto';
-import {
-  IsDiamondIdFormat,
-  IsBoundedJsonObject,
-  IsEntitySpecificTags,
-  IsIsoDateTime,
-  NoSurroundingWhitespace,
-} from './validators';
+import { IsDiamondIdFormat } from './validators';
 
 /** Body of `POST /diamonds/polished/create` (manufacturer; DESIGN.md "Lifecycle"). */
 @ApiSchema(closedSchema('CreatePolishedDiamond', 'The polished diamond cut from a rough diamond you hold. Unknown fields are rejected.'))
@@ -35,57 +18,33 @@ export class CreatePolishedDiamondDto {
   @IsDiamondIdFormat()
   parent_diamond_id!: string;
 
-  @ApiProperty(participantIdField('Your identifier of the polished diamond: no leading or trailing whitespace; unique among the parent\'s children.'))
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(ID_MAX_LENGTH)
-  @NoSurroundingWhitespace()
+  @ParticipantIdMember("Your identifier of the polished diamond: no leading or trailing whitespace; unique among the parent's children.")
   participant_id!: string;
 
-  @ApiProperty(isoTextField({ description: 'Real-world time of the polishing: ISO 8601 date-time text, answered as sent.' }))
-  @IsIsoDateTime()
+  @TimestampMember('Real-world time of the polishing: ISO 8601 date-time text, answered as sent.')
   participant_timestamp!: string;
 
-  @ApiProperty({ type: () => PolishedSchemaDto })
-  @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => PolishedSchemaDto)
+  @NestedMember(() => PolishedSchemaDto)
   polished!: PolishedSchemaDto;
 
-  @ApiPropertyOptional(tagsField({ nullable: true }))
-  @IsOptional()
-  @IsBoundedJsonObject()
+  @SupplementaryTagsMember()
   supplementary_tags?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional(entitySpecificTagsField({ nullable: true }))
-  @IsOptional()
-  @IsEntitySpecificTags()
-  @IsBoundedJsonObject({ requireObject: false })
+  @EntitySpecificTagsMember()
   entity_specific_tags?: EntitySpecificTags | null;
 }
 
 /** One rough cut of a split. */
 @ApiSchema(closedSchema('SplitCut', 'One rough cut of a split. Unknown fields are rejected.'))
 export class SplitCutDto {
-  @ApiProperty(participantIdField('Your identifier of this cut: no leading or trailing whitespace; distinct among the cuts and unique among the parent\'s children.'))
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(ID_MAX_LENGTH)
-  @NoSurroundingWhitespace()
+  @ParticipantIdMember("Your identifier of this cut: no leading or trailing whitespace; distinct among the cuts and unique among the parent's children.")
   participant_id!: string;
 
   /** When the participant made this cut; defaults to the split's `participant_timestamp`. */
-  @ApiPropertyOptional(isoTextField({ nullable: true, description: 'When this cut was made (ISO 8601); absent or null: the split\'s `participant_timestamp`.' }))
-  @IsOptional()
-  @IsIsoDateTime()
+  @OptionalTimestampMember("When this cut was made (ISO 8601); absent or null: the split's `participant_timestamp`.")
   participant_timestamp?: string | null;
 
-  @ApiProperty({ type: () => RoughSchemaDto })
-  @IsDefined()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => RoughSchemaDto)
+  @NestedMember(() => RoughSchemaDto)
   rough!: RoughSchemaDto;
 }
 
@@ -96,9 +55,7 @@ export class SplitCutDto {
  */
 @ApiSchema(closedSchema('SplitDiamond', 'The rough cuts of a rough diamond you hold. Unknown fields are rejected.'))
 export class SplitDiamondDto {
-  @ApiPropertyOptional(isoTextField({ nullable: true, description: 'Real-world time of the split (ISO 8601); absent or null: when the platform received the request.' }))
-  @IsOptional()
-  @IsIsoDateTime()
+  @OptionalTimestampMember('Real-world time of the split (ISO 8601); absent or null: when the platform received the request.')
   participant_timestamp?: string | null;
 
   @ApiProperty({
@@ -122,8 +79,6 @@ export class SplitDiamondDto {
 /** Body of `POST /diamonds/{diamond_id}/destroy` (may be empty). */
 @ApiSchema(closedSchema('DestroyDiamond', 'Optional body of destroy. Unknown fields are rejected.'))
 export class DestroyDiamondDto {
-  @ApiPropertyOptional(isoTextField({ nullable: true, description: 'Real-world time of the loss (ISO 8601); absent or null: the record keeps its participant_timestamp.' }))
-  @IsOptional()
-  @IsIsoDateTime()
+  @OptionalTimestampMember('Real-world time of the loss (ISO 8601); absent or null: the record keeps its participant_timestamp.')
   participant_timestamp?: string | null;
 }
