@@ -10,10 +10,12 @@
  * 1. Reads: BENCH_READ_IDS (default 2,000) records in the read model; autocannon, 64 connections,
  *    BENCH_DURATION_S (default 10) s of GET /v1/diamonds/{id} cycling over the ids, against search (with a
  *    non_participant token) and against the anchor, anchor measured before and after and averaged.
- *    Figures: search.read.throughput (ratio = search / anchor, higher is better) and search.read.p99
- *    (ratio = search / anchor, lower is better).
+ *    Figures: search.read.throughput (ratio = search / anchor, higher is better), search.read.p99
+ *    (ratio = search / anchor, lower is better) and search.read.server_cpu_per_request (the search process's CPU
+ *    time per answer while it serves search, anchor: the same process while it serves the anchor; lower is
+ *    better, and steadier than throughput on a shared machine).
  * 2. Lag: a steady BENCH_LAG_RATE (default 200), then BENCH_LAG_RATE_HIGH (default 1,000) registrations per second
- *    for BENCH_LAG_S (default 10) s through platform; for each diamond, the time from the commit of its
+ *    for BENCH_LAG_S (default 10; 0 skips the lag part) s through platform; for each diamond, the time from the commit of its
  *    registration (its outbox row's created_at) to its row in search's read model being written (same PostgreSQL
  *    server, same clock), and its split: commit -> published (the relay) and published -> visible (Kafka and
  *    search's consumer). Figures: search.visibility_lag.p50 / .p99 (ms; no anchor; goal of #17: p99 < 250 ms at
@@ -27,6 +29,7 @@ import autocannon from 'autocannon';
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -42,6 +45,13 @@ import { platformService } from '@dtp/platform';
 import { ReadModelRepository, searchDbOptions, searchService } from '@dtp/search';
 import type { Benchmark } from './run';
 import { percentile, q } from './support';
+
+/** CPU time (user + system) a process has used so far, in seconds (Linux /proc; USER_HZ = 100). */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 const ISSUER = 'http://auth.bench';
 const AUDIENCES = { platform: 'http://platform.bench', search: 'http://search.bench/v1', gis: 'http://gis.bench' };
@@ -137,7 +147,9 @@ async function serve(role: string): Promise<void> {
 
 async function startServer(role: 'platform' | 'search', env: Record<string, string>): Promise<{ child: ChildProcess; urls: Partial<Urls> }> {
   const root = path.join(__dirname, '..');
-  const child = spawn(process.execPath, ['-r', path.join(root, 'tools/register.js'), __filename], {
+  // BENCH_CPU_PROF_DIR=dir: a V8 CPU profile of each server child's whole life (bench/cpuprofile-summary.mjs reads it).
+  const prof = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF_DIR)}`, `--cpu-prof-name=search-bench-${role}-${process.pid}.cpuprofile`] : [];
+  const child = spawn(process.execPath, [...prof, '-r', path.join(root, 'tools/register.js'), __filename], {
     cwd: root,
     env: { ...process.env, ...env, [SERVER_FLAG]: role },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -337,21 +349,34 @@ const bench: Benchmark = async (report) => {
     if (check.status !== 200) throw new Error(`search answered ${check.status} to the warm-up read`);
     await readLoad(urls.search, ids, reader, 2); // warm-up (JIT, pools, JWKS)
     await readLoad(urls.anchor, ids, null, 2);
+    // The search process serves both the service and the anchor: its CPU time during each phase, per answer.
+    const cpu = () => cpuSeconds(b.child.pid!);
+    let c0 = cpu();
     const anchor1 = await readLoad(urls.anchor, ids, null, DURATION);
+    let c1 = cpu();
+    const anchorCpu = [(c1 - c0) / Math.max(1, anchor1['2xx'])];
+    c0 = cpu();
     const service = await readLoad(urls.search, ids, reader, DURATION);
+    c1 = cpu();
+    const serviceCpu = (c1 - c0) / Math.max(1, service['2xx']);
+    c0 = cpu();
     const anchor2 = await readLoad(urls.anchor, ids, null, DURATION);
+    c1 = cpu();
+    anchorCpu.push((c1 - c0) / Math.max(1, anchor2['2xx']));
     const non2xx = service.non2xx + service.errors;
     if (non2xx > 0) process.stderr.write(`# search reads: ${non2xx} non-2xx or errors\n`);
     const anchorRps = (anchor1.requests.average + anchor2.requests.average) / 2;
     const anchorP99 = (anchor1.latency.p99 + anchor2.latency.p99) / 2;
     const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
     report({ name: 'search.read.throughput', value: round(service.requests.average, 0), unit: 'req/s', anchor: round(anchorRps, 0), ratio: round(service.requests.average / anchorRps) });
+    const anchorCpuUs = ((anchorCpu[0] + anchorCpu[1]) / 2) * 1e6;
+    report({ name: 'search.read.server_cpu_per_request', value: round(serviceCpu * 1e6, 1), unit: 'us', anchor: round(anchorCpuUs, 1), ratio: round((serviceCpu * 1e6) / anchorCpuUs) });
     report({ name: 'search.read.p99', value: service.latency.p99, unit: 'ms', anchor: round(anchorP99, 1), ratio: round(service.latency.p99 / anchorP99) });
 
-    // 2. Visibility lag under a steady registration rate, through Kafka, at two rates.
+    // 2. Visibility lag under a steady registration rate, through Kafka, at two rates (BENCH_LAG_S=0: reads only).
     const producer = await credentials(urls.auth, 'producer', AUDIENCES.platform);
-    await steadyRegistrations(urls.platform, producer, 20, 1); // warm-up
-    for (const rate of [LAG_RATE, LAG_RATE_HIGH]) {
+    if (LAG_SECONDS > 0) await steadyRegistrations(urls.platform, producer, 20, 1); // warm-up
+    for (const rate of LAG_SECONDS > 0 ? [LAG_RATE, LAG_RATE_HIGH] : []) {
       const lag = await visibilityLag(urls.platform, producer, platformDb, searchDb, rate);
       const suffix = rate === LAG_RATE ? '' : ` at ${rate}/s`;
       report({ name: `search.visibility_lag.p50${suffix}`, value: round(lag.p50, 1), unit: 'ms', anchor: null, ratio: null });

@@ -65,6 +65,12 @@ export class ApiValidationPipe extends ValidationPipe {
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata) {
+    // A path parameter that is a string (its route's own pipe, e.g. PathIdPipe, checks its format) and a custom
+    // decorator's value (the caller) have nothing to validate or transform: answered without ValidationPipe's work
+    // on every read (it would hand back the same value).
+    if (metadata.type === 'custom' || (metadata.type === 'param' && typeof value === 'string' && (metadata.metatype === String || metadata.metatype === undefined))) {
+      return value;
+    }
     if (metadata.type === 'body' || metadata.type === 'query') {
       const issues = textIssues(value);
       const root = metadata.data ? [metadata.type, metadata.data] : [metadata.type];

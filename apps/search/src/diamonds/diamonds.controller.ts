@@ -1,4 +1,4 @@
-import { applyDecorators, Controller, Get, Headers, Inject, Res } from '@nestjs/common';
+import { applyDecorators, Controller, Get, Header, Headers, Inject, Res } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { Roles } from '@dtp/auth-guard';
@@ -67,8 +67,10 @@ export class DiamondsController {
   @ApiDiamondIdParam()
   @ApiOkResponse({ description: 'The current DiamondV1 record.', type: DiamondV1, example: POLISHED_DIAMOND_EXAMPLE })
   @ApiErrors({ ...ERRORS, 404: NOT_FOUND })
-  async get(@DiamondIdParam() diamondId: string): Promise<DiamondV1> {
-    return this.diamonds.current(diamondId);
+  @Header('content-type', 'application/json; charset=utf-8')
+  async get(@DiamondIdParam() diamondId: string): Promise<string> {
+    // The stored JSON text of the DiamondV1 record, sent as it is (the content type Fastify gives an object).
+    return this.diamonds.currentJson(diamondId);
   }
 
   @Get(':diamond_id/history')
