@@ -3,19 +3,19 @@ import { Column, CreateDateColumn, Entity, PrimaryColumn } from 'typeorm';
 /** One OAuth client credential of a participant. Only a scrypt hash of the secret is stored. */
 @Entity({ name: 'clients' })
 export class ClientEntity {
-  @PrimaryColumn('text', { name: 'client_id' })
-  clientId!: string;
+  @PrimaryColumn('text')
+  client_id!: string;
 
-  @Column('uuid', { name: 'participant_id' })
-  participantId!: string;
+  @Column('uuid')
+  participant_id!: string;
 
   /** `scrypt$N$r$p$salt$hash` (base64url salt and hash); see secret-hash.ts. */
-  @Column('text', { name: 'secret_hash' })
-  secretHash!: string;
+  @Column('text')
+  secret_hash!: string;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
+  @CreateDateColumn({ type: 'timestamptz' })
+  created_at!: Date;
 
-  @Column('timestamptz', { name: 'revoked_at', nullable: true })
-  revokedAt!: Date | null;
+  @Column('timestamptz', { nullable: true })
+  revoked_at!: Date | null;
 }

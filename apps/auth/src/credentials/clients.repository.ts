@@ -22,12 +22,12 @@ export interface ClientWithParticipant {
 export class ClientsRepository {
   constructor(@InjectRepository(ClientEntity) private readonly clients: Repository<ClientEntity>) {}
 
-  async insert(c: Pick<ClientEntity, 'clientId' | 'participantId' | 'secretHash'>, m?: EntityManager): Promise<void> {
-    await (m ? m.withRepository(this.clients) : this.clients).insert({ ...c, revokedAt: null });
+  async insert(c: Pick<ClientEntity, 'client_id' | 'participant_id' | 'secret_hash'>, m?: EntityManager): Promise<void> {
+    await (m ? m.withRepository(this.clients) : this.clients).insert({ ...c, revoked_at: null });
   }
 
   ofParticipant(participantId: string): Promise<ClientEntity[]> {
-    return this.clients.find({ where: { participantId }, order: { createdAt: 'ASC' } });
+    return this.clients.find({ where: { participant_id: participantId }, order: { created_at: 'ASC' } });
   }
 
   /** The client and its participant, whether revoked or not (one round trip). */
@@ -70,10 +70,10 @@ export class ClientsRepository {
   /** Clients revoked since `since` (their tokens may still be unexpired), oldest first. */
   async revokedSince(since: Date): Promise<RevokedClient[]> {
     const rows = await this.clients.find({
-      select: { clientId: true, participantId: true, revokedAt: true },
-      where: { revokedAt: MoreThanOrEqual(since) },
-      order: { revokedAt: 'ASC', clientId: 'ASC' },
+      select: { client_id: true, participant_id: true, revoked_at: true },
+      where: { revoked_at: MoreThanOrEqual(since) },
+      order: { revoked_at: 'ASC', client_id: 'ASC' },
     });
-    return rows.map((r) => ({ clientId: r.clientId, participantId: r.participantId, revokedAt: r.revokedAt!, newly: false }));
+    return rows.map((r) => ({ clientId: r.client_id, participantId: r.participant_id, revokedAt: r.revoked_at!, newly: false }));
   }
 }

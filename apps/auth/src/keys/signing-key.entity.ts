@@ -13,17 +13,17 @@ export class SigningKeyEntity {
   @Column('text')
   alg!: string;
 
-  @Column('jsonb', { name: 'public_jwk' })
-  publicJwk!: JWK;
+  @Column('jsonb')
+  public_jwk!: JWK;
 
-  @Column('text', { name: 'private_jwk', nullable: true, select: false })
-  privateJwk!: string | null;
+  @Column('text', { nullable: true, select: false })
+  private_jwk!: string | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
+  @CreateDateColumn({ type: 'timestamptz' })
+  created_at!: Date;
 
-  @Column('timestamptz', { name: 'retired_at', nullable: true })
-  retiredAt!: Date | null;
+  @Column('timestamptz', { nullable: true })
+  retired_at!: Date | null;
 
   /** Generated column in the database (`retired_at IS NULL`); read only. */
   @Column({ type: 'boolean', insert: false, update: false })

@@ -6,13 +6,8 @@ import { SigningKeyEntity } from './signing-key.entity';
 /** Advisory lock taken while creating or rotating keys, so concurrent starts create only one key. */
 const KEY_LOCK = 0x64747061; // "dtpa"
 
-export interface NewSigningKey {
-  kid: string;
-  alg: string;
-  publicJwk: SigningKeyEntity['publicJwk'];
-  /** As stored: JWK text, or sealed by PrivateKeyCodec. */
-  privateJwk: string;
-}
+/** A new key's columns; `private_jwk` as stored: JWK text, or sealed by PrivateKeyCodec. */
+export type NewSigningKey = Pick<SigningKeyEntity, 'kid' | 'alg' | 'public_jwk'> & { private_jwk: string };
 
 /** All SQL on `signing_keys`. Methods that take `m` run in that transaction. */
 @Injectable()
@@ -42,7 +37,7 @@ export class SigningKeysRepository {
 
   /** The active key with its private half (a column not selected by default). */
   findActiveWithPrivateKey(): Promise<SigningKeyEntity | null> {
-    return this.keys.createQueryBuilder('k').addSelect('k.privateJwk').where('k.retired_at IS NULL').getOne();
+    return this.keys.createQueryBuilder('k').addSelect('k.private_jwk').where('k.retired_at IS NULL').getOne();
   }
 
   async insert(m: EntityManager, key: NewSigningKey): Promise<void> {
@@ -55,8 +50,8 @@ export class SigningKeysRepository {
       .withRepository(this.keys)
       .createQueryBuilder()
       .update()
-      .set({ retiredAt: () => 'now()' })
-      .where({ retiredAt: IsNull() })
+      .set({ retired_at: () => 'now()' })
+      .where({ retired_at: IsNull() })
       .returning('kid')
       .execute();
     return (result.raw as { kid: string }[]).map((r) => r.kid);
@@ -68,7 +63,7 @@ export class SigningKeysRepository {
       .withRepository(this.keys)
       .createQueryBuilder()
       .update()
-      .set({ privateJwk: null })
+      .set({ private_jwk: null })
       .where('private_jwk IS NOT NULL AND retired_at IS NOT NULL AND retired_at <= now() - make_interval(secs => :window)', { window: windowSeconds })
       .returning('kid')
       .execute();

@@ -90,12 +90,12 @@ export class SigningKeys {
     const now = Date.now();
     if (this.cached && now - this.cached.loadedAt < this.cacheSeconds * 1000) return this.cached.key;
     const row = await this.repo.findActiveWithPrivateKey();
-    if (!row || !row.privateJwk) throw new Error('no active signing key: run the service once or `auth:cli rotate-keys`');
+    if (!row || !row.private_jwk) throw new Error('no active signing key: run the service once or `auth:cli rotate-keys`');
     if (this.cached?.key.kid === row.kid) {
       this.cached.loadedAt = now;
       return this.cached.key;
     }
-    const jwk = JSON.parse(this.codec.open(row.kid, row.privateJwk)) as JWK;
+    const jwk = JSON.parse(this.codec.open(row.kid, row.private_jwk)) as JWK;
     const key = (await importJWK(jwk, SIGNING_ALG)) as KeyLike;
     this.cached = { key: { kid: row.kid, key: new Secret(key) }, loadedAt: now };
     return this.cached.key;
@@ -104,7 +104,7 @@ export class SigningKeys {
   /** Public keys to publish: the active one and those retired less than the publication window ago. */
   async jwks(): Promise<{ keys: JWK[] }> {
     const rows = await this.repo.published(this.publishWindowSeconds);
-    return { keys: rows.map((r) => ({ ...r.publicJwk, kid: r.kid, alg: r.alg, use: 'sig' })) };
+    return { keys: rows.map((r) => ({ ...r.public_jwk, kid: r.kid, alg: r.alg, use: 'sig' })) };
   }
 
   private async rotateIn(m: EntityManager): Promise<RotationResult> {
@@ -130,7 +130,7 @@ export class SigningKeys {
     const publicJwk = await exportJWK(publicKey);
     const kid = await calculateJwkThumbprint(publicJwk);
     const privateJwk = JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: SIGNING_ALG });
-    await this.repo.insert(m, { kid, alg: SIGNING_ALG, publicJwk, privateJwk: this.codec.seal(kid, privateJwk) });
+    await this.repo.insert(m, { kid, alg: SIGNING_ALG, public_jwk: publicJwk, private_jwk: this.codec.seal(kid, privateJwk) });
     return kid;
   }
 }

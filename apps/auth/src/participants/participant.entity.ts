@@ -22,6 +22,6 @@ export class ParticipantEntity {
   @Column('jsonb', { nullable: true })
   provenance!: ProvenanceValue | null;
 
-  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
-  createdAt!: Date;
+  @CreateDateColumn({ type: 'timestamptz' })
+  created_at!: Date;
 }

@@ -59,9 +59,9 @@ export class ParticipantsService {
     // The participant, its first credential and `participant.onboarded` in the outbox: one transaction.
     const participant = await this.uow.run(async (tx) => {
       const p = await this.participants.insert(tx.manager, { id: randomUUID(), name: input.name, role: input.role, provenance });
-      await this.clients.insert({ clientId, participantId: p.id, secretHash }, tx.manager);
+      await this.clients.insert({ client_id: clientId, participant_id: p.id, secret_hash: secretHash }, tx.manager);
       const data: ParticipantOnboardedData = { participant_id: p.id, name: p.name, role: p.role, provenance };
-      const envelope = makeEnvelope({ event_type: EventTypes.PARTICIPANT_ONBOARDED, data, revision: 1, occurred_at: p.createdAt });
+      const envelope = makeEnvelope({ event_type: EventTypes.PARTICIPANT_ONBOARDED, data, revision: 1, occurred_at: p.created_at });
       await writeOutbox(tx, [{ topic: topicOf(envelope.event_type), key: envelope.key, eventType: envelope.event_type, revision: 1, payload: envelope }]);
       return p;
     });
@@ -76,7 +76,7 @@ export class ParticipantsService {
     const secret = newClientSecret();
     const secretHash = await this.secrets.hash(secret);
     const clientId = newClientId();
-    await this.clients.insert({ clientId, participantId, secretHash });
+    await this.clients.insert({ client_id: clientId, participant_id: participantId, secret_hash: secretHash });
     this.logger?.info({ participant_id: participantId, client_id: clientId }, 'credential added');
     return { participant_id: participantId, client_id: clientId, client_secret: secret, role: participant.role, name: participant.name };
   }
@@ -122,11 +122,11 @@ export class ParticipantsService {
       name: p.name,
       role: p.role,
       provenance: p.provenance,
-      created_at: p.createdAt.toISOString(),
+      created_at: p.created_at.toISOString(),
       clients: clients.map((c) => ({
-        client_id: c.clientId,
-        created_at: c.createdAt.toISOString(),
-        revoked_at: c.revokedAt ? c.revokedAt.toISOString() : null,
+        client_id: c.client_id,
+        created_at: c.created_at.toISOString(),
+        revoked_at: c.revoked_at ? c.revoked_at.toISOString() : null,
       })),
     };
   }
@@ -139,15 +139,15 @@ export class ParticipantsService {
   async authenticate(clientId: string, secret: string): Promise<AuthenticatedClient | null> {
     const found = isCredentialText(clientId) ? await this.clients.findWithParticipant(clientId) : null;
     // A repeat client whose secret verified recently skips scrypt; anyone else (unknown id, wrong secret) pays it.
-    if (found && found.client.revokedAt === null && this.verified.has(clientId, secret, found.client.secretHash)) {
+    if (found && found.client.revoked_at === null && this.verified.has(clientId, secret, found.client.secret_hash)) {
       this.verified.count('cached');
-      return { clientId: found.client.clientId, participant: found.participant };
+      return { clientId: found.client.client_id, participant: found.participant };
     }
-    const ok = await this.secrets.verify(secret, found?.client.secretHash);
+    const ok = await this.secrets.verify(secret, found?.client.secret_hash);
     this.verified.count('scrypt');
-    if (!found || !ok || found.client.revokedAt !== null) return null;
-    this.verified.remember(clientId, secret, found.client.secretHash);
-    return { clientId: found.client.clientId, participant: found.participant };
+    if (!found || !ok || found.client.revoked_at !== null) return null;
+    this.verified.remember(clientId, secret, found.client.secret_hash);
+    return { clientId: found.client.client_id, participant: found.participant };
   }
 }
 
