@@ -2,7 +2,7 @@ import 'reflect-metadata'; // class-transformer's @Type reads design:type metada
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsDefined, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
+import { IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { entitySpecificTagsField, isoTextField, participantIdField, tagsField } from '../records/api-fields';
 import { ID_MAX_LENGTH } from '../rules/limits';
 import { IsBoundedJsonObject, IsEntitySpecificTags, IsIsoDateTime, NoSurroundingWhitespace } from './validators';
@@ -36,3 +36,7 @@ export const SupplementaryTagsMember = () => stacked(ApiPropertyOptional(tagsFie
 /** `entity_specific_tags`: a bounded JSON object whose known keys are checked (`dit_session_id`), or null. */
 export const EntitySpecificTagsMember = () =>
   stacked(ApiPropertyOptional(entitySpecificTagsField({ nullable: true })), IsOptional(), IsEntitySpecificTags(), IsBoundedJsonObject({ requireObject: false }));
+
+/** An optional, nullable member of one of the spec's closed scales: `scale` is its ApiEnums entry (name and values). */
+export const OptionalEnumMember = (scale: { enum: readonly string[]; enumName: string }, example?: string) =>
+  stacked(ApiPropertyOptional({ ...scale, enum: [...scale.enum], nullable: true, ...(example !== undefined ? { example } : {}) }), IsOptional(), IsIn(scale.enum));

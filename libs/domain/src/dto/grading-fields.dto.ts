@@ -1,35 +1,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
-import {
-  CLARITY_VALUES,
-  COLOUR_VALUES,
-  CULET_CONDITION_VALUES,
-  CULET_SIZE_VALUES,
-  CUT_GRADE_VALUES,
-  Clarity,
-  Colour,
-  CuletCondition,
-  CuletSize,
-  CutGrade,
-  FANCY_COLOUR_INTENSITY_VALUES,
-  FANCY_COLOUR_VALUES,
-  FLUORESCENCE_COLOUR_VALUES,
-  FLUORESCENCE_INTENSITY_VALUES,
-  FancyColour,
-  FancyColourIntensity,
-  FluorescenceColour,
-  FluorescenceIntensity,
-  GIRDLE_CONDITION_VALUES,
-  GIRDLE_THICKNESS_VALUES,
-  GirdleCondition,
-  GirdleThickness,
-  SYMMETRY_VALUES,
-  Symmetry,
-} from '../enums/grading-scales';
-import { VALIDATION_LEVEL_VALUES, ValidationLevel } from '../enums/grading';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
+import { Clarity, Colour, CuletCondition, CuletSize, CutGrade, FancyColour, FancyColourIntensity, FluorescenceColour, FluorescenceIntensity, GirdleCondition, GirdleThickness, Symmetry } from '../enums/grading-scales';
+import type { ValidationLevel } from '../enums/grading';
 import { ApiEnums, positiveDecimalInput } from '../records/api-fields';
 import { DESCRIPTION_MAX_LENGTH, ID_MAX_LENGTH, STRING_LIST_MAX_ITEMS, TAGS_MAX_BYTES } from '../rules/limits';
 import { IsBoundedJsonObject, IsPositiveDecimal, IsStringMap } from './validators';
+import { OptionalEnumMember } from './fields';
 
 /**
  * GradingDataView members that are optional and nullable in BOTH the holder's `source: user` record
@@ -43,36 +19,21 @@ import { IsBoundedJsonObject, IsPositiveDecimal, IsStringMap } from './validator
  */
 export abstract class GradingFieldsDto {
   // Enumerated
-  @ApiPropertyOptional({ ...ApiEnums.Clarity, nullable: true, example: 'VS1' })
-  @IsOptional() @IsIn(CLARITY_VALUES) clarity?: Clarity | null;
-  @ApiPropertyOptional({ ...ApiEnums.Colour, nullable: true, example: 'G' })
-  @IsOptional() @IsIn(COLOUR_VALUES) colour?: Colour | null;
-  @ApiPropertyOptional({ ...ApiEnums.CuletCondition, nullable: true })
-  @IsOptional() @IsIn(CULET_CONDITION_VALUES) culet_condition?: CuletCondition | null;
-  @ApiPropertyOptional({ ...ApiEnums.CuletSize, nullable: true })
-  @IsOptional() @IsIn(CULET_SIZE_VALUES) culet_size?: CuletSize | null;
-  @ApiPropertyOptional({ ...ApiEnums.CutGrade, nullable: true, example: 'EX' })
-  @IsOptional() @IsIn(CUT_GRADE_VALUES) cut_grade?: CutGrade | null;
-  @ApiPropertyOptional({ ...ApiEnums.FancyColour, nullable: true })
-  @IsOptional() @IsIn(FANCY_COLOUR_VALUES) fancy_colour?: FancyColour | null;
-  @ApiPropertyOptional({ ...ApiEnums.FancyColourIntensity, nullable: true })
-  @IsOptional() @IsIn(FANCY_COLOUR_INTENSITY_VALUES) fancy_colour_intensity?: FancyColourIntensity | null;
-  @ApiPropertyOptional({ ...ApiEnums.FluorescenceColour, nullable: true })
-  @IsOptional() @IsIn(FLUORESCENCE_COLOUR_VALUES) fluorescence_colour?: FluorescenceColour | null;
-  @ApiPropertyOptional({ ...ApiEnums.FluorescenceIntensity, nullable: true })
-  @IsOptional() @IsIn(FLUORESCENCE_INTENSITY_VALUES) fluorescence_intensity?: FluorescenceIntensity | null;
-  @ApiPropertyOptional({ ...ApiEnums.GirdleCondition, nullable: true })
-  @IsOptional() @IsIn(GIRDLE_CONDITION_VALUES) girdle_condition?: GirdleCondition | null;
-  @ApiPropertyOptional({ ...ApiEnums.GirdleThickness, nullable: true })
-  @IsOptional() @IsIn(GIRDLE_THICKNESS_VALUES) girdle_thickness_from?: GirdleThickness | null;
-  @ApiPropertyOptional({ ...ApiEnums.GirdleThickness, nullable: true })
-  @IsOptional() @IsIn(GIRDLE_THICKNESS_VALUES) girdle_thickness_to?: GirdleThickness | null;
-  @ApiPropertyOptional({ ...ApiEnums.Symmetry, nullable: true })
-  @IsOptional() @IsIn(SYMMETRY_VALUES) polish_quality?: Symmetry | null;
-  @ApiPropertyOptional({ ...ApiEnums.Symmetry, nullable: true })
-  @IsOptional() @IsIn(SYMMETRY_VALUES) symmetry?: Symmetry | null;
-  @ApiPropertyOptional({ ...ApiEnums.ValidationLevel, nullable: true })
-  @IsOptional() @IsIn(VALIDATION_LEVEL_VALUES) validation_level?: ValidationLevel | null;
+  @OptionalEnumMember(ApiEnums.Clarity, 'VS1') clarity?: Clarity | null;
+  @OptionalEnumMember(ApiEnums.Colour, 'G') colour?: Colour | null;
+  @OptionalEnumMember(ApiEnums.CuletCondition) culet_condition?: CuletCondition | null;
+  @OptionalEnumMember(ApiEnums.CuletSize) culet_size?: CuletSize | null;
+  @OptionalEnumMember(ApiEnums.CutGrade, 'EX') cut_grade?: CutGrade | null;
+  @OptionalEnumMember(ApiEnums.FancyColour) fancy_colour?: FancyColour | null;
+  @OptionalEnumMember(ApiEnums.FancyColourIntensity) fancy_colour_intensity?: FancyColourIntensity | null;
+  @OptionalEnumMember(ApiEnums.FluorescenceColour) fluorescence_colour?: FluorescenceColour | null;
+  @OptionalEnumMember(ApiEnums.FluorescenceIntensity) fluorescence_intensity?: FluorescenceIntensity | null;
+  @OptionalEnumMember(ApiEnums.GirdleCondition) girdle_condition?: GirdleCondition | null;
+  @OptionalEnumMember(ApiEnums.GirdleThickness) girdle_thickness_from?: GirdleThickness | null;
+  @OptionalEnumMember(ApiEnums.GirdleThickness) girdle_thickness_to?: GirdleThickness | null;
+  @OptionalEnumMember(ApiEnums.Symmetry) polish_quality?: Symmetry | null;
+  @OptionalEnumMember(ApiEnums.Symmetry) symmetry?: Symmetry | null;
+  @OptionalEnumMember(ApiEnums.ValidationLevel) validation_level?: ValidationLevel | null;
 
   // Decimal text (carats is declared in the subclasses)
   @ApiPropertyOptional(positiveDecimalInput({ nullable: true }))

@@ -1,35 +1,11 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsNumber, IsOptional, IsString, MaxLength, Min } from 'class-validator';
-import {
-  CLARITY_VALUES,
-  COLOUR_VALUES,
-  CULET_CONDITION_VALUES,
-  CULET_SIZE_VALUES,
-  CUT_GRADE_VALUES,
-  Clarity,
-  Colour,
-  CuletCondition,
-  CuletSize,
-  CutGrade,
-  FANCY_COLOUR_INTENSITY_VALUES,
-  FANCY_COLOUR_VALUES,
-  FLUORESCENCE_COLOUR_VALUES,
-  FLUORESCENCE_INTENSITY_VALUES,
-  FancyColour,
-  FancyColourIntensity,
-  FluorescenceColour,
-  FluorescenceIntensity,
-  GIRDLE_CONDITION_VALUES,
-  GIRDLE_THICKNESS_VALUES,
-  GirdleCondition,
-  GirdleThickness,
-  SYMMETRY_VALUES,
-  Symmetry,
-} from '../enums/grading-scales';
+import { Clarity, Colour, CuletCondition, CuletSize, CutGrade, FancyColour, FancyColourIntensity, FluorescenceColour, FluorescenceIntensity, GirdleCondition, GirdleThickness, Symmetry } from '../enums/grading-scales';
 import { SHAPE_VALUES, Shape } from '../enums/shape';
 import { ApiEnums, caratsInput, closedSchema } from '../records/api-fields';
 import { ID_MAX_LENGTH } from '../rules/limits';
 import { IsCaratWeight } from './validators';
+import { OptionalEnumMember } from './fields';
 
 const FINITE = { allowNaN: false, allowInfinity: false } as const;
 
@@ -48,39 +24,25 @@ export class PolishedSchemaDto {
   @IsIn(SHAPE_VALUES)
   shape!: Shape;
 
-  @ApiPropertyOptional({ ...ApiEnums.Clarity, nullable: true, example: 'VS1' })
-  @IsOptional() @IsIn(CLARITY_VALUES) clarity?: Clarity | null;
-  @ApiPropertyOptional({ ...ApiEnums.Colour, nullable: true, example: 'G' })
-  @IsOptional() @IsIn(COLOUR_VALUES) colour?: Colour | null;
-  @ApiPropertyOptional({ ...ApiEnums.CutGrade, nullable: true, example: 'EX' })
-  @IsOptional() @IsIn(CUT_GRADE_VALUES) cut_grade?: CutGrade | null;
+  @OptionalEnumMember(ApiEnums.Clarity, 'VS1') clarity?: Clarity | null;
+  @OptionalEnumMember(ApiEnums.Colour, 'G') colour?: Colour | null;
+  @OptionalEnumMember(ApiEnums.CutGrade, 'EX') cut_grade?: CutGrade | null;
   /** Symmetry scale. */
-  @ApiPropertyOptional({ ...ApiEnums.Symmetry, nullable: true, example: 'EX' })
-  @IsOptional() @IsIn(SYMMETRY_VALUES) polish_quality?: Symmetry | null;
-  @ApiPropertyOptional({ ...ApiEnums.Symmetry, nullable: true, example: 'VG' })
-  @IsOptional() @IsIn(SYMMETRY_VALUES) symmetry?: Symmetry | null;
-  @ApiPropertyOptional({ ...ApiEnums.FluorescenceColour, nullable: true })
-  @IsOptional() @IsIn(FLUORESCENCE_COLOUR_VALUES) fluorescence_colour?: FluorescenceColour | null;
-  @ApiPropertyOptional({ ...ApiEnums.FluorescenceIntensity, nullable: true, example: 'N' })
-  @IsOptional() @IsIn(FLUORESCENCE_INTENSITY_VALUES) fluorescence_intensity?: FluorescenceIntensity | null;
-  @ApiPropertyOptional({ ...ApiEnums.FancyColour, nullable: true })
-  @IsOptional() @IsIn(FANCY_COLOUR_VALUES) fancy_colour?: FancyColour | null;
-  @ApiPropertyOptional({ ...ApiEnums.FancyColourIntensity, nullable: true })
-  @IsOptional() @IsIn(FANCY_COLOUR_INTENSITY_VALUES) fancy_colour_intensity?: FancyColourIntensity | null;
+  @OptionalEnumMember(ApiEnums.Symmetry, 'EX') polish_quality?: Symmetry | null;
+  @OptionalEnumMember(ApiEnums.Symmetry, 'VG') symmetry?: Symmetry | null;
+  @OptionalEnumMember(ApiEnums.FluorescenceColour) fluorescence_colour?: FluorescenceColour | null;
+  @OptionalEnumMember(ApiEnums.FluorescenceIntensity, 'N') fluorescence_intensity?: FluorescenceIntensity | null;
+  @OptionalEnumMember(ApiEnums.FancyColour) fancy_colour?: FancyColour | null;
+  @OptionalEnumMember(ApiEnums.FancyColourIntensity) fancy_colour_intensity?: FancyColourIntensity | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH })
   @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) fancy_colour_overtone?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH })
   @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) display_colour?: string | null;
-  @ApiPropertyOptional({ ...ApiEnums.CuletCondition, nullable: true })
-  @IsOptional() @IsIn(CULET_CONDITION_VALUES) culet_condition?: CuletCondition | null;
-  @ApiPropertyOptional({ ...ApiEnums.CuletSize, nullable: true })
-  @IsOptional() @IsIn(CULET_SIZE_VALUES) culet_size?: CuletSize | null;
-  @ApiPropertyOptional({ ...ApiEnums.GirdleCondition, nullable: true })
-  @IsOptional() @IsIn(GIRDLE_CONDITION_VALUES) girdle_condition?: GirdleCondition | null;
-  @ApiPropertyOptional({ ...ApiEnums.GirdleThickness, nullable: true })
-  @IsOptional() @IsIn(GIRDLE_THICKNESS_VALUES) girdle_thickness_from?: GirdleThickness | null;
-  @ApiPropertyOptional({ ...ApiEnums.GirdleThickness, nullable: true })
-  @IsOptional() @IsIn(GIRDLE_THICKNESS_VALUES) girdle_thickness_to?: GirdleThickness | null;
+  @OptionalEnumMember(ApiEnums.CuletCondition) culet_condition?: CuletCondition | null;
+  @OptionalEnumMember(ApiEnums.CuletSize) culet_size?: CuletSize | null;
+  @OptionalEnumMember(ApiEnums.GirdleCondition) girdle_condition?: GirdleCondition | null;
+  @OptionalEnumMember(ApiEnums.GirdleThickness) girdle_thickness_from?: GirdleThickness | null;
+  @OptionalEnumMember(ApiEnums.GirdleThickness) girdle_thickness_to?: GirdleThickness | null;
 
   // Measurements: non-negative finite numbers.
   @ApiPropertyOptional({ type: 'number', minimum: 0, nullable: true })
