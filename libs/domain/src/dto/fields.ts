@@ -1,5 +1,4 @@
 import 'reflect-metadata'; // class-transformer's @Type reads design:type metadata
-import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
@@ -12,7 +11,11 @@ import { IsBoundedJsonObject, IsEntitySpecificTags, IsIsoDateTime, NoSurrounding
  * so that the document and the checks cannot drift apart between bodies. Each list is the stack of decorators it
  * replaces read bottom-up (the order TypeScript applies a stack in), so the validation messages keep their order.
  */
-const stacked = (...topDown: PropertyDecorator[]) => applyDecorators(...topDown.reverse());
+const stacked =
+  (...topDown: PropertyDecorator[]): PropertyDecorator =>
+  (target, key) => {
+    for (const decorate of [...topDown].reverse()) decorate(target, key);
+  };
 
 /** The caller's own identifier of a diamond (ERP or stock id): a non-empty id, no surrounding whitespace. */
 export const ParticipantIdMember = (description: string) =>
