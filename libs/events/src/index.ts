@@ -1,6 +1,7 @@
 export * from './in-process.transport';
 export * from './outbox';
 export * from './outbox-relay';
+export * from './wake-loop';
 export * from './outbox-purger';
 export * from './transport';
 export * from './from-env';

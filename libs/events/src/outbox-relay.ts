@@ -6,6 +6,7 @@ import { OUTBOX_CHANNEL } from './outbox';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { contextFromHeaders, headersFor, SpanKind, startSpan } from './tracing';
 import { EventTransport, jsonMessage, OutgoingMessage } from './transport';
+import { WakeLoop } from './wake-loop';
 
 export interface OutboxRelayOptions {
   service: string;
@@ -72,14 +73,12 @@ export const DEFAULT_RELAY_LINGER_MS = 20;
 export class OutboxRelay {
   private client?: Client;
   private listener?: Client;
-  private running = false;
-  private wake?: () => void;
-  private pending = true;
+  /** Poke, poll and back-off: the pass is `drain`, connecting (lock, LISTEN) is its preparation. */
+  private readonly loop: WakeLoop;
   /** When the last publish that carried rows ended (ms since the epoch): the linger counts from it. */
   private lastPublishAt = 0;
   /** Cuts a linger short: stop() only (a poke must not, or every commit would end it). */
   private endLinger?: () => void;
-  private loopDone?: Promise<void>;
   private readonly backlog?: Gauge;
   private readonly lag?: Histogram;
   private readonly published?: Counter;
@@ -108,6 +107,18 @@ export class OutboxRelay {
     this.oldest = metric(registry, 'outbox_backlog_oldest_seconds', (registers) =>
       new Gauge({ name: 'outbox_backlog_oldest_seconds', help: 'Age of the oldest outbox row not yet published (0 when none), as of the last count', registers }));
     this.leader?.set(0);
+    this.loop = new WakeLoop({
+      prepare: () => this.connect(),
+      pass: () => this.drain(),
+      pollMs: opts.pollIntervalMs ?? 2000,
+      maxBackoffMs: opts.maxBackoffMs ?? 10_000,
+      onError: async (err, retryInMs) => {
+        this.failures?.inc();
+        this.opts.logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs }, 'outbox relay: publish failed, retrying');
+        if (this.client && !(await this.alive())) await this.disconnect();
+        if (this.client) await this.updateBacklog().catch(() => undefined);
+      },
+    });
   }
 
   /**
@@ -121,47 +132,33 @@ export class OutboxRelay {
   }
 
   async start(): Promise<void> {
-    this.running = true;
-    this.loopDone = this.loop();
+    this.loop.start();
   }
 
   /** Ask for an immediate pass (also triggered by NOTIFY). */
   poke(): void {
-    this.pending = true;
-    this.wake?.();
+    this.loop.poke();
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
+    const ended = this.loop.stop();
     this.endLinger?.();
-    await this.loopDone;
+    await ended;
     await this.disconnect();
-  }
-
-  /** Sleeps `ms`, or less when poked or stopped. */
-  private async pause(ms: number): Promise<void> {
-    await this.sleep(ms, (cut) => (this.wake = cut));
-    this.wake = undefined;
-  }
-
-  /** Sleeps `ms`; `expose` gets the function that cuts the sleep short. */
-  private async sleep(ms: number, expose: (cut: () => void) => void): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      timer.unref();
-      expose(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
   }
 
   /** Waits until `lingerMs` has passed since the last publish (at once after a quiet spell), or until stop(). */
   private async linger(): Promise<void> {
     const wait = this.lastPublishAt + (this.opts.lingerMs ?? DEFAULT_RELAY_LINGER_MS) - Date.now();
-    if (wait <= 0 || !this.running) return;
-    await this.sleep(wait, (cut) => (this.endLinger = cut));
+    if (wait <= 0 || !this.loop.running) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, wait);
+      timer.unref();
+      this.endLinger = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
     this.endLinger = undefined;
   }
 
@@ -179,11 +176,11 @@ export class OutboxRelay {
           this.opts.logger.info({ service: this.opts.service }, 'outbox relay: holding the relay lock, publishing');
           break;
         }
-        if (!this.running) {
+        if (!this.loop.running) {
           await client.end();
           throw new Error('stopped');
         }
-        await this.pause(1000);
+        await this.loop.pause(1000);
       }
       this.client = client;
     }
@@ -200,7 +197,7 @@ export class OutboxRelay {
       await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
       this.listener = listener;
       // Rows committed while nobody listened: look now.
-      this.pending = true;
+      this.loop.poke();
     }
   }
 
@@ -213,40 +210,17 @@ export class OutboxRelay {
     await Promise.all([c?.end().catch(() => undefined), l?.end().catch(() => undefined)]);
   }
 
-  private async loop(): Promise<void> {
-    let backoff = 100;
-    const poll = this.opts.pollIntervalMs ?? 2000;
-    while (this.running) {
-      try {
-        await this.connect();
-        if (this.pending) {
-          this.pending = false;
-          let n = 0;
-          do {
-            // A stop cuts the linger short and what accumulated meanwhile is still published (a graceful stop
-            // flushes, as it did before the linger held rows back).
-            await this.linger();
-            n = await this.publishBatch();
-            if (n > 0) this.lastPublishAt = Date.now();
-          } while (n > 0 && this.running);
-          await this.updateBacklog();
-        }
-        backoff = 100;
-        if (!this.pending && this.running) {
-          await this.pause(poll);
-          this.pending = true;
-        }
-      } catch (err) {
-        if (!this.running) break;
-        this.failures?.inc();
-        this.opts.logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: backoff }, 'outbox relay: publish failed, retrying');
-        if (this.client && !(await this.alive())) await this.disconnect();
-        if (this.client) await this.updateBacklog().catch(() => undefined);
-        this.pending = true;
-        await this.pause(backoff);
-        backoff = Math.min(backoff * 2, this.opts.maxBackoffMs ?? 10_000);
-      }
-    }
+  /** One pass: publish batches while there are rows (each after the linger), then count the backlog. */
+  private async drain(): Promise<void> {
+    let n = 0;
+    do {
+      // A stop cuts the linger short and what accumulated meanwhile is still published (a graceful stop
+      // flushes, as it did before the linger held rows back).
+      await this.linger();
+      n = await this.publishBatch();
+      if (n > 0) this.lastPublishAt = Date.now();
+    } while (n > 0 && this.loop.running);
+    await this.updateBacklog();
   }
 
   private async alive(): Promise<boolean> {

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
 import { Counter, Histogram } from 'prom-client';
+import { WakeLoop } from '@dtp/events';
 import { LOGGER, ServiceMetrics } from '@dtp/service-kit';
 import { GIS_CONFIG } from '../common/tokens';
 import { GisConfig } from '../config';
@@ -28,10 +29,8 @@ import { ValidationAnswer, ValidationRepository } from './validation.repository'
 @Injectable()
 export class ValidationWorker {
   readonly workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  private running = false;
-  private loopDone?: Promise<void>;
-  private wake?: () => void;
-  private pending = true;
+  /** Poke (NOTIFY), poll and back-off: the pass claims batches while there are jobs; LISTEN again first when lost. */
+  private readonly loop: WakeLoop;
   private listener?: Client;
   private readonly answered: Counter;
   /** Extracted values by report hash (immutable once parsed): saves a query per job. */
@@ -62,22 +61,33 @@ export class ValidationWorker {
         buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60],
         registers: [registry],
       });
+    this.loop = new WakeLoop({
+      prepare: async () => {
+        if (!this.listener) await this.listen();
+      },
+      pass: async () => {
+        let claimed = 0;
+        do claimed = await this.runBatch();
+        while (claimed > 0 && this.loop.running);
+      },
+      pollMs: () => this.config.VALIDATION_POLL_MS,
+      onError: (err, retryInMs) => {
+        this.logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs }, 'validation worker: pass failed');
+      },
+    });
   }
 
   async start(): Promise<void> {
-    if (this.running) return;
-    this.running = true;
+    if (this.loop.running) return;
     await this.listen();
-    this.loopDone = this.loop();
+    this.loop.start();
     this.logger.info({ workerId: this.workerId }, 'validation worker started');
   }
 
   /** Stops claiming, finishes the jobs in hand, closes the LISTEN connection. */
   async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.wake?.();
-    await this.loopDone;
+    if (!this.loop.running) return;
+    await this.loop.stop();
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
@@ -85,8 +95,7 @@ export class ValidationWorker {
 
   /** Ask for an immediate pass. */
   poke(): void {
-    this.pending = true;
-    this.wake?.();
+    this.loop.poke();
   }
 
   private async listen(): Promise<void> {
@@ -103,44 +112,6 @@ export class ValidationWorker {
     } catch (err) {
       this.logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'validation worker: LISTEN failed; polling only');
     }
-  }
-
-  private async loop(): Promise<void> {
-    let backoff = 100;
-    while (this.running) {
-      try {
-        if (!this.listener) await this.listen();
-        let claimed = 0;
-        if (this.pending) {
-          this.pending = false;
-          do claimed = await this.runBatch();
-          while (claimed > 0 && this.running);
-        }
-        backoff = 100;
-        if (this.running && !this.pending) await this.idle(this.config.VALIDATION_POLL_MS);
-      } catch (err) {
-        if (!this.running) break;
-        this.logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs: backoff }, 'validation worker: pass failed');
-        this.pending = true;
-        await this.idle(backoff);
-        backoff = Math.min(backoff * 2, 10_000);
-      }
-    }
-  }
-
-  private async idle(ms: number): Promise<void> {
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        this.pending = true;
-        resolve();
-      }, ms);
-      timer.unref();
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    this.wake = undefined;
   }
 
   /** Claims and answers one batch; returns how many jobs it claimed. */
