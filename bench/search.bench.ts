@@ -266,11 +266,13 @@ async function steadyRegistrations(platformUrl: string, token: string, rate: num
 async function visibilityLag(platformUrl: string, producer: string, platformDb: string, searchDb: string, rate: number) {
   const [{ before }] = await q<{ before: string }>(platformDb, 'SELECT coalesce(max(id), 0)::text AS before FROM outbox');
   const ok = await steadyRegistrations(platformUrl, producer, rate, LAG_SECONDS);
-  const commits = await q<{ key: string; t: string; p: string }>(
-    platformDb,
-    `SELECT key, (extract(epoch FROM created_at) * 1000)::float8::text AS t, (extract(epoch FROM published_at) * 1000)::float8::text AS p
-     FROM outbox WHERE id > ${Number(before)} AND event_type = 'diamond.upserted'`,
-  );
+  const outboxRows = () =>
+    q<{ key: string; t: string; p: string | null }>(
+      platformDb,
+      `SELECT key, (extract(epoch FROM created_at) * 1000)::float8::text AS t, (extract(epoch FROM published_at) * 1000)::float8::text AS p
+       FROM outbox WHERE id > ${Number(before)} AND event_type = 'diamond.upserted'`,
+    );
+  let commits = await outboxRows();
   const committed = new Map(commits.map((c) => [c.key, Number(c.t)]));
   const deadline = Date.now() + 60_000;
   let applied = new Map<string, number>();
@@ -280,8 +282,11 @@ async function visibilityLag(platformUrl: string, producer: string, platformDb: 
     if ([...committed.keys()].every((k) => applied.has(k))) break;
     await new Promise((r) => setTimeout(r, 250));
   }
+  // Read again now that they are visible: a row still unpublished at the first read had no published_at yet (its
+  // commit -> published and published -> visible would have been counted from 0).
+  commits = await outboxRows();
   const sorted = (xs: number[]) => xs.sort((a, b) => a - b);
-  const seen = commits.filter((c) => applied.has(c.key));
+  const seen = commits.filter((c) => applied.has(c.key) && c.p !== null);
   const lags = sorted(seen.map((c) => applied.get(c.key)! - Number(c.t)));
   const publish = sorted(seen.map((c) => Number(c.p) - Number(c.t)));
   const consume = sorted(seen.map((c) => applied.get(c.key)! - Number(c.p)));
