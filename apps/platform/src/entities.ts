@@ -2,6 +2,7 @@ import { DiamondEntity } from './diamonds/diamond.entity';
 import { ParticipantStorageEntity } from './files/participant-storage.entity';
 import { GradedMeasurementEntity } from './diamonds/graded-measurement.entity';
 import { ParticipantEntity } from './participants/participant.entity';
+import { DiamondShareEntity } from './shares/diamond-share.entity';
 import { ShipmentDiamondEntity, ShipmentEntity } from './shipments/shipment.entity';
 
 /**
@@ -16,4 +17,5 @@ export const platformEntities: Function[] = [
   ShipmentEntity,
   ShipmentDiamondEntity,
   ParticipantStorageEntity,
+  DiamondShareEntity,
 ];

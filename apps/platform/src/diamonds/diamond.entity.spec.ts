@@ -1,5 +1,6 @@
 import { entityColumns } from '@dtp/database';
-import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS, DiamondEntity } from './diamond.entity';
+import { platformEntities } from '../entities';
+import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS } from './diamond.entity';
 import { GradedMeasurementEntity } from './graded-measurement.entity';
 
 /** The raw-SQL column lists come from the entity's declarations (test/entities.spec.ts proves those match the schema). */
@@ -26,8 +27,8 @@ describe('column lists from the entity', () => {
   });
 
   it('names each column after its property (one naming convention: snake_case properties = column names)', () => {
-    for (const entity of [DiamondEntity, GradedMeasurementEntity]) {
-      for (const c of entityColumns(entity)) expect(c.name).toBe(c.property);
+    for (const entity of platformEntities as (new () => object)[]) {
+      for (const c of entityColumns(entity)) expect(`${entity.name}.${c.property}`).toBe(`${entity.name}.${c.name}`);
     }
     expect(entityColumns(GradedMeasurementEntity).map((c) => c.property)).not.toContain('diamond');
   });

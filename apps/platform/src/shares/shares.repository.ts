@@ -1,18 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Sql } from '@dtp/database';
+import type { ShareRow } from './diamond-share.entity';
 
-export interface ShareRow {
-  share_id: string;
-  diamond_id: string;
-  created_by: string;
-  created_at: Date;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  revoked_by: string | null;
-  revision: number;
-}
-
-/** `diamond_shares` (migration 1764720000000-diamond-shares): the passport links of diamonds. */
+/** `diamond_shares` (DiamondShareEntity): the passport links of diamonds. Raw SQL on the caller's Sql (transaction or pool). */
 @Injectable()
 export class SharesRepository {
   async insert(sql: Sql, row: Pick<ShareRow, 'share_id' | 'diamond_id' | 'created_by' | 'created_at' | 'expires_at'>): Promise<void> {
