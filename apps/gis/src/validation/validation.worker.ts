@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Client } from 'pg';
 import type { Logger } from 'pino';
-import { Counter, Histogram } from 'prom-client';
+import type { Counter, Histogram } from 'prom-client';
 import { WakeLoop } from '@dtp/events';
-import { LOGGER, ServiceMetrics } from '@dtp/service-kit';
+import { counterOf, histogramOf, LOGGER, ServiceMetrics } from '@dtp/service-kit';
 import { GIS_CONFIG } from '../common/tokens';
 import { GisConfig } from '../config';
 import { VALIDATION_CHANNEL } from '../migrations/1764115200000-gis-schema';
@@ -45,22 +45,16 @@ export class ValidationWorker {
     metrics: ServiceMetrics,
   ) {
     const registry = metrics.registry;
-    this.answered =
-      (registry.getSingleMetric('gis_validations_answered_total') as Counter | undefined) ??
-      new Counter({
-        name: 'gis_validations_answered_total',
-        help: 'Validation requests answered, by status and whether processing failed',
-        labelNames: ['status', 'error'],
-        registers: [registry],
-      });
-    this.latency =
-      (registry.getSingleMetric('gis_validation_answer_seconds') as Histogram | undefined) ??
-      new Histogram({
-        name: 'gis_validation_answer_seconds',
-        help: 'Time from a validation request being accepted to its answer',
-        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60],
-        registers: [registry],
-      });
+    this.answered = counterOf(registry, {
+      name: 'gis_validations_answered_total',
+      help: 'Validation requests answered, by status and whether processing failed',
+      labelNames: ['status', 'error'],
+    });
+    this.latency = histogramOf(registry, {
+      name: 'gis_validation_answer_seconds',
+      help: 'Time from a validation request being accepted to its answer',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60],
+    });
     this.loop = new WakeLoop({
       prepare: async () => {
         if (!this.listener) await this.listen();
