@@ -8,6 +8,8 @@
  * Type checking stays with `tsc --noEmit` (npm test). Usage: node tools/build.js [--out DIR] [--project ROOT]
  * `--project apps/platform` compiles one project's sources into DIR/apps/platform only (Nx's per-project `build`
  * target; `tools` compiles the migration runner); without it, everything the images need.
+ * The packages an integrator installs (@dtp/sdk, @dtp/verify with their .d.ts, @dtp/cli) are built by
+ * tools/build-packages.js (`npm run packages`), not here.
  */
 const { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } = require('node:fs');
 const path = require('node:path');
