@@ -167,8 +167,9 @@ async function buildLibrary(pkg, manifest, outDir) {
 }
 
 /**
- * `@dtp/domain` takes only `applyDecorators` from `@nestjs/common` (dto/fields.ts): the CLI bundles that one
- * dependency-free file instead of depending on NestJS. Fails when the domain takes anything else from it.
+ * `@dtp/domain` takes nothing from `@nestjs/common` (its decorators come from class-validator, class-transformer and
+ * @nestjs/swagger, whose browser shim the CLI bundles): the CLI does not depend on NestJS. Fails when the domain
+ * starts importing it.
  */
 function checkNestImports() {
   const walk = (dir) =>
@@ -178,8 +179,7 @@ function checkNestImports() {
   for (const file of walk(path.join(root, 'libs', 'domain', 'src'))) {
     for (const m of readFileSync(file, 'utf8').matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+'@nestjs\/common'/g)) {
       const names = m[1] ? [] : m[2].split(',').map((n) => n.trim()).filter((n) => n && !n.startsWith('type '));
-      const other = names.filter((n) => n !== 'applyDecorators');
-      if (other.length) throw new Error(`${path.relative(root, file)} imports ${other.join(', ')} from @nestjs/common: tools/build-packages.js bundles only applyDecorators into @dtp/cli`);
+      if (names.length) throw new Error(`${path.relative(root, file)} imports ${names.join(', ')} from @nestjs/common: @dtp/cli would need NestJS (tools/build-packages.js)`);
     }
   }
 }
@@ -188,7 +188,6 @@ async function buildCli(pkg, manifest, outDir) {
   const seen = new Set();
   // Not in the package's `exports`: found beside its package.json (the file @nestjs/swagger ships for browser builds).
   const shim = path.join(path.dirname(require.resolve('@nestjs/swagger/package.json', { paths: [root] })), 'dist', 'extra', 'swagger-shim.js');
-  const applyDecorators = path.join(path.dirname(require.resolve('@nestjs/common/package.json', { paths: [root] })), 'decorators', 'core', 'apply-decorators.js');
   checkNestImports();
   const result = await esbuild.build({
     entryPoints: [path.join(root, pkg.entry)],
@@ -202,7 +201,7 @@ async function buildCli(pkg, manifest, outDir) {
     legalComments: 'inline',
     logLevel: 'silent',
     tsconfig: path.join(root, 'tsconfig.base.json'),
-    plugins: [externals(seen, { keepAliases: ['@dtp/sdk', '@dtp/verify'], replace: { '@nestjs/swagger': shim, '@nestjs/common': applyDecorators } }), swcLoader],
+    plugins: [externals(seen, { keepAliases: ['@dtp/sdk', '@dtp/verify'], replace: { '@nestjs/swagger': shim } }), swcLoader],
   });
   writeFileSync(path.join(outDir, pkg.bin), result.outputFiles[0].text, { mode: 0o755 });
   checkDependencies(pkg.source, manifest, seen);
