@@ -1,3 +1,4 @@
+import { CustodyCheckpointEntity, CustodyEntryEntity, CustodySigningKeyEntity } from './custody/custody.entity';
 import { DiamondEntity } from './diamonds/diamond.entity';
 import { ParticipantStorageEntity } from './files/participant-storage.entity';
 import { GradedMeasurementEntity } from './diamonds/graded-measurement.entity';
@@ -18,4 +19,7 @@ export const platformEntities: Function[] = [
   ShipmentDiamondEntity,
   ParticipantStorageEntity,
   DiamondShareEntity,
+  CustodyEntryEntity,
+  CustodyCheckpointEntity,
+  CustodySigningKeyEntity,
 ];

@@ -4,7 +4,7 @@ import { createTestDatabase } from '@dtp/testing';
 import { platformEntities } from '../src/entities';
 import { platformMigrations } from '../src/migrations';
 
-const TABLES = ['diamond_shares', 'diamonds', 'graded_measurements', 'participant_storage', 'participants', 'shipment_diamonds', 'shipments'];
+const TABLES = ['custody_checkpoints', 'custody_entries', 'custody_signing_keys', 'diamond_shares', 'diamonds', 'graded_measurements', 'participant_storage', 'participants', 'shipment_diamonds', 'shipments'];
 
 /** The catalog of the entities' tables: columns (type, nullability, default), constraints and indexes with their definitions. */
 async function catalog(ds: DataSource): Promise<unknown> {

@@ -1,4 +1,6 @@
 import { CustodyAction, CustodyEntry, CustodyEntryContext, DiamondV1, entryHash, newVersionId, recordSha256 } from '@dtp/domain';
+import { entityColumns } from '@dtp/database';
+import { CustodyEntryEntity } from './custody.entity';
 
 /** What a change records in the custody log besides the record: why (action), who (null: no participant's call). */
 export interface CustodyChange {
@@ -71,7 +73,10 @@ export function deletionEntry(diamondId: string, actor: string, prev: string | n
   );
 }
 
-const COLUMNS = ['diamond_id', 'version_id', 'action', 'actor_participant_id', 'occurred_at', 'record_sha256', 'prev_entry_hash', 'entry_hash', 'context'];
+/** The columns an insert writes, from the entity: all but `seq` (its sequence's) and `leaf_index` (the checkpointer's). */
+const COLUMNS = entityColumns(CustodyEntryEntity)
+  .map((c) => c.property)
+  .filter((c) => c !== 'seq' && c !== 'leaf_index');
 
 /**
  * The custody_entries INSERT for `entries` as SQL text plus its values, numbering parameters from `firstParam`,
@@ -81,8 +86,8 @@ const COLUMNS = ['diamond_id', 'version_id', 'action', 'actor_participant_id', '
 export function custodyInsert(entries: NewCustodyEntry[], firstParam = 1): { sql: string; values: unknown[] } {
   const values: unknown[] = [];
   const rows = entries.map((e, i) => {
-    const x = e.entry;
-    values.push(x.diamond_id, x.version_id, x.action, x.actor_participant_id, x.occurred_at, x.record_sha256, x.prev_entry_hash, e.entry_hash, e.context === null ? null : JSON.stringify(e.context));
+    const row: Record<string, unknown> = { ...entryFields(e.entry), entry_hash: e.entry_hash, context: e.context === null ? null : JSON.stringify(e.context) };
+    for (const c of COLUMNS) values.push(row[c]);
     const o = firstParam - 1 + i * COLUMNS.length;
     return `(${COLUMNS.map((c, j) => `$${o + j + 1}${c === 'context' ? '::jsonb' : ''}`).join(', ')})`;
   });

@@ -4,6 +4,7 @@ import { UnitOfWork } from '@dtp/database';
 import type { PlatformConfig } from '../config';
 import { PLATFORM_CONFIG } from '../tokens';
 import type { CustodyPrivateJwk } from './custody-key-config';
+import type { CustodySigningKeyEntity } from './custody.entity';
 
 export const CUSTODY_SIGNING_ALG = 'EdDSA';
 /** Advisory lock held while the first key is created, so replicas starting together make one. */
@@ -21,11 +22,7 @@ export interface CustodySigner {
   key: KeyLike | Uint8Array;
 }
 
-interface KeyRow {
-  kid: string;
-  public_jwk: JWK;
-  private_jwk: JWK;
-}
+type KeyRow = Pick<CustodySigningKeyEntity, 'kid' | 'public_jwk' | 'private_jwk'>;
 
 const publicOf = (jwk: JWK, kid: string): CustodyPublicJwk => ({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, kid, alg: CUSTODY_SIGNING_ALG, use: 'sig' });
 

@@ -2,34 +2,21 @@ import { Injectable } from '@nestjs/common';
 import type { CustodyEntryContext, IndexedCustodyEntry } from '@dtp/domain';
 import type { Sql } from '@dtp/database';
 import { entryFields } from './custody-entry';
+import type { CustodyCheckpointEntity, CustodyEntryEntity } from './custody.entity';
 
-/** A stored checkpoint (custody_checkpoints). */
-export interface CheckpointRow {
+/**
+ * A stored checkpoint (CustodyCheckpointEntity) as the checkpointer works with it: the bigint counters as numbers,
+ * and the frontier, the hashes of the perfect nodes that make up the tree [0, tree_size), left to right
+ * (`rangeNodes(0, tree_size)`), all it needs to append the next leaves (platform keeps no other part of the tree).
+ */
+export type CheckpointRow = Omit<CustodyCheckpointEntity, 'number' | 'tree_size' | 'frontier' | 'created_at'> & {
   number: number;
   tree_size: number;
-  root_hash: string;
-  timestamp: string;
-  kid: string;
-  jws: string;
-  /**
-   * The hashes of the perfect nodes that make up the tree [0, tree_size), left to right (`rangeNodes(0, tree_size)`):
-   * all the checkpointer needs to append the next leaves. Platform keeps no other part of the tree.
-   */
   frontier: Buffer[];
-}
+};
 
-interface EntryRow {
-  seq: string;
-  diamond_id: string;
-  version_id: string;
-  action: IndexedCustodyEntry['entry']['action'];
-  actor_participant_id: string | null;
-  occurred_at: string;
-  record_sha256: string;
-  prev_entry_hash: string | null;
-  entry_hash: string;
-  context: CustodyEntryContext | null;
-}
+/** The columns of an entry the checkpointer reads. */
+type EntryRow = Omit<CustodyEntryEntity, 'leaf_index'>;
 
 /** An entry waiting for its leaf index. */
 export interface PendingEntry {
@@ -43,7 +30,7 @@ export interface PendingEntry {
 @Injectable()
 export class CustodyRepository {
   async latestCheckpoint(sql: Sql): Promise<CheckpointRow | null> {
-    const rows = await sql.rows<CheckpointRow & { frontier: Buffer[] | null }>(
+    const rows = await sql.rows<Omit<CustodyCheckpointEntity, 'created_at'>>(
       `SELECT number, tree_size, root_hash, timestamp, kid, jws, frontier FROM custody_checkpoints ORDER BY number DESC LIMIT 1`,
     );
     const row = rows[0];
