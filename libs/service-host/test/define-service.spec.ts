@@ -117,7 +117,7 @@ describe('defineService: one skeleton for every service', () => {
     expect(await hello.json()).toEqual({ greeting: 'bonjour' });
     const denied = await fetch(`${running.url}/private`);
     expect(denied.status).toBe(401);
-    expect((await denied.json()).error).toBe('invalid_token');
+    expect(((await denied.json()) as { error?: string }).error).toBe('invalid_token');
   });
 
   it('tells its readiness from its own database', async () => {
