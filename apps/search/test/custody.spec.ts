@@ -237,6 +237,10 @@ describe('search custody log (platform.custody.v1)', () => {
     await refused('from=a&to=1', 'from', /.+/);
     await refused('from=1.5&to=2', 'from', /.+/);
     await refused('from=1', 'to', /.+/);
+    // One missing member, one entry naming it.
+    const missing = await get('/v1/custody/consistency?to=1');
+    expect(missing.status).toBe(422);
+    expect(((await missing.json()) as { detail: unknown[] }).detail).toEqual([{ loc: ['query', 'from'], msg: 'from is required', type: 'missing' }]);
   });
 
   it('404 with a message for a diamond without entries, and for an id out of format', async () => {

@@ -1,4 +1,5 @@
 import { CreateRoughDiamondDto } from './create-rough-diamond.dto';
+import { ConsistencyQueryDto } from './custody.dto';
 import { validatePlain } from './spec-helpers';
 import { toValidationDetail } from './validation-detail';
 
@@ -27,5 +28,13 @@ describe('toValidationDetail', () => {
       ['query'],
     );
     expect(detail).toEqual([{ loc: ['query', 'cuts', 1], msg: 'bad', type: 'x' }]);
+  });
+
+  it('gives an absent required member one missing entry, not one per check of its value', () => {
+    const absent = validatePlain(ConsistencyQueryDto, { to: '3' });
+    expect(toValidationDetail(absent.errors, ['query'])).toEqual([{ loc: ['query', 'from'], msg: 'from is required', type: 'missing' }]);
+    // A value that is there but wrong still gets every check it fails.
+    const zero = validatePlain(ConsistencyQueryDto, { from: '0', to: '3' });
+    expect(toValidationDetail(zero.errors, ['query'])).toEqual([{ loc: ['query', 'from'], msg: 'from must not be less than 1', type: 'greater_than_equal' }]);
   });
 });

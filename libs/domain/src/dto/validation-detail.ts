@@ -39,7 +39,9 @@ export function validationErrorType(constraint: string): string {
 
 /**
  * Flattens class-validator errors into `detail` entries, one per failed constraint, with `loc` the path
- * to the field (array indices as numbers), prefixed with `root` (e.g. ['body'] or ['query']).
+ * to the field (array indices as numbers), prefixed with `root` (e.g. ['body'] or ['query']). A required member
+ * (`@IsDefined`) that is absent gets its one `missing` entry: the checks of its value (integer, minimum...) have
+ * nothing to say about a value that is not there.
  */
 export function toValidationDetail(
   errors: readonly ValidationError[],
@@ -50,7 +52,9 @@ export function toValidationDetail(
     for (const error of list) {
       const key = /^\d+$/.test(error.property) ? Number(error.property) : error.property;
       const loc = [...path, key];
-      for (const [constraint, msg] of Object.entries(error.constraints ?? {})) {
+      const constraints = error.constraints ?? {};
+      const absent = error.value === undefined && constraints.isDefined !== undefined;
+      for (const [constraint, msg] of Object.entries(absent ? { isDefined: constraints.isDefined } : constraints)) {
         const message = constraint === 'whitelistValidation' ? `${String(key)}: extra fields not permitted` : msg;
         out.push({ loc, msg: message, type: validationErrorType(constraint) });
       }
