@@ -79,6 +79,14 @@ describe('GET /passport/{share_id}', () => {
     expect(bundle.status).toBe(200);
     expect(bundle.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(bundle.text).toContain('DtpVerify');
+    // The icon the page links to, allowed by the page's policy.
+    const page = await publicGet(stack, `/passport/${j.share.share_id}`, 'text/html');
+    expect(page.text).toContain('<link rel="icon" type="image/svg+xml" href="/passport/assets/favicon.svg">');
+    expect(page.headers.get('content-security-policy')).toContain("img-src 'self'");
+    const icon = await publicGet(stack, '/passport/assets/favicon.svg');
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml');
+    expect(icon.text).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
   });
 
   it('answers 404 for unknown, out-of-format, expired and revoked links (a page for browsers, JSON otherwise)', async () => {
@@ -91,6 +99,8 @@ describe('GET /passport/{share_id}', () => {
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(unknown.text).toContain('<h1>Passport not found</h1>');
+    expect(unknown.text).toContain('href="/passport/assets/favicon.svg"');
+    expect(unknown.headers.get('content-security-policy')).toContain("img-src 'self'");
     expect(unknown.headers.get('content-security-policy')).toContain("default-src 'none'");
     const api = await publicGet(stack, '/passport/AAAAAAAAAAAAAAAAAAAAAA', 'application/json');
     expect(api.status).toBe(404);

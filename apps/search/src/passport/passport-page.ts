@@ -84,6 +84,10 @@ export const SCRIPT = `
 })();
 `.trim();
 
+/** The passport's icon: a cut diamond's outline in the page's ink, served as `assets/favicon.svg`. */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path d="M9 4h14l7 9-14 16L2 13z" fill="#1f3a5f"/><path d="M2 13h28M9 4l4 9 3 16 3-16 4-9M13 13l3-9 3 9" fill="none" stroke="#fff" stroke-width="1.2" stroke-linejoin="round"/></svg>
+`;
+
 const sha256b64 = (text: string) => createHash('sha256').update(text, 'utf8').digest('base64');
 const STYLE_HASH = `'sha256-${sha256b64(STYLE)}'`;
 const SCRIPT_HASH = `'sha256-${sha256b64(SCRIPT)}'`;
@@ -103,7 +107,7 @@ export function passportCsp(keysOrigin: string | null): string {
 }
 
 /** The error pages' policy: no script at all. */
-export const NOT_FOUND_CSP = `default-src 'none'; style-src ${STYLE_HASH}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
+export const NOT_FOUND_CSP = `default-src 'none'; style-src ${STYLE_HASH}; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
 function layout(title: string, body: string, scripts = ''): string {
   return `<!DOCTYPE html>
@@ -114,6 +118,7 @@ function layout(title: string, body: string, scripts = ''): string {
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex">
 <title>${esc(title)}</title>
+<link rel="icon" type="image/svg+xml" href="/passport/assets/favicon.svg">
 <style>${STYLE}</style>
 </head>
 <body>

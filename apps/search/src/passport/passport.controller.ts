@@ -6,7 +6,7 @@ import { CONSISTENCY_ANSWER_EXAMPLE, ConsistencyAnswerRecord, ConsistencyQueryDt
 import { buildBrowserBundle } from '@dtp/verify/bundle';
 import { ApiErrors, Public } from '@dtp/service-kit';
 import { SearchConfig } from '../config';
-import { NOT_FOUND_CSP, passportCsp, renderNotFound, renderPassport } from './passport-page';
+import { FAVICON_SVG, NOT_FOUND_CSP, passportCsp, renderNotFound, renderPassport } from './passport-page';
 import { PassportService } from './passport.service';
 
 const SHARE_PARAM = {
@@ -57,6 +57,19 @@ export class PassportController {
   async verifyBundle(@Res() reply: FastifyReply): Promise<void> {
     const script = await buildBrowserBundle();
     await reply.status(200).type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300').send(script);
+  }
+
+  @Get('assets/favicon.svg')
+  @ApiOperation({ operationId: 'getPassportFavicon', summary: 'The passport page\'s icon', description: 'An SVG image; the same for every passport.' })
+  @ApiProduces('image/svg+xml')
+  @ApiResponse({
+    status: 200,
+    description: 'The icon.',
+    headers: { 'Cache-Control': { description: '`public, max-age=86400`.', schema: { type: 'string' } } },
+    content: { 'image/svg+xml': { schema: { type: 'string', description: 'An SVG document.' }, example: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">...</svg>' } },
+  })
+  async favicon(@Res() reply: FastifyReply): Promise<void> {
+    await reply.status(200).type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON_SVG);
   }
 
   @Get(':share_id')
