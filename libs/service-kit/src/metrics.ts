@@ -10,7 +10,12 @@ export class ServiceMetrics {
 
   constructor(service: string, defaults = true) {
     this.registry.setDefaultLabels({ service });
-    if (defaults) collectDefaultMetrics({ register: this.registry });
+    if (defaults) {
+      collectDefaultMetrics({ register: this.registry });
+      // Gauges named like counters (promtool: non-counter metrics should not have "_total" suffix); their
+      // per-type gauges (nodejs_active_handles, nodejs_active_requests, nodejs_active_resources) stay: sum those.
+      for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
+    }
     this.httpDuration = new Histogram({
       name: 'http_request_duration_seconds',
       help: 'HTTP request latency by method, route template and status code',
