@@ -2,7 +2,7 @@ import { Controller, Inject, OnModuleInit } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { Logger } from 'pino';
 import { Gauge } from 'prom-client';
-import { EventTypes, KnownEventEnvelope, Topics } from '@dtp/domain';
+import { ClientRevokedData, EnvelopeOf, EventTypes, Topics } from '@dtp/domain';
 import type { EventContext, EventRoute } from '@dtp/events';
 import { LOGGER, ServiceMetrics } from '@dtp/service-kit';
 import { TokenVerifier } from './token-verifier';
@@ -45,9 +45,16 @@ export class RevocationEventsController implements OnModuleInit {
   }
 
   @EventPattern(Topics.AUTH_PARTICIPANTS, { scope: 'instance', name: 'revocations' } satisfies EventRoute)
-  onParticipantsEvent(@Payload() envelope: KnownEventEnvelope, @Ctx() _ctx: EventContext): void {
-    if (envelope.event_type !== EventTypes.CLIENT_REVOKED) return; // participant.onboarded: not ours
-    const { client_id, participant_id, revoked_at } = envelope.data;
+  onParticipantsEvent(@Payload() envelope: EnvelopeOf<typeof Topics.AUTH_PARTICIPANTS>, @Ctx() _ctx: EventContext): void {
+    switch (envelope.event_type) {
+      case EventTypes.CLIENT_REVOKED:
+        return this.revoke(envelope.data);
+      case EventTypes.PARTICIPANT_ONBOARDED:
+        return; // not ours
+    }
+  }
+
+  private revoke({ client_id, participant_id, revoked_at }: ClientRevokedData): void {
     // Recorded at once, before the commit: a revocation is final, refusing early is the safe side.
     if (this.verifier.denyList.revoke(client_id, revoked_at)) {
       this.logger.info({ component: 'revocations', client_id, participant_id, revoked_at }, 'client revoked: its tokens are refused');

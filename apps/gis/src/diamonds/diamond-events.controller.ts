@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { EventTypes, KnownEventEnvelope, Topics } from '@dtp/domain';
+import { DiamondV1, EnvelopeOf, EventTypes, Topics } from '@dtp/domain';
 import type { EventContext } from '@dtp/events';
 import { DiamondsRepository, declaredCarats, holderOf, newestScanReportHash } from './diamonds.repository';
 import { EligibilityService } from './eligibility.service';
@@ -23,32 +23,31 @@ export class DiamondEventsController {
   ) {}
 
   @EventPattern(Topics.PLATFORM_DIAMONDS)
-  async onDiamondEvent(@Payload() envelope: KnownEventEnvelope, @Ctx() ctx: EventContext): Promise<void> {
-    await this.apply(envelope, ctx);
+  async onDiamondEvent(@Payload() envelope: EnvelopeOf<typeof Topics.PLATFORM_DIAMONDS>, @Ctx() ctx: EventContext): Promise<void> {
+    switch (envelope.event_type) {
+      case EventTypes.DIAMOND_UPSERTED:
+        return this.upserted(envelope.data, envelope.revision, ctx);
+      case EventTypes.DIAMOND_DELETED:
+        return this.diamonds.markDeleted(ctx.manager, envelope.data.diamond_id, envelope.revision);
+    }
   }
 
-  private async apply(envelope: KnownEventEnvelope, ctx: EventContext): Promise<void> {
-    if (envelope.event_type === EventTypes.DIAMOND_UPSERTED) {
-      const record = envelope.data;
-      const hash = newestScanReportHash(record);
-      // Parse before writing: the report's outcome is cached by hash outside this transaction.
-      const facts = await this.eligibility.reportFacts(hash);
-      await this.diamonds.upsert(ctx.manager, {
-        diamond_id: record.diamond_id,
-        revision: envelope.revision,
-        version_id: record.version_id,
-        lifecycle_state: record.lifecycle_state,
-        current_stage: record.current_stage,
-        unlock_status: record.unlock_status,
-        carats: declaredCarats(record),
-        shape: typeof record.polished?.shape === 'string' ? record.polished.shape : null,
-        holder_participant_id: holderOf(record),
-        scan_report_hash: hash,
-      });
-      await this.eligibility.publishIfChanged(ctx.manager, record.diamond_id, { hash, facts });
-    } else if (envelope.event_type === EventTypes.DIAMOND_DELETED) {
-      await this.diamonds.markDeleted(ctx.manager, envelope.data.diamond_id, envelope.revision);
-    }
-    // Other event types never arrive on this topic (validateEnvelope checks the topic's event types).
+  private async upserted(record: DiamondV1, revision: number, ctx: EventContext): Promise<void> {
+    const hash = newestScanReportHash(record);
+    // Parse before writing: the report's outcome is cached by hash outside this transaction.
+    const facts = await this.eligibility.reportFacts(hash);
+    await this.diamonds.upsert(ctx.manager, {
+      diamond_id: record.diamond_id,
+      revision,
+      version_id: record.version_id,
+      lifecycle_state: record.lifecycle_state,
+      current_stage: record.current_stage,
+      unlock_status: record.unlock_status,
+      carats: declaredCarats(record),
+      shape: typeof record.polished?.shape === 'string' ? record.polished.shape : null,
+      holder_participant_id: holderOf(record),
+      scan_report_hash: hash,
+    });
+    await this.eligibility.publishIfChanged(ctx.manager, record.diamond_id, { hash, facts });
   }
 }

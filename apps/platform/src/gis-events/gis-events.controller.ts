@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { EligibilityChangedData, EventTypes, GradingSubmittedData, KnownEventEnvelope, Topics } from '@dtp/domain';
+import { EligibilityChangedData, EnvelopeOf, EventTypes, Topics } from '@dtp/domain';
 import { EventContext, ParkEventError } from '@dtp/events';
 import { DiamondChanges } from '../diamonds/diamond-changes';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
@@ -23,17 +23,25 @@ export class GisEventsController {
   ) {}
 
   @EventPattern(Topics.GIS_GRADINGS)
-  async onGrading(@Payload() envelope: KnownEventEnvelope, @Ctx() ctx: EventContext): Promise<void> {
-    if (envelope.event_type !== EventTypes.GRADING_SUBMITTED) return;
-    const data = envelope.data as GradingSubmittedData;
-    const outcome = await this.graded.recordGisGrading(ctx.tx, data);
-    if (outcome === 'diamond_not_found') throw new ParkEventError(`diamond ${data.diamond_id} not found (deleted?)`);
+  async onGrading(@Payload() envelope: EnvelopeOf<typeof Topics.GIS_GRADINGS>, @Ctx() ctx: EventContext): Promise<void> {
+    switch (envelope.event_type) {
+      case EventTypes.GRADING_SUBMITTED: {
+        const outcome = await this.graded.recordGisGrading(ctx.tx, envelope.data);
+        if (outcome === 'diamond_not_found') throw new ParkEventError(`diamond ${envelope.data.diamond_id} not found (deleted?)`);
+        return;
+      }
+    }
   }
 
   @EventPattern(Topics.GIS_ELIGIBILITY)
-  async onEligibility(@Payload() envelope: KnownEventEnvelope, @Ctx() ctx: EventContext): Promise<void> {
-    if (envelope.event_type !== EventTypes.ELIGIBILITY_CHANGED) return;
-    const data = envelope.data as EligibilityChangedData;
+  async onEligibility(@Payload() envelope: EnvelopeOf<typeof Topics.GIS_ELIGIBILITY>, @Ctx() ctx: EventContext): Promise<void> {
+    switch (envelope.event_type) {
+      case EventTypes.ELIGIBILITY_CHANGED:
+        return this.applyEligibility(envelope.data, ctx);
+    }
+  }
+
+  private async applyEligibility(data: EligibilityChangedData, ctx: EventContext): Promise<void> {
     const row = await this.diamonds.find(ctx.tx, data.diamond_id, { lock: true });
     if (!row) return; // deleted meanwhile: nothing to show the status on
     if (row.gis_status === data.gis_status) return;

@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { EventTypes, KnownEventEnvelope, ParticipantOnboardedData, Topics } from '@dtp/domain';
+import { EnvelopeOf, EventTypes, ParticipantOnboardedData, Topics } from '@dtp/domain';
 import type { EventContext } from '@dtp/events';
 import type { Tx } from '@dtp/database';
 import { DiamondChanges } from '../diamonds/diamond-changes';
@@ -27,11 +27,17 @@ export class ParticipantEventsController {
   ) {}
 
   @EventPattern(Topics.AUTH_PARTICIPANTS)
-  async onParticipantsEvent(@Payload() envelope: KnownEventEnvelope, @Ctx() ctx: EventContext): Promise<void> {
-    if (envelope.event_type !== EventTypes.PARTICIPANT_ONBOARDED) return;
-    const row = await this.apply(ctx.tx, envelope.data, envelope.revision);
-    // The directory's cache learns the row once it is committed.
-    if (row) ctx.tx.afterCommit(() => this.directory.remember(row));
+  async onParticipantsEvent(@Payload() envelope: EnvelopeOf<typeof Topics.AUTH_PARTICIPANTS>, @Ctx() ctx: EventContext): Promise<void> {
+    switch (envelope.event_type) {
+      case EventTypes.PARTICIPANT_ONBOARDED: {
+        const row = await this.apply(ctx.tx, envelope.data, envelope.revision);
+        // The directory's cache learns the row once it is committed.
+        if (row) ctx.tx.afterCommit(() => this.directory.remember(row));
+        return;
+      }
+      case EventTypes.CLIENT_REVOKED:
+        return; // the deny-list's (RevocationEventsController)
+    }
   }
 
   /** Applies one participant state inside the caller's transaction; null when it was stale. */

@@ -2,7 +2,7 @@ import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { Logger } from 'pino';
 import { Counter } from 'prom-client';
-import { CustodyCheckpointData, KnownEventEnvelope, Topics } from '@dtp/domain';
+import { EnvelopeOf, EventTypes, Topics } from '@dtp/domain';
 import { EventContext, EventRoute, ParkEventError } from '@dtp/events';
 import { LOGGER, ServiceMetrics } from '@dtp/service-kit';
 import { CustodyRefusal, CustodyRepository } from './custody.repository';
@@ -33,9 +33,15 @@ export class CustodyEventsController {
   }
 
   @EventPattern(Topics.PLATFORM_CUSTODY, { name: 'custody' } satisfies EventRoute)
-  async onCustodyEvent(@Payload() event: KnownEventEnvelope, @Ctx() ctx: EventContext): Promise<void> {
-    if (event.event_type !== 'custody.checkpoint') throw new ParkEventError(`search does not handle ${event.event_type} on ${Topics.PLATFORM_CUSTODY}`);
-    const { checkpoint, entries } = event.data as CustodyCheckpointData;
+  async onCustodyEvent(@Payload() event: EnvelopeOf<typeof Topics.PLATFORM_CUSTODY>, @Ctx() ctx: EventContext): Promise<void> {
+    switch (event.event_type) {
+      case EventTypes.CUSTODY_CHECKPOINT:
+        return this.applyCheckpoint(event, ctx);
+    }
+  }
+
+  private async applyCheckpoint(event: EnvelopeOf<typeof Topics.PLATFORM_CUSTODY>, ctx: EventContext): Promise<void> {
+    const { checkpoint, entries } = event.data;
     try {
       const applied = await this.repo.applyCheckpoint(checkpoint, event.revision, entries, ctx.manager);
       if (!applied.rootMatches) {

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { EventTypes, KnownEventEnvelope, Topics } from '@dtp/domain';
-import { EventContext, EventRoute, ParkEventError } from '@dtp/events';
+import { EnvelopeOf, EventTypes, Topics } from '@dtp/domain';
+import { EventContext, EventRoute } from '@dtp/events';
 import { PassportRepository } from './passport.repository';
 
 /**
@@ -15,27 +15,22 @@ export class PassportEventsController {
   constructor(private readonly repo: PassportRepository) {}
 
   @EventPattern(Topics.PLATFORM_SHARES, { name: 'shares' } satisfies EventRoute)
-  async onShareEvent(@Payload() event: KnownEventEnvelope, @Ctx() ctx: EventContext): Promise<void> {
+  async onShareEvent(@Payload() event: EnvelopeOf<typeof Topics.PLATFORM_SHARES>, @Ctx() ctx: EventContext): Promise<void> {
     switch (event.event_type) {
       case EventTypes.SHARE_CREATED:
         return this.repo.shareCreated(event.data, event.revision, ctx.manager);
       case EventTypes.SHARE_REVOKED:
         return this.repo.shareRevoked(event.data, event.revision, ctx.manager);
-      case EventTypes.PARTICIPANT_ONBOARDED:
-      case EventTypes.CLIENT_REVOKED:
-      case EventTypes.DIAMOND_UPSERTED:
-      case EventTypes.DIAMOND_DELETED:
-      case EventTypes.SHIPMENT_CHANGED:
-      case EventTypes.GRADING_SUBMITTED:
-      case EventTypes.ELIGIBILITY_CHANGED:
-      case EventTypes.CUSTODY_CHECKPOINT:
-        throw new ParkEventError(`search does not handle ${event.event_type} on ${Topics.PLATFORM_SHARES}`);
     }
   }
 
   @EventPattern(Topics.AUTH_PARTICIPANTS, { name: 'participant-names' } satisfies EventRoute)
-  async onParticipantsEvent(@Payload() event: KnownEventEnvelope, @Ctx() ctx: EventContext): Promise<void> {
-    if (event.event_type !== EventTypes.PARTICIPANT_ONBOARDED) return; // client.revoked: the deny-list's
-    await this.repo.participant(event.data, event.revision, ctx.manager);
+  async onParticipantsEvent(@Payload() event: EnvelopeOf<typeof Topics.AUTH_PARTICIPANTS>, @Ctx() ctx: EventContext): Promise<void> {
+    switch (event.event_type) {
+      case EventTypes.PARTICIPANT_ONBOARDED:
+        return this.repo.participant(event.data, event.revision, ctx.manager);
+      case EventTypes.CLIENT_REVOKED:
+        return; // the deny-list's (RevocationEventsController)
+    }
   }
 }

@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { ConsumerGroups, DiamondV1, Topics } from '@dtp/domain';
-import { EventBatchContext, EventItem, EventRoute, ParkEventError } from '@dtp/events';
+import { EventBatchContext, EventItem, EventRoute } from '@dtp/events';
 import { ReadModelRepository } from './read-model.repository';
 
 /** The state name of search's progress in consumer_state (the same for the live consumer and a rebuild). */
@@ -20,7 +20,7 @@ export class DiamondEventsController {
   constructor(private readonly repo: ReadModelRepository) {}
 
   @EventPattern(Topics.PLATFORM_DIAMONDS, { tombstones: true, stateName: SEARCH_CONSUMER, many: true } satisfies EventRoute)
-  async onDiamondEvents(@Payload() items: EventItem[], @Ctx() ctx: EventBatchContext): Promise<void> {
+  async onDiamondEvents(@Payload() items: EventItem<typeof Topics.PLATFORM_DIAMONDS>[], @Ctx() ctx: EventBatchContext): Promise<void> {
     const upserts: { record: DiamondV1; revision: number }[] = [];
     for (const { event, key } of items) {
       if (event === null) {
@@ -29,20 +29,11 @@ export class DiamondEventsController {
       }
       switch (event.event_type) {
         case 'diamond.upserted':
-          upserts.push({ record: event.data as DiamondV1, revision: event.revision });
+          upserts.push({ record: event.data, revision: event.revision });
           break;
         case 'diamond.deleted':
           await this.repo.markDeleted(event.data.diamond_id, event.revision, ctx.manager);
           break;
-        case 'participant.onboarded':
-        case 'shipment.changed':
-        case 'grading.submitted':
-        case 'eligibility.changed':
-        case 'client.revoked':
-        case 'custody.checkpoint':
-        case 'share.created':
-        case 'share.revoked':
-          throw new ParkEventError(`search does not handle ${event.event_type}`);
       }
     }
     await this.repo.upsertMany(upserts, ctx.manager);
