@@ -1,10 +1,10 @@
 import { Controller, Inject, OnModuleInit } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { Logger } from 'pino';
-import { Gauge } from 'prom-client';
+import type { Gauge } from 'prom-client';
 import { ClientRevokedData, EnvelopeOf, EventTypes, Topics } from '@dtp/domain';
 import type { EventContext, EventRoute } from '@dtp/events';
-import { LOGGER, ServiceMetrics } from '@dtp/service-kit';
+import { gaugeOf, LOGGER, ServiceMetrics } from '@dtp/service-kit';
 import { TokenVerifier } from './token-verifier';
 
 /**
@@ -31,13 +31,10 @@ export class RevocationEventsController implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const registry = this.metrics.registry;
-    if (registry.getSingleMetric('token_revoked_clients')) return;
     const denyList = this.verifier.denyList;
-    new Gauge({
+    gaugeOf(this.metrics.registry, {
       name: 'token_revoked_clients',
       help: 'Revoked clients whose tokens this instance refuses (revocations whose tokens may not have expired yet)',
-      registers: [registry],
       collect(this: Gauge) {
         this.set(denyList.size);
       },

@@ -1,10 +1,10 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { Logger } from 'pino';
-import { Counter } from 'prom-client';
+import type { Counter } from 'prom-client';
 import { EnvelopeOf, EventTypes, Topics } from '@dtp/domain';
 import { EventContext, EventRoute, ParkEventError } from '@dtp/events';
-import { LOGGER, ServiceMetrics } from '@dtp/service-kit';
+import { counterOf, LOGGER, ServiceMetrics } from '@dtp/service-kit';
 import { CustodyRefusal, CustodyRepository } from './custody.repository';
 
 /**
@@ -23,13 +23,10 @@ export class CustodyEventsController {
     @Inject(LOGGER) private readonly logger: Logger,
     metrics: ServiceMetrics,
   ) {
-    this.mismatches =
-      (metrics.registry.getSingleMetric('custody_root_mismatches_total') as Counter | undefined) ??
-      new Counter({
-        name: 'custody_root_mismatches_total',
-        help: "Custody checkpoints whose signed root differs from the root of search's own tree (never served)",
-        registers: [metrics.registry],
-      });
+    this.mismatches = counterOf(metrics.registry, {
+      name: 'custody_root_mismatches_total',
+      help: "Custody checkpoints whose signed root differs from the root of search's own tree (never served)",
+    });
   }
 
   @EventPattern(Topics.PLATFORM_CUSTODY, { name: 'custody' } satisfies EventRoute)

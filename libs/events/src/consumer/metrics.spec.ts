@@ -2,7 +2,9 @@ import { Registry } from 'prom-client';
 import { ConsumerMetrics, registerConsumerGauges } from './metrics';
 import type { ConsumerHealthSnapshot } from './types';
 
-const value = async (registry: Registry, name: string) => (await registry.getSingleMetric(name)!.get()).values;
+/** A metric's samples; a histogram's carry the name of their series (`_count`, `_sum`, `_bucket`). */
+const value = async (registry: Registry, name: string) =>
+  (await registry.getSingleMetric(name)!.get()).values as Array<{ labels: Record<string, string | number>; value: number; metricName?: string }>;
 
 describe('consumer metrics', () => {
   it('count applied, duplicate and parked messages per consumer, and share the metrics of a registry', async () => {
