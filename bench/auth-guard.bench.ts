@@ -79,9 +79,16 @@ class InjectProbeController {
  * new token each time, through Fastify's inject: ROUNDS rounds of PER_ROUND requests of each kind, alternated.
  */
 async function injectCpu(jwksBase: string, tokens: string[]): Promise<{ open: number; cached: number; uncached: number }> {
-  @Module({ imports: [AuthGuardModule.forRoot({ issuer: ISSUER, audience: AUDIENCE, jwksUrl: `${jwksBase}/.well-known/jwks.json` })], controllers: [InjectProbeController] })
+  @Module({
+    imports: [AuthGuardModule.forRoot({ issuer: ISSUER, audience: AUDIENCE, jwksUrl: `${jwksBase}/.well-known/jwks.json` })],
+    controllers: [InjectProbeController],
+  })
   class InjectProbeModule {}
-  const app = await createHttpApp({ ctx: newServiceContext('probe', pino({ level: 'silent' })), module: InjectProbeModule, docs: { title: 'probe', description: 'probe', version: '0' } });
+  const app = await createHttpApp({
+    ctx: newServiceContext('probe', pino({ level: 'silent' })),
+    module: InjectProbeModule,
+    docs: { title: 'probe', description: 'probe', version: '0' },
+  });
   await app.init();
   const fastify = app.getHttpAdapter().getInstance();
   const ROUNDS = 7;
@@ -136,28 +143,83 @@ const bench: Benchmark = async (report) => {
       url: `${probe.url}/probe/any`,
       requests: [{ setupRequest: (req) => ({ ...req, headers: { ...req.headers, authorization: fresh[next++ % fresh.length] } }) }],
     });
-    for (const [what, r] of [['open', open], ['cached', cached], ['uncached', uncached]] as const) {
+    for (const [what, r] of [
+      ['open', open],
+      ['cached', cached],
+      ['uncached', uncached],
+    ] as const) {
       if (r.non2xx > 0 || r.errors > 0) throw new Error(`guard benchmark (${what}): ${r.non2xx} non-2xx, ${r.errors} errors`);
     }
     if (next > fresh.length) process.stderr.write(`# note: ${next} requests reused ${fresh.length} tokens; raise BENCH_GUARD_TOKENS\n`);
 
-    for (const [label, guarded] of [['one token (cached)', cached], ['new token per request (uncached)', uncached]] as const) {
+    for (const [label, guarded] of [
+      ['one token (cached)', cached],
+      ['new token per request (uncached)', uncached],
+    ] as const) {
       // autocannon reports percentiles in whole milliseconds; the mean is fractional.
-      report({ name: `guarded route latency mean, ${label} (anchor: same app, @Public route)`, value: round(guarded.latency.average, 3), unit: 'ms', anchor: round(open.latency.average, 3), ratio: round(guarded.latency.average / open.latency.average, 3) });
-      report({ name: `guarded route latency p50, ${label} (anchor: @Public route)`, value: guarded.latency.p50, unit: 'ms', anchor: open.latency.p50, ratio: open.latency.p50 > 0 ? round(guarded.latency.p50 / open.latency.p50, 3) : null });
-      report({ name: `guarded route latency p99, ${label} (anchor: @Public route)`, value: guarded.latency.p99, unit: 'ms', anchor: open.latency.p99, ratio: open.latency.p99 > 0 ? round(guarded.latency.p99 / open.latency.p99, 3) : null });
-      report({ name: `guard added latency mean, ${label}`, value: round(guarded.latency.average - open.latency.average, 3), unit: 'ms', anchor: null, ratio: null });
+      report({
+        name: `guarded route latency mean, ${label} (anchor: same app, @Public route)`,
+        value: round(guarded.latency.average, 3),
+        unit: 'ms',
+        anchor: round(open.latency.average, 3),
+        ratio: round(guarded.latency.average / open.latency.average, 3),
+      });
+      report({
+        name: `guarded route latency p50, ${label} (anchor: @Public route)`,
+        value: guarded.latency.p50,
+        unit: 'ms',
+        anchor: open.latency.p50,
+        ratio: open.latency.p50 > 0 ? round(guarded.latency.p50 / open.latency.p50, 3) : null,
+      });
+      report({
+        name: `guarded route latency p99, ${label} (anchor: @Public route)`,
+        value: guarded.latency.p99,
+        unit: 'ms',
+        anchor: open.latency.p99,
+        ratio: open.latency.p99 > 0 ? round(guarded.latency.p99 / open.latency.p99, 3) : null,
+      });
+      report({
+        name: `guard added latency mean, ${label}`,
+        value: round(guarded.latency.average - open.latency.average, 3),
+        unit: 'ms',
+        anchor: null,
+        ratio: null,
+      });
       report({ name: `guard added latency p50, ${label}`, value: guarded.latency.p50 - open.latency.p50, unit: 'ms', anchor: null, ratio: null });
       report({ name: `guard added latency p99, ${label}`, value: guarded.latency.p99 - open.latency.p99, unit: 'ms', anchor: null, ratio: null });
       // one event loop serves the app: 1/throughput is the service time per request; the difference is the guard's cost
-      report({ name: `guard added service time per request, ${label} (1/throughput difference)`, value: round(1000 / guarded.requests.average - 1000 / open.requests.average, 4), unit: 'ms', anchor: null, ratio: null });
-      report({ name: `guarded route throughput, ${label} (anchor: @Public route)`, value: round(guarded.requests.average), unit: 'req/s', anchor: round(open.requests.average), ratio: round(guarded.requests.average / open.requests.average, 3) });
+      report({
+        name: `guard added service time per request, ${label} (1/throughput difference)`,
+        value: round(1000 / guarded.requests.average - 1000 / open.requests.average, 4),
+        unit: 'ms',
+        anchor: null,
+        ratio: null,
+      });
+      report({
+        name: `guarded route throughput, ${label} (anchor: @Public route)`,
+        value: round(guarded.requests.average),
+        unit: 'req/s',
+        anchor: round(open.requests.average),
+        ratio: round(guarded.requests.average / open.requests.average, 3),
+      });
     }
 
     // CPU per request, in process
     const cpu = await injectCpu(authUrl, fresh);
-    report({ name: 'guard added CPU per request, one token (cached; inject, median of 7 rounds; anchor: @Public route CPU/request)', value: round(cpu.cached - cpu.open), unit: 'us', anchor: round(cpu.open), ratio: round(cpu.cached / cpu.open, 3) });
-    report({ name: 'guard added CPU per request, new token per request (uncached; inject, median of 7 rounds; anchor: @Public route CPU/request)', value: round(cpu.uncached - cpu.open), unit: 'us', anchor: round(cpu.open), ratio: round(cpu.uncached / cpu.open, 3) });
+    report({
+      name: 'guard added CPU per request, one token (cached; inject, median of 7 rounds; anchor: @Public route CPU/request)',
+      value: round(cpu.cached - cpu.open),
+      unit: 'us',
+      anchor: round(cpu.open),
+      ratio: round(cpu.cached / cpu.open, 3),
+    });
+    report({
+      name: 'guard added CPU per request, new token per request (uncached; inject, median of 7 rounds; anchor: @Public route CPU/request)',
+      value: round(cpu.uncached - cpu.open),
+      unit: 'us',
+      anchor: round(cpu.open),
+      ratio: round(cpu.uncached / cpu.open, 3),
+    });
 
     // the verifier alone
     const verifier = new TokenVerifier({ issuer: ISSUER, audience: AUDIENCE, jwksUrl: `${authUrl}/.well-known/jwks.json`, tokenTtlSeconds: 3600 });
@@ -165,7 +227,13 @@ const bench: Benchmark = async (report) => {
     const seconds = Math.max(1, Math.round(DURATION / 3));
     const hits = await verifyRate(() => verifier.verify(token), seconds);
     const misses = await verifyRate((i) => verifier.verify(fresh[i % fresh.length]), seconds);
-    report({ name: 'TokenVerifier.verify calls/s, distinct tokens (uncached; anchor: one token, cached)', value: round(misses), unit: 'calls/s', anchor: round(hits), ratio: round(misses / hits, 4) });
+    report({
+      name: 'TokenVerifier.verify calls/s, distinct tokens (uncached; anchor: one token, cached)',
+      value: round(misses),
+      unit: 'calls/s',
+      anchor: round(hits),
+      ratio: round(misses / hits, 4),
+    });
   } finally {
     await probe.close();
     await new Promise((resolve) => issuer.close(resolve));

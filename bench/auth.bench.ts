@@ -98,7 +98,11 @@ const bench: Benchmark = async (report) => {
     closers.push(() => auth.close());
     const authUrl = auth.url.replace('localhost', '127.0.0.1');
     // The same service with the verified-secret cache off: every token request pays scrypt (the anchor of the cache).
-    const uncached = await authService.start(Object.assign(Object.create(Object.getPrototypeOf(config)), config, { TOKEN_SECRET_CACHE_SECONDS: 0 }), { transport }, logger);
+    const uncached = await authService.start(
+      Object.assign(Object.create(Object.getPrototypeOf(config)), config, { TOKEN_SECRET_CACHE_SECONDS: 0 }),
+      { transport },
+      logger,
+    );
     closers.push(() => uncached.close());
     const uncachedUrl = uncached.url.replace('localhost', '127.0.0.1');
 
@@ -116,42 +120,108 @@ const bench: Benchmark = async (report) => {
     const scrypted = await run({ url: `${uncachedUrl}/oauth/token`, method: 'POST', headers: { 'content-type': 'application/json' }, body: tokenBody });
     const anchor = (before + (await scryptRate(3))) / 2;
     if (scrypted.non2xx > 0 || scrypted.errors > 0) throw new Error(`token benchmark: ${scrypted.non2xx} non-2xx, ${scrypted.errors} errors`);
-    report({ name: 'auth token endpoint throughput, cache off: scrypt N=2^14 per request (anchor: raw scrypt)', value: round(scrypted.requests.average), unit: 'req/s', anchor: round(anchor), ratio: round(scrypted.requests.average / anchor, 3) });
+    report({
+      name: 'auth token endpoint throughput, cache off: scrypt N=2^14 per request (anchor: raw scrypt)',
+      value: round(scrypted.requests.average),
+      unit: 'req/s',
+      anchor: round(anchor),
+      ratio: round(scrypted.requests.average / anchor, 3),
+    });
     report({ name: 'auth token endpoint latency p99, cache off', value: scrypted.latency.p99, unit: 'ms', anchor: null, ratio: null });
     // A repeat client (issue 17: >= 10x the scrypt-per-request throughput)
     const token = await run({ url: `${authUrl}/oauth/token`, method: 'POST', headers: { 'content-type': 'application/json' }, body: tokenBody });
     if (token.non2xx > 0 || token.errors > 0) throw new Error(`token benchmark: ${token.non2xx} non-2xx, ${token.errors} errors`);
-    report({ name: 'auth token endpoint throughput, repeat client: verified-secret cache (anchor: cache off)', value: round(token.requests.average), unit: 'req/s', anchor: round(scrypted.requests.average), ratio: round(token.requests.average / scrypted.requests.average, 3) });
-    report({ name: 'auth token endpoint latency p99, repeat client (anchor: cache off)', value: token.latency.p99, unit: 'ms', anchor: scrypted.latency.p99, ratio: round(token.latency.p99 / scrypted.latency.p99, 3) });
+    report({
+      name: 'auth token endpoint throughput, repeat client: verified-secret cache (anchor: cache off)',
+      value: round(token.requests.average),
+      unit: 'req/s',
+      anchor: round(scrypted.requests.average),
+      ratio: round(token.requests.average / scrypted.requests.average, 3),
+    });
+    report({
+      name: 'auth token endpoint latency p99, repeat client (anchor: cache off)',
+      value: token.latency.p99,
+      unit: 'ms',
+      anchor: scrypted.latency.p99,
+      ratio: round(token.latency.p99 / scrypted.latency.p99, 3),
+    });
     report({ name: 'auth token endpoint latency p50, repeat client', value: token.latency.p50, unit: 'ms', anchor: null, ratio: null });
 
     // timing oracle check
     const url = `${authUrl}/oauth/token`;
-    const unknownBody = JSON.stringify({ grant_type: 'client_credentials', client_id: 'dtp_unknown_client', client_secret: creds.client_secret, audience: AUDIENCE });
-    const wrongBody = JSON.stringify({ grant_type: 'client_credentials', client_id: creds.client_id, client_secret: `${creds.client_secret}x`, audience: AUDIENCE });
+    const unknownBody = JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: 'dtp_unknown_client',
+      client_secret: creds.client_secret,
+      audience: AUDIENCE,
+    });
+    const wrongBody = JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: creds.client_id,
+      client_secret: `${creds.client_secret}x`,
+      audience: AUDIENCE,
+    });
     await medianLatencies(url, unknownBody, wrongBody, 5);
     const [unknown, wrong] = await medianLatencies(url, unknownBody, wrongBody, 80);
-    report({ name: 'auth invalid_client median latency, unknown client id (anchor: wrong secret)', value: round(unknown, 2), unit: 'ms', anchor: round(wrong, 2), ratio: round(unknown / wrong, 3) });
+    report({
+      name: 'auth invalid_client median latency, unknown client id (anchor: wrong secret)',
+      value: round(unknown, 2),
+      unit: 'ms',
+      anchor: round(wrong, 2),
+      ratio: round(unknown / wrong, 3),
+    });
 
     // guard overhead
     const probe = await startGuardedApp({ authUrl, audience: AUDIENCE, issuer: ISSUER });
     closers.unshift(() => probe.close());
-    const access = ((await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: tokenBody })).json()) as { access_token: string }).access_token;
+    const access = (
+      (await (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: tokenBody })).json()) as { access_token: string }
+    ).access_token;
     const warm = await fetch(`${probe.url}/probe/any`, { headers: { authorization: access } });
     if (warm.status !== 200) throw new Error(`guarded probe answered ${warm.status}`);
     const open = await run({ url: `${probe.url}/probe/open` });
     const guarded = await run({ url: `${probe.url}/probe/any`, headers: { authorization: access } });
     if (guarded.non2xx > 0 || open.non2xx > 0) throw new Error('guard benchmark: non-2xx answers');
     // autocannon reports percentiles in whole milliseconds; the mean is fractional.
-    report({ name: 'guarded route latency mean (anchor: same app, @Public route)', value: round(guarded.latency.average, 3), unit: 'ms', anchor: round(open.latency.average, 3), ratio: round(guarded.latency.average / open.latency.average, 3) });
-    report({ name: 'guarded route latency p50 (anchor: @Public route)', value: guarded.latency.p50, unit: 'ms', anchor: open.latency.p50, ratio: open.latency.p50 > 0 ? round(guarded.latency.p50 / open.latency.p50, 3) : null });
-    report({ name: 'guarded route latency p99 (anchor: @Public route)', value: guarded.latency.p99, unit: 'ms', anchor: open.latency.p99, ratio: open.latency.p99 > 0 ? round(guarded.latency.p99 / open.latency.p99, 3) : null });
+    report({
+      name: 'guarded route latency mean (anchor: same app, @Public route)',
+      value: round(guarded.latency.average, 3),
+      unit: 'ms',
+      anchor: round(open.latency.average, 3),
+      ratio: round(guarded.latency.average / open.latency.average, 3),
+    });
+    report({
+      name: 'guarded route latency p50 (anchor: @Public route)',
+      value: guarded.latency.p50,
+      unit: 'ms',
+      anchor: open.latency.p50,
+      ratio: open.latency.p50 > 0 ? round(guarded.latency.p50 / open.latency.p50, 3) : null,
+    });
+    report({
+      name: 'guarded route latency p99 (anchor: @Public route)',
+      value: guarded.latency.p99,
+      unit: 'ms',
+      anchor: open.latency.p99,
+      ratio: open.latency.p99 > 0 ? round(guarded.latency.p99 / open.latency.p99, 3) : null,
+    });
     report({ name: 'guard added latency mean', value: round(guarded.latency.average - open.latency.average, 3), unit: 'ms', anchor: null, ratio: null });
     report({ name: 'guard added latency p50', value: guarded.latency.p50 - open.latency.p50, unit: 'ms', anchor: null, ratio: null });
     report({ name: 'guard added latency p99', value: guarded.latency.p99 - open.latency.p99, unit: 'ms', anchor: null, ratio: null });
     // one event loop serves the app: 1/throughput is the service time per request; the difference is the guard's cost
-    report({ name: 'guard added service time per request (1/throughput difference)', value: round(1000 / guarded.requests.average - 1000 / open.requests.average, 4), unit: 'ms', anchor: null, ratio: null });
-    report({ name: 'guarded route throughput (anchor: @Public route)', value: round(guarded.requests.average), unit: 'req/s', anchor: round(open.requests.average), ratio: round(guarded.requests.average / open.requests.average, 3) });
+    report({
+      name: 'guard added service time per request (1/throughput difference)',
+      value: round(1000 / guarded.requests.average - 1000 / open.requests.average, 4),
+      unit: 'ms',
+      anchor: null,
+      ratio: null,
+    });
+    report({
+      name: 'guarded route throughput (anchor: @Public route)',
+      value: round(guarded.requests.average),
+      unit: 'req/s',
+      anchor: round(open.requests.average),
+      ratio: round(guarded.requests.average / open.requests.average, 3),
+    });
   } finally {
     for (const close of closers) await close().catch(() => undefined);
     await transport.close();

@@ -85,7 +85,12 @@ const bench: Benchmark = async (report) => {
         { name, role: 'producer', provenance: { name: 'Jwaneng', type: 'mine', country_code: 'BW' } },
         { authorization: `Bearer ${ADMIN}` },
       );
-      const t = await post<{ access_token: string }>(`${authUrl}/oauth/token`, { grant_type: 'client_credentials', client_id: p.client_id, client_secret: p.client_secret, audience: AUDIENCE });
+      const t = await post<{ access_token: string }>(`${authUrl}/oauth/token`, {
+        grant_type: 'client_credentials',
+        client_id: p.client_id,
+        client_secret: p.client_secret,
+        audience: AUDIENCE,
+      });
       for (let i = 0; ; i++) {
         if ((await db.query('SELECT 1 FROM participants WHERE participant_id = $1', [p.participant_id])).rowCount === 1) break;
         if (i > 200) throw new Error('platform never received the onboarding event');
@@ -114,10 +119,15 @@ const bench: Benchmark = async (report) => {
     };
     const timedDelete = async (ids: string[], expected: string): Promise<number> => {
       const t = process.hrtime.bigint();
-      const res = await post<{ results: { status: string; reason?: string }[] }>(`${url}/bulk/diamonds/delete`, { diamonds: ids.map((diamond_id) => ({ diamond_id })) }, me.auth);
+      const res = await post<{ results: { status: string; reason?: string }[] }>(
+        `${url}/bulk/diamonds/delete`,
+        { diamonds: ids.map((diamond_id) => ({ diamond_id })) },
+        me.auth,
+      );
       const ms = Number(process.hrtime.bigint() - t) / 1e6;
       const bad = res.results.filter((r) => (r.status === 'success' ? 'success' : r.reason) !== expected);
-      if (res.results.length !== ids.length || bad.length > 0) throw new Error(`bulk delete: ${bad.length} of ${ids.length} entries not ${expected}: ${JSON.stringify(bad[0])}`);
+      if (res.results.length !== ids.length || bad.length > 0)
+        throw new Error(`bulk delete: ${bad.length} of ${ids.length} entries not ${expected}: ${JSON.stringify(bad[0])}`);
       return ms;
     };
 
@@ -155,7 +165,13 @@ async function anchorDelete(anchorDb: Client, platformDb: Client, n: number): Pr
   const { rows } = await platformDb.query<Record<string, unknown>>(`SELECT * FROM diamonds LIMIT $1`, [n]);
   if (rows.length < n) throw new Error(`anchor: only ${rows.length} diamonds to copy`);
   const suffix = randomBytes(4).toString('hex');
-  const copies = rows.map((r, i) => ({ ...r, diamond_id: `01hanchor${suffix}${String(i).padStart(9, '0')}`, legacy_id: randomUUID(), participant_id: `a-${suffix}-${i}`, custody_head: null }));
+  const copies = rows.map((r, i) => ({
+    ...r,
+    diamond_id: `01hanchor${suffix}${String(i).padStart(9, '0')}`,
+    legacy_id: randomUUID(),
+    participant_id: `a-${suffix}-${i}`,
+    custody_head: null,
+  }));
   await anchorDb.query(`INSERT INTO diamonds SELECT * FROM jsonb_populate_recordset(NULL::diamonds, $1::jsonb)`, [JSON.stringify(copies)]);
   const ids = copies.map((c) => c.diamond_id);
   const t = process.hrtime.bigint();

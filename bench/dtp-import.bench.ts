@@ -40,12 +40,23 @@ const root = path.join(__dirname, '..');
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-const row = (box: string, i: number) => ({ box_id: box, participant_id: `P-${String(i).padStart(6, '0')}`, participant_timestamp: '2024-05-02T08:00:00Z', rough: { carats: '1.25', colour: 'G' as const } });
+const row = (box: string, i: number) => ({
+  box_id: box,
+  participant_id: `P-${String(i).padStart(6, '0')}`,
+  participant_timestamp: '2024-05-02T08:00:00Z',
+  rough: { carats: '1.25', colour: 'G' as const },
+});
 
 /** Child process: the raw SDK calls, printing `{"seconds": n}`. */
 async function sdkAnchor(): Promise<void> {
   const env = process.env;
-  const dtp = createDtpClient({ authUrl: env.DTP_AUTH_URL!, platformUrl: env.DTP_PLATFORM_URL!, clientId: env.DTP_CLIENT_ID!, clientSecret: env.DTP_CLIENT_SECRET!, audiences: { platform: AUDIENCE } });
+  const dtp = createDtpClient({
+    authUrl: env.DTP_AUTH_URL!,
+    platformUrl: env.DTP_PLATFORM_URL!,
+    clientId: env.DTP_CLIENT_ID!,
+    clientSecret: env.DTP_CLIENT_SECRET!,
+    audiences: { platform: AUDIENCE },
+  });
   await dtp.tokens!.getToken(dtp.audience('platform'));
   const box = env.BENCH_BOX!;
   let next = 0;
@@ -64,7 +75,11 @@ async function sdkAnchor(): Promise<void> {
 /** Runs `node -r tools/register.js <script> args` with `env`; answers its stdout (fails on a non-zero exit). */
 function child(args: string[], env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ['-r', path.join(root, 'tools', 'register.js'), ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['-r', path.join(root, 'tools', 'register.js'), ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     p.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -117,7 +132,14 @@ const bench: Benchmark = async (report) => {
     });
     if (!res.ok) throw new Error(`onboarding: ${res.status} ${await res.text()}`);
     const producer = (await res.json()) as { participant_id: string; client_id: string; client_secret: string };
-    const env = { DTP_AUTH_URL: authUrl, DTP_PLATFORM_URL: platformUrl, DTP_PLATFORM_AUDIENCE: AUDIENCE, DTP_CLIENT_ID: producer.client_id, DTP_CLIENT_SECRET: producer.client_secret, DTP_CONFIG_DIR: work };
+    const env = {
+      DTP_AUTH_URL: authUrl,
+      DTP_PLATFORM_URL: platformUrl,
+      DTP_PLATFORM_AUDIENCE: AUDIENCE,
+      DTP_CLIENT_ID: producer.client_id,
+      DTP_CLIENT_SECRET: producer.client_secret,
+      DTP_CONFIG_DIR: work,
+    };
     // Platform learns of the producer from auth's event: wait until a registration is accepted.
     for (let i = 0; ; i++) {
       try {
@@ -139,7 +161,9 @@ const bench: Benchmark = async (report) => {
         lines.push(`${b.box_id},${b.participant_id},${b.participant_timestamp},${b.rough.carats},${b.rough.colour}`);
       }
       writeFileSync(file, `${lines.join('\n')}\n`);
-      const summary = JSON.parse(await child([path.join(root, 'apps', 'dtp', 'src', 'main.ts'), 'rough', 'import', file, '--json', '--concurrency', String(CONCURRENCY)], env)) as { registered: number; seconds: number };
+      const summary = JSON.parse(
+        await child([path.join(root, 'apps', 'dtp', 'src', 'main.ts'), 'rough', 'import', file, '--json', '--concurrency', String(CONCURRENCY)], env),
+      ) as { registered: number; seconds: number };
       if (summary.registered !== ROWS) throw new Error(`dtp rough import registered ${summary.registered} of ${ROWS}`);
       cli.push(ROWS / summary.seconds);
     };
@@ -157,7 +181,13 @@ const bench: Benchmark = async (report) => {
       }
     }
     const anchor = median(sdk);
-    report({ name: 'dtp.rough_import.rows_per_second', value: round(median(cli)), unit: 'rows/s', anchor: round(anchor), ratio: round(median(cli) / anchor, 2) });
+    report({
+      name: 'dtp.rough_import.rows_per_second',
+      value: round(median(cli)),
+      unit: 'rows/s',
+      anchor: round(anchor),
+      ratio: round(median(cli) / anchor, 2),
+    });
   } finally {
     for (const s of services.reverse()) await s.close().catch(() => undefined);
     await transport.close();

@@ -37,13 +37,28 @@ const REPORT = Buffer.from(`<?xml version="1.0"?>
 function record(diamondId: string, hash: string): DiamondV1 {
   const now = new Date().toISOString();
   return {
-    assurance_level: 'assured', current_stage: 'polished', diamond_id: diamondId, id: randomUUID(), is_current: true,
-    lifecycle_state: 'polished', participant_timestamp: now,
-    polished: { carats: '1.02', shape: 'Round', scan_reports: [{ hash, filename: 'r.xml', description: null, content_type: 'application/xml', size: REPORT.length, uploaded_at: now }] },
+    assurance_level: 'assured',
+    current_stage: 'polished',
+    diamond_id: diamondId,
+    id: randomUUID(),
+    is_current: true,
+    lifecycle_state: 'polished',
+    participant_timestamp: now,
+    polished: {
+      carats: '1.02',
+      shape: 'Round',
+      scan_reports: [{ hash, filename: 'r.xml', description: null, content_type: 'application/xml', size: REPORT.length, uploaded_at: now }],
+    },
     provenance: { provenance_name: 'Bench', provenance_type: 'mine', is_locked: true, is_country_code_available: false },
-    possession_state: 'held', producer_uuid: randomUUID(), rough: {}, rough_check: false,
-    polished_objective_verification_results: [], rough_objective_verification_results: [], system_timestamp: now,
-    unlock_status: 'locked', version_id: newVersionId(),
+    possession_state: 'held',
+    producer_uuid: randomUUID(),
+    rough: {},
+    rough_check: false,
+    polished_objective_verification_results: [],
+    rough_objective_verification_results: [],
+    system_timestamp: now,
+    unlock_status: 'locked',
+    version_id: newVersionId(),
   };
 }
 

@@ -63,19 +63,51 @@ const bench: Benchmark = async (report) => {
   const imageEnv = stageEnv(parseDockerfile().stages, 'runtime');
   const deployed = baseGeneratorLiterals('dtp-runtime').NODE_OPTIONS;
   const settings: Setting[] = [
-    { name: 'kubernetes', suffix: '', env: { ...imageEnv, NODE_OPTIONS: deployed }, what: `as deployed: the image's ENV and the Kubernetes base's NODE_OPTIONS (${deployed})` },
-    { name: 'image', suffix: '_image_only', env: { NODE_OPTIONS: '', ...imageEnv }, what: "the image alone (docker run): its ENV, whose NODE_OPTIONS leaves the old generation's limit to V8, from the machine's memory" },
+    {
+      name: 'kubernetes',
+      suffix: '',
+      env: { ...imageEnv, NODE_OPTIONS: deployed },
+      what: `as deployed: the image's ENV and the Kubernetes base's NODE_OPTIONS (${deployed})`,
+    },
+    {
+      name: 'image',
+      suffix: '_image_only',
+      env: { NODE_OPTIONS: '', ...imageEnv },
+      what: "the image alone (docker run): its ENV, whose NODE_OPTIONS leaves the old generation's limit to V8, from the machine's memory",
+    },
   ];
   try {
     for (const setting of settings) {
-      process.stderr.write(`# memory (${setting.name}): ${setting.what}; ${Object.entries(setting.env).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
+      process.stderr.write(
+        `# memory (${setting.name}): ${setting.what}; ${Object.entries(setting.env)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')}\n`,
+      );
       const { idle, idleCpu, peak, registrations } = await measure(setting, `${tag}-${setting.name}`);
       process.stderr.write(`# memory (${setting.name}): ${registrations} registrations, production build in ${path.relative(ROOT, out)}\n`);
       for (const s of SERVICES) {
         const label = setting.suffix ? 'production build, image alone' : 'production build as deployed';
-        report({ name: `memory.${s}.idle_rss${setting.suffix} (${label}; anchor: goal)`, value: round(idle[s], 1), unit: 'MB', anchor: GOAL_MB, ratio: round(idle[s] / GOAL_MB, 3) });
-        report({ name: `memory.${s}.load_rss_peak${setting.suffix} (${label}; anchor: goal)`, value: round(peak[s], 1), unit: 'MB', anchor: GOAL_MB, ratio: round(peak[s] / GOAL_MB, 3) });
-        report({ name: `idle.${s}.cpu${setting.suffix} (${label}; over ${IDLE_CPU_S} s)`, value: round(idleCpu[s], 2), unit: '% of a core', anchor: null, ratio: null });
+        report({
+          name: `memory.${s}.idle_rss${setting.suffix} (${label}; anchor: goal)`,
+          value: round(idle[s], 1),
+          unit: 'MB',
+          anchor: GOAL_MB,
+          ratio: round(idle[s] / GOAL_MB, 3),
+        });
+        report({
+          name: `memory.${s}.load_rss_peak${setting.suffix} (${label}; anchor: goal)`,
+          value: round(peak[s], 1),
+          unit: 'MB',
+          anchor: GOAL_MB,
+          ratio: round(peak[s] / GOAL_MB, 3),
+        });
+        report({
+          name: `idle.${s}.cpu${setting.suffix} (${label}; over ${IDLE_CPU_S} s)`,
+          value: round(idleCpu[s], 2),
+          unit: '% of a core',
+          anchor: null,
+          ratio: null,
+        });
       }
     }
   } finally {
@@ -88,7 +120,10 @@ const bench: Benchmark = async (report) => {
 
   /** Starts the four services with `setting`, measures them idle and under load, and stops them. */
   const signingKeyEncryptionKey = randomBytes(32).toString('base64');
-  async function measure(setting: Setting, run: string): Promise<{ idle: Record<Service, number>; idleCpu: Record<Service, number>; peak: Record<Service, number>; registrations: number }> {
+  async function measure(
+    setting: Setting,
+    run: string,
+  ): Promise<{ idle: Record<Service, number>; idleCpu: Record<Service, number>; peak: Record<Service, number>; registrations: number }> {
     const replicas: Partial<Record<Service, Replica>> = {};
     try {
       const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, await freePort()] as const))) as Record<Service, number>;
@@ -130,7 +165,10 @@ const bench: Benchmark = async (report) => {
       const idle = Object.fromEntries(SERVICES.map((s) => [s, replicas[s]!.rssMB()])) as Record<Service, number>;
       const cpuBefore = SERVICES.map((s) => replicas[s]!.cpuSeconds());
       await sleep(IDLE_CPU_S * 1000);
-      const idleCpu = Object.fromEntries(SERVICES.map((s, i) => [s, ((replicas[s]!.cpuSeconds() - cpuBefore[i]) / IDLE_CPU_S) * 100])) as Record<Service, number>;
+      const idleCpu = Object.fromEntries(SERVICES.map((s, i) => [s, ((replicas[s]!.cpuSeconds() - cpuBefore[i]) / IDLE_CPU_S) * 100])) as Record<
+        Service,
+        number
+      >;
 
       const peak = { ...idle };
       let sampling = true;
@@ -144,9 +182,19 @@ const bench: Benchmark = async (report) => {
       const reader = await token(replicas.auth!.url, 'non_participant', AUDIENCES.search);
       let n = 0;
       await loadAll([replicas.platform!.url], 32, DURATION, () => [
-        { method: 'POST', path: '/diamonds/rough/create', headers: { 'content-type': 'application/json', authorization: producer }, setupRequest: (req) => ({ ...req, body: JSON.stringify(roughBody(`mem-${run}-${n++}`)) }) },
+        {
+          method: 'POST',
+          path: '/diamonds/rough/create',
+          headers: { 'content-type': 'application/json', authorization: producer },
+          setupRequest: (req) => ({ ...req, body: JSON.stringify(roughBody(`mem-${run}-${n++}`)) }),
+        },
       ]);
-      const ids = (await q<{ diamond_id: string }>(withDatabase(pg.url, `bench_memory_${setting.name}_platform`), 'SELECT diamond_id FROM diamonds ORDER BY random() LIMIT 2000')).map((r) => r.diamond_id);
+      const ids = (
+        await q<{ diamond_id: string }>(
+          withDatabase(pg.url, `bench_memory_${setting.name}_platform`),
+          'SELECT diamond_id FROM diamonds ORDER BY random() LIMIT 2000',
+        )
+      ).map((r) => r.diamond_id);
       let k = 0;
       await loadAll([replicas.search!.url], 64, DURATION, () => [
         { method: 'GET', headers: { authorization: reader }, setupRequest: (req) => ({ ...req, path: `/v1/diamonds/${ids[k++ % ids.length]}` }) },

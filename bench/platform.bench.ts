@@ -123,7 +123,9 @@ async function serve(): Promise<void> {
       }
     })();
   });
-  process.stdout.write(`READY ${JSON.stringify({ auth: auth.url.replace('localhost', '127.0.0.1'), platform: platform.url.replace('localhost', '127.0.0.1') })}\n`);
+  process.stdout.write(
+    `READY ${JSON.stringify({ auth: auth.url.replace('localhost', '127.0.0.1'), platform: platform.url.replace('localhost', '127.0.0.1') })}\n`,
+  );
   process.on('SIGTERM', () => {
     void (async () => {
       for (const s of services.reverse()) await s.close().catch(() => undefined);
@@ -197,14 +199,24 @@ function percentile(sorted: number[], p: number): number {
 function rawStatement(producerId: string) {
   const caller = { participantId: producerId, role: 'producer' as const, clientId: 'bench', name: 'Bench Mining' };
   const dto = roughRequest('template') as unknown as CreateRoughDiamondDto;
-  const provenance = { provenance: { provenance_name: 'Jwaneng', provenance_type: 'mine', is_locked: true, is_country_code_available: true, country_code: 'BW' }, pending: false };
+  const provenance = {
+    provenance: { provenance_name: 'Jwaneng', provenance_type: 'mine', is_locked: true, is_country_code_available: true, country_code: 'BW' },
+    pending: false,
+  };
   const param = (col: keyof DiamondRow, i: number) => (DIAMOND_JSON_COLUMNS.has(col) ? `$${i}::jsonb` : `$${i}`);
   const insert = `INSERT INTO diamonds (${DIAMOND_COLUMNS.join(', ')}) VALUES (${DIAMOND_COLUMNS.map((c, i) => param(c, i + 1)).join(', ')})`;
   const outboxSql = outboxInsert([{ topic: 't', key: 'k', eventType: 'e', revision: 1, payload: {} }], DIAMOND_COLUMNS.length + 1).sql;
   const sql = `WITH d AS (${insert}) ${outboxSql}`;
   const paramsFor = (participantId: string) => {
     const now = new Date();
-    const row = newRoughRow(caller, { ...dto, participant_id: participantId } as CreateRoughDiamondDto, { kind: 'own', scope: producerId }, provenance, producerId, now);
+    const row = newRoughRow(
+      caller,
+      { ...dto, participant_id: participantId } as CreateRoughDiamondDto,
+      { kind: 'own', scope: producerId },
+      provenance,
+      producerId,
+      now,
+    );
     row.diamond_id = newDiamondId();
     row.legacy_id = randomUUID();
     row.version_id = newVersionId();
@@ -274,9 +286,15 @@ async function serveBare(): Promise<void> {
     if (msg === 'cpu') process.send!({ cpu: process.cpuUsage() });
   });
   process.stdout.write(`READY ${JSON.stringify({ platform: url })}\n`);
-  process.on('SIGTERM', () => void app.close().then(() => pool.end()).then(() => process.exit(0)));
+  process.on(
+    'SIGTERM',
+    () =>
+      void app
+        .close()
+        .then(() => pool.end())
+        .then(() => process.exit(0)),
+  );
 }
-
 
 async function stop(child: ChildProcess | undefined): Promise<void> {
   if (!child || child.exitCode !== null) return;
@@ -350,7 +368,11 @@ const bench: Benchmark = async (report) => {
       if (i > 200) throw new Error('platform never received the onboarding event');
       await new Promise((r) => setTimeout(r, 50));
     }
-    const probe = await fetch(`${platform}/diamonds/rough/create`, { method: 'POST', headers: { authorization: token, 'content-type': 'application/json' }, body: JSON.stringify(roughRequest('probe')) });
+    const probe = await fetch(`${platform}/diamonds/rough/create`, {
+      method: 'POST',
+      headers: { authorization: token, 'content-type': 'application/json' },
+      body: JSON.stringify(roughRequest('probe')),
+    });
     if (probe.status !== 200) throw new Error(`registration probe answered ${probe.status}: ${await probe.text()}`);
 
     await load(platform, token, 2, 'warm'); // JIT, pools, JWKS cache
@@ -381,7 +403,11 @@ const bench: Benchmark = async (report) => {
       const bareResult = await load(bare.urls.platform, token, DURATION, 'bare');
       const bareCpuAfter = await ask<NodeJS.CpuUsage>(server, 'cpu', 'cpu');
       if (bareResult.non2xx > 0 || bareResult.errors > 0) throw new Error(`bare anchor: ${bareResult.non2xx} non-2xx, ${bareResult.errors} errors`);
-      bareFigures = { rate: bareResult['2xx'] / DURATION, p99: bareResult.latency.p99, cpuUs: cpuMicros(bareCpuBefore, bareCpuAfter) / Math.max(1, bareResult['2xx']) };
+      bareFigures = {
+        rate: bareResult['2xx'] / DURATION,
+        p99: bareResult.latency.p99,
+        cpuUs: cpuMicros(bareCpuBefore, bareCpuAfter) / Math.max(1, bareResult['2xx']),
+      };
     }
 
     const anchor = { rate: (before.rate + after.rate) / 2, p50: (before.p50 + after.p50) / 2, p99: (before.p99 + after.p99) / 2 };
@@ -398,7 +424,13 @@ const bench: Benchmark = async (report) => {
       const b = bareFigures;
       report({ name: `${FIGURE}.throughput_vs_bare_http`, value: round(rate), unit: 'req/s', anchor: round(b.rate), ratio: round(rate / b.rate, 3) });
       report({ name: `${FIGURE}.p99_vs_bare_http`, value: result.latency.p99, unit: 'ms', anchor: b.p99, ratio: round(result.latency.p99 / b.p99, 3) });
-      report({ name: `${FIGURE}.server_cpu_per_request_vs_bare_http`, value: round(serviceCpu), unit: 'us', anchor: round(b.cpuUs), ratio: round(serviceCpu / b.cpuUs, 3) });
+      report({
+        name: `${FIGURE}.server_cpu_per_request_vs_bare_http`,
+        value: round(serviceCpu),
+        unit: 'us',
+        anchor: round(b.cpuUs),
+        ratio: round(serviceCpu / b.cpuUs, 3),
+      });
     }
   } finally {
     await stop(server);

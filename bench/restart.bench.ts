@@ -37,7 +37,10 @@ const bench: Benchmark = async (report) => {
   const dataDir = `/tmp/dtp-bench-${tag}`;
   const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
   const peer = await startKafkaPeer({ log: (l) => process.stderr.write(`# ${l}\n`) });
-  const dbs = Object.fromEntries(['auth', 'platform', 'search'].map((n) => [n, withDatabase(pg.url, `${tag.replace(/-/g, '_')}_${n}`)])) as Record<'auth' | 'platform' | 'search', string>;
+  const dbs = Object.fromEntries(['auth', 'platform', 'search'].map((n) => [n, withDatabase(pg.url, `${tag.replace(/-/g, '_')}_${n}`)])) as Record<
+    'auth' | 'platform' | 'search',
+    string
+  >;
   for (const db of Object.values(dbs)) await ensureDatabase(db);
   const authPort = await freePort();
   const env = (db: string) => stackEnv({ db, authPort, blobDir: `${dataDir}-blobs`, brokers: peer.brokers, tag });
@@ -51,7 +54,8 @@ const bench: Benchmark = async (report) => {
     const producer = await token(auth.url, 'producer', AUDIENCES.platform);
     const reader = await token(auth.url, 'non_participant', AUDIENCES.search);
     let seq = 0;
-    const register = async () => (await postJson<{ diamond_id: string }>(`${platform.url}/diamonds/rough/create`, roughBody(`R-${(seq += 1)}`), { authorization: producer })).diamond_id;
+    const register = async () =>
+      (await postJson<{ diamond_id: string }>(`${platform.url}/diamonds/rough/create`, roughBody(`R-${(seq += 1)}`), { authorization: producer })).diamond_id;
     writer = (async () => {
       while (writing) {
         const started = Date.now();
@@ -77,14 +81,21 @@ const bench: Benchmark = async (report) => {
           const body = (await res.json()) as { checks?: Record<string, string> };
           return res.status === 200 && !body.checks?.consumers ? Date.now() - restarted : undefined;
         }),
-        until('the registration made after the death', async () => ((await fetch(`${search.url}/v1/diamonds/${afterDeath}`, { headers: { authorization: reader } })).status === 200 ? Date.now() - restarted : undefined),
+        until('the registration made after the death', async () =>
+          (await fetch(`${search.url}/v1/diamonds/${afterDeath}`, { headers: { authorization: reader } })).status === 200 ? Date.now() - restarted : undefined,
         ),
       ]);
       await starting;
       const name = signal === 'SIGKILL' ? 'killed' : 'stopped';
       report({ name: `restart.search.${name}.http_after_restart (anchor: 5 s)`, value: http, unit: 'ms', anchor: 5000, ratio: round(http / 5000, 3) });
       report({ name: `restart.search.${name}.at_head_after_restart (anchor: 10 s)`, value: head, unit: 'ms', anchor: 10_000, ratio: round(head / 10_000, 3) });
-      report({ name: `restart.search.${name}.write_visible_after_restart at ${RATE}/s (anchor: 10 s)`, value: visible, unit: 'ms', anchor: 10_000, ratio: round(visible / 10_000, 3) });
+      report({
+        name: `restart.search.${name}.write_visible_after_restart at ${RATE}/s (anchor: 10 s)`,
+        value: visible,
+        unit: 'ms',
+        anchor: 10_000,
+        ratio: round(visible / 10_000, 3),
+      });
       await sleep(3000);
     }
   } finally {

@@ -39,7 +39,11 @@ interface PhaseResult {
 async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: () => Promise<number>): Promise<PhaseResult> {
   const tag = `scale${replicas}x-${process.pid}-${randomBytes(3).toString('hex')}`;
   const blobDir = `/tmp/dtp-bench-${tag}-blobs`;
-  const dbs = { auth: withDatabase(pgUrl, `${tag.replace(/-/g, '_')}_auth`), platform: withDatabase(pgUrl, `${tag.replace(/-/g, '_')}_platform`), search: withDatabase(pgUrl, `${tag.replace(/-/g, '_')}_search`) };
+  const dbs = {
+    auth: withDatabase(pgUrl, `${tag.replace(/-/g, '_')}_auth`),
+    platform: withDatabase(pgUrl, `${tag.replace(/-/g, '_')}_platform`),
+    search: withDatabase(pgUrl, `${tag.replace(/-/g, '_')}_search`),
+  };
   for (const db of Object.values(dbs)) await ensureDatabase(db);
   const authPort = await freePort();
   const common = (db: string): Record<string, string> => ({
@@ -75,21 +79,57 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
 
     // Registration throughput, every platform replica at once.
     let n = 0;
-    await loadAll(platforms.map((p) => p.url), 32, 2, () => [
-      { method: 'POST', path: '/diamonds/rough/create', headers: { 'content-type': 'application/json', authorization: producer }, setupRequest: (req) => ({ ...req, body: JSON.stringify(roughBody(`w-${tag}-${n++}`)) }) },
-    ]);
-    const registration = await loadAll(platforms.map((p) => p.url), 32, DURATION, () => [
-      { method: 'POST', path: '/diamonds/rough/create', headers: { 'content-type': 'application/json', authorization: producer }, setupRequest: (req) => ({ ...req, body: JSON.stringify(roughBody(`r-${tag}-${n++}`)) }) },
-    ]);
+    await loadAll(
+      platforms.map((p) => p.url),
+      32,
+      2,
+      () => [
+        {
+          method: 'POST',
+          path: '/diamonds/rough/create',
+          headers: { 'content-type': 'application/json', authorization: producer },
+          setupRequest: (req) => ({ ...req, body: JSON.stringify(roughBody(`w-${tag}-${n++}`)) }),
+        },
+      ],
+    );
+    const registration = await loadAll(
+      platforms.map((p) => p.url),
+      32,
+      DURATION,
+      () => [
+        {
+          method: 'POST',
+          path: '/diamonds/rough/create',
+          headers: { 'content-type': 'application/json', authorization: producer },
+          setupRequest: (req) => ({ ...req, body: JSON.stringify(roughBody(`r-${tag}-${n++}`)) }),
+        },
+      ],
+    );
     if (registration.bad > 0) process.stderr.write(`# ${replicas}x registrations: ${registration.bad} non-2xx or errors\n`);
     await converge(dbs.platform, dbs.search);
 
     // Search reads over what was registered, every search replica at once.
     const ids = (await q<{ diamond_id: string }>(dbs.platform, 'SELECT diamond_id FROM diamonds ORDER BY random() LIMIT 2000')).map((r) => r.diamond_id);
     let k = 0;
-    const readRequest = () => [{ method: 'GET' as const, headers: { authorization: reader }, setupRequest: (req: object) => ({ ...req, path: `/v1/diamonds/${ids[k++ % ids.length]}` }) }];
-    await loadAll(searches.map((s) => s.url), 64, 2, readRequest);
-    const reads = await loadAll(searches.map((s) => s.url), 64, DURATION, readRequest);
+    const readRequest = () => [
+      {
+        method: 'GET' as const,
+        headers: { authorization: reader },
+        setupRequest: (req: object) => ({ ...req, path: `/v1/diamonds/${ids[k++ % ids.length]}` }),
+      },
+    ];
+    await loadAll(
+      searches.map((s) => s.url),
+      64,
+      2,
+      readRequest,
+    );
+    const reads = await loadAll(
+      searches.map((s) => s.url),
+      64,
+      DURATION,
+      readRequest,
+    );
     if (reads.bad > 0) process.stderr.write(`# ${replicas}x reads: ${reads.bad} non-2xx or errors\n`);
 
     // Visibility lag at a steady rate, spread over the platform replicas.
@@ -110,7 +150,12 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
        FROM outbox WHERE id > ${Number(before)} AND event_type = 'diamond.upserted'`,
     );
     const visible = new Map(
-      (await q<{ diamond_id: string; t: string }>(dbs.search, 'SELECT diamond_id, (extract(epoch FROM updated_at) * 1000)::float8::text AS t FROM search_diamonds')).map((r) => [r.diamond_id, Number(r.t)]),
+      (
+        await q<{ diamond_id: string; t: string }>(
+          dbs.search,
+          'SELECT diamond_id, (extract(epoch FROM updated_at) * 1000)::float8::text AS t FROM search_diamonds',
+        )
+      ).map((r) => [r.diamond_id, Number(r.t)]),
     );
     const measured = rows.filter((r) => visible.has(r.v));
     const sorted = (xs: number[]) => xs.sort((a, b) => a - b);
@@ -119,13 +164,18 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
     const consume = sorted(measured.map((r) => visible.get(r.v)! - Number(r.p)));
 
     // No duplicate effects, one relay leader.
-    const platformRevisions = new Map((await q<{ diamond_id: string; revision: string }>(dbs.platform, 'SELECT diamond_id, revision FROM diamonds')).map((r) => [r.diamond_id, r.revision]));
+    const platformRevisions = new Map(
+      (await q<{ diamond_id: string; revision: string }>(dbs.platform, 'SELECT diamond_id, revision FROM diamonds')).map((r) => [r.diamond_id, r.revision]),
+    );
     const held = await q<{ key: string; revision: string }>(dbs.search, `SELECT key, revision FROM consumer_state WHERE consumer = 'search'`);
     const mismatched = held.filter((r) => platformRevisions.has(r.key) && platformRevisions.get(r.key) !== r.revision).length;
     const [{ parked }] = await q<{ parked: number }>(dbs.search, 'SELECT count(*)::int AS parked FROM parked_events');
     if (mismatched > 0 || parked > 0) throw new Error(`${replicas}x: ${mismatched} diamonds at another revision in search, ${parked} parked`);
     const leaders = (await Promise.all(platforms.map((p) => p.metric('outbox_relay_leader')))).filter((v) => v === 1).length;
-    const duplicates = (await Promise.all(searches.map((s) => s.metric('consumer_duplicates_total', `topic="${DIAMOND_TOPIC}"`)))).reduce<number>((a, b) => a + (b ?? 0), 0);
+    const duplicates = (await Promise.all(searches.map((s) => s.metric('consumer_duplicates_total', `topic="${DIAMOND_TOPIC}"`)))).reduce<number>(
+      (a, b) => a + (b ?? 0),
+      0,
+    );
     return {
       registration: { rps: registration.rps, p99: registration.p99 },
       reads: { rps: reads.rps, p99: reads.p99 },
@@ -174,7 +224,13 @@ const bench: Benchmark = async (report) => {
     pair(`scale.visibility_lag.p99 at ${LAG_RATE}/s`, 'ms', one.lag.p99, two.lag.p99);
     pair('scale.commit_to_published.p99', 'ms', one.lag.publishP99, two.lag.publishP99);
     pair('scale.published_to_visible.p99', 'ms', one.lag.consumeP99, two.lag.consumeP99);
-    report({ name: 'scale.search.partitions_per_replica.2x (min of the replicas; anchor: 4 partitions / 2)', value: Math.min(...two.partitions), unit: 'partitions', anchor: 2, ratio: round(Math.min(...two.partitions) / 2, 3) });
+    report({
+      name: 'scale.search.partitions_per_replica.2x (min of the replicas; anchor: 4 partitions / 2)',
+      value: Math.min(...two.partitions),
+      unit: 'partitions',
+      anchor: 2,
+      ratio: round(Math.min(...two.partitions) / 2, 3),
+    });
     report({ name: 'scale.platform.relay_leaders.2x', value: two.leaders, unit: 'replicas', anchor: 1, ratio: two.leaders });
     pair('scale.search.duplicate_deliveries', 'events', one.duplicates, two.duplicates, 0);
   } finally {

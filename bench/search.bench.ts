@@ -112,7 +112,11 @@ async function serve(role: string): Promise<void> {
     const auth = await authService.start(authConfig, { transport }, logger);
     services.push(auth);
     const jwks = `${local(auth.url)}/.well-known/jwks.json`;
-    const platformConfig = loadConfig('platform', platformService.configClass, { ...common, DATABASE_URL: withDatabase(serverUrl, 'bench_platform'), AUTH_JWKS_URL: jwks });
+    const platformConfig = loadConfig('platform', platformService.configClass, {
+      ...common,
+      DATABASE_URL: withDatabase(serverUrl, 'bench_platform'),
+      AUTH_JWKS_URL: jwks,
+    });
     await platformService.migrate(platformConfig, logger);
     const platform = await platformService.start(platformConfig, { transport }, logger);
     services.push(platform);
@@ -126,12 +130,17 @@ async function serve(role: string): Promise<void> {
     const pool = new Pool({ connectionString: searchConfig.DATABASE_URL, max: POOL_SIZE });
     const anchor = Fastify({ logger: false });
     anchor.get<{ Params: { id: string } }>('/v1/diamonds/:id', async (req, reply) => {
-      const { rows } = await pool.query<{ record: DiamondV1 }>('SELECT record FROM search_diamonds WHERE diamond_id = $1 AND record IS NOT NULL', [req.params.id]);
+      const { rows } = await pool.query<{ record: DiamondV1 }>('SELECT record FROM search_diamonds WHERE diamond_id = $1 AND record IS NOT NULL', [
+        req.params.id,
+      ]);
       if (rows.length === 0) return reply.status(404).send({ message: 'not found' });
       return rows[0].record;
     });
     await anchor.listen({ port: 0, host: '127.0.0.1' });
-    closers.push(() => anchor.close(), () => pool.end());
+    closers.push(
+      () => anchor.close(),
+      () => pool.end(),
+    );
     urls = { search: local(search.url), anchor: `http://127.0.0.1:${(anchor.server.address() as { port: number }).port}` };
   }
   process.stdout.write(`READY ${JSON.stringify(urls)}\n`);
@@ -148,7 +157,9 @@ async function serve(role: string): Promise<void> {
 async function startServer(role: 'platform' | 'search', env: Record<string, string>): Promise<{ child: ChildProcess; urls: Partial<Urls> }> {
   const root = path.join(__dirname, '..');
   // BENCH_CPU_PROF_DIR=dir: a V8 CPU profile of each server child's whole life (bench/cpuprofile-summary.mjs reads it).
-  const prof = process.env.BENCH_CPU_PROF_DIR ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF_DIR)}`, `--cpu-prof-name=search-bench-${role}-${process.pid}.cpuprofile`] : [];
+  const prof = process.env.BENCH_CPU_PROF_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF_DIR)}`, `--cpu-prof-name=search-bench-${role}-${process.pid}.cpuprofile`]
+    : [];
   const child = spawn(process.execPath, [...prof, '-r', path.join(root, 'tools/register.js'), __filename], {
     cwd: root,
     env: { ...process.env, ...env, [SERVER_FLAG]: role },
@@ -164,7 +175,6 @@ async function startServer(role: 'platform' | 'search', env: Record<string, stri
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-
 
 function readLoad(url: string, ids: string[], token: string | null, seconds: number): Promise<autocannon.Result> {
   let n = 0;
@@ -207,14 +217,37 @@ async function credentials(authUrl: string, role: string, audience: string): Pro
 function record(i: number): DiamondV1 {
   const now = new Date().toISOString();
   return {
-    assurance_level: 'assured', current_stage: 'rough', diamond_id: newDiamondId(), id: randomUUID(), is_current: true,
-    lifecycle_state: 'rough', participant_timestamp: now, polished: {}, possession_state: 'held', producer_uuid: randomUUID(),
+    assurance_level: 'assured',
+    current_stage: 'rough',
+    diamond_id: newDiamondId(),
+    id: randomUUID(),
+    is_current: true,
+    lifecycle_state: 'rough',
+    participant_timestamp: now,
+    polished: {},
+    possession_state: 'held',
+    producer_uuid: randomUUID(),
     provenance: { provenance_name: 'Jwaneng', provenance_type: 'mine', is_locked: true, is_country_code_available: true, country_code: 'BW' },
-    rough: { carats: '1.25', colour: 'D', model: 'M-1', quality: 'Q1', stress: 'light stress' }, rough_check: false,
-    polished_objective_verification_results: [], rough_objective_verification_results: [], system_timestamp: now,
-    unlock_status: 'locked', version_id: randomUUID(), box_id: 'SIGHT-2024-03', participant_id: `bench-${i}`, schema_version: '1',
-    sight_no: 3, sight_year: 2024, box_description: 'March sight', grading: null, data_requests: [], three_d_plan_available: false,
-    verification_status: 'Verified', verification_description: 'verified record', gis_status: null, archived_at: null,
+    rough: { carats: '1.25', colour: 'D', model: 'M-1', quality: 'Q1', stress: 'light stress' },
+    rough_check: false,
+    polished_objective_verification_results: [],
+    rough_objective_verification_results: [],
+    system_timestamp: now,
+    unlock_status: 'locked',
+    version_id: randomUUID(),
+    box_id: 'SIGHT-2024-03',
+    participant_id: `bench-${i}`,
+    schema_version: '1',
+    sight_no: 3,
+    sight_year: 2024,
+    box_description: 'March sight',
+    grading: null,
+    data_requests: [],
+    three_d_plan_available: false,
+    verification_status: 'Verified',
+    verification_description: 'verified record',
+    gis_status: null,
+    archived_at: null,
   };
 }
 
@@ -250,8 +283,18 @@ async function steadyRegistrations(platformUrl: string, token: string, rate: num
     const due = started + (i * 1000) / rate;
     const wait = due - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    const body = JSON.stringify({ box_id: 'LAG-BOX', participant_id: `lag-${i}-${randomBytes(3).toString('hex')}`, participant_timestamp: '2024-03-01T10:00:00Z', rough: { carats: 1.25 } });
-    inflight.push(post(body).then(() => void (ok += 1), () => void (failed += 1)));
+    const body = JSON.stringify({
+      box_id: 'LAG-BOX',
+      participant_id: `lag-${i}-${randomBytes(3).toString('hex')}`,
+      participant_timestamp: '2024-03-01T10:00:00Z',
+      rough: { carats: 1.25 },
+    });
+    inflight.push(
+      post(body).then(
+        () => void (ok += 1),
+        () => void (failed += 1),
+      ),
+    );
   }
   await Promise.all(inflight);
   agent.destroy();
@@ -277,7 +320,10 @@ async function visibilityLag(platformUrl: string, producer: string, platformDb: 
   const deadline = Date.now() + 60_000;
   let applied = new Map<string, number>();
   while (Date.now() < deadline) {
-    const rows = await q<{ diamond_id: string; t: string }>(searchDb, 'SELECT diamond_id, (extract(epoch FROM updated_at) * 1000)::float8::text AS t FROM search_diamonds');
+    const rows = await q<{ diamond_id: string; t: string }>(
+      searchDb,
+      'SELECT diamond_id, (extract(epoch FROM updated_at) * 1000)::float8::text AS t FROM search_diamonds',
+    );
     applied = new Map(rows.map((r) => [r.diamond_id, Number(r.t)]));
     if ([...committed.keys()].every((k) => applied.has(k))) break;
     await new Promise((r) => setTimeout(r, 250));
@@ -303,8 +349,11 @@ async function visibilityLag(platformUrl: string, producer: string, platformDb: 
       buckets.set(b, e);
     }
     for (const [b, e] of [...buckets].sort((x, y) => x[0] - y[0])) {
-      const l = sorted(e.lag), pu = sorted(e.pub);
-      process.stderr.write(`#   +${b * 500} ms: ${l.length} commits, lag p50 ${Math.round(percentile(l, 50))} max ${Math.round(l[l.length - 1])} | pub p50 ${Math.round(percentile(pu, 50))} max ${Math.round(pu[pu.length - 1])}\n`);
+      const l = sorted(e.lag),
+        pu = sorted(e.pub);
+      process.stderr.write(
+        `#   +${b * 500} ms: ${l.length} commits, lag p50 ${Math.round(percentile(l, 50))} max ${Math.round(l[l.length - 1])} | pub p50 ${Math.round(percentile(pu, 50))} max ${Math.round(pu[pu.length - 1])}\n`,
+      );
     }
   }
   if (seen.length < commits.length) process.stderr.write(`# ${commits.length - seen.length} registrations never reached search\n`);
@@ -373,9 +422,21 @@ const bench: Benchmark = async (report) => {
     const anchorRps = (anchor1.requests.average + anchor2.requests.average) / 2;
     const anchorP99 = (anchor1.latency.p99 + anchor2.latency.p99) / 2;
     const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
-    report({ name: 'search.read.throughput', value: round(service.requests.average, 0), unit: 'req/s', anchor: round(anchorRps, 0), ratio: round(service.requests.average / anchorRps) });
+    report({
+      name: 'search.read.throughput',
+      value: round(service.requests.average, 0),
+      unit: 'req/s',
+      anchor: round(anchorRps, 0),
+      ratio: round(service.requests.average / anchorRps),
+    });
     const anchorCpuUs = ((anchorCpu[0] + anchorCpu[1]) / 2) * 1e6;
-    report({ name: 'search.read.server_cpu_per_request', value: round(serviceCpu * 1e6, 1), unit: 'us', anchor: round(anchorCpuUs, 1), ratio: round((serviceCpu * 1e6) / anchorCpuUs) });
+    report({
+      name: 'search.read.server_cpu_per_request',
+      value: round(serviceCpu * 1e6, 1),
+      unit: 'us',
+      anchor: round(anchorCpuUs, 1),
+      ratio: round((serviceCpu * 1e6) / anchorCpuUs),
+    });
     report({ name: 'search.read.p99', value: service.latency.p99, unit: 'ms', anchor: round(anchorP99, 1), ratio: round(service.latency.p99 / anchorP99) });
 
     // 2. Visibility lag under a steady registration rate, through Kafka, at two rates (BENCH_LAG_S=0: reads only).
@@ -388,7 +449,13 @@ const bench: Benchmark = async (report) => {
       report({ name: `search.visibility_lag.p99${suffix}`, value: round(lag.p99, 1), unit: 'ms', anchor: null, ratio: null });
       report({ name: `search.commit_to_published.p99 at ${rate}/s`, value: round(lag.publishP99, 1), unit: 'ms', anchor: null, ratio: null });
       report({ name: `search.published_to_visible.p99 at ${rate}/s`, value: round(lag.consumeP99, 1), unit: 'ms', anchor: null, ratio: null });
-      report({ name: `search.lag_committed_rate at ${rate}/s (anchor: the rate offered)`, value: round(lag.committedRate, 1), unit: 'registrations/s', anchor: rate, ratio: round(lag.committedRate / rate, 3) });
+      report({
+        name: `search.lag_committed_rate at ${rate}/s (anchor: the rate offered)`,
+        value: round(lag.committedRate, 1),
+        unit: 'registrations/s',
+        anchor: rate,
+        ratio: round(lag.committedRate / rate, 3),
+      });
     }
   } finally {
     for (const server of servers.reverse()) {

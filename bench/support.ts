@@ -150,19 +150,36 @@ export async function token(authUrl: string, role: string, audience: string): Pr
     { name: `scale ${role}`, role, ...(role === 'producer' ? { provenance: { name: 'Jwaneng', type: 'mine', country_code: 'BW' } } : {}) },
     { authorization: `Bearer ${ADMIN}` },
   );
-  const t = await postJson<{ access_token: string }>(`${authUrl}/oauth/token`, { grant_type: 'client_credentials', client_id: p.client_id, client_secret: p.client_secret, audience });
+  const t = await postJson<{ access_token: string }>(`${authUrl}/oauth/token`, {
+    grant_type: 'client_credentials',
+    client_id: p.client_id,
+    client_secret: p.client_secret,
+    audience,
+  });
   return t.access_token;
 }
 
-export const roughBody = (participantId: string) => ({ box_id: 'SCALE-BOX', participant_id: participantId, participant_timestamp: '2024-03-01T10:00:00Z', rough: { carats: 1.25 } });
+export const roughBody = (participantId: string) => ({
+  box_id: 'SCALE-BOX',
+  participant_id: participantId,
+  participant_timestamp: '2024-03-01T10:00:00Z',
+  rough: { carats: 1.25 },
+});
 
 /** autocannon against every url at once, `connections` split between them; throughput and p99 of all. */
-export async function loadAll(urls: string[], connections: number, seconds: number, request: (url: string) => autocannon.Options['requests']): Promise<{ rps: number; p99: number; bad: number }> {
+export async function loadAll(
+  urls: string[],
+  connections: number,
+  seconds: number,
+  request: (url: string) => autocannon.Options['requests'],
+): Promise<{ rps: number; p99: number; bad: number }> {
   const results = await Promise.all(
     urls.map(
       (url) =>
         new Promise<autocannon.Result>((resolve, reject) =>
-          autocannon({ url, connections: Math.max(1, Math.floor(connections / urls.length)), duration: seconds, requests: request(url) }, (err, r) => (err ? reject(err) : resolve(r))),
+          autocannon({ url, connections: Math.max(1, Math.floor(connections / urls.length)), duration: seconds, requests: request(url) }, (err, r) =>
+            err ? reject(err) : resolve(r),
+          ),
         ),
     ),
   );
@@ -172,4 +189,3 @@ export async function loadAll(urls: string[], connections: number, seconds: numb
     bad: results.reduce((s, r) => s + r.non2xx + r.errors, 0),
   };
 }
-

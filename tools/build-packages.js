@@ -48,7 +48,11 @@ const ownVersions = Object.fromEntries(Object.values(manifests).map((m) => [m.na
 
 const isBuiltin = (spec) => spec.startsWith('node:') || builtinModules.includes(spec);
 /** `@scope/name/sub` -> `@scope/name`, `name/sub` -> `name`. */
-const packageOf = (spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+const packageOf = (spec) =>
+  spec
+    .split('/')
+    .slice(0, spec.startsWith('@') ? 2 : 1)
+    .join('/');
 
 /**
  * An esbuild plugin that leaves every npm package (and `@dtp/sdk`, `@dtp/verify` where named) as an import and
@@ -175,11 +179,19 @@ function checkNestImports() {
   const walk = (dir) =>
     require('node:fs')
       .readdirSync(dir, { withFileTypes: true })
-      .flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.spec.ts') ? [path.join(dir, e.name)] : []));
+      .flatMap((e) =>
+        e.isDirectory() ? walk(path.join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.spec.ts') ? [path.join(dir, e.name)] : [],
+      );
   for (const file of walk(path.join(root, 'libs', 'domain', 'src'))) {
     for (const m of readFileSync(file, 'utf8').matchAll(/import\s+(type\s+)?\{([^}]*)\}\s+from\s+'@nestjs\/common'/g)) {
-      const names = m[1] ? [] : m[2].split(',').map((n) => n.trim()).filter((n) => n && !n.startsWith('type '));
-      if (names.length) throw new Error(`${path.relative(root, file)} imports ${names.join(', ')} from @nestjs/common: @dtp/cli would need NestJS (tools/build-packages.js)`);
+      const names = m[1]
+        ? []
+        : m[2]
+            .split(',')
+            .map((n) => n.trim())
+            .filter((n) => n && !n.startsWith('type '));
+      if (names.length)
+        throw new Error(`${path.relative(root, file)} imports ${names.join(', ')} from @nestjs/common: @dtp/cli would need NestJS (tools/build-packages.js)`);
     }
   }
 }
@@ -223,13 +235,23 @@ async function main() {
     if (process.argv.includes('--pack')) {
       const dest = path.resolve(root, arg('--pack-destination') ?? outRoot);
       mkdirSync(dest, { recursive: true });
-      const [packed] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', dest], { cwd: pkgDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
-      tarballs.push({ name: manifest.name, version: manifest.version, tarball: path.join(dest, packed.filename), files: packed.files.map((f) => f.path), size: packed.size });
+      const [packed] = JSON.parse(
+        execFileSync('npm', ['pack', '--json', '--pack-destination', dest], { cwd: pkgDir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
+      );
+      tarballs.push({
+        name: manifest.name,
+        version: manifest.version,
+        tarball: path.join(dest, packed.filename),
+        files: packed.files.map((f) => f.path),
+        size: packed.size,
+      });
     }
   }
   if (process.argv.includes('--json')) process.stdout.write(`${JSON.stringify({ out: outRoot, tarballs }, null, 2)}\n`);
   else {
-    process.stdout.write(`built ${PACKAGES.map((p) => manifests[p.dir].name).join(', ')} into ${path.relative(root, outRoot)} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    process.stdout.write(
+      `built ${PACKAGES.map((p) => manifests[p.dir].name).join(', ')} into ${path.relative(root, outRoot)} in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    );
     for (const t of tarballs) process.stdout.write(`  ${t.tarball} (${t.files.length} files, ${t.size} bytes)\n`);
   }
 }

@@ -64,7 +64,11 @@ function runAsIds() {
 
 function bestLocale() {
   try {
-    const have = new Set(execFileSync('locale', ['-a'], { encoding: 'utf8' }).split(/\r?\n/).map((l) => l.trim()));
+    const have = new Set(
+      execFileSync('locale', ['-a'], { encoding: 'utf8' })
+        .split(/\r?\n/)
+        .map((l) => l.trim()),
+    );
     for (const l of ['en_US.UTF-8', 'C.UTF-8', 'en_US.utf8', 'C.utf8']) if (have.has(l)) return l;
   } catch {
     // no `locale`: fall through
@@ -133,8 +137,7 @@ export async function startEmbeddedPostgres(opts) {
   await stopLeftover(opts.dataDir, log);
   if (await portInUse(opts.port)) {
     throw new Error(
-      `port ${opts.port} is already in use: another PostgreSQL (or a previous run) is listening there; ` +
-        'stop it or choose another port with DTP_PG_PORT',
+      `port ${opts.port} is already in use: another PostgreSQL (or a previous run) is listening there; ` + 'stop it or choose another port with DTP_PG_PORT',
     );
   }
   const bins = await binaries();

@@ -19,7 +19,15 @@ function hasKcat() {
 function run(log, cmd, args) {
   say(log, `running: ${cmd} ${args.join(' ')}`);
   const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  if (r.status !== 0) say(log, `${cmd} failed (exit ${r.status}): ${String(r.stderr ?? '').trim().split('\n').slice(-3).join(' | ')}`);
+  if (r.status !== 0)
+    say(
+      log,
+      `${cmd} failed (exit ${r.status}): ${String(r.stderr ?? '')
+        .trim()
+        .split('\n')
+        .slice(-3)
+        .join(' | ')}`,
+    );
   return r.status === 0;
 }
 

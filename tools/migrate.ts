@@ -72,11 +72,16 @@ export function migrateCommand(): Command {
     .addArgument(new Argument('[services...]', 'services to migrate').choices(SERVICE_NAMES))
     .option('--create-database', 'create a missing database first (needs CREATEDB)')
     .option('--wait', 'apply nothing: wait until every migration has been applied (init containers); exit 1 at --timeout')
-    .option('--timeout <seconds>', 'for --wait', (v) => {
-      const n = Number(v);
-      if (!/^\d+$/.test(v) || n <= 0) throw new InvalidArgumentError('a whole number of seconds');
-      return n;
-    }, 600);
+    .option(
+      '--timeout <seconds>',
+      'for --wait',
+      (v) => {
+        const n = Number(v);
+        if (!/^\d+$/.test(v) || n <= 0) throw new InvalidArgumentError('a whole number of seconds');
+        return n;
+      },
+      600,
+    );
 }
 
 /** Parsed arguments; throws UsageError (with commander's message) on bad usage, HelpShown after --help. */
@@ -93,7 +98,12 @@ export function parseArgs(argv: string[], io: { out(s: string): void; err(s: str
   }
   const o = command.opts<{ createDatabase?: boolean; wait?: boolean; timeout: number }>();
   const services = [...new Set(command.processedArgs[0] as ServiceName[])];
-  return { services: services.length > 0 ? services : [...SERVICE_NAMES], createDatabase: o.createDatabase ?? false, wait: o.wait ?? false, timeoutSeconds: o.timeout };
+  return {
+    services: services.length > 0 ? services : [...SERVICE_NAMES],
+    createDatabase: o.createDatabase ?? false,
+    wait: o.wait ?? false,
+    timeoutSeconds: o.timeout,
+  };
 }
 
 /** `--help` was asked for (and printed). */

@@ -10,7 +10,12 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dir = path.join(root, 'openapi');
-const files = process.argv.length > 2 ? process.argv.slice(2) : readdirSync(dir).filter((f) => f.endsWith('.json')).map((f) => path.join(dir, f));
+const files =
+  process.argv.length > 2
+    ? process.argv.slice(2)
+    : readdirSync(dir)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => path.join(dir, f));
 
 const config = await createConfig({
   extends: ['recommended'],

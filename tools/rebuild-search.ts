@@ -86,10 +86,11 @@ function usage(message: string): never {
 }
 
 /** Parsed arguments, or the exit code of --help / a usage error (printed). */
-export function parseArgs(argv: string[], io = { out: (s: string) => process.stdout.write(s), err: (s: string) => process.stderr.write(s) }): Args | { exit: number } {
-  const command = rebuildCommand()
-    .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err });
+export function parseArgs(
+  argv: string[],
+  io = { out: (s: string) => process.stdout.write(s), err: (s: string) => process.stderr.write(s) },
+): Args | { exit: number } {
+  const command = rebuildCommand().exitOverride().configureOutput({ writeOut: io.out, writeErr: io.err });
   try {
     command.parse(argv, { from: 'user' });
   } catch (err) {
@@ -97,7 +98,13 @@ export function parseArgs(argv: string[], io = { out: (s: string) => process.std
     throw err;
   }
   const o = command.opts<{ expectCount?: number; topic?: string; group?: string; progress?: boolean; brokerWait?: number }>();
-  return { expectCount: o.expectCount, topic: o.topic, group: o.group, progress: o.progress ?? process.stderr.isTTY === true, brokerWaitMs: (o.brokerWait ?? DEFAULT_BROKER_WAIT_S) * 1000 };
+  return {
+    expectCount: o.expectCount,
+    topic: o.topic,
+    group: o.group,
+    progress: o.progress ?? process.stderr.isTTY === true,
+    brokerWaitMs: (o.brokerWait ?? DEFAULT_BROKER_WAIT_S) * 1000,
+  };
 }
 
 async function platformCount(url: string): Promise<number> {
@@ -130,7 +137,9 @@ async function main(): Promise<number> {
   if (kafka.topicPrefix || kafka.groupPrefix) {
     process.stderr.write(`search:rebuild: KAFKA_TOPIC_PREFIX "${kafka.topicPrefix ?? ''}", KAFKA_GROUP_PREFIX "${kafka.groupPrefix ?? ''}"\n`);
   }
-  const bar = args.progress ? new SingleBar({ format: 'replaying {bar} {value}/{total} events | {percentage}% | {eta_formatted} left', hideCursor: true }, Presets.shades_classic) : undefined;
+  const bar = args.progress
+    ? new SingleBar({ format: 'replaying {bar} {value}/{total} events | {percentage}% | {eta_formatted} left', hideCursor: true }, Presets.shades_classic)
+    : undefined;
   const started = Date.now();
   try {
     await waitForBroker(transport, args.brokerWaitMs, (line) => process.stderr.write(`${line}\n`));
@@ -151,7 +160,9 @@ async function main(): Promise<number> {
     });
     bar?.stop();
     const secs = ((Date.now() - started) / 1000).toFixed(1);
-    process.stdout.write(`rebuilt: ${result.count} diamonds from ${result.messages} events in ${secs} s${result.parked ? ` (${result.parked} parked: see parked_events)` : ''}\n`);
+    process.stdout.write(
+      `rebuilt: ${result.count} diamonds from ${result.messages} events in ${secs} s${result.parked ? ` (${result.parked} parked: see parked_events)` : ''}\n`,
+    );
 
     const expected = args.expectCount ?? (env.PLATFORM_DATABASE_URL ? await platformCount(env.PLATFORM_DATABASE_URL) : undefined);
     if (expected !== undefined) {
@@ -170,10 +181,11 @@ async function main(): Promise<number> {
   }
 }
 
-if (require.main === module) main().then(
-  (code) => process.exit(code),
-  (err) => {
-    process.stderr.write(`search:rebuild failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  },
-);
+if (require.main === module)
+  main().then(
+    (code) => process.exit(code),
+    (err) => {
+      process.stderr.write(`search:rebuild failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    },
+  );

@@ -39,4 +39,4 @@ if (existsSync(results)) {
 const secs = ((Date.now() - started) / 1000).toFixed(1);
 process.stdout.write(`\n==> ${projects} test projects, ${secs} s (nx exit ${run.status})\n`);
 process.stdout.write(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
-process.exit(run.status === 0 && failed === 0 && projects > 0 ? 0 : (run.status || 1));
+process.exit(run.status === 0 && failed === 0 && projects > 0 ? 0 : run.status || 1);

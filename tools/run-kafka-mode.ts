@@ -128,7 +128,9 @@ async function main() {
       const ran = Date.now() - startedAt;
       const wait = ran >= RESTART_RESET_AFTER_MS ? RESTART_FIRST_MS : (backoff.get(n) ?? RESTART_FIRST_MS);
       backoff.set(n, Math.min(wait * 2, RESTART_MAX_MS));
-      say(`${n} exited (${signal ?? `code ${code}`}) after ${(ran / 1000).toFixed(1)} s; restarting it in ${(wait / 1000).toFixed(0)} s (the other services and Kafka keep running)`);
+      say(
+        `${n} exited (${signal ?? `code ${code}`}) after ${(ran / 1000).toFixed(1)} s; restarting it in ${(wait / 1000).toFixed(0)} s (the other services and Kafka keep running)`,
+      );
       restarts.set(
         n,
         setTimeout(() => {
@@ -146,7 +148,9 @@ async function main() {
    * then each service restarted on the new peer (its exit handler starts it again with KAFKA_BROKERS updated).
    */
   const replacePeer = async (why: string) => {
-    say(`the Kafka peer exited (${why}): the events it held in memory are gone. Starting a new peer, republishing every outbox row still kept, and restarting the services on it`);
+    say(
+      `the Kafka peer exited (${why}): the events it held in memory are gone. Starting a new peer, republishing every outbox row still kept, and restarting the services on it`,
+    );
     const { startKafkaPeer } = await import('./kafka-peer.mjs');
     for (let wait = 1000; !stopping; wait = Math.min(wait * 2, 30_000)) {
       try {
@@ -208,9 +212,7 @@ async function main() {
       `  platform  {base_url}    http://localhost:${port('platform')}    docs: http://localhost:${port('platform')}/docs`,
       `  search    {search_url}  http://localhost:${port('search')}    docs: http://localhost:${port('search')}/docs`,
       `  gis       {gis_url}     http://localhost:${port('gis')}    docs: http://localhost:${port('gis')}/docs`,
-      peer
-        ? `  kafka     ${brokers} (local peer, events in memory: if it dies, a new one is started and the outboxes republished)`
-        : `  kafka     ${brokers}`,
+      peer ? `  kafka     ${brokers} (local peer, events in memory: if it dies, a new one is started and the outboxes republished)` : `  kafka     ${brokers}`,
       '',
       ...addresses.describe(),
       '',
@@ -222,11 +224,12 @@ async function main() {
 
 const usage = runnerArguments('npm run start:kafka', START_KAFKA_HELP, process.argv.slice(2));
 if (usage !== null) process.exit(usage);
-else main().catch((err) => {
-  if (err instanceof AddressError) {
-    process.stderr.write(`start:kafka: invalid configuration:\n${err.message}\n`);
+else
+  main().catch((err) => {
+    if (err instanceof AddressError) {
+      process.stderr.write(`start:kafka: invalid configuration:\n${err.message}\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`start:kafka failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);
-  }
-  process.stderr.write(`start:kafka failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+  });

@@ -56,12 +56,7 @@ async function main() {
   const gis = configOrExit('gis', gisService.configClass, envFor('gis'));
 
   for (const url of [auth.DATABASE_URL, platform.DATABASE_URL, search.DATABASE_URL, gis.DATABASE_URL]) await ensureDatabase(url);
-  await Promise.all([
-    authService.migrate(auth, log),
-    platformService.migrate(platform, log),
-    searchService.migrate(search, log),
-    gisService.migrate(gis, log),
-  ]);
+  await Promise.all([authService.migrate(auth, log), platformService.migrate(platform, log), searchService.migrate(search, log), gisService.migrate(gis, log)]);
 
   const transport = new InProcessTransport((err, m) => log.error({ err, topic: m.topic, key: m.key }, 'event handler failed; retrying'));
   const logger = (name: string) => createLogger(name, env.LOG_LEVEL ?? 'info');
@@ -100,11 +95,12 @@ async function main() {
 
 const usage = runnerArguments('npm start', START_HELP, process.argv.slice(2));
 if (usage !== null) process.exit(usage);
-else main().catch((err) => {
-  if (err instanceof AddressError) {
-    process.stderr.write(`npm start: invalid configuration:\n${err.message}\n`);
+else
+  main().catch((err) => {
+    if (err instanceof AddressError) {
+      process.stderr.write(`npm start: invalid configuration:\n${err.message}\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`start failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
     process.exit(1);
-  }
-  process.stderr.write(`start failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-  process.exit(1);
-});
+  });

@@ -36,11 +36,21 @@ const SAMPLES: Record<string, Json> = {
     participant_timestamp: '2024-05-01T10:00:00Z',
     polished: { carats: '0.5', shape: 'Round' },
   },
-  'POST /diamonds/{diamond_id}/split': { cuts: [{ participant_id: 'C1', rough: { carats: 0.1 } }, { participant_id: 'C2', rough: { carats: 0.1 } }] },
+  'POST /diamonds/{diamond_id}/split': {
+    cuts: [
+      { participant_id: 'C1', rough: { carats: 0.1 } },
+      { participant_id: 'C2', rough: { carats: 0.1 } },
+    ],
+  },
   'POST /diamonds/{diamond_id}/destroy': { participant_timestamp: '2024-05-01T10:00:00Z' },
   'POST /diamonds/{diamond_id}/graded-measurements': { carats: 1.01, shape: 'Round', colour: 'D', clarity: 'VS1', grading_lab: 'GIA' },
   'POST /bulk/diamonds/delete': { diamonds: [{ diamond_id: '01hzzzzzzzzzzzzzzzzzzzzzzz', delete_descendants: false }] },
-  'POST /v2/transfer/out': { recipient_participant_id: '00000000-0000-4000-8000-000000000000', name: 'S', shipment_type: 'rough', diamond_ids: ['01hzzzzzzzzzzzzzzzzzzzzzzz'] },
+  'POST /v2/transfer/out': {
+    recipient_participant_id: '00000000-0000-4000-8000-000000000000',
+    name: 'S',
+    shipment_type: 'rough',
+    diamond_ids: ['01hzzzzzzzzzzzzzzzzzzzzzzz'],
+  },
   'POST /v2/transfer/in/{shipment_id}/accept': { diamond_ids: ['01hzzzzzzzzzzzzzzzzzzzzzzz'] },
   'POST /transfer/in/{shipment_id}/reject': { diamond_ids: ['01hzzzzzzzzzzzzzzzzzzzzzzz'] },
   'POST /v2/transfer/in/{shipment_id}/reject': { diamond_ids: ['01hzzzzzzzzzzzzzzzzzzzzzzz'] },
@@ -203,13 +213,19 @@ describe('fuzz: no input gets a 5xx, every 4xx is JSON (all four services, from 
       const arbitrary = fc.record({
         segments: fc.tuple(...params.map(() => pathSegment(known))) as fc.Arbitrary<string[]>,
         body: bodyFor(SAMPLES[`${op.method} ${op.path}`]),
-        query: fc.option(fc.dictionary(fc.constantFrom('page', 'page_size', 'shipment_type', 'x'), fc.constantFrom('%00', '-1', '1e9', "'", '%ED%A0%80', 'polished')), { nil: undefined }),
+        query: fc.option(
+          fc.dictionary(fc.constantFrom('page', 'page_size', 'shipment_type', 'x'), fc.constantFrom('%00', '-1', '1e9', "'", '%ED%A0%80', 'polished')),
+          { nil: undefined },
+        ),
       });
       await fc.assert(
         fc.asyncProperty(arbitrary, async ({ segments, body, query }) => {
           let i = 0;
           let url = `${stack.urls[op.service]}${op.path.replace(/\{[^}]+\}/g, () => segments[i++])}`;
-          if (query) url += `?${Object.entries(query).map(([k, v]) => `${k}=${v}`).join('&')}`;
+          if (query)
+            url += `?${Object.entries(query)
+              .map(([k, v]) => `${k}=${v}`)
+              .join('&')}`;
           const withBody = op.method !== 'GET';
           const headers: Record<string, string> = { authorization: tokens[op.service] };
           let payload: string | undefined;

@@ -67,10 +67,15 @@ describe('event pipeline end to end (separate processes, Kafka peer)', () => {
     let killed = false;
     const registering = registerMany(stack.urls.platform, producer, 10_000, 24);
     // Kill it once it has applied a good part of the stream, while registrations continue.
-    await eventually(async () => {
-      const [{ n }] = await query<{ n: number }>(stack.databases.search, 'SELECT count(*)::int AS n FROM search_diamonds WHERE record IS NOT NULL');
-      return n >= before + 3000 ? true : undefined;
-    }, 'search halfway', 120_000, 100);
+    await eventually(
+      async () => {
+        const [{ n }] = await query<{ n: number }>(stack.databases.search, 'SELECT count(*)::int AS n FROM search_diamonds WHERE record IS NOT NULL');
+        return n >= before + 3000 ? true : undefined;
+      },
+      'search halfway',
+      120_000,
+      100,
+    );
     await search.kill();
     killed = true;
     await new Promise((r) => setTimeout(r, 500));
@@ -82,7 +87,10 @@ describe('event pipeline end to end (separate processes, Kafka peer)', () => {
     // Nothing applied twice or skipped: search holds exactly platform's revision of every diamond, and the
     // messages redelivered after the kill (offsets not yet committed) were recognised as duplicates.
     const platformRevisions = new Map(
-      (await query<{ diamond_id: string; revision: string }>(stack.databases.platform, 'SELECT diamond_id, revision FROM diamonds')).map((r) => [r.diamond_id, r.revision]),
+      (await query<{ diamond_id: string; revision: string }>(stack.databases.platform, 'SELECT diamond_id, revision FROM diamonds')).map((r) => [
+        r.diamond_id,
+        r.revision,
+      ]),
     );
     const held = await query<{ key: string; revision: string }>(stack.databases.search, `SELECT key, revision FROM consumer_state WHERE consumer = 'search'`);
     const heldLive = held.filter((r) => platformRevisions.has(r.key));
@@ -126,41 +134,67 @@ describe('event pipeline end to end (separate processes, Kafka peer)', () => {
     const created = await registerRough(stack.urls.platform, producer);
     const code = await platform.exited; // the relay published the batch and the process died before marking it
     expect(code).toBeNull(); // killed by a signal
-    const [{ unmarked }] = await query<{ unmarked: number }>(stack.databases.platform, `SELECT count(*)::int AS unmarked FROM outbox WHERE published_at IS NULL AND topic = 'platform.diamonds.v1'`);
+    const [{ unmarked }] = await query<{ unmarked: number }>(
+      stack.databases.platform,
+      `SELECT count(*)::int AS unmarked FROM outbox WHERE published_at IS NULL AND topic = 'platform.diamonds.v1'`,
+    );
     expect(unmarked).toBeGreaterThanOrEqual(1);
     await eventually(async () => ((await searchGet(`/v1/diamonds/${created.diamond_id}`)).status === 200 ? true : undefined), 'first delivery');
     await platform.start();
     await converged(stack.databases.platform, stack.databases.search);
-    await eventually(async () => ((await counter(stack.urls.search, 'consumer_duplicates_total', diamonds)) >= dupBefore + unmarked ? true : undefined), 'the re-published batch skipped');
+    await eventually(
+      async () => ((await counter(stack.urls.search, 'consumer_duplicates_total', diamonds)) >= dupBefore + unmarked ? true : undefined),
+      'the re-published batch skipped',
+    );
     expect((await counter(stack.urls.search, 'consumer_applied_total', diamonds)) - appliedBefore).toBe(unmarked);
-    const [{ n }] = await query<{ n: number }>(stack.databases.platform, `SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL AND topic = 'platform.diamonds.v1'`);
+    const [{ n }] = await query<{ n: number }>(
+      stack.databases.platform,
+      `SELECT count(*)::int AS n FROM outbox WHERE published_at IS NULL AND topic = 'platform.diamonds.v1'`,
+    );
     expect(n).toBe(0);
   });
 
-  it('custody: after all of the above, search\'s tree equals platform\'s at every checkpoint, and a diamond verifies', async () => {
+  it("custody: after all of the above, search's tree equals platform's at every checkpoint, and a diamond verifies", async () => {
     const created = await registerRough(stack.urls.platform, producer);
     // Every entry platform wrote has its leaf, and the latest checkpoint covers them all.
-    const platformLatest = await eventually(async () => {
-      const [row] = await query<{ entries: number; pending: number; size: number | null; number: number | null }>(
-        stack.databases.platform,
-        `SELECT (SELECT count(*)::int FROM custody_entries) AS entries, (SELECT count(*)::int FROM custody_entries WHERE leaf_index IS NULL) AS pending,
+    const platformLatest = await eventually(
+      async () => {
+        const [row] = await query<{ entries: number; pending: number; size: number | null; number: number | null }>(
+          stack.databases.platform,
+          `SELECT (SELECT count(*)::int FROM custody_entries) AS entries, (SELECT count(*)::int FROM custody_entries WHERE leaf_index IS NULL) AS pending,
                 (SELECT tree_size::int FROM custody_checkpoints ORDER BY number DESC LIMIT 1) AS size, (SELECT max(number)::int FROM custody_checkpoints) AS number`,
-      );
-      return row.pending === 0 && row.size === row.entries ? row : undefined;
-    }, 'every custody entry checkpointed', 60_000, 250);
+        );
+        return row.pending === 0 && row.size === row.entries ? row : undefined;
+      },
+      'every custody entry checkpointed',
+      60_000,
+      250,
+    );
     expect(platformLatest.entries).toBeGreaterThan(10_000);
     // Search has received every checkpoint (through the broker outage and both crashes).
-    await eventually(async () => {
-      const [{ n }] = await query<{ n: number | null }>(stack.databases.search, 'SELECT max(number)::int AS n FROM custody_checkpoints');
-      return n !== null && n >= platformLatest.number! ? true : undefined;
-    }, 'search holds the latest checkpoint', 60_000, 250);
+    await eventually(
+      async () => {
+        const [{ n }] = await query<{ n: number | null }>(stack.databases.search, 'SELECT max(number)::int AS n FROM custody_checkpoints');
+        return n !== null && n >= platformLatest.number! ? true : undefined;
+      },
+      'search holds the latest checkpoint',
+      60_000,
+      250,
+    );
     const signed = await query<{ number: number; tree_size: number; root_hash: string }>(
-      stack.databases.platform, 'SELECT number::int, tree_size::int, root_hash FROM custody_checkpoints WHERE number <= $1 ORDER BY number', [platformLatest.number]);
+      stack.databases.platform,
+      'SELECT number::int, tree_size::int, root_hash FROM custody_checkpoints WHERE number <= $1 ORDER BY number',
+      [platformLatest.number],
+    );
     const rebuilt = await query<{ number: number; tree_size: number; root_hash: string; root_matches: boolean }>(
-      stack.databases.search, 'SELECT number::int, tree_size::int, root_hash, root_matches FROM custody_checkpoints WHERE number <= $1 ORDER BY number', [platformLatest.number]);
+      stack.databases.search,
+      'SELECT number::int, tree_size::int, root_hash, root_matches FROM custody_checkpoints WHERE number <= $1 ORDER BY number',
+      [platformLatest.number],
+    );
     expect(rebuilt.map((c) => ({ number: c.number, tree_size: c.tree_size, root_hash: c.root_hash }))).toEqual(signed);
     expect(rebuilt.every((c) => c.root_matches)).toBe(true);
-    const leaves = async (db: string) => (await query<{ h: string }>(db, 'SELECT entry_hash AS h FROM custody_entries WHERE leaf_index IS NOT NULL ORDER BY leaf_index')).map((r) => r.h);
+    const leaves = async (db: string) =>
+      (await query<{ h: string }>(db, 'SELECT entry_hash AS h FROM custody_entries WHERE leaf_index IS NOT NULL ORDER BY leaf_index')).map((r) => r.h);
     expect(await leaves(stack.databases.search)).toEqual(await leaves(stack.databases.platform));
 
     // An outsider's check of one diamond, against the keys platform publishes.

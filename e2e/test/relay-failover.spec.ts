@@ -66,14 +66,25 @@ describe('outbox relay failover between two platform replicas (separate processe
     expect(total).toBeGreaterThanOrEqual(before.length + burst.length + 1);
     for (const d of [...before, ...burst, after]) expect(await inSearch(d.diamond_id)).toEqual(d);
     const platformRevisions = new Map(
-      (await query<{ diamond_id: string; revision: string }>(stack.databases.platform, 'SELECT diamond_id, revision FROM diamonds')).map((r) => [r.diamond_id, r.revision]),
+      (await query<{ diamond_id: string; revision: string }>(stack.databases.platform, 'SELECT diamond_id, revision FROM diamonds')).map((r) => [
+        r.diamond_id,
+        r.revision,
+      ]),
     );
     const held = await query<{ key: string; revision: string }>(stack.databases.search, `SELECT key, revision FROM consumer_state WHERE consumer = 'search'`);
-    expect(held.filter((r) => platformRevisions.has(r.key)).map((r) => [r.key, r.revision]).sort()).toEqual([...platformRevisions].sort());
+    expect(
+      held
+        .filter((r) => platformRevisions.has(r.key))
+        .map((r) => [r.key, r.revision])
+        .sort(),
+    ).toEqual([...platformRevisions].sort());
     expect(await query(stack.databases.search, 'SELECT * FROM parked_events')).toEqual([]);
     // The outbox is drained: the new leader published what the old one left (the diamonds topic: the custody
     // checkpointer keeps writing rows of its own on a timer).
-    const [{ backlog }] = await query<{ backlog: number }>(stack.databases.platform, `SELECT count(*)::int AS backlog FROM outbox WHERE published_at IS NULL AND topic = 'platform.diamonds.v1'`);
+    const [{ backlog }] = await query<{ backlog: number }>(
+      stack.databases.platform,
+      `SELECT count(*)::int AS backlog FROM outbox WHERE published_at IS NULL AND topic = 'platform.diamonds.v1'`,
+    );
     expect(backlog).toBe(0);
   });
 });

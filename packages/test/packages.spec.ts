@@ -48,10 +48,14 @@ describe('the packages, installed from their tarballs outside the workspace', ()
 
   beforeAll(async () => {
     work = mkdtempSync(path.join(tmpdir(), 'dtp-packages-'));
-    const built = await run(process.execPath, [path.join(root, 'tools', 'build-packages.js'), '--out', path.join(work, 'build'), '--pack', '--pack-destination', path.join(work, 'tarballs'), '--json'], {
-      cwd: root,
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    const built = await run(
+      process.execPath,
+      [path.join(root, 'tools', 'build-packages.js'), '--out', path.join(work, 'build'), '--pack', '--pack-destination', path.join(work, 'tarballs'), '--json'],
+      {
+        cwd: root,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
     packed = (JSON.parse(built.stdout) as { tarballs: Packed[] }).tarballs;
     scratch = path.join(work, 'scratch');
     await run('mkdir', ['-p', scratch]);
@@ -104,13 +108,30 @@ export async function check(answer: Parameters<typeof verifyCustody>[0], keys: C
 `;
     writeFileSync(path.join(scratch, 'program.mts'), program);
     writeFileSync(path.join(scratch, 'program.cts'), program);
-    const tsconfig = { compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', lib: ['es2023', 'dom'], types: [], skipLibCheck: false } };
+    const tsconfig = {
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: 'nodenext',
+        moduleResolution: 'nodenext',
+        target: 'es2022',
+        lib: ['es2023', 'dom'],
+        types: [],
+        skipLibCheck: false,
+      },
+    };
     writeFileSync(path.join(scratch, 'tsconfig.json'), JSON.stringify({ ...tsconfig, files: ['program.mts', 'program.cts'] }));
     await expect(inScratch(process.execPath, [tsc, '-p', 'tsconfig.json'])).resolves.toMatchObject({ stdout: '' });
 
     // The types are real: a path the API does not have and a member the schema does not have are errors.
-    writeFileSync(path.join(scratch, 'misuse.mts'), `${program}\nawait dtp.platform.POST('/diamonds/rough/make', { body });\nexport const n: number = body.box_id;\n`);
-    writeFileSync(path.join(scratch, 'tsconfig.misuse.json'), JSON.stringify({ compilerOptions: { ...tsconfig.compilerOptions, skipLibCheck: true }, files: ['misuse.mts'] }));
+    writeFileSync(
+      path.join(scratch, 'misuse.mts'),
+      `${program}\nawait dtp.platform.POST('/diamonds/rough/make', { body });\nexport const n: number = body.box_id;\n`,
+    );
+    writeFileSync(
+      path.join(scratch, 'tsconfig.misuse.json'),
+      JSON.stringify({ compilerOptions: { ...tsconfig.compilerOptions, skipLibCheck: true }, files: ['misuse.mts'] }),
+    );
     const misuse = await inScratch(process.execPath, [tsc, '-p', 'tsconfig.misuse.json']).then(
       () => '',
       (err: { stdout: string }) => err.stdout,
@@ -126,7 +147,14 @@ export async function check(answer: Parameters<typeof verifyCustody>[0], keys: C
        console.log(JSON.stringify({ sdk: typeof sdk.createDtpClient, err: typeof sdk.DtpApiError, verify: typeof verify.verifyCustody, fetch: typeof verify.fetchAndVerify,
          file: require.resolve('@dtp/sdk'), cli: require('@dtp/cli/package.json').name }));`,
     ]);
-    expect(JSON.parse(cjs.stdout)).toEqual({ sdk: 'function', err: 'function', verify: 'function', fetch: 'function', file: path.join(scratch, 'node_modules', '@dtp', 'sdk', 'dist', 'index.cjs'), cli: '@dtp/cli' });
+    expect(JSON.parse(cjs.stdout)).toEqual({
+      sdk: 'function',
+      err: 'function',
+      verify: 'function',
+      fetch: 'function',
+      file: path.join(scratch, 'node_modules', '@dtp', 'sdk', 'dist', 'index.cjs'),
+      cli: '@dtp/cli',
+    });
     const esm = await inScratch(process.execPath, [
       '--input-type=module',
       '-e',
@@ -171,11 +199,16 @@ export async function check(answer: Parameters<typeof verifyCustody>[0], keys: C
       stack = await startTestStack({ services: ['auth', 'platform', 'search'], env: { platform: { CUSTODY_CHECKPOINT_INTERVAL_MS: '200' } } });
       [producer, insurer] = await Promise.all([onboard(stack, 'producer'), onboard(stack, 'non_participant')]);
       // The packaged dtp registers the diamond (rough import) that the next tests verify.
-      writeFileSync(path.join(scratch, 'rough.csv'), 'box_id,participant_id,participant_timestamp,rough.carats,rough.colour\nPKG,PKG-1,2024-05-02T08:00:00Z,2.40,G\n');
+      writeFileSync(
+        path.join(scratch, 'rough.csv'),
+        'box_id,participant_id,participant_timestamp,rough.carats,rough.colour\nPKG,PKG-1,2024-05-02T08:00:00Z,2.40,G\n',
+      );
       const imported = await inScratch('npx', ['--no-install', 'dtp', 'rough', 'import', 'rough.csv', '--json'], dtpEnv(producer));
       diamond = parseResult(path.join(scratch, 'rough.result.csv'));
       expect(JSON.parse(imported.stdout)).toMatchObject({ registered: 1, failed: 0 });
-      const [row] = await sqlRows<{ diamond_id: string }>(stack.databases.platform!, 'SELECT diamond_id FROM diamonds WHERE uploader_id = $1', [producer.participant_id]);
+      const [row] = await sqlRows<{ diamond_id: string }>(stack.databases.platform!, 'SELECT diamond_id FROM diamonds WHERE uploader_id = $1', [
+        producer.participant_id,
+      ]);
       expect(row.diamond_id).toBe(diamond);
     }, 300_000);
 
@@ -185,7 +218,7 @@ export async function check(answer: Parameters<typeof verifyCustody>[0], keys: C
       await stack?.close();
     });
 
-    it('dtp verify checks the diamond\'s custody log with the published keys', async () => {
+    it("dtp verify checks the diamond's custody log with the published keys", async () => {
       const verified = await inScratch('npx', ['--no-install', 'dtp', 'verify', diamond, '--wait', '60', '--json'], dtpEnv(insurer));
       const out = JSON.parse(verified.stdout) as { ok: boolean; entries: number; chain: { action: string }[] };
       expect(out).toMatchObject({ ok: true, entries: 1 });
@@ -196,7 +229,9 @@ export async function check(answer: Parameters<typeof verifyCustody>[0], keys: C
 
     it('@dtp/verify/browser in Chromium verifies the same log; a tampered entry fails there', async () => {
       const token = await tokenFor(stack, insurer, 'search');
-      const answer = (await (await fetch(`${stack.urls.search}/v1/diamonds/${diamond}/custody`, { headers: { authorization: token } })).json()) as { entries: { entry_hash: string }[] };
+      const answer = (await (await fetch(`${stack.urls.search}/v1/diamonds/${diamond}/custody`, { headers: { authorization: token } })).json()) as {
+        entries: { entry_hash: string }[];
+      };
       const keys = (await (await fetch(`${stack.urls.platform}/.well-known/custody-keys.json`)).json()) as unknown;
       const script = readFileSync(path.join(scratch, 'node_modules', '@dtp', 'verify', 'dist', 'dtp-verify.global.js'), 'utf8');
       // The script the export map names, resolved by Node from the scratch project.
@@ -215,7 +250,9 @@ export async function check(answer: Parameters<typeof verifyCustody>[0], keys: C
       const verifyIn = (a: unknown) =>
         tab.evaluate(
           async ([a, k, id]) => {
-            const w = globalThis as unknown as { DtpVerify: { verifyCustody: (a: unknown, o: unknown) => Promise<{ ok: boolean; entries?: number; failure?: { code: string } }> } };
+            const w = globalThis as unknown as {
+              DtpVerify: { verifyCustody: (a: unknown, o: unknown) => Promise<{ ok: boolean; entries?: number; failure?: { code: string } }> };
+            };
             return w.DtpVerify.verifyCustody(a, { diamondId: id, keys: k });
           },
           [a, keys, diamond] as const,

@@ -29,7 +29,13 @@ const document = {
   },
 };
 
-function run(status: number, body: unknown, headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' }, route = '/things/:id', method = 'GET') {
+function run(
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' },
+  route = '/things/:id',
+  method = 'GET',
+) {
   const found: ContractViolation[] = [];
   const check = contractCheckFor('demo', document, (v) => found.push(v));
   check({ method, routeOptions: { url: route } }, { statusCode: status, getHeader: (name) => headers[name.toLowerCase()] }, JSON.stringify(body));
@@ -57,7 +63,9 @@ describe('contract check of answers against the OpenAPI document', () => {
   });
 
   it('reports an undocumented content type and a missing required header', () => {
-    expect(run(200, 'x', { 'content-type': 'text/plain' })).toEqual(['GET /things/{id} 200: content type text/plain not documented (documented: application/json)']);
+    expect(run(200, 'x', { 'content-type': 'text/plain' })).toEqual([
+      'GET /things/{id} 200: content type text/plain not documented (documented: application/json)',
+    ]);
     expect(run(429, { message: 'slow' })).toEqual(['GET /things/{id} 429: required header Retry-After missing']);
     expect(run(429, { message: 'slow' }, { 'content-type': 'application/json', 'retry-after': '1' })).toEqual([]);
   });

@@ -4,7 +4,12 @@ import { HelpShown, parseArgs, UsageError } from '../migrate';
 describe('npm run migrate arguments', () => {
   it('migrates every service by default, or the named ones once each', () => {
     expect(parseArgs([])).toEqual({ services: ['auth', 'platform', 'search', 'gis'], createDatabase: false, wait: false, timeoutSeconds: 600 });
-    expect(parseArgs(['search', 'platform', 'search', '--create-database'])).toEqual({ services: ['search', 'platform'], createDatabase: true, wait: false, timeoutSeconds: 600 });
+    expect(parseArgs(['search', 'platform', 'search', '--create-database'])).toEqual({
+      services: ['search', 'platform'],
+      createDatabase: true,
+      wait: false,
+      timeoutSeconds: 600,
+    });
     expect(parseArgs(['--wait', '--timeout', '30', 'gis'])).toMatchObject({ services: ['gis'], wait: true, timeoutSeconds: 30 });
   });
 
@@ -17,7 +22,9 @@ describe('npm run migrate arguments', () => {
   });
 
   it('an unknown service or option, or a bad --timeout, is a usage error naming it', () => {
-    expect(() => parseArgs(['platfrom'])).toThrow(new UsageError("command-argument value 'platfrom' is invalid for argument 'services'. Allowed choices are auth, platform, search, gis."));
+    expect(() => parseArgs(['platfrom'])).toThrow(
+      new UsageError("command-argument value 'platfrom' is invalid for argument 'services'. Allowed choices are auth, platform, search, gis."),
+    );
     expect(() => parseArgs(['--fast'])).toThrow(UsageError);
     expect(() => parseArgs(['--timeout', '0'])).toThrow(/--timeout <seconds>.*a whole number of seconds/);
     expect(() => parseArgs(['--timeout'])).toThrow(/argument missing/);

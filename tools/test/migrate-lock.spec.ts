@@ -8,7 +8,14 @@ import { searchMigrations } from '../../apps/search/src/migrations';
  * `migrate <service>` at the same time against one database. The per-service advisory lock makes them take turns.
  */
 describe('migrate: one run at a time per service (advisory lock)', () => {
-  const env = (url: string) => ({ DATABASE_URL: url, LOG_LEVEL: 'silent', PORT: '3003', AUTH_ISSUER: 'http://auth.test', SEARCH_AUDIENCE: 'http://search.test/v1', KAFKA_BROKERS: '127.0.0.1:9092' });
+  const env = (url: string) => ({
+    DATABASE_URL: url,
+    LOG_LEVEL: 'silent',
+    PORT: '3003',
+    AUTH_ISSUER: 'http://auth.test',
+    SEARCH_AUDIENCE: 'http://search.test/v1',
+    KAFKA_BROKERS: '127.0.0.1:9092',
+  });
   const args = { services: ['search' as const], createDatabase: false, wait: false, timeoutSeconds: 5 };
 
   it('two concurrent runs against one database both succeed and apply each migration once', async () => {
@@ -20,7 +27,9 @@ describe('migrate: one run at a time per service (advisory lock)', () => {
     expect(new Set(rows.map((r) => r.name)).size).toBe(rows.length);
     expect(await pendingMigrations(url, searchMigrations)).toEqual([]);
     // The lock is released: nobody holds an advisory lock in this database any more.
-    expect(await sqlRows(url, "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")).toEqual([]);
+    expect(
+      await sqlRows(url, "SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())"),
+    ).toEqual([]);
   });
 
   it('waits while another session holds the lock, and applies once it is released', async () => {

@@ -61,7 +61,6 @@ describe.each(OPENAPI_SERVICES)('openapi/%s.json', (service) => {
       expect([where, (op.tags ?? []).length > 0]).toEqual([where, true]);
     }
   });
-
 });
 
 const completeness = (service: OpenApiService) => {
@@ -111,7 +110,10 @@ if (COMPLETE.length > 0) {
 
   it(`${COMPLETE.join(', ')}: the committed documents pass Redocly's linter (tools/openapi-lint.mjs)`, () => {
     const files = COMPLETE.map((s) => path.join('openapi', `${s}.json`));
-    const run = spawnSync(process.execPath, [path.join(__dirname, '..', 'openapi-lint.mjs'), ...files], { cwd: path.join(__dirname, '..', '..'), encoding: 'utf8' });
+    const run = spawnSync(process.execPath, [path.join(__dirname, '..', 'openapi-lint.mjs'), ...files], {
+      cwd: path.join(__dirname, '..', '..'),
+      encoding: 'utf8',
+    });
     expect({ status: run.status, output: run.stdout + run.stderr }).toEqual({ status: 0, output: expect.stringContaining('no problems') });
   });
 }

@@ -21,7 +21,12 @@ describe('stackAddresses (one source of addresses for npm start and start:kafka)
 
   it('keeps the defaults 3001-3004 when nothing is set', () => {
     const a = stackAddresses({});
-    expect(a.publicUrls).toEqual({ auth: 'http://localhost:3001', platform: 'http://localhost:3002', search: 'http://localhost:3003', gis: 'http://localhost:3004' });
+    expect(a.publicUrls).toEqual({
+      auth: 'http://localhost:3001',
+      platform: 'http://localhost:3002',
+      search: 'http://localhost:3003',
+      gis: 'http://localhost:3004',
+    });
   });
 
   it('takes each public address from <SERVICE>_PUBLIC_URL, while the JWKS stays on loopback', () => {

@@ -57,12 +57,24 @@ async function startCollector(): Promise<{ url: string; spans: () => CollectedSp
     req.on('data', (d) => (body += d));
     req.on('end', () => {
       try {
-        const doc = JSON.parse(body) as { resourceSpans?: { resource?: { attributes?: { key: string; value: { stringValue?: string } }[] }; scopeSpans?: { spans?: Record<string, unknown>[] }[] }[] };
+        const doc = JSON.parse(body) as {
+          resourceSpans?: {
+            resource?: { attributes?: { key: string; value: { stringValue?: string } }[] };
+            scopeSpans?: { spans?: Record<string, unknown>[] }[];
+          }[];
+        };
         for (const rs of doc.resourceSpans ?? []) {
           const service = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
           for (const ss of rs.scopeSpans ?? []) {
             for (const sp of ss.spans ?? []) {
-              spans.push({ service, traceId: String(sp.traceId), spanId: String(sp.spanId), parentSpanId: String(sp.parentSpanId ?? ''), name: String(sp.name), kind: SPAN_KINDS[Number(sp.kind)] ?? String(sp.kind) });
+              spans.push({
+                service,
+                traceId: String(sp.traceId),
+                spanId: String(sp.spanId),
+                parentSpanId: String(sp.parentSpanId ?? ''),
+                name: String(sp.name),
+                kind: SPAN_KINDS[Number(sp.kind)] ?? String(sp.kind),
+              });
             }
           }
         }
@@ -85,7 +97,10 @@ async function startCollector(): Promise<{ url: string; spans: () => CollectedSp
 describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
   it('derives addresses from the ports, traces a registration into search, restarts a killed service with the peer kept, and stops everything on SIGINT', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'dtp-start-kafka-'));
-    const env: Record<string, string> = { ...process.env, LOG_LEVEL: 'warn', DTP_DATA_DIR: dataDir, KAFKA_BROKERS: '', KAFKA_MAX_WAIT_MS: '20' } as Record<string, string>;
+    const env: Record<string, string> = { ...process.env, LOG_LEVEL: 'warn', DTP_DATA_DIR: dataDir, KAFKA_BROKERS: '', KAFKA_MAX_WAIT_MS: '20' } as Record<
+      string,
+      string
+    >;
     delete env.KAFKA_BROKERS;
     const ports: Record<string, number> = {};
     for (const n of names) {
@@ -98,7 +113,13 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
     const audience = { platform: `http://localhost:${ports.platform}`, search: `http://localhost:${ports.search}/v1` };
     // Traces go to a local OTLP/HTTP (JSON) collector; spans are exported every 100 ms.
     const collector = await startCollector();
-    Object.assign(env, { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_BSP_SCHEDULE_DELAY: '100', LOG_FORMAT: 'json', LOG_LEVEL: 'info' });
+    Object.assign(env, {
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '100',
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'info',
+    });
     const child: ChildProcess = spawn(process.execPath, ['-r', './tools/register.js', 'tools/run-kafka-mode.ts'], {
       cwd: root,
       env,
@@ -121,13 +142,16 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
       expect(alive(kcatPid)).toBe(true);
 
       const admin = { authorization: 'Bearer dev-admin-token', 'content-type': 'application/json' };
-      const onboard = async (role: string) => (await json(`${api('auth')}/admin/participants`, { method: 'POST', headers: admin, body: JSON.stringify({ name: `${role} co`, role }) })).body;
+      const onboard = async (role: string) =>
+        (await json(`${api('auth')}/admin/participants`, { method: 'POST', headers: admin, body: JSON.stringify({ name: `${role} co`, role }) })).body;
       const token = async (who: Record<string, string>, audience: string) =>
-        (await json(`${api('auth')}/oauth/token`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ grant_type: 'client_credentials', client_id: who.client_id, client_secret: who.client_secret, audience }),
-        })).body.access_token;
+        (
+          await json(`${api('auth')}/oauth/token`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ grant_type: 'client_credentials', client_id: who.client_id, client_secret: who.client_secret, audience }),
+          })
+        ).body.access_token;
       const producer = await onboard('producer');
       const reader = await onboard('non_participant');
       const producerToken = await token(producer, audience.platform);
@@ -142,13 +166,18 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
         return res.body.diamond_id;
       };
       const inSearch = (id: string) =>
-        waitFor(`diamond ${id} in search`, async () => {
-          try {
-            return (await fetch(`${api('search')}/v1/diamonds/${id}`, { headers: { authorization: readerToken } })).status === 200 ? true : undefined;
-          } catch {
-            return undefined; // search restarting
-          }
-        }, 60_000, output);
+        waitFor(
+          `diamond ${id} in search`,
+          async () => {
+            try {
+              return (await fetch(`${api('search')}/v1/diamonds/${id}`, { headers: { authorization: readerToken } })).status === 200 ? true : undefined;
+            } catch {
+              return undefined; // search restarting
+            }
+          },
+          60_000,
+          output,
+        );
 
       // One trace from the caller's traceparent: platform's HTTP span, its SQL, the relay's publish, then search's
       // processing of the Kafka message and its SQL, with platform's request log line naming the trace.
@@ -157,17 +186,23 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
       await inSearch(before);
       // Each service exports its spans on its own schedule (every 100 ms, later on a loaded machine): wait for
       // every span the assertions below look for, not just the last one in time.
-      const spans = await waitFor('the spans of the trace', () => {
-        const mine = collector.spans().filter((sp) => sp.traceId === traceId);
-        const has = (service: string, kind: string, name: string) => mine.some((sp) => sp.service === service && sp.kind === kind && sp.name.startsWith(name));
-        const complete =
-          has('search', 'CONSUMER', 'process platform.diamonds.v1') &&
-          has('platform', 'SERVER', 'POST') &&
-          has('platform', 'PRODUCER', 'publish platform.diamonds.v1') &&
-          has('platform', 'CLIENT', 'pg.query:COMMIT') &&
-          mine.some((sp) => sp.service === 'search' && sp.name.startsWith('pg'));
-        return complete ? mine : undefined;
-      }, 60_000, output);
+      const spans = await waitFor(
+        'the spans of the trace',
+        () => {
+          const mine = collector.spans().filter((sp) => sp.traceId === traceId);
+          const has = (service: string, kind: string, name: string) =>
+            mine.some((sp) => sp.service === service && sp.kind === kind && sp.name.startsWith(name));
+          const complete =
+            has('search', 'CONSUMER', 'process platform.diamonds.v1') &&
+            has('platform', 'SERVER', 'POST') &&
+            has('platform', 'PRODUCER', 'publish platform.diamonds.v1') &&
+            has('platform', 'CLIENT', 'pg.query:COMMIT') &&
+            mine.some((sp) => sp.service === 'search' && sp.name.startsWith('pg'));
+          return complete ? mine : undefined;
+        },
+        60_000,
+        output,
+      );
       const kinds = (service: string) => spans.filter((sp) => sp.service === service).map((sp) => `${sp.kind}:${sp.name.split(' ')[0]}`);
       expect(kinds('platform')).toEqual(expect.arrayContaining(['SERVER:POST', 'PRODUCER:publish', 'CLIENT:pg.query:COMMIT']));
       expect(kinds('search')).toEqual(expect.arrayContaining(['CONSUMER:process']));
@@ -181,18 +216,28 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
       const killedAt = Date.now();
       process.kill(platformPid, 'SIGKILL');
       await waitFor('the restart line', () => (/platform exited \(SIGKILL\).*restarting it/.test(out) ? true : undefined), 20_000, output);
-      const restartedPid = await waitFor('platform started again', () => {
-        const pids = [...out.matchAll(/platform started \(pid (\d+)\)/g)].map((m) => Number(m[1]));
-        return pids.length >= 2 ? pids[pids.length - 1] : undefined;
-      }, 20_000, output);
+      const restartedPid = await waitFor(
+        'platform started again',
+        () => {
+          const pids = [...out.matchAll(/platform started \(pid (\d+)\)/g)].map((m) => Number(m[1]));
+          return pids.length >= 2 ? pids[pids.length - 1] : undefined;
+        },
+        20_000,
+        output,
+      );
       expect(restartedPid).not.toBe(platformPid);
-      await waitFor('platform ready again', async () => {
-        try {
-          return (await fetch(`${api('platform')}/health/ready`)).status === 200 ? true : undefined;
-        } catch {
-          return undefined;
-        }
-      }, 60_000, output);
+      await waitFor(
+        'platform ready again',
+        async () => {
+          try {
+            return (await fetch(`${api('platform')}/health/ready`)).status === 200 ? true : undefined;
+          } catch {
+            return undefined;
+          }
+        },
+        60_000,
+        output,
+      );
       // A figure for the record, not a timed assertion (benchmarks hold timing targets).
       process.stderr.write(`[start:kafka test] platform killed -> ready again in ${Date.now() - killedAt} ms\n`);
       expect(alive(kcatPid)).toBe(true);
@@ -203,22 +248,32 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
       // The peer dies (its events lived in its memory): a new peer, the outboxes republished, every service
       // restarted on it; registrations go on reaching search.
       process.kill(kcatPid, 'SIGKILL');
-      const newKcatPid = await waitFor('a new Kafka peer', () => {
-        const pids = [...out.matchAll(/kcat pid (\d+)/g)].map((m) => Number(m[1]));
-        return /the Kafka peer exited \(SIGKILL\)/.test(out) && pids.length >= 2 ? pids[pids.length - 1] : undefined;
-      }, 60_000, output);
+      const newKcatPid = await waitFor(
+        'a new Kafka peer',
+        () => {
+          const pids = [...out.matchAll(/kcat pid (\d+)/g)].map((m) => Number(m[1]));
+          return /the Kafka peer exited \(SIGKILL\)/.test(out) && pids.length >= 2 ? pids[pids.length - 1] : undefined;
+        },
+        60_000,
+        output,
+      );
       expect(newKcatPid).not.toBe(kcatPid);
       await waitFor('platform republishing', () => (/platform: [1-9]\d* outbox rows to publish again/.test(out) ? true : undefined), 30_000, output);
       for (const n of names) {
         await waitFor(`${n} restarted on the new peer`, () => (out.includes(`${n}: restarting on the new Kafka peer`) ? true : undefined), 30_000, output);
       }
-      const late = await waitFor('a registration on the new peer', async () => {
-        try {
-          return await register('K-3');
-        } catch {
-          return undefined;
-        }
-      }, 90_000, output);
+      const late = await waitFor(
+        'a registration on the new peer',
+        async () => {
+          try {
+            return await register('K-3');
+          } catch {
+            return undefined;
+          }
+        },
+        90_000,
+        output,
+      );
       await inSearch(late);
       await inSearch(before);
       const lastPlatformPid = [...out.matchAll(/platform started \(pid (\d+)\)/g)].map((m) => Number(m[1])).pop()!;

@@ -131,7 +131,11 @@ describe('npm start (tools/start.ts)', () => {
     const first = await startOnce();
     let participantId: string;
     try {
-      const res = await fetch(`http://localhost:${ports.auth}/admin/participants`, { method: 'POST', headers: admin, body: JSON.stringify({ name: 'Keeps Mining', role: 'producer' }) });
+      const res = await fetch(`http://localhost:${ports.auth}/admin/participants`, {
+        method: 'POST',
+        headers: admin,
+        body: JSON.stringify({ name: 'Keeps Mining', role: 'producer' }),
+      });
       expect(res.status).toBe(201);
       participantId = ((await res.json()) as { participant_id: string }).participant_id;
       expect(postgresOf()).not.toBe('');
@@ -165,7 +169,12 @@ describe('npm start (tools/start.ts)', () => {
   });
 
   it('refuses bad ports and public addresses before starting anything, naming each', async () => {
-    const proc = run({ DATABASE_URL: process.env.DTP_TEST_PG_URL!, PLATFORM_PORT: 'not-a-port', SEARCH_PUBLIC_URL: 'search.example.com', PUBLIC_BASE_URL: 'http://x' });
+    const proc = run({
+      DATABASE_URL: process.env.DTP_TEST_PG_URL!,
+      PLATFORM_PORT: 'not-a-port',
+      SEARCH_PUBLIC_URL: 'search.example.com',
+      PUBLIC_BASE_URL: 'http://x',
+    });
     expect(await proc.exited).toBe(1);
     expect(proc.output()).toMatch(/npm start: invalid configuration/);
     expect(proc.output()).toMatch(/PLATFORM_PORT: a port from 1 to 65535/);

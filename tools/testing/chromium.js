@@ -72,7 +72,9 @@ async function withLock(fn) {
 async function ensureChromium(log) {
   if (existsSync(CHROMIUM_PATH)) return CHROMIUM_PATH;
   if (typeof process.getuid === 'function' && process.getuid() !== 0) {
-    throw new Error(`chromium is not installed at ${CHROMIUM_PATH} and this is not root: run \`apt-get install -y chromium\` (the passport browser tests need it)`);
+    throw new Error(
+      `chromium is not installed at ${CHROMIUM_PATH} and this is not root: run \`apt-get install -y chromium\` (the passport browser tests need it)`,
+    );
   }
   return withLock(async () => {
     if (existsSync(CHROMIUM_PATH)) return CHROMIUM_PATH; // another process installed it while we waited

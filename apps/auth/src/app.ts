@@ -52,7 +52,9 @@ export const authService = defineService<AuthConfig, AuthDeps>({
   beforeStart: (config, logger) => {
     if (config.live && !config.SIGNING_KEY_ENCRYPTION_KEY) {
       // Only possible with SIGNING_KEYS_UNENCRYPTED=true (config.ts): an explicit choice, said at every start.
-      logger.warn('SIGNING_KEYS_UNENCRYPTED=true: the private signing keys are stored as plain JWK text in the database (set SIGNING_KEY_ENCRYPTION_KEY to encrypt them)');
+      logger.warn(
+        'SIGNING_KEYS_UNENCRYPTED=true: the private signing keys are stored as plain JWK text in the database (set SIGNING_KEY_ENCRYPTION_KEY to encrypt them)',
+      );
     }
   },
   // The admin API's own listener (ADMIN_PORT): opened once the public one listens, closed after it drained.

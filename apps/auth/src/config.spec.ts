@@ -88,7 +88,9 @@ describe('AUTH_ADMIN_TOKEN in production and live', () => {
   });
 
   it('the message of ConfigError (what a refused start prints) names AUTH_ADMIN_TOKEN', () => {
-    expect(() => loadConfig('auth', AuthConfig, { ...env, NODE_ENV: 'production', AUTH_ADMIN_TOKEN: 'dev-admin-token' })).toThrow(/AUTH_ADMIN_TOKEN must be at least 32 random characters and not the dev value/);
+    expect(() => loadConfig('auth', AuthConfig, { ...env, NODE_ENV: 'production', AUTH_ADMIN_TOKEN: 'dev-admin-token' })).toThrow(
+      /AUTH_ADMIN_TOKEN must be at least 32 random characters and not the dev value/,
+    );
   });
 
   it('elsewhere (development, test, sandbox) the dev value and 12+ characters are accepted', () => {

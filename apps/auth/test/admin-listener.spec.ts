@@ -49,7 +49,8 @@ describe('admin API on its own listener (ADMIN_PORT)', () => {
   it('wrong admin tokens: 401 up to ADMIN_TOKEN_FAILURE_LIMIT, then 429 with Retry-After, even for the right token', async () => {
     const wrong = { ...admin, authorization: 'Bearer not-the-admin-token-at-all' };
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await fetch(`${adminUrl}/admin/participants`, { method: 'POST', headers: wrong, body: producer('Guess') })).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await fetch(`${adminUrl}/admin/participants`, { method: 'POST', headers: wrong, body: producer('Guess') })).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401]);
     const locked = await fetch(`${adminUrl}/admin/participants`, { method: 'POST', headers: wrong, body: producer('Guess') });
     expect(locked.status).toBe(429);
@@ -77,7 +78,11 @@ describe('admin API without ADMIN_PORT (npm start, as today)', () => {
 
   it('is served on the public port, and the right token still works after a few failures', async () => {
     expect(stack.services.auth).not.toHaveProperty('adminUrl');
-    for (let i = 0; i < 3; i++) expect((await fetch(`${stack.urls.auth}/admin/participants`, { method: 'POST', headers: { ...admin, authorization: 'Bearer wrong-token-x' }, body: '{}' })).status).toBe(401);
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await fetch(`${stack.urls.auth}/admin/participants`, { method: 'POST', headers: { ...admin, authorization: 'Bearer wrong-token-x' }, body: '{}' }))
+          .status,
+      ).toBe(401);
     expect((await fetch(`${stack.urls.auth}/admin/participants`, { method: 'POST', headers: admin, body: producer('Same Port Mining') })).status).toBe(201);
   });
 });

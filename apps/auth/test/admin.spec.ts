@@ -48,7 +48,11 @@ describe('admin API', () => {
 
   describe('POST /admin/participants', () => {
     it('onboards with provenance and publishes participant.onboarded through the outbox', async () => {
-      const res = await post('/admin/participants', { name: 'Okavango Diamonds', role: 'producer', provenance: { name: 'Karowe', type: 'mine', country_code: 'BW' } });
+      const res = await post('/admin/participants', {
+        name: 'Okavango Diamonds',
+        role: 'producer',
+        provenance: { name: 'Karowe', type: 'mine', country_code: 'BW' },
+      });
       expect(res.status).toBe(201);
       const created = (await res.json()) as Json;
       expect(Object.keys(created).sort()).toEqual(['client_id', 'client_secret', 'participant_id', 'role']);
@@ -95,7 +99,11 @@ describe('admin API', () => {
     });
 
     it('answers 422 for a body that is not an object, and for an overlong name', async () => {
-      const arr = await fetch(`${stack.urls.auth}/admin/participants`, { method: 'POST', headers: { ...admin, 'content-type': 'application/json' }, body: '[]' });
+      const arr = await fetch(`${stack.urls.auth}/admin/participants`, {
+        method: 'POST',
+        headers: { ...admin, 'content-type': 'application/json' },
+        body: '[]',
+      });
       expect(arr.status).toBe(422);
       const long = await post('/admin/participants', { name: 'x'.repeat(201), role: 'producer' });
       expect(long.status).toBe(422);

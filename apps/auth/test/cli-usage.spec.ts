@@ -49,7 +49,7 @@ describe('auth CLI usage errors, without a database', () => {
     ['revoke-client without --client-id', ['revoke-client']],
     ['a stray argument', ['rotate-keys', 'now']],
     ['an option without its value', ['onboard', '--name']],
-    ['another command\'s option', ['show', '--client-id', 'c-1']],
+    ["another command's option", ['show', '--client-id', 'c-1']],
   ])('%s: exit 2 with the usage, no connection', async (_name, args) => {
     const r = await cli(args);
     expect(r.code).toBe(2);

@@ -33,7 +33,10 @@ describe('auth entities', () => {
       );
       const declared = meta.columns.map((c) => [c.databaseName, String(c.type)]).sort(([a], [b]) => a.localeCompare(b));
       const udt: Record<string, string> = { int4: 'integer', int8: 'bigint', bool: 'boolean' };
-      expect({ table: meta.tableName, columns: declared }).toEqual({ table: meta.tableName, columns: rows.map((r) => [r.column_name, udt[r.udt_name] ?? r.udt_name]) });
+      expect({ table: meta.tableName, columns: declared }).toEqual({
+        table: meta.tableName,
+        columns: rows.map((r) => [r.column_name, udt[r.udt_name] ?? r.udt_name]),
+      });
     }
   });
 });

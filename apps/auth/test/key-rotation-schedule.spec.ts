@@ -23,7 +23,6 @@ interface KeyRow {
   retired_at: Date | null;
 }
 
-
 const keysIn = (db: string) => sqlRows<KeyRow>(db, 'SELECT kid, active, retired_at FROM signing_keys ORDER BY created_at');
 /** Makes the active key `seconds` old. */
 const ageActiveKey = (db: string, seconds: number) =>

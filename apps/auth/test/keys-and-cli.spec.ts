@@ -13,7 +13,6 @@ import { SigningKeys } from '../src/keys/signing-keys';
 
 type Json = Record<string, unknown>;
 
-
 async function cli(args: string[], env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
   const err: string[] = [];
@@ -75,7 +74,12 @@ describe('signing keys', () => {
       await fetch(`${stack.urls.auth}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ grant_type: 'client_credentials', client_id: p.client_id, client_secret: `${p.client_secret}x`, audience: TEST_AUDIENCES.platform }),
+        body: JSON.stringify({
+          grant_type: 'client_credentials',
+          client_id: p.client_id,
+          client_secret: `${p.client_secret}x`,
+          audience: TEST_AUDIENCES.platform,
+        }),
       });
       expect((await cli(['rotate-keys'], { DATABASE_URL: stack.databases.auth! })).code).toBe(0);
       await tokenFor(stack, p, 'platform');
@@ -105,13 +109,18 @@ describe('auth CLI', () => {
   });
 
   it('onboards a participant whose credential then works against the running service', async () => {
-    const r = await cli(['onboard', '--name', 'CLI Mining', '--role', 'producer', '--provenance-name', 'Jwaneng', '--provenance-type', 'mine', '--country-code', 'BW'], env);
+    const r = await cli(
+      ['onboard', '--name', 'CLI Mining', '--role', 'producer', '--provenance-name', 'Jwaneng', '--provenance-type', 'mine', '--country-code', 'BW'],
+      env,
+    );
     expect(r.code).toBe(0);
     const created = JSON.parse(r.out) as { participant_id: string; client_id: string; client_secret: string; role: string; name: string };
     expect(created).toMatchObject({ role: 'producer', name: 'CLI Mining' });
     const token = await tokenFor(stack, created, 'platform');
     expect(token.split('.')).toHaveLength(3);
-    const outbox = await sqlRows<{ key: string; event_type: string }>(env.DATABASE_URL, 'SELECT key, event_type FROM outbox WHERE key = $1', [created.participant_id]);
+    const outbox = await sqlRows<{ key: string; event_type: string }>(env.DATABASE_URL, 'SELECT key, event_type FROM outbox WHERE key = $1', [
+      created.participant_id,
+    ]);
     expect(outbox).toEqual([{ key: created.participant_id, event_type: 'participant.onboarded' }]);
 
     const shown = await cli(['show', '--participant', created.participant_id], env);
@@ -152,7 +161,11 @@ describe('auth CLI', () => {
 
   it('runs in production without an admin token (it needs none), and refuses a weak one there like the service', async () => {
     expect(env).not.toHaveProperty('AUTH_ADMIN_TOKEN');
-    const ok = await cli(['show', '--participant', '3f1c2f8e-1111-4222-8333-444455556666'], { ...env, NODE_ENV: 'production', SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64') });
+    const ok = await cli(['show', '--participant', '3f1c2f8e-1111-4222-8333-444455556666'], {
+      ...env,
+      NODE_ENV: 'production',
+      SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    });
     expect(ok.code).toBe(1);
     expect(JSON.parse(ok.err)).toMatchObject({ reason: 'participant_not_found' });
     const weak = await cli(['rotate-keys'], { ...env, NODE_ENV: 'production', AUTH_ADMIN_TOKEN: 'dev-admin-token' });
@@ -160,7 +173,11 @@ describe('auth CLI', () => {
     expect(weak.err).toContain('AUTH_ADMIN_TOKEN must be at least 32');
     // Production also wants the signing keys encrypted at rest, or the explicit opt-out.
     expect(weak.err).toContain('SIGNING_KEY_ENCRYPTION_KEY is required');
-    const optedOut = await cli(['show', '--participant', '3f1c2f8e-1111-4222-8333-444455556666'], { ...env, NODE_ENV: 'production', SIGNING_KEYS_UNENCRYPTED: 'true' });
+    const optedOut = await cli(['show', '--participant', '3f1c2f8e-1111-4222-8333-444455556666'], {
+      ...env,
+      NODE_ENV: 'production',
+      SIGNING_KEYS_UNENCRYPTED: 'true',
+    });
     expect(optedOut.code).toBe(1);
   });
 

@@ -39,7 +39,8 @@ describe('auth: hostile ids in paths never reach the database', () => {
       const res = await call(method, path(segment));
       // A printable-ASCII client id is a well-formed one: it is looked up and answers the unknown-id 404, which
       // names it (JSON-escaped).
-      const problem = res.status === 404 && notFound === CLIENT && (res.body as { reason?: string }).reason === 'client_not_found' ? null : refusedPathAnswer(res, notFound);
+      const problem =
+        res.status === 404 && notFound === CLIENT && (res.body as { reason?: string }).reason === 'client_not_found' ? null : refusedPathAnswer(res, notFound);
       if (problem) wrong.push(`${method} ${path(':id')}: ${problem}`);
     }
     expect(wrong).toEqual([]);

@@ -16,7 +16,6 @@ import { AuthConfig } from '../src/config';
 const admin = { authorization: `Bearer ${TEST_ADMIN_TOKEN}` };
 type Revoked = EventEnvelope<ClientRevokedData, 'client.revoked'>;
 
-
 async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, what: string, ms = 5000): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
@@ -29,9 +28,7 @@ async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, w
 
 function collect(transport: { subscribe: InProcessTransport['subscribe'] }, group: string): Promise<IncomingMessage[]> {
   const got: IncomingMessage[] = [];
-  return transport
-    .subscribe({ topic: Topics.AUTH_PARTICIPANTS, group, fromBeginning: true, handler: async (m) => void got.push(m) })
-    .then(() => got);
+  return transport.subscribe({ topic: Topics.AUTH_PARTICIPANTS, group, fromBeginning: true, handler: async (m) => void got.push(m) }).then(() => got);
 }
 
 const revocationsOf = (events: IncomingMessage[], clientId: string) =>
@@ -93,7 +90,7 @@ describe('client.revoked events', () => {
     expect(events.slice(before).some((e) => e.key === 'dtp_no_such_client')).toBe(false);
   });
 
-  it('the event is written in the revocation\'s transaction: when the outbox refuses it, the client stays unrevoked', async () => {
+  it("the event is written in the revocation's transaction: when the outbox refuses it, the client stays unrevoked", async () => {
     const p = await onboard(stack, 'producer');
     const db = stack.databases.auth!;
     await sqlRows(db, `ALTER TABLE outbox ADD CONSTRAINT test_no_revocations CHECK (event_type <> 'client.revoked') NOT VALID`);
@@ -110,7 +107,11 @@ describe('client.revoked events', () => {
   it('the CLI publishes it too (its outbox row is relayed by the running service)', async () => {
     const p = await onboard(stack, 'grading_lab');
     const out: string[] = [];
-    const code = await runCli(['revoke-client', '--client-id', p.client_id], { AUTH_ISSUER: TEST_ISSUER, DATABASE_URL: stack.databases.auth! }, { out: (l) => out.push(l), err: () => undefined });
+    const code = await runCli(
+      ['revoke-client', '--client-id', p.client_id],
+      { AUTH_ISSUER: TEST_ISSUER, DATABASE_URL: stack.databases.auth! },
+      { out: (l) => out.push(l), err: () => undefined },
+    );
     expect(code).toBe(0);
     const event = await waitFor(() => revocationsOf(events, p.client_id)[0], 'client.revoked from the CLI');
     expect(event.data).toEqual({ client_id: p.client_id, participant_id: p.participant_id, revoked_at: expect.any(String) });
@@ -129,14 +130,24 @@ describe('client.revoked events', () => {
     delete stack.services.auth;
     const bus = new InProcessTransport(() => undefined);
     const logger = pino({ level: 'silent' });
-    const config = loadConfig('auth', AuthConfig, { DATABASE_URL: db, AUTH_ADMIN_TOKEN: TEST_ADMIN_TOKEN, AUTH_ISSUER: TEST_ISSUER, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+    const config = loadConfig('auth', AuthConfig, {
+      DATABASE_URL: db,
+      AUTH_ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      AUTH_ISSUER: TEST_ISSUER,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+    });
     const again = await authService.start(config, { transport: bus }, logger);
     try {
       const seen = await collect(bus, 'after-restart');
       const announced = await waitFor(() => revocationsOf(seen, recent.client_id)[0], 'the recent revocation announced again');
       expect(announced.data.participant_id).toBe(recent.participant_id);
       // Everything the restart had to publish is out once the outbox is empty.
-      await waitFor(async () => ((await sqlRows(db, 'SELECT 1 FROM outbox WHERE published_at IS NULL')).length === 0 ? true : undefined), 'the outbox to drain');
+      await waitFor(
+        async () => ((await sqlRows(db, 'SELECT 1 FROM outbox WHERE published_at IS NULL')).length === 0 ? true : undefined),
+        'the outbox to drain',
+      );
       expect(revocationsOf(seen, old.client_id)).toEqual([]);
       expect(revocationsOf(seen, live.client_id)).toEqual([]);
     } finally {

@@ -82,7 +82,14 @@ describe('POST /oauth/token: client credentials match byte for byte', () => {
   });
 
   it.each(VIAS)('NUL, lone surrogates and control characters in client_id are refused without a 5xx (%s)', async (via) => {
-    const ids = [`${producer.client_id}\u0000`, `\u0000${producer.client_id}`, `${producer.client_id}\ud800`, `${producer.client_id}\u0001`, `${producer.client_id}\u001b`, 'x'.repeat(300)];
+    const ids = [
+      `${producer.client_id}\u0000`,
+      `\u0000${producer.client_id}`,
+      `${producer.client_id}\ud800`,
+      `${producer.client_id}\u0001`,
+      `${producer.client_id}\u001b`,
+      'x'.repeat(300),
+    ];
     for (const id of ids) {
       await expectInvalidClient(await request(via, id, producer.client_secret), via, JSON.stringify(id));
     }

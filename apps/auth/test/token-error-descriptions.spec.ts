@@ -69,11 +69,31 @@ const CASES: Case[] = [
   { name: 'a content type with quotes', status: 400, error: 'invalid_request', send: () => raw('x', 'text/plain; charset="utf-8"') },
   { name: 'XML with a quoted charset', status: 400, error: 'invalid_request', send: () => raw('<x a="\\"/>', 'application/xml; charset="utf-8"') },
   { name: 'a content type with a backslash', status: 400, error: 'invalid_request', send: () => raw('x', 'application/x-"evil\\') },
-  { name: 'a body past the size limit', status: 413, error: 'invalid_request', send: () => raw(JSON.stringify({ grant_type: 'x'.repeat(2 * 1024 * 1024) }), 'application/json') },
-  { name: 'nested JSON without grant_type', status: 400, error: 'invalid_request', send: () => raw(`${'{"a":'.repeat(20)}1${'}'.repeat(20)}`, 'application/json') },
+  {
+    name: 'a body past the size limit',
+    status: 413,
+    error: 'invalid_request',
+    send: () => raw(JSON.stringify({ grant_type: 'x'.repeat(2 * 1024 * 1024) }), 'application/json'),
+  },
+  {
+    name: 'nested JSON without grant_type',
+    status: 400,
+    error: 'invalid_request',
+    send: () => raw(`${'{"a":'.repeat(20)}1${'}'.repeat(20)}`, 'application/json'),
+  },
   ...[40, 3000, 100_000].flatMap((depth): Case[] => [
-    { name: `JSON objects nested ${depth} deep`, status: 400, error: 'invalid_request', send: () => raw(`{"grant_type":"client_credentials","x":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`, 'application/json') },
-    { name: `JSON arrays nested ${depth} deep`, status: 400, error: 'invalid_request', send: () => raw(`{"grant_type":"client_credentials","x":${'['.repeat(depth)}${']'.repeat(depth)}}`, 'application/json') },
+    {
+      name: `JSON objects nested ${depth} deep`,
+      status: 400,
+      error: 'invalid_request',
+      send: () => raw(`{"grant_type":"client_credentials","x":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`, 'application/json'),
+    },
+    {
+      name: `JSON arrays nested ${depth} deep`,
+      status: 400,
+      error: 'invalid_request',
+      send: () => raw(`{"grant_type":"client_credentials","x":${'['.repeat(depth)}${']'.repeat(depth)}}`, 'application/json'),
+    },
   ]),
   // grant_type
   { name: 'grant_type missing', status: 400, error: 'invalid_request', send: (c) => json({ ...creds(c.producer), grant_type: undefined }) },
@@ -81,7 +101,16 @@ const CASES: Case[] = [
   { name: 'grant_type a number', status: 400, error: 'invalid_request', send: (c) => json({ ...creds(c.producer), grant_type: 7 }) },
   { name: 'grant_type an object', status: 400, error: 'invalid_request', send: (c) => json({ ...creds(c.producer), grant_type: { '"': '\\' } }) },
   { name: 'grant_type an array', status: 400, error: 'invalid_request', send: (c) => json({ ...creds(c.producer), grant_type: ['client_credentials', '"'] }) },
-  { name: 'grant_type repeated (form)', status: 400, error: 'invalid_request', send: () => form([['grant_type', 'client_credentials'], ['grant_type', '"\\']]) },
+  {
+    name: 'grant_type repeated (form)',
+    status: 400,
+    error: 'invalid_request',
+    send: () =>
+      form([
+        ['grant_type', 'client_credentials'],
+        ['grant_type', '"\\'],
+      ]),
+  },
   { name: 'grant_type password', status: 400, error: 'unsupported_grant_type', send: (c) => json({ ...creds(c.producer), grant_type: 'password' }) },
   { name: 'grant_type password (form)', status: 400, error: 'unsupported_grant_type', send: () => form([['grant_type', 'password']]) },
   ...HOSTILE.flatMap(([what, value]): Case[] => [
@@ -94,34 +123,102 @@ const CASES: Case[] = [
   { name: 'client_secret without an id', status: 401, error: 'invalid_client', send: (c) => json({ ...grantOnly, client_secret: c.producer.client_secret }) },
   { name: 'an unknown client', status: 401, error: 'invalid_client', send: (c) => json({ ...creds(c.producer), client_id: 'dtp_unknown' }) },
   { name: 'a wrong secret', status: 401, error: 'invalid_client', send: (c) => json({ ...creds(c.producer), client_secret: 'wrong' }) },
-  { name: 'a wrong secret (form)', status: 401, error: 'invalid_client', send: (c) => form(Object.entries({ ...creds(c.producer), client_secret: 'wrong' }) as [string, string][]) },
+  {
+    name: 'a wrong secret (form)',
+    status: 401,
+    error: 'invalid_client',
+    send: (c) => form(Object.entries({ ...creds(c.producer), client_secret: 'wrong' }) as [string, string][]),
+  },
   { name: 'a revoked client', status: 401, error: 'invalid_client', send: (c) => json(creds(c.revoked)) },
   { name: 'client_id a number', status: 400, error: 'invalid_request', send: (c) => json({ ...creds(c.producer), client_id: 12 }) },
   { name: 'client_secret an array', status: 400, error: 'invalid_request', send: (c) => json({ ...creds(c.producer), client_secret: ['"', '\\'] }) },
   ...HOSTILE.flatMap(([what, value]): Case[] => [
     { name: `a client_id with ${what}`, status: 401, error: 'invalid_client', send: (c) => json({ ...creds(c.producer), client_id: value }) },
-    { name: `a client_secret with ${what} (form)`, status: 401, error: 'invalid_client', send: (c) => form(Object.entries({ ...creds(c.producer), client_secret: value }) as [string, string][]) },
+    {
+      name: `a client_secret with ${what} (form)`,
+      status: 401,
+      error: 'invalid_client',
+      send: (c) => form(Object.entries({ ...creds(c.producer), client_secret: value }) as [string, string][]),
+    },
     // (cut to 1,000 characters: past Node's 16 KiB header limit the server answers 431 before any route)
-    { name: `a Basic client_id with ${what}`, status: 401, error: 'invalid_client', challenge: true, send: () => json(grantOnly, { authorization: `Basic ${Buffer.from(`${encodeURIComponent(value.slice(0, 1000).replace(/[\ud800-\udfff]/g, '?'))}:x`).toString('base64')}` }) },
+    {
+      name: `a Basic client_id with ${what}`,
+      status: 401,
+      error: 'invalid_client',
+      challenge: true,
+      send: () =>
+        json(grantOnly, {
+          authorization: `Basic ${Buffer.from(`${encodeURIComponent(value.slice(0, 1000).replace(/[\ud800-\udfff]/g, '?'))}:x`).toString('base64')}`,
+        }),
+    },
   ]),
-  { name: 'a Basic wrong secret', status: 401, error: 'invalid_client', challenge: true, send: (c) => form(Object.entries(grantOnly), { authorization: basic(c.producer.client_id, 'nope') }) },
-  { name: 'a Basic unknown client with quotes', status: 401, error: 'invalid_client', challenge: true, send: () => json(grantOnly, { authorization: basic('a"b\\c', 'x') }) },
+  {
+    name: 'a Basic wrong secret',
+    status: 401,
+    error: 'invalid_client',
+    challenge: true,
+    send: (c) => form(Object.entries(grantOnly), { authorization: basic(c.producer.client_id, 'nope') }),
+  },
+  {
+    name: 'a Basic unknown client with quotes',
+    status: 401,
+    error: 'invalid_client',
+    challenge: true,
+    send: () => json(grantOnly, { authorization: basic('a"b\\c', 'x') }),
+  },
   { name: 'Basic without credentials', status: 401, error: 'invalid_client', challenge: true, send: () => json(grantOnly, { authorization: 'Basic' }) },
   { name: 'Basic not base64', status: 401, error: 'invalid_client', challenge: true, send: () => json(grantOnly, { authorization: 'Basic !!!"\\' }) },
-  { name: 'Basic without a colon', status: 401, error: 'invalid_client', challenge: true, send: () => json(grantOnly, { authorization: `Basic ${Buffer.from('nocolon').toString('base64')}` }) },
-  { name: 'Basic with a bad percent-encoding', status: 401, error: 'invalid_client', challenge: true, send: () => json(grantOnly, { authorization: `Basic ${Buffer.from('%E0%A4%A:x').toString('base64')}` }) },
-  { name: 'Basic and a body secret', status: 400, error: 'invalid_request', send: (c) => json(creds(c.producer), { authorization: basic(c.producer.client_id, c.producer.client_secret) }) },
-  { name: 'Basic and a different body client_id', status: 400, error: 'invalid_request', send: (c) => json({ ...grantOnly, client_id: 'other"\\' }, { authorization: basic(c.producer.client_id, c.producer.client_secret) }) },
+  {
+    name: 'Basic without a colon',
+    status: 401,
+    error: 'invalid_client',
+    challenge: true,
+    send: () => json(grantOnly, { authorization: `Basic ${Buffer.from('nocolon').toString('base64')}` }),
+  },
+  {
+    name: 'Basic with a bad percent-encoding',
+    status: 401,
+    error: 'invalid_client',
+    challenge: true,
+    send: () => json(grantOnly, { authorization: `Basic ${Buffer.from('%E0%A4%A:x').toString('base64')}` }),
+  },
+  {
+    name: 'Basic and a body secret',
+    status: 400,
+    error: 'invalid_request',
+    send: (c) => json(creds(c.producer), { authorization: basic(c.producer.client_id, c.producer.client_secret) }),
+  },
+  {
+    name: 'Basic and a different body client_id',
+    status: 400,
+    error: 'invalid_request',
+    send: (c) => json({ ...grantOnly, client_id: 'other"\\' }, { authorization: basic(c.producer.client_id, c.producer.client_secret) }),
+  },
   // audience
   { name: 'audience missing', status: 400, error: 'invalid_request', send: (c) => json({ ...creds(c.producer), audience: undefined }) },
   { name: 'audience a number', status: 400, error: 'invalid_request', send: (c) => json({ ...creds(c.producer), audience: 3 }) },
-  { name: 'audience repeated (form)', status: 400, error: 'invalid_request', send: (c) => form([...(Object.entries(creds(c.producer)) as [string, string][]), ['audience', 'x"']]) },
+  {
+    name: 'audience repeated (form)',
+    status: 400,
+    error: 'invalid_request',
+    send: (c) => form([...(Object.entries(creds(c.producer)) as [string, string][]), ['audience', 'x"']]),
+  },
   { name: 'an unknown audience', status: 400, error: 'invalid_target', send: (c) => json(creds(c.producer, 'http://elsewhere.test')) },
   { name: 'an audience the role may not use', status: 400, error: 'invalid_target', send: (c) => json(creds(c.producer, TEST_AUDIENCES.gis)) },
-  { name: 'an audience the lab may not use (Basic)', status: 400, error: 'invalid_target', send: (c) => json({ ...grantOnly }, { authorization: basic(c.lab.client_id, c.lab.client_secret) }) },
+  {
+    name: 'an audience the lab may not use (Basic)',
+    status: 400,
+    error: 'invalid_target',
+    send: (c) => json({ ...grantOnly }, { authorization: basic(c.lab.client_id, c.lab.client_secret) }),
+  },
   ...HOSTILE.flatMap(([what, value]): Case[] => [
     { name: `an audience with ${what} (JSON)`, status: 400, error: 'invalid_target', send: (c) => json(creds(c.producer, `http://x.test/${value}`)) },
-    { name: `an audience with ${what} (form)`, status: 400, error: 'invalid_target', send: (c) => form(Object.entries(creds(c.producer, value)) as [string, string][]) },
+    {
+      name: `an audience with ${what} (form)`,
+      status: 400,
+      error: 'invalid_target',
+      send: (c) => form(Object.entries(creds(c.producer, value)) as [string, string][]),
+    },
   ]),
 ];
 
@@ -133,7 +230,10 @@ describe('token endpoint: every error_description is within RFC 6749 5.2', () =>
     stack = await startTestStack({ services: ['auth'] });
     url = `${stack.urls.auth}/oauth/token`;
     const [producer, lab, revoked] = await Promise.all([onboard(stack, 'producer'), onboard(stack, 'grading_lab'), onboard(stack, 'retailer')]);
-    const res = await fetch(`${stack.urls.auth}/admin/clients/${revoked.client_id}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+    const res = await fetch(`${stack.urls.auth}/admin/clients/${revoked.client_id}/revoke`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` },
+    });
     expect(res.status).toBe(204);
     ctx = { producer, lab, revoked };
   });

@@ -23,7 +23,8 @@ describe('token endpoint: verified-secret cache', () => {
 
   async function checks(): Promise<{ scrypt: number; cached: number }> {
     const text = await (await fetch(`${authUrl}/metrics`)).text();
-    const read = (outcome: string) => Number(new RegExp(`^auth_client_secret_checks_total\\{[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+    const read = (outcome: string) =>
+      Number(new RegExp(`^auth_client_secret_checks_total\\{[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
     return { scrypt: read('scrypt'), cached: read('cached') };
   }
   /** The checks one call did (calls run one at a time in this file). */
@@ -80,7 +81,12 @@ describe('token endpoint: verified-secret cache turned off (TOKEN_SECRET_CACHE_S
 
   it('pays scrypt on every request', async () => {
     const p = await onboard(stack, 'producer');
-    const body = JSON.stringify({ grant_type: 'client_credentials', client_id: p.client_id, client_secret: p.client_secret, audience: TEST_AUDIENCES.platform });
+    const body = JSON.stringify({
+      grant_type: 'client_credentials',
+      client_id: p.client_id,
+      client_secret: p.client_secret,
+      audience: TEST_AUDIENCES.platform,
+    });
     for (let i = 0; i < 3; i += 1) {
       const res = await fetch(`${stack.urls.auth}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       expect(res.status).toBe(200);

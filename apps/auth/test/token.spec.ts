@@ -63,9 +63,15 @@ describe('POST /oauth/token', () => {
     });
 
     it('accepts HTTP Basic client authentication, with JSON or form bodies', async () => {
-      const a = await form({ grant_type: 'client_credentials', audience: TEST_AUDIENCES.platform }, { authorization: basic(producer.client_id, producer.client_secret) });
+      const a = await form(
+        { grant_type: 'client_credentials', audience: TEST_AUDIENCES.platform },
+        { authorization: basic(producer.client_id, producer.client_secret) },
+      );
       expect(a.status).toBe(200);
-      const b = await json({ grant_type: 'client_credentials', audience: TEST_AUDIENCES.platform, client_id: producer.client_id }, { authorization: basic(producer.client_id, producer.client_secret) });
+      const b = await json(
+        { grant_type: 'client_credentials', audience: TEST_AUDIENCES.platform, client_id: producer.client_id },
+        { authorization: basic(producer.client_id, producer.client_secret) },
+      );
       expect(b.status).toBe(200);
     });
 

@@ -8,7 +8,14 @@ import type { PlatformSchema } from '@dtp/sdk';
 export const SHIPMENT_TYPES = ['rough', 'polished'] as const satisfies readonly PlatformSchema<'ShipmentType'>[];
 
 /** What `dtp diamonds attach --kind` accepts: the platform's FileKind. */
-export const FILE_KINDS = ['image', 'video', 'scan', 'scan_report', 'grading_certificate', 'supplementary'] as const satisfies readonly PlatformSchema<'FileKind'>[];
+export const FILE_KINDS = [
+  'image',
+  'video',
+  'scan',
+  'scan_report',
+  'grading_certificate',
+  'supplementary',
+] as const satisfies readonly PlatformSchema<'FileKind'>[];
 
 /** `dtp verify`'s state file, in the config directory unless --state names another. */
 export const STATE_FILE_NAME = 'custody-checkpoints.json';

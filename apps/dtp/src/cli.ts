@@ -93,7 +93,11 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .option('--gis-audience <url>', 'token audience of GIS, when it is not --gis-url')
     .option('--no-verify', 'store without asking auth for a token first')
     .addOption(json())
-    .action(run(async (opts: Omit<LoginOptions, 'profile' | 'json'> & { json?: boolean }, cmd: Command) => (await commands.login()).login(io, { ...opts, profile: globals(cmd).profile, json: Boolean(opts.json) })));
+    .action(
+      run(async (opts: Omit<LoginOptions, 'profile' | 'json'> & { json?: boolean }, cmd: Command) =>
+        (await commands.login()).login(io, { ...opts, profile: globals(cmd).profile, json: Boolean(opts.json) }),
+      ),
+    );
 
   program
     .command('logout')
@@ -118,23 +122,37 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .addOption(json())
     .action(
       run(async (file: string, opts: { concurrency: number; skipInvalid?: boolean; dryRun?: boolean; out?: string; json?: boolean }, cmd: Command) =>
-        (await commands.roughImport()).roughImport(io, file, { ...opts, skipInvalid: Boolean(opts.skipInvalid), dryRun: Boolean(opts.dryRun), json: Boolean(opts.json), profile: globals(cmd).profile }),
+        (await commands.roughImport()).roughImport(io, file, {
+          ...opts,
+          skipInvalid: Boolean(opts.skipInvalid),
+          dryRun: Boolean(opts.dryRun),
+          json: Boolean(opts.json),
+          profile: globals(cmd).profile,
+        }),
       ),
     );
 
-  const diamonds = program.command('diamonds').description('diamond records, their history and files (the search API: a non-participant\'s credentials)');
+  const diamonds = program.command('diamonds').description("diamond records, their history and files (the search API: a non-participant's credentials)");
   diamonds
     .command('get')
     .description('the diamond record')
     .argument('<diamond_id>')
     .addOption(json())
-    .action(run(async (id: string, _o: unknown, cmd: Command) => (await commands.diamonds()).diamondsGet(io, id, { json: Boolean(globals(cmd).json), profile: globals(cmd).profile })));
+    .action(
+      run(async (id: string, _o: unknown, cmd: Command) =>
+        (await commands.diamonds()).diamondsGet(io, id, { json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      ),
+    );
   diamonds
     .command('history')
     .description("the diamond's ancestors, nearest first")
     .argument('<diamond_id>')
     .addOption(json())
-    .action(run(async (id: string, _o: unknown, cmd: Command) => (await commands.diamonds()).diamondsHistory(io, id, { json: Boolean(globals(cmd).json), profile: globals(cmd).profile })));
+    .action(
+      run(async (id: string, _o: unknown, cmd: Command) =>
+        (await commands.diamonds()).diamondsHistory(io, id, { json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      ),
+    );
   diamonds
     .command('files')
     .description('list the files attached to a diamond, or download one with --download <hash>')
@@ -151,7 +169,7 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
   diamonds
     .command('attach')
     .description(
-      'attach a file to a diamond you hold (the platform API: the holder\'s credentials), e.g. the scan report a grading lab needs ' +
+      "attach a file to a diamond you hold (the platform API: the holder's credentials), e.g. the scan report a grading lab needs " +
         'before dtp gis verify or validate: dtp diamonds attach <diamond_id> report.xml --kind scan_report',
     )
     .argument('<diamond_id>')
@@ -224,7 +242,12 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .addOption(json())
     .action(
       run(async (ids: string[], opts: { from?: string; descendants?: boolean; out?: string }, cmd: Command) =>
-        (await commands.delete()).deleteDiamonds(io, ids, { ...opts, descendants: Boolean(opts.descendants), json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+        (await commands.delete()).deleteDiamonds(io, ids, {
+          ...opts,
+          descendants: Boolean(opts.descendants),
+          json: Boolean(globals(cmd).json),
+          profile: globals(cmd).profile,
+        }),
       ),
     );
 
@@ -272,14 +295,19 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .command('verify')
     .description(
       "check a diamond's custody log with the published keys alone: the signed checkpoint, every entry hash, link and " +
-        "inclusion proof back to the mine, the current record against the latest entry, and that the log only grew since " +
-        'the last run (a rolled-back log fails). Reads search (a non-participant\'s credentials) and the platform\'s ' +
+        'inclusion proof back to the mine, the current record against the latest entry, and that the log only grew since ' +
+        "the last run (a rolled-back log fails). Reads search (a non-participant's credentials) and the platform's " +
         '/.well-known/custody-keys.json. Exit 0 with a summary, 1 naming the first broken link.',
     )
     .argument('<diamond_id>')
     .option('--state <file>', `the last verified checkpoint of each log, checked against and updated by every run (default: <config dir>/${STATE_FILE_NAME})`)
     .option('--keys <url-or-file>', 'the custody keys (JWKS) to trust, instead of {platform_url}/.well-known/custody-keys.json')
-    .option('--wait <seconds>', 'keep asking this long while the log has not caught up (no entries of the diamond yet, or its record newer than the latest checkpoint: a change made seconds ago)', int('--wait', 0, 600), 0)
+    .option(
+      '--wait <seconds>',
+      'keep asking this long while the log has not caught up (no entries of the diamond yet, or its record newer than the latest checkpoint: a change made seconds ago)',
+      int('--wait', 0, 600),
+      0,
+    )
     .addOption(json())
     .action(
       run(async (id: string, opts: { state?: string; keys?: string; wait: number }, cmd: Command) =>

@@ -17,7 +17,12 @@ export function readIdsFile(io: CliIo, file: string): string[] {
   }
   const firstLine = text.replace(/^\uFEFF/, '').split(/\r?\n/, 1)[0];
   let ids: string[];
-  if (firstLine.split(',').map((c) => c.trim()).includes('diamond_id')) {
+  if (
+    firstLine
+      .split(',')
+      .map((c) => c.trim())
+      .includes('diamond_id')
+  ) {
     const records = parse(text, { bom: true, columns: true, skip_empty_lines: true }) as Record<string, string>[];
     ids = records.map((r) => r.diamond_id.trim()).filter(Boolean);
   } else {

@@ -58,7 +58,21 @@ describe('dtp commands against a real stack', () => {
       const configDir = path.join(tempDir(), 'dtp');
       const base = { ...cliEnv(), DTP_CONFIG_DIR: configDir };
       const run = await dtp(
-        ['--profile', 'acme', 'login', '--client-id', producer.client_id, '--client-secret-stdin', '--auth-url', stack.urls.auth!, '--platform-url', stack.urls.platform!, '--platform-audience', 'http://platform.test', '--json'],
+        [
+          '--profile',
+          'acme',
+          'login',
+          '--client-id',
+          producer.client_id,
+          '--client-secret-stdin',
+          '--auth-url',
+          stack.urls.auth!,
+          '--platform-url',
+          stack.urls.platform!,
+          '--platform-audience',
+          'http://platform.test',
+          '--json',
+        ],
         { env: base, stdin: `${producer.client_secret}\n` },
       );
       expect(run.code).toBe(0);
@@ -66,7 +80,9 @@ describe('dtp commands against a real stack', () => {
       const file = path.join(configDir, 'config.json');
       expect(statSync(file).mode & 0o777).toBe(0o600);
       expect(statSync(configDir).mode & 0o777).toBe(0o700);
-      expect(json<{ profiles: Record<string, { client_secret: string }> }>(readFileSync(file, 'utf8')).profiles.acme.client_secret).toBe(producer.client_secret);
+      expect(json<{ profiles: Record<string, { client_secret: string }> }>(readFileSync(file, 'utf8')).profiles.acme.client_secret).toBe(
+        producer.client_secret,
+      );
 
       const inbox = await dtp(['--profile', 'acme', 'inbound', '--json'], { env: base });
       expect(inbox.code).toBe(0);
@@ -79,10 +95,13 @@ describe('dtp commands against a real stack', () => {
 
     it('refused credentials: exit 1 and nothing stored', async () => {
       const base = cliEnv();
-      const run = await dtp(['login', '--client-id', producer.client_id, '--client-secret-stdin', '--auth-url', stack.urls.auth!, '--platform-url', stack.urls.platform!], {
-        env: base,
-        stdin: 'wrong-secret\n',
-      });
+      const run = await dtp(
+        ['login', '--client-id', producer.client_id, '--client-secret-stdin', '--auth-url', stack.urls.auth!, '--platform-url', stack.urls.platform!],
+        {
+          env: base,
+          stdin: 'wrong-secret\n',
+        },
+      );
       expect(run.stderr).toMatch(/401 invalid_client/);
       expect(run.code).toBe(1);
       expect((await dtp(['logout'], { env: base })).code).toBe(2);
@@ -92,7 +111,10 @@ describe('dtp commands against a real stack', () => {
   describe('rough import', () => {
     it('on a terminal draws a progress bar with the rate and the ETA; otherwise it stays quiet', async () => {
       const file = path.join(dir, 'tty.csv');
-      writeFileSync(file, ['box_id,participant_id,participant_timestamp,rough.carats', ...Array.from({ length: 30 }, (_, i) => `TTY,T-${i},2024-05-02T08:00:00Z,1.5`)].join('\n'));
+      writeFileSync(
+        file,
+        ['box_id,participant_id,participant_timestamp,rough.carats', ...Array.from({ length: 30 }, (_, i) => `TTY,T-${i},2024-05-02T08:00:00Z,1.5`)].join('\n'),
+      );
       const run = await dtp(['rough', 'import', file], { env: env(producer), tty: true });
       expect(run.code).toBe(0);
       expect(run.terminal).toMatch(/rough import \[#+\] 100% \| 30\/30 rows \| \d+ rows\/s \| ETA \d+s \| 0 failed/);
@@ -103,7 +125,10 @@ describe('dtp commands against a real stack', () => {
 
     it('--skip-invalid sends the valid rows, lists the invalid ones in the result file, exit 3', async () => {
       const file = path.join(dir, 'mixed.csv');
-      writeFileSync(file, 'box_id,participant_id,participant_timestamp,rough.carats\nMIX,M-1,2024-05-02T08:00:00Z,1.5\nMIX,M-2,2024-05-02T08:00:00Z,heavy\nMIX,M-1,2024-05-02T08:00:00Z,2\n');
+      writeFileSync(
+        file,
+        'box_id,participant_id,participant_timestamp,rough.carats\nMIX,M-1,2024-05-02T08:00:00Z,1.5\nMIX,M-2,2024-05-02T08:00:00Z,heavy\nMIX,M-1,2024-05-02T08:00:00Z,2\n',
+      );
       const run = await dtp(['rough', 'import', file, '--skip-invalid', '--concurrency', '1'], { env: env(producer) });
       expect(run.code).toBe(3);
       const rows = parse(readFileSync(path.join(dir, 'mixed.result.csv')), { columns: true }) as { line: string; diamond_id: string; error: string }[];
@@ -117,7 +142,10 @@ describe('dtp commands against a real stack', () => {
     it('a role that may not register stops at the first 403: exit 1, the rest not sent', async () => {
       const retailer = await onboard(stack, 'retailer');
       const file = path.join(dir, 'retail.csv');
-      writeFileSync(file, ['box_id,participant_id,participant_timestamp,rough.carats', ...Array.from({ length: 20 }, (_, i) => `R,R-${i},2024-05-02T08:00:00Z,1`)].join('\n'));
+      writeFileSync(
+        file,
+        ['box_id,participant_id,participant_timestamp,rough.carats', ...Array.from({ length: 20 }, (_, i) => `R,R-${i},2024-05-02T08:00:00Z,1`)].join('\n'),
+      );
       const run = await dtp(['rough', 'import', file, '--concurrency', '2', '--json'], { env: env(retailer) });
       expect(run.code).toBe(1);
       const summary = json<{ registered: number; failed: number; not_sent: number }>(run.stdout);
@@ -129,7 +157,10 @@ describe('dtp commands against a real stack', () => {
 
   it('ship --from an import result, inbound, accept every pending diamond; reject another shipment', async () => {
     const ids = await importRough('SHIP', 2);
-    const ship = await dtp(['ship', '--to', maker.participant_id, '--name', 'May sight', '--type', 'rough', '--from', path.join(dir, 'SHIP.result.csv'), '--json'], { env: env(producer) });
+    const ship = await dtp(
+      ['ship', '--to', maker.participant_id, '--name', 'May sight', '--type', 'rough', '--from', path.join(dir, 'SHIP.result.csv'), '--json'],
+      { env: env(producer) },
+    );
     expect(ship.code).toBe(0);
     const shipment = json<{ id: string; status: string; diamonds: { diamond_id: string }[] }>(ship.stdout);
     expect(shipment.diamonds.map((d) => d.diamond_id).sort()).toEqual([...ids].sort());
@@ -150,7 +181,9 @@ describe('dtp commands against a real stack', () => {
     expect(nothingLeft.code).toBe(1);
 
     const [other] = await importRough('REJECT', 1);
-    const second = json<{ id: string }>((await dtp(['ship', other, '--to', maker.participant_id, '--name', 'unwanted', '--type', 'rough', '--json'], { env: env(producer) })).stdout);
+    const second = json<{ id: string }>(
+      (await dtp(['ship', other, '--to', maker.participant_id, '--name', 'unwanted', '--type', 'rough', '--json'], { env: env(producer) })).stdout,
+    );
     const reject = await dtp(['reject', second.id, other], { env: env(maker) });
     expect(reject.stdout).toMatch(new RegExp(`rejected 1 diamond of shipment ${second.id}`));
     expect(reject.code).toBe(0);
@@ -179,13 +212,20 @@ describe('dtp commands against a real stack', () => {
   it('diamonds get, history and files (download) for a non-participant; gis verify and validate --wait for a lab', async () => {
     // The manufacturer holds a rough diamond (shipped and accepted), polishes it and attaches a scan report.
     const [rough] = await importRough('GIS', 1);
-    const shipment = json<{ id: string }>((await dtp(['ship', rough, '--to', maker.participant_id, '--name', 'to cut', '--type', 'rough', '--json'], { env: env(producer) })).stdout);
+    const shipment = json<{ id: string }>(
+      (await dtp(['ship', rough, '--to', maker.participant_id, '--name', 'to cut', '--type', 'rough', '--json'], { env: env(producer) })).stdout,
+    );
     expect((await dtp(['accept', shipment.id], { env: env(maker) })).code).toBe(0);
     const makerToken = await tokenFor(stack, maker, 'platform');
     const polishedRes = await fetch(`${stack.urls.platform}/diamonds/polished/create`, {
       method: 'POST',
       headers: { authorization: makerToken, 'content-type': 'application/json' },
-      body: JSON.stringify({ parent_diamond_id: rough, participant_id: 'GIS-1-P', participant_timestamp: '2024-05-20T15:00:00Z', polished: { carats: '1.02', shape: 'Round', colour: 'E', clarity: 'VS1' } }),
+      body: JSON.stringify({
+        parent_diamond_id: rough,
+        participant_id: 'GIS-1-P',
+        participant_timestamp: '2024-05-20T15:00:00Z',
+        polished: { carats: '1.02', shape: 'Round', colour: 'E', clarity: 'VS1' },
+      }),
     });
     expect(polishedRes.status).toBe(200);
     const polished = ((await polishedRes.json()) as { diamond_id: string }).diamond_id;
@@ -235,12 +275,36 @@ describe('dtp commands against a real stack', () => {
     expect(mismatch.stdout).toContain(`not verified: ${polished} does not match`);
     expect(mismatch.code).toBe(0);
     const validate = await dtp(
-      ['gis', 'validate', polished, '--shape-group', 'Round', '--estimated-weight-crt', '1.0', '--girdle-avg-mm', '6.45', '--table-avg-mm', '3.71', '--total-depth-mm', '3.98', '--crown-angle-deg', '34.5', '--wait', '--timeout', '30', '--json'],
+      [
+        'gis',
+        'validate',
+        polished,
+        '--shape-group',
+        'Round',
+        '--estimated-weight-crt',
+        '1.0',
+        '--girdle-avg-mm',
+        '6.45',
+        '--table-avg-mm',
+        '3.71',
+        '--total-depth-mm',
+        '3.98',
+        '--crown-angle-deg',
+        '34.5',
+        '--wait',
+        '--timeout',
+        '30',
+        '--json',
+      ],
       { env: env(lab) },
     );
     expect(validate.stderr).toBe('');
     expect(validate.code).toBe(0);
-    expect(json(validate.stdout)).toMatchObject({ diamond_id: polished, verification_status: 'Verified', parameters: { shape: { validation_result: 'matched' } } });
+    expect(json(validate.stdout)).toMatchObject({
+      diamond_id: polished,
+      verification_status: 'Verified',
+      parameters: { shape: { validation_result: 'matched' } },
+    });
     // A manufacturer's credentials are no lab's: 401 from auth (invalid_target) ends the command with 1.
     const wrongRole = await dtp(['gis', 'verify', polished, '--carat-weight', '1.02', '--shape-group', 'Round'], { env: env(maker) });
     expect(wrongRole.stderr).toMatch(/invalid_target/);

@@ -17,7 +17,9 @@ const COLOURS = ['D', 'E', 'F', 'G', 'H', 'I', 'J'];
 function roughCsv(n: number, box: string): string {
   const lines = ['box_id,participant_id,participant_timestamp,sight_no,sight_year,rough.carats,rough.colour,rough.model'];
   for (let i = 1; i <= n; i++) {
-    lines.push(`${box},P-${String(i).padStart(6, '0')},2024-05-02T08:00:00Z,5,2024,${(1 + (i % 500) / 100).toFixed(2)},${COLOURS[i % COLOURS.length]},Octahedron`);
+    lines.push(
+      `${box},P-${String(i).padStart(6, '0')},2024-05-02T08:00:00Z,5,2024,${(1 + (i % 500) / 100).toFixed(2)},${COLOURS[i % COLOURS.length]},Octahedron`,
+    );
   }
   return `${lines.join('\n')}\n`;
 }
@@ -115,7 +117,9 @@ describe('dtp rough import against a real stack', () => {
     expect(interrupted.code).toBe(130);
     expect(interrupted.stderr).toMatch(/^\ninterrupted: finishing the \d+ rows in flight \(Ctrl-C again abandons them\)$/m);
     expect(interrupted.stderr).toContain(`results in ${path.join(dir, 'rough.result.csv')}\n`);
-    expect(interrupted.stderr).toContain('interrupted: to resume, run the same command on the same file: rows already registered answer with their first answer');
+    expect(interrupted.stderr).toContain(
+      'interrupted: to resume, run the same command on the same file: rows already registered answer with their first answer',
+    );
 
     // Every line is answered; the diamonds the file names are exactly those the platform registered (none in flight lost).
     const before = await registered(stack, producer.participant_id);
@@ -124,7 +128,9 @@ describe('dtp rough import against a real stack', () => {
     expect(out.map((r) => Number(r.line))).toEqual(Array.from({ length: n }, (_, i) => i + 2));
     const sent = out.filter((r) => r.diamond_id !== '');
     expect(out.filter((r) => r.diamond_id === '').every((r) => r.error === 'not sent: interrupted (Ctrl-C)')).toBe(true);
-    const [db] = await sqlRows<{ ids: string[] }>(stack.databases.platform!, 'SELECT array_agg(diamond_id) AS ids FROM diamonds WHERE uploader_id = $1', [producer.participant_id]);
+    const [db] = await sqlRows<{ ids: string[] }>(stack.databases.platform!, 'SELECT array_agg(diamond_id) AS ids FROM diamonds WHERE uploader_id = $1', [
+      producer.participant_id,
+    ]);
     expect(sent.map((r) => r.diamond_id).sort()).toEqual([...db.ids].sort());
 
     // The rerun the message names registers the rest, the first run's rows replayed by their Idempotency-Key.

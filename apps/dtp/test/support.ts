@@ -42,7 +42,10 @@ export function stackEnv(stack: Pick<TestStack, 'urls'>, creds: Pick<Participant
 }
 
 /** Runs the CLI in this process (fast: for usage, help and most commands), capturing its output. */
-export async function dtp(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; stdin?: string; tty?: boolean } = {}): Promise<CliRun & { terminal: string }> {
+export async function dtp(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; stdin?: string; tty?: boolean } = {},
+): Promise<CliRun & { terminal: string }> {
   let stdout = '';
   let stderr = '';
   let terminal = '';

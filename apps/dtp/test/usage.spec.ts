@@ -52,7 +52,8 @@ describe('dtp --help', () => {
 
   it('the top-level help documents the exit codes', async () => {
     const run = await dtp(['--help']);
-    for (const line of ['0  done', '1  API or runtime failure', '2  usage or input error', '3  partial failure of a bulk command']) expect(run.stdout).toContain(line);
+    for (const line of ['0  done', '1  API or runtime failure', '2  usage or input error', '3  partial failure of a bulk command'])
+      expect(run.stdout).toContain(line);
   });
 });
 
@@ -107,9 +108,35 @@ describe('usage errors exit 2 without any request', () => {
     ['delete without diamonds', ['delete'], /name the diamonds to delete/],
     ['delete --from a missing file', ['delete', '--from', 'nope.txt'], /cannot read nope.txt: ENOENT/],
     ['delete --from a file without ids', ['delete', '--from', 'no-ids.txt'], /no-ids.txt names no diamond ids/],
-    ['gis verify with a carat weight that is not a number', ['gis', 'verify', 'd1', '--carat-weight', 'heavy', '--shape-group', 'Round'], /argument 'heavy' is invalid. not a number/],
-    ['gis verify with an unknown shape (checked with the service DTO)', ['gis', 'verify', 'd1', '--carat-weight', '1', '--shape-group', 'Blob'], /--shape-group: shape_group must be a shape or a shape group name/],
-    ['gis validate with a negative measure', ['gis', 'validate', 'd1', '--shape-group', 'Round', '--estimated-weight-crt', '1', '--girdle-avg-mm', '-1', '--table-avg-mm', '1', '--total-depth-mm', '1'], /--girdle-avg-mm: girdle_avg_mm must not be less than 0/],
+    [
+      'gis verify with a carat weight that is not a number',
+      ['gis', 'verify', 'd1', '--carat-weight', 'heavy', '--shape-group', 'Round'],
+      /argument 'heavy' is invalid. not a number/,
+    ],
+    [
+      'gis verify with an unknown shape (checked with the service DTO)',
+      ['gis', 'verify', 'd1', '--carat-weight', '1', '--shape-group', 'Blob'],
+      /--shape-group: shape_group must be a shape or a shape group name/,
+    ],
+    [
+      'gis validate with a negative measure',
+      [
+        'gis',
+        'validate',
+        'd1',
+        '--shape-group',
+        'Round',
+        '--estimated-weight-crt',
+        '1',
+        '--girdle-avg-mm',
+        '-1',
+        '--table-avg-mm',
+        '1',
+        '--total-depth-mm',
+        '1',
+      ],
+      /--girdle-avg-mm: girdle_avg_mm must not be less than 0/,
+    ],
     ['diamonds files --download with a bad hash', ['diamonds', 'files', 'd1', '--download', 'abc'], /64 lowercase hex/],
     ['rough import of a missing file', ['rough', 'import', 'missing.csv'], /cannot read missing.csv: ENOENT/],
     ['rough import with an unknown column', ['rough', 'import', 'unknown.csv'], /unknown column "rough.color"; the columns are: .*rough.colour/],

@@ -20,7 +20,10 @@ describe('dtp verify against a real stack', () => {
     stack = await startTestStack({ services: ['auth', 'platform', 'search'], env: { platform: { CUSTODY_CHECKPOINT_INTERVAL_MS: '200' } } });
     [producer, maker, insurer] = await Promise.all([onboard(stack, 'producer'), onboard(stack, 'manufacturer'), onboard(stack, 'non_participant')]);
     await eventually(
-      async () => ((await sqlRows(stack.databases.platform!, 'SELECT 1 FROM participants WHERE participant_id = $1', [maker.participant_id])).length > 0 ? true : undefined),
+      async () =>
+        (await sqlRows(stack.databases.platform!, 'SELECT 1 FROM participants WHERE participant_id = $1', [maker.participant_id])).length > 0
+          ? true
+          : undefined,
       'the manufacturer known to platform',
     );
   });
@@ -35,13 +38,20 @@ describe('dtp verify against a real stack', () => {
     writeFileSync(file, 'box_id,participant_id,participant_timestamp,rough.carats,rough.colour\nB,B-1,2024-05-02T08:00:00Z,3.1,G\n');
     expect((await dtp(['rough', 'import', file], { env: env(producer) })).code).toBe(0);
     const [{ diamond_id: rough }] = parse(readFileSync(path.join(dir, 'rough.result.csv')), { columns: true }) as { diamond_id: string }[];
-    const shipment = JSON.parse((await dtp(['ship', rough, '--to', maker.participant_id, '--name', 'to cut', '--type', 'rough', '--json'], { env: env(producer) })).stdout) as { id: string };
+    const shipment = JSON.parse(
+      (await dtp(['ship', rough, '--to', maker.participant_id, '--name', 'to cut', '--type', 'rough', '--json'], { env: env(producer) })).stdout,
+    ) as { id: string };
     expect((await dtp(['accept', shipment.id], { env: env(maker) })).code).toBe(0);
     const makerToken = await tokenFor(stack, maker, 'platform');
     const res = await fetch(`${stack.urls.platform}/diamonds/polished/create`, {
       method: 'POST',
       headers: { authorization: makerToken, 'content-type': 'application/json' },
-      body: JSON.stringify({ parent_diamond_id: rough, participant_id: 'P-1', participant_timestamp: '2024-05-20T15:00:00Z', polished: { carats: '1.02', shape: 'Round', colour: 'E', clarity: 'VS1' } }),
+      body: JSON.stringify({
+        parent_diamond_id: rough,
+        participant_id: 'P-1',
+        participant_timestamp: '2024-05-20T15:00:00Z',
+        polished: { carats: '1.02', shape: 'Round', colour: 'E', clarity: 'VS1' },
+      }),
     });
     expect(res.status).toBe(200);
     const polished = ((await res.json()) as { diamond_id: string }).diamond_id;
@@ -56,11 +66,15 @@ describe('dtp verify against a real stack', () => {
 
     const unlock = await fetch(`${stack.urls.platform}/diamonds/${polished}/unlock`, { method: 'POST', headers: { authorization: makerToken } });
     expect(unlock.status).toBeLessThan(300);
-    const second = await eventually(async () => {
-      const run = await dtp(['verify', polished, '--state', state, '--json', '--wait', '30'], { env: env(insurer) });
-      const out = run.code === 0 ? (JSON.parse(run.stdout) as { chain: { action: string }[]; state: { previous_tree_size: number } }) : undefined;
-      return out?.chain.some((s) => s.action === 'unlocked') ? out : undefined;
-    }, 'verified again after the unlock', 60_000);
+    const second = await eventually(
+      async () => {
+        const run = await dtp(['verify', polished, '--state', state, '--json', '--wait', '30'], { env: env(insurer) });
+        const out = run.code === 0 ? (JSON.parse(run.stdout) as { chain: { action: string }[]; state: { previous_tree_size: number } }) : undefined;
+        return out?.chain.some((s) => s.action === 'unlocked') ? out : undefined;
+      },
+      'verified again after the unlock',
+      60_000,
+    );
     expect(second.state.previous_tree_size).toBeGreaterThan(0);
     expect((await dtp(['verify', rough, '--state', state], { env: env(insurer) })).code).toBe(0);
   });

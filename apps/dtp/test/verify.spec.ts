@@ -68,9 +68,17 @@ describe('dtp verify', () => {
   let stateFile: string;
 
   const env = (extra: Record<string, string> = {}) =>
-    cliEnv({ DTP_CLIENT_ID: 'watcher', DTP_CLIENT_SECRET: 's3cret', DTP_AUTH_URL: double.base, DTP_SEARCH_URL: `${double.base}/search`, DTP_PLATFORM_URL: `${double.base}/platform`, ...extra });
+    cliEnv({
+      DTP_CLIENT_ID: 'watcher',
+      DTP_CLIENT_SECRET: 's3cret',
+      DTP_AUTH_URL: double.base,
+      DTP_SEARCH_URL: `${double.base}/search`,
+      DTP_PLATFORM_URL: `${double.base}/platform`,
+      ...extra,
+    });
   const verify = (args: string[] = [], extra: Record<string, string> = {}) => dtp(['verify', POLISHED, '--state', stateFile, ...args], { env: env(extra) });
-  const serveGood = (overrides: Partial<Served> = {}) => double.serve({ answer: good, record: log.record(POLISHED), keys: { keys: [key.publicJwk] }, log, ...overrides });
+  const serveGood = (overrides: Partial<Served> = {}) =>
+    double.serve({ answer: good, record: log.record(POLISHED), keys: { keys: [key.publicJwk] }, log, ...overrides });
   const state = () => JSON.parse(readFileSync(stateFile, 'utf8')) as { logs: Record<string, CustodyCheckpoint> };
 
   beforeAll(async () => {
@@ -115,7 +123,14 @@ describe('dtp verify', () => {
       const run = await verify(['--json']);
       expect(run.code).toBe(0);
       const out = JSON.parse(run.stdout) as Record<string, unknown>;
-      expect(out).toMatchObject({ ok: true, diamond_id: POLISHED, entries: 9, record: 'matched', checkpoint: { tree_size: 13, kid: 'custody-1' }, state: { file: stateFile, previous_tree_size: null } });
+      expect(out).toMatchObject({
+        ok: true,
+        diamond_id: POLISHED,
+        entries: 9,
+        record: 'matched',
+        checkpoint: { tree_size: 13, kid: 'custody-1' },
+        state: { file: stateFile, previous_tree_size: null },
+      });
       expect((out.chain as { action: string }[]).map((s) => s.action).slice(-2)).toEqual(['accepted', 'grading_selected']);
       expect(out).not.toHaveProperty('answer');
     });
@@ -161,7 +176,9 @@ describe('dtp verify', () => {
       serveGood({ record: { ...log.record(POLISHED)!, polished: { carats: '1.51', shape: 'Round' } } });
       const run = await verify();
       expect(run.code).toBe(1);
-      expect(run.stderr).toMatch(/^verification FAILED \(record, leaf 11\): the record served was altered: it hashes to [0-9a-f]{64}, but the diamond's latest entry \(leaf 11, grading_selected\) says [0-9a-f]{64}\n$/);
+      expect(run.stderr).toMatch(
+        /^verification FAILED \(record, leaf 11\): the record served was altered: it hashes to [0-9a-f]{64}, but the diamond's latest entry \(leaf 11, grading_selected\) says [0-9a-f]{64}\n$/,
+      );
       expect(run.stdout).toBe('');
       expect(existsSync(stateFile)).toBe(false);
     });
@@ -182,14 +199,22 @@ describe('dtp verify', () => {
       serveGood({ answer });
       const run = await verify(['--json']);
       expect(run.code).toBe(1);
-      expect(JSON.parse(run.stdout)).toEqual({ ok: false, diamond_id: POLISHED, failure: { code: 'order', leaf_index: 8, message: 'entry at leaf 8 comes after leaf 10: the entries are not in increasing leaf order (reordered or repeated)' } });
+      expect(JSON.parse(run.stdout)).toEqual({
+        ok: false,
+        diamond_id: POLISHED,
+        failure: {
+          code: 'order',
+          leaf_index: 8,
+          message: 'entry at leaf 8 comes after leaf 10: the entries are not in increasing leaf order (reordered or repeated)',
+        },
+      });
     });
 
     it('a forged checkpoint: another key under the published kid; an edited tree size', async () => {
       serveGood({ answer: await log.answer(POLISHED, forger) });
       const forged = await verify();
       expect(forged.code).toBe(1);
-      expect(forged.stderr).toContain('verification FAILED (signature): the checkpoint\'s signature does not verify with published key custody-1');
+      expect(forged.stderr).toContain("verification FAILED (signature): the checkpoint's signature does not verify with published key custody-1");
       serveGood({ answer: { ...good, checkpoint: { ...good.checkpoint, tree_size: 12 } } });
       const edited = await verify();
       expect(edited.code).toBe(1);
@@ -264,7 +289,9 @@ describe('dtp verify', () => {
       serveGood({ answer: undefined });
       const run = await verify();
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain(`error: could not check diamond ${POLISHED}: GET ${double.base}/search/v1/diamonds/${POLISHED}/custody (the custody answer) answered 404`);
+      expect(run.stderr).toContain(
+        `error: could not check diamond ${POLISHED}: GET ${double.base}/search/v1/diamonds/${POLISHED}/custody (the custody answer) answered 404`,
+      );
     });
 
     it('--wait: a diamond search has no entries of yet (404) is asked for again until they arrive', async () => {

@@ -88,7 +88,9 @@ describe("GIS's view of diamonds (platform.diamonds.v1)", () => {
     await verify(first.diamond_id);
     const { rows: after } = await t.db.query(`SELECT parsed_at FROM scan_reports WHERE hash = $1`, [hash]);
     expect(after).toEqual([{ parsed_at: before[0].parsed_at }]);
-    const { rows: view } = await t.db.query(`SELECT holder_participant_id, scan_report_hash, carats, shape FROM gis_diamonds WHERE diamond_id = $1`, [first.diamond_id]);
+    const { rows: view } = await t.db.query(`SELECT holder_participant_id, scan_report_hash, carats, shape FROM gis_diamonds WHERE diamond_id = $1`, [
+      first.diamond_id,
+    ]);
     expect(view).toEqual([{ holder_participant_id: 'holder-a', scan_report_hash: hash, carats: '1.02', shape: 'Round' }]);
   });
 
@@ -130,7 +132,9 @@ describe("GIS's view of diamonds (platform.diamonds.v1)", () => {
     } finally {
       await replica.close();
     }
-    const { rows } = await t.db.query(`SELECT 1 FROM scan_reports s JOIN gis_diamonds g ON g.scan_report_hash = s.hash WHERE g.diamond_id = $1`, [d.diamond_id]);
+    const { rows } = await t.db.query(`SELECT 1 FROM scan_reports s JOIN gis_diamonds g ON g.scan_report_hash = s.hash WHERE g.diamond_id = $1`, [
+      d.diamond_id,
+    ]);
     expect(rows).toEqual([]);
     await putBlob(t, bytes);
     expect((await verify(d.diamond_id)).body.status).toBe('success');
@@ -174,7 +178,9 @@ describe("GIS's view of diamonds (platform.diamonds.v1)", () => {
 
     it('a 4 MiB text node outside the values is parsed and the diamond is eligible', async () => {
       const bytes = Buffer.from(
-        scanReportXml().toString('utf8').replace('<Shape>', `<Notes>${'n'.repeat(4 * 1024 * 1024)}</Notes><Shape>`),
+        scanReportXml()
+          .toString('utf8')
+          .replace('<Shape>', `<Notes>${'n'.repeat(4 * 1024 * 1024)}</Notes><Shape>`),
       );
       const d = await feed(t, diamondRecord({ reports: [await putBlob(t, bytes)] }));
       expect((await verify(d.diamond_id)).body.status).toBe('success');

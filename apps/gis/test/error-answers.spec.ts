@@ -105,14 +105,16 @@ describe('GIS error answers, exactly', () => {
   });
 
   it('scan report not in the blob store yet: 503 {"detail","request_id"} with Retry-After: 5, no attempt recorded', async () => {
-    const hash = createHash('sha256').update(scanReportXml({ weight: '0.91' })).digest('hex');
+    const hash = createHash('sha256')
+      .update(scanReportXml({ weight: '0.91' }))
+      .digest('hex');
     const d = await feed(t, diamondRecord({ reports: [hash] }));
     for (const path of [`/v2/diamonds/${d.diamond_id}/verify`, `/v2/diamonds/${d.diamond_id}/validate-json`]) {
       const res = await raw('POST', path, path.endsWith('verify') ? VERIFY_OK : VALIDATE_OK);
       const body = JSON.parse(res.text) as Record<string, unknown>;
       expect(Object.keys(body)).toEqual(['detail', 'request_id']);
       expect(typeof body.request_id).toBe('string');
-      const text = JSON.stringify({ detail: 'the diamond\'s scan report cannot be read from the file store yet; retry later', request_id: body.request_id });
+      const text = JSON.stringify({ detail: "the diamond's scan report cannot be read from the file store yet; retry later", request_id: body.request_id });
       expect(res).toEqual({ status: 503, retryAfter: '5', ...json(text) });
     }
     expect(await attempts(d.diamond_id)).toEqual([]);
@@ -158,6 +160,10 @@ describe('GIS error answers, exactly', () => {
     const res = await raw('POST', `/v2/diamonds/${d.diamond_id}/grading`, GRADING);
     expect(res.status).toBe(201);
     const body = JSON.parse(res.text) as Record<string, unknown>;
-    expect(res).toEqual({ status: 201, retryAfter: null, ...json(JSON.stringify({ grading_id: body.grading_id, diamond_id: d.diamond_id, status: 'accepted' })) });
+    expect(res).toEqual({
+      status: 201,
+      retryAfter: null,
+      ...json(JSON.stringify({ grading_id: body.grading_id, diamond_id: d.diamond_id, status: 'accepted' })),
+    });
   });
 });

@@ -137,15 +137,17 @@ export function client(base: string, token?: string) {
   };
 }
 
-export function scanReportXml(v: {
-  shape?: string;
-  weight?: string;
-  girdle?: string;
-  table?: string;
-  depth?: string;
-  crown?: string | null;
-  pavilion?: string | null;
-} = {}): Buffer {
+export function scanReportXml(
+  v: {
+    shape?: string;
+    weight?: string;
+    girdle?: string;
+    table?: string;
+    depth?: string;
+    crown?: string | null;
+    pavilion?: string | null;
+  } = {},
+): Buffer {
   const crown = v.crown === null ? '' : `<CrownAngleAverage>${v.crown ?? '34.5'}</CrownAngleAverage>`;
   const pavilion = v.pavilion === null ? '' : `<PavilionAngleAverage>${v.pavilion ?? '40.8'}</PavilionAngleAverage>`;
   return Buffer.from(

@@ -53,7 +53,7 @@ describe('POST /v2/diamonds/{diamond_id}/grading', () => {
     return { l, api, id: d.diamond_id, validate };
   }
 
-  it('412 without a Verified validation (none, only Unverifiable, or another lab\'s)', async () => {
+  it("412 without a Verified validation (none, only Unverifiable, or another lab's)", async () => {
     const { api, id, validate } = await labWithDiamond();
     const none = await api.post(`/v2/diamonds/${id}/grading`, GRADING);
     expect(none.status).toBe(412);

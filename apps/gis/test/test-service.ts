@@ -143,7 +143,12 @@ export async function refusal(p: Promise<unknown>): Promise<{ kind: string; body
   return { kind: err.kind, body: err.body as Record<string, unknown> };
 }
 
-export const lab = (participantId = 'lab-1'): Caller => ({ participantId, role: 'grading_lab', clientId: `client-${participantId}`, name: `Lab ${participantId}` });
+export const lab = (participantId = 'lab-1'): Caller => ({
+  participantId,
+  role: 'grading_lab',
+  clientId: `client-${participantId}`,
+  name: `Lab ${participantId}`,
+});
 
 /** ValidationService (and the real EligibilityService under it) on in-memory repositories. */
 export function newTestService() {

@@ -135,13 +135,25 @@ describe('validate-json, poll and history', () => {
       const id = await verified();
       const result = await validate(id);
       expect(Object.keys(result).sort()).toEqual([
-        'diamond_id', 'parameters', 'request_id', 'requested_at', 'verification_description', 'verification_error', 'verification_status',
+        'diamond_id',
+        'parameters',
+        'request_id',
+        'requested_at',
+        'verification_description',
+        'verification_error',
+        'verification_status',
       ]);
       expect(result).toMatchObject({ diamond_id: id, verification_status: 'Verified', verification_error: null });
       expect(new Date(result.requested_at as string).toISOString()).toBe(result.requested_at);
       const parameters = result.parameters as Record<string, Json>;
       expect(Object.keys(parameters).sort()).toEqual([
-        'crown_angle_avg_deg', 'estimated_weight_crt', 'girdle_avg_mm', 'pavilion_angle_avg_deg', 'shape', 'table_avg_mm', 'total_depth_mm',
+        'crown_angle_avg_deg',
+        'estimated_weight_crt',
+        'girdle_avg_mm',
+        'pavilion_angle_avg_deg',
+        'shape',
+        'table_avg_mm',
+        'total_depth_mm',
       ]);
       expect(parameters.shape).toEqual({ validation_result: 'matched', platform_value: 'Round', lab_value: 'Round' });
       expect(parameters.girdle_avg_mm).toEqual({ validation_result: 'matched', platform_value: '7.55', lab_value: '7.55', difference: '0', tolerance: '0.5' });
@@ -155,7 +167,11 @@ describe('validate-json, poll and history', () => {
       expect(depth.verification_description).toMatch(/total_depth_mm/);
       const shape = await validate(id, { ...VALIDATE_OK, shape_group: 'Princess' });
       expect(shape.verification_status).toBe('Unverifiable');
-      expect((shape.parameters as Record<string, Json>).shape).toEqual({ validation_result: 'out_of_tolerance', platform_value: 'Round', lab_value: 'Princess' });
+      expect((shape.parameters as Record<string, Json>).shape).toEqual({
+        validation_result: 'out_of_tolerance',
+        platform_value: 'Round',
+        lab_value: 'Princess',
+      });
     });
 
     // Scan report: weight 1.02, girdle 7.55, table 3.71, depth 4.2, crown 34.5, pavilion 40.8.
@@ -187,7 +203,11 @@ describe('validate-json, poll and history', () => {
       const missing = await validate(id, required);
       expect(missing.verification_status).toBe('Verified');
       expect((missing.parameters as Record<string, Json>).crown_angle_avg_deg).toEqual({
-        validation_result: 'missing', platform_value: '34.5', lab_value: null, difference: null, tolerance: '1.1',
+        validation_result: 'missing',
+        platform_value: '34.5',
+        lab_value: null,
+        difference: null,
+        tolerance: '1.1',
       });
       expect((missing.parameters as Record<string, Json>).pavilion_angle_avg_deg.validation_result).toBe('missing');
 
@@ -203,7 +223,11 @@ describe('validate-json, poll and history', () => {
       const noAngles = await verified({ crown: null, pavilion: null });
       const reportMissing = await validate(noAngles);
       expect(reportMissing.verification_status).toBe('Verified');
-      expect((reportMissing.parameters as Record<string, Json>).crown_angle_avg_deg).toMatchObject({ validation_result: 'missing', platform_value: null, lab_value: '34.5' });
+      expect((reportMissing.parameters as Record<string, Json>).crown_angle_avg_deg).toMatchObject({
+        validation_result: 'missing',
+        platform_value: null,
+        lab_value: '34.5',
+      });
 
       const zeroInReport = await verified({ crown: '0', pavilion: '0.0' });
       const z = await validate(zeroInReport);

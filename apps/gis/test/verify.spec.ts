@@ -237,8 +237,20 @@ describe('POST /v2/diamonds/{diamond_id}/verify', () => {
       const d = diamondRecord({ reports: [] });
       await feed(t, d, 1);
       const hash = await putBlob(t, await fixture('good-round.xml'));
-      await feed(t, { ...d, polished: { ...d.polished, scan_reports: [{ hash, filename: 'r.xml', description: null, content_type: null, size: 1, uploaded_at: null }] } }, 2);
-      await feed(t, { ...d, unlock_status: 'unlocked', polished: { ...d.polished, scan_reports: [{ hash, filename: 'r.xml', description: null, content_type: null, size: 1, uploaded_at: null }] } }, 3);
+      await feed(
+        t,
+        { ...d, polished: { ...d.polished, scan_reports: [{ hash, filename: 'r.xml', description: null, content_type: null, size: 1, uploaded_at: null }] } },
+        2,
+      );
+      await feed(
+        t,
+        {
+          ...d,
+          unlock_status: 'unlocked',
+          polished: { ...d.polished, scan_reports: [{ hash, filename: 'r.xml', description: null, content_type: null, size: 1, uploaded_at: null }] },
+        },
+        3,
+      );
       const events = await waitFor(() => {
         const e = publishedFor(t, Topics.GIS_ELIGIBILITY, d.diamond_id);
         return e.length >= 2 ? e : undefined;

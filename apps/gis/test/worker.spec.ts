@@ -6,20 +6,7 @@ import { gisEntities } from '../src/entities';
 import { gisMigrations } from '../src/migrations';
 import { ValidationRequestEntity } from '../src/validation/validation-request.entity';
 import { ValidationRepository } from '../src/validation/validation.repository';
-import {
-  GisTestStack,
-  Json,
-  VALIDATE_OK,
-  VERIFY_OK,
-  answered,
-  client,
-  eligibleDiamond,
-  lab,
-  pathOf,
-  startGis,
-  startGisReplica,
-  waitFor,
-} from './gis-helpers';
+import { GisTestStack, Json, VALIDATE_OK, VERIFY_OK, answered, client, eligibleDiamond, lab, pathOf, startGis, startGisReplica, waitFor } from './gis-helpers';
 
 /** A repository on its own connection pool: stands in for "another worker" in the tests. */
 async function foreignRepository(url: string) {
@@ -38,7 +25,8 @@ async function queue(t: GisTestStack, token: string, body: Json = VALIDATE_OK): 
 }
 
 const jobRow = async (db: Client, requestId: string) =>
-  (await db.query(`SELECT status, attempts, claimed_by, answered_by, verification_error FROM validation_requests WHERE request_id = $1`, [requestId])).rows[0] as Json;
+  (await db.query(`SELECT status, attempts, claimed_by, answered_by, verification_error FROM validation_requests WHERE request_id = $1`, [requestId]))
+    .rows[0] as Json;
 
 describe('validation worker: a crash mid-request', () => {
   let t: GisTestStack;
@@ -133,7 +121,9 @@ describe('validation worker: job table semantics', () => {
     // Queued and marked as claimed twice by dead workers while no worker runs, so no worker can answer it first.
     const l = await lab(t);
     const job = await queue(t, l.token);
-    await t.db.query(`UPDATE validation_requests SET attempts = 2, claimed_by = 'gone', claimed_at = now() - interval '1 hour' WHERE request_id = $1`, [job.requestId]);
+    await t.db.query(`UPDATE validation_requests SET attempts = 2, claimed_by = 'gone', claimed_at = now() - interval '1 hour' WHERE request_id = $1`, [
+      job.requestId,
+    ]);
     const worker = await startGisReplica(t, { VALIDATION_WORKER_ENABLED: 'true' });
     try {
       const result = await answered(worker.url, l.token, job.path);
@@ -168,7 +158,9 @@ describe('validation worker: job table semantics', () => {
       expect(result).toMatchObject({ verification_status: 'Unverifiable', parameters: null, verification_description: null });
       expect(result.verification_error).toMatch(/validation failed: the scan report f{64} has no extracted values/);
       const history = await client(replica.url, l.token).get(`/v2/diamonds/${d.diamond_id}/validate/historic`);
-      expect(history.body).toEqual([expect.objectContaining({ request_id: requestId, verification_status: 'Unverifiable', verification_error: result.verification_error })]);
+      expect(history.body).toEqual([
+        expect.objectContaining({ request_id: requestId, verification_status: 'Unverifiable', verification_error: result.verification_error }),
+      ]);
     });
 
     it('two replicas share the queue: 30 concurrent requests are each answered exactly once', async () => {

@@ -16,7 +16,11 @@ export const ApiShipmentIdParam = () =>
 
 /** `{grading_id}`: a graded measurement of the diamond. */
 export const ApiGradingIdParam = () =>
-  ApiParam({ name: 'grading_id', description: 'A graded measurement of the diamond. Out of format answers 404 like an unknown id.', schema: gradingIdField() as object });
+  ApiParam({
+    name: 'grading_id',
+    description: 'A graded measurement of the diamond. Out of format answers 404 like an unknown id.',
+    schema: gradingIdField() as object,
+  });
 
 /** The path ids of the graded-measurement choice operations. */
 export const ApiDiamondAndGradingParams = () => applyDecorators(ApiDiamondIdParam('A diamond you hold.'), ApiGradingIdParam());
@@ -31,14 +35,27 @@ export const PATH_400 = 'A path segment that is not valid percent-encoded UTF-8 
 export const ApiPathErrors = (description400: string = PATH_400) =>
   applyDecorators(
     ApiResponse({ status: 400, description: description400, type: MessageErrorResponse }),
-    ApiResponse({ status: 414, description: 'A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`).', type: MessageErrorResponse }),
+    ApiResponse({
+      status: 414,
+      description: 'A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`).',
+      type: MessageErrorResponse,
+    }),
   );
 
 /** Operations that take no body: one sent anyway is still read, and refused when it is too large or broken. */
 export const ApiNoBodyErrors = () =>
   applyDecorators(
-    ApiResponse({ status: 413, description: 'This operation takes no body; one sent anyway that is larger than 1 MiB is refused.', type: MessageErrorResponse }),
-    ApiResponse({ status: 422, description: 'This operation takes no body; one sent anyway that cannot be read (malformed JSON, a content type other than JSON) is refused (`detail` names it).', type: ValidationErrorResponse }),
+    ApiResponse({
+      status: 413,
+      description: 'This operation takes no body; one sent anyway that is larger than 1 MiB is refused.',
+      type: MessageErrorResponse,
+    }),
+    ApiResponse({
+      status: 422,
+      description:
+        'This operation takes no body; one sent anyway that cannot be read (malformed JSON, a content type other than JSON) is refused (`detail` names it).',
+      type: ValidationErrorResponse,
+    }),
   );
 
 /** Error answers, worded once. */
@@ -54,7 +71,8 @@ export const Errors = {
   /** 413 of a JSON body past the service's body limit. */
   bodyTooLarge: 'The body is larger than the limit (1 MiB).',
   /** 422 of a JSON body. */
-  invalidBody: 'The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`).',
+  invalidBody:
+    'The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`).',
   /** 503 of a dependency that cannot be reached. */
-  unavailable: 'The database (or the token issuer\'s keys) cannot be reached right now; retry after `Retry-After` seconds.',
+  unavailable: "The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds.",
 } as const;

@@ -85,7 +85,7 @@ describe('platform error helpers', () => {
     });
   });
 
-  it('a 422 of invalidFields is the body of the validation pipe\'s RequestValidationException, byte for byte', () => {
+  it("a 422 of invalidFields is the body of the validation pipe's RequestValidationException, byte for byte", () => {
     for (const n of [1, 3, 50, 51, 120]) {
       const details = Array.from({ length: n }, (_, i) => ({ loc: i % 2 ? ['body', 'items', i] : ['query'], msg: `bad ${i}`, type: 'value_error' }));
       const pipe = new RequestValidationException(details);

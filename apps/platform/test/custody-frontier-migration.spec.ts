@@ -11,11 +11,15 @@ describe('migration CustodyFrontier1764806400000', () => {
   const size = 37; // frontier of 3 nodes: 32 + 4 + 1
   const leaves = Array.from({ length: size }, (_, i) => sha256(Buffer.from(`entry ${i}`)));
   const store = new Map<string, Buffer>();
-  const { nodes } = appendLeaves(0, leaves.map((h) => leafHash(h)), (k) => store.get(nodeKeyString(k)));
+  const { nodes } = appendLeaves(
+    0,
+    leaves.map((h) => leafHash(h)),
+    (k) => store.get(nodeKeyString(k)),
+  );
   for (const n of nodes) store.set(nodeKeyString(n.key), n.hash);
   const root = rootOf(size, (k) => store.get(nodeKeyString(k))).toString('hex');
 
-  it('keeps the latest checkpoint\'s frontier from the stored nodes, drops the nodes, and down rebuilds them from the entries', async () => {
+  it("keeps the latest checkpoint's frontier from the stored nodes, drops the nodes, and down rebuilds them from the entries", async () => {
     const url = await createTestDatabase('platform_custody_frontier');
     expect(await runMigrations({ url, service: 'platform', entities: platformEntities, migrations: before })).toHaveLength(before.length);
     const ds = createDataSource({ url, service: 'platform', entities: platformEntities, migrations: platformMigrations });
@@ -32,11 +36,10 @@ describe('migration CustodyFrontier1764806400000', () => {
         nodes.map((n) => n.key.index),
         nodes.map((n) => n.hash),
       ]);
-      await ds.query(`INSERT INTO custody_checkpoints (number, tree_size, root_hash, timestamp, kid, jws) VALUES (1, 0, $1, 't', 'k', 'j'), (2, $2, $3, 't', 'k', 'j')`, [
-        sha256().toString('hex'),
-        size,
-        root,
-      ]);
+      await ds.query(
+        `INSERT INTO custody_checkpoints (number, tree_size, root_hash, timestamp, kid, jws) VALUES (1, 0, $1, 't', 'k', 'j'), (2, $2, $3, 't', 'k', 'j')`,
+        [sha256().toString('hex'), size, root],
+      );
 
       await ds.runMigrations({ transaction: 'each' });
       const [latest] = await ds.query(`SELECT frontier FROM custody_checkpoints WHERE number = 2`);
@@ -50,7 +53,11 @@ describe('migration CustodyFrontier1764806400000', () => {
       expect(tables).toHaveLength(0);
 
       await ds.undoLastMigration({ transaction: 'each' });
-      const rebuilt = (await ds.query(`SELECT level, index, hash FROM custody_tree_nodes ORDER BY level, index`)) as { level: number; index: string; hash: Buffer }[];
+      const rebuilt = (await ds.query(`SELECT level, index, hash FROM custody_tree_nodes ORDER BY level, index`)) as {
+        level: number;
+        index: string;
+        hash: Buffer;
+      }[];
       expect(rebuilt.map((r) => `${r.level}:${r.index}=${r.hash.toString('hex')}`)).toEqual(
         [...nodes].sort((a, b) => a.key.level - b.key.level || a.key.index - b.key.index).map((n) => `${nodeKeyString(n.key)}=${n.hash.toString('hex')}`),
       );
@@ -61,7 +68,7 @@ describe('migration CustodyFrontier1764806400000', () => {
     }
   });
 
-  it('refuses to drop the nodes when the latest checkpoint\'s frontier is not all there', async () => {
+  it("refuses to drop the nodes when the latest checkpoint's frontier is not all there", async () => {
     const url = await createTestDatabase('platform_custody_frontier_missing');
     await runMigrations({ url, service: 'platform', entities: platformEntities, migrations: before });
     const ds = createDataSource({ url, service: 'platform', entities: platformEntities, migrations: platformMigrations });

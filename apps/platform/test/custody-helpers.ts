@@ -1,13 +1,4 @@
-import {
-  appendLeaves,
-  canonicalJson,
-  CustodyCheckpoint,
-  CustodyEntry,
-  entryHash,
-  leafHash,
-  nodeKeyString,
-  rootOf,
-} from '@dtp/domain';
+import { appendLeaves, canonicalJson, CustodyCheckpoint, CustodyEntry, entryHash, leafHash, nodeKeyString, rootOf } from '@dtp/domain';
 import type { DiamondV1 } from '@dtp/domain';
 import { compactVerify, createLocalJWKSet, JSONWebKeySet } from 'jose';
 import { entryFields } from '../src/custody/custody-entry';
@@ -34,7 +25,9 @@ export async function entryCount(f: PlatformFixture): Promise<number> {
 }
 
 export async function head(f: PlatformFixture, diamondId: string): Promise<string | null> {
-  return (await f.db.query<{ custody_head: string | null }>(`SELECT custody_head FROM diamonds WHERE diamond_id = $1`, [diamondId])).rows[0]?.custody_head ?? null;
+  return (
+    (await f.db.query<{ custody_head: string | null }>(`SELECT custody_head FROM diamonds WHERE diamond_id = $1`, [diamondId])).rows[0]?.custody_head ?? null
+  );
 }
 
 /** Every `diamond.upserted` record of the diamond in the outbox, oldest first. */
@@ -50,7 +43,11 @@ export async function recomputedRoot(f: PlatformFixture, size: number): Promise<
   );
   if (rows.length !== size) throw new Error(`expected ${size} leaves, found ${rows.length}`);
   const store = new Map<string, Buffer>();
-  const { nodes } = appendLeaves(0, rows.map((r) => leafHash(Buffer.from(r.entry_hash, 'hex'))), (k) => store.get(nodeKeyString(k)));
+  const { nodes } = appendLeaves(
+    0,
+    rows.map((r) => leafHash(Buffer.from(r.entry_hash, 'hex'))),
+    (k) => store.get(nodeKeyString(k)),
+  );
   for (const n of nodes) store.set(nodeKeyString(n.key), n.hash);
   return rootOf(size, (k) => store.get(nodeKeyString(k))).toString('hex');
 }

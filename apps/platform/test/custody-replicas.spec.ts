@@ -94,7 +94,9 @@ describe('custody log with two platform replicas', () => {
         { locked: true, checkpoints: [] },
         { locked: true, checkpoints: [] },
       ]);
-      const { rows } = await db.query(`SELECT 1 FROM custody_entries WHERE diamond_id = ANY($1) AND leaf_index IS NOT NULL`, [waiting.map((d) => d.diamond_id)]);
+      const { rows } = await db.query(`SELECT 1 FROM custody_entries WHERE diamond_id = ANY($1) AND leaf_index IS NOT NULL`, [
+        waiting.map((d) => d.diamond_id),
+      ]);
       expect(rows).toEqual([]);
     } finally {
       await lock.query('COMMIT');
@@ -123,9 +125,11 @@ describe('custody log with two platform replicas', () => {
     const total = Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM custody_entries`)).rows[0].n);
     const leaves = (await db.query<{ l: string }>(`SELECT leaf_index AS l FROM custody_entries ORDER BY leaf_index`)).rows.map((r) => Number(r.l));
     expect(leaves).toEqual(Array.from({ length: total }, (_v, i) => i));
-    const checkpoints = (await db.query<{ number: string; tree_size: string; root_hash: string; timestamp: string; jws: string }>(
-      `SELECT * FROM custody_checkpoints ORDER BY number`,
-    )).rows;
+    const checkpoints = (
+      await db.query<{ number: string; tree_size: string; root_hash: string; timestamp: string; jws: string }>(
+        `SELECT * FROM custody_checkpoints ORDER BY number`,
+      )
+    ).rows;
     expect(checkpoints.map((c) => Number(c.number))).toEqual(checkpoints.map((_c, i) => i + 1));
     const sizes = checkpoints.map((c) => Number(c.tree_size));
     expect(sizes.at(-1)).toBe(total);
@@ -133,8 +137,12 @@ describe('custody log with two platform replicas', () => {
     const f = fixture(1);
     for (const c of checkpoints.slice(-3)) {
       expect(c.root_hash).toBe(await recomputedRoot(f, Number(c.tree_size)));
-      const log_id = (await db.query<{ payload: { key: string } }>(`SELECT payload FROM outbox WHERE event_type = 'custody.checkpoint' AND revision = $1`, [c.number])).rows[0].payload.key;
-      await expect(verifyCheckpoint(f, { log_id, tree_size: Number(c.tree_size), root_hash: c.root_hash, timestamp: c.timestamp, jws: c.jws })).resolves.toMatchObject({ alg: 'EdDSA' });
+      const log_id = (
+        await db.query<{ payload: { key: string } }>(`SELECT payload FROM outbox WHERE event_type = 'custody.checkpoint' AND revision = $1`, [c.number])
+      ).rows[0].payload.key;
+      await expect(
+        verifyCheckpoint(f, { log_id, tree_size: Number(c.tree_size), root_hash: c.root_hash, timestamp: c.timestamp, jws: c.jws }),
+      ).resolves.toMatchObject({ alg: 'EdDSA' });
     }
     // One event per checkpoint, none twice.
     const events = (await db.query<{ revision: string }>(`SELECT revision FROM outbox WHERE event_type = 'custody.checkpoint' ORDER BY revision`)).rows;

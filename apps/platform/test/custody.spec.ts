@@ -127,7 +127,7 @@ describe('custody log: one entry per change, in the same transaction', () => {
     ]);
   });
 
-  it('polish, split, destroy: the parent\'s entry, then each child\'s first entry links to it (the chain reaches the mine)', async () => {
+  it("polish, split, destroy: the parent's entry, then each child's first entry links to it (the chain reaches the mine)", async () => {
     const rough = await register(f, maker, { rough: { carats: '3.00' } });
     const polished = await call<DiamondV1>(f, 'POST', '/diamonds/polished/create', maker.token, {
       parent_diamond_id: rough.diamond_id,
@@ -144,7 +144,10 @@ describe('custody log: one entry per change, in the same transaction', () => {
     const rough2 = await register(f, maker, { rough: { carats: '3.00' } });
     const split = await call<{ parent: DiamondV1; cuts: DiamondV1[] }>(f, 'POST', `/diamonds/${rough2.diamond_id}/split`, maker.token, {
       participant_timestamp: TS,
-      cuts: [{ participant_id: 'CUT-1', rough: { carats: 1 } }, { participant_id: 'CUT-2', rough: { carats: 1 } }],
+      cuts: [
+        { participant_id: 'CUT-1', rough: { carats: 1 } },
+        { participant_id: 'CUT-2', rough: { carats: 1 } },
+      ],
     });
     expect(split.status).toBe(200);
     const splitEntries = await checkChain(rough2.diamond_id);
@@ -162,7 +165,10 @@ describe('custody log: one entry per change, in the same transaction', () => {
   it('deleted: an entry per removed diamond (hash of {diamond_id}, fresh version), linked to its last; the log keeps them', async () => {
     const rough = await register(f, maker, { rough: { carats: '3.00' } });
     const split = await call<{ cuts: DiamondV1[] }>(f, 'POST', `/diamonds/${rough.diamond_id}/split`, maker.token, {
-      cuts: [{ participant_id: 'DEL-1', rough: { carats: 1 } }, { participant_id: 'DEL-2', rough: { carats: 1 } }],
+      cuts: [
+        { participant_id: 'DEL-1', rough: { carats: 1 } },
+        { participant_id: 'DEL-2', rough: { carats: 1 } },
+      ],
     });
     expect(split.status).toBe(200);
     const before = await entriesOf(f, rough.diamond_id);
@@ -170,7 +176,11 @@ describe('custody log: one entry per change, in the same transaction', () => {
     const cut2Before = await entriesOf(f, split.body.cuts[1].diamond_id);
     const res = await call(f, 'POST', '/bulk/diamonds/delete', maker.token, { diamonds: [{ diamond_id: rough.diamond_id, delete_descendants: true }] });
     expect(res).toMatchObject({ status: 200, body: { results: [{ status: 'success' }] } });
-    const removed = [[rough.diamond_id, before], [split.body.cuts[0].diamond_id, cutBefore], [split.body.cuts[1].diamond_id, cut2Before]] as const;
+    const removed = [
+      [rough.diamond_id, before],
+      [split.body.cuts[0].diamond_id, cutBefore],
+      [split.body.cuts[1].diamond_id, cut2Before],
+    ] as const;
     for (const [id, prior] of removed) {
       const all = await entriesOf(f, id);
       expect(all.slice(0, -1)).toEqual(prior);
@@ -194,7 +204,7 @@ describe('custody log: one entry per change, in the same transaction', () => {
     expect(entries[1]).toMatchObject({ action: 'record_updated', actor_participant_id: null });
   });
 
-  it('record_updated without an actor: provenance confirmed by the producer\'s onboarding event', async () => {
+  it("record_updated without an actor: provenance confirmed by the producer's onboarding event", async () => {
     const late = await knownParticipant(f, 'producer', { provenance: { name: 'Late', type: 'mine', country_code: 'CA' } });
     // Make platform forget the participant, as if its onboarding event had not been consumed yet (registration.spec).
     await f.db.query(`DELETE FROM participants WHERE participant_id = $1`, [late.participant_id]);
@@ -218,16 +228,27 @@ describe('custody log: one entry per change, in the same transaction', () => {
     const d = await register(f, maker, { rough: { carats: '1.00' } });
     const n = await entryCount(f);
     expect((await call(f, 'POST', '/diamonds/rough/create', maker.token, roughBody({ participant_id: d.participant_id }))).status).toBe(409);
-    const heavy = await call(f, 'POST', `/diamonds/${d.diamond_id}/split`, maker.token, { cuts: [{ participant_id: 'X', rough: { carats: 3 } }, { participant_id: 'Y', rough: { carats: 3 } }] });
+    const heavy = await call(f, 'POST', `/diamonds/${d.diamond_id}/split`, maker.token, {
+      cuts: [
+        { participant_id: 'X', rough: { carats: 3 } },
+        { participant_id: 'Y', rough: { carats: 3 } },
+      ],
+    });
     expect(heavy.status).toBe(409);
     // A split failing half-way: its second cut collides with a sibling planted in the database, after the parent's
     // change and the first cut (with their entries) were written in the same transaction: all of it rolls back.
     const clash = `zz${Date.now().toString(36)}clash${process.pid}`.padEnd(26, '0').slice(0, 26);
     await f.db.query(`CREATE TEMP TABLE planted AS SELECT * FROM diamonds WHERE diamond_id = $1`, [d.diamond_id]);
-    await f.db.query(`UPDATE planted SET diamond_id = $1, legacy_id = gen_random_uuid(), box_scope = 'parent:' || $2, participant_id = 'CLASH', custody_head = NULL`, [clash, d.diamond_id]);
+    await f.db.query(
+      `UPDATE planted SET diamond_id = $1, legacy_id = gen_random_uuid(), box_scope = 'parent:' || $2, participant_id = 'CLASH', custody_head = NULL`,
+      [clash, d.diamond_id],
+    );
     await f.db.query(`INSERT INTO diamonds SELECT * FROM planted`);
     const dup = await call(f, 'POST', `/diamonds/${d.diamond_id}/split`, maker.token, {
-      cuts: [{ participant_id: 'FINE', rough: { carats: 0.2 } }, { participant_id: 'CLASH', rough: { carats: 0.2 } }],
+      cuts: [
+        { participant_id: 'FINE', rough: { carats: 0.2 } },
+        { participant_id: 'CLASH', rough: { carats: 0.2 } },
+      ],
     });
     expect(dup).toMatchObject({ status: 409, body: { reason: 'diamond_not_unique' } });
     await f.db.query(`DELETE FROM diamonds WHERE diamond_id = $1`, [clash]);
@@ -294,7 +315,9 @@ describe('custody log: one entry per change, in the same transaction', () => {
   it(`more than ${CUSTODY_EVENT_MAX_ENTRIES} pending entries: several checkpoints in one call, each event within the limit`, async () => {
     const before = (await checkpointer().checkpointNow()).checkpoints;
     expect(before).toEqual([]);
-    await Promise.all(Array.from({ length: 4 }, (_v, i) => Promise.all(Array.from({ length: 70 }, (_w, j) => register(f, producer, { box_id: `BULK-${i}-${j}` })))));
+    await Promise.all(
+      Array.from({ length: 4 }, (_v, i) => Promise.all(Array.from({ length: 70 }, (_w, j) => register(f, producer, { box_id: `BULK-${i}-${j}` })))),
+    );
     const { checkpoints } = await checkpointer().checkpointNow();
     expect(checkpoints).toHaveLength(2);
     const events = (await outboxRows(f, LOG_ID)).slice(-2).map((e) => e.payload!.data as unknown as CustodyCheckpointData);
@@ -350,7 +373,7 @@ describe('custody log: one entry per change, in the same transaction', () => {
     expect(await metric(f, 'custody_pending_entries')).toBe(0);
   });
 
-  it('GET /.well-known/custody-keys.json: public, any origin, cacheable, the configured key\'s public half only', async () => {
+  it("GET /.well-known/custody-keys.json: public, any origin, cacheable, the configured key's public half only", async () => {
     const res = await call<{ keys: Record<string, string>[] }>(f, 'GET', '/.well-known/custody-keys.json', null);
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
@@ -362,7 +385,13 @@ describe('custody log: one entry per change, in the same transaction', () => {
     const { rows } = await f.db.query<{ jws: string; tree_size: string; root_hash: string; timestamp: string }>(
       `SELECT * FROM custody_checkpoints ORDER BY number DESC LIMIT 1`,
     );
-    const genuine: CustodyCheckpoint = { log_id: LOG_ID, tree_size: Number(rows[0].tree_size), root_hash: rows[0].root_hash, timestamp: rows[0].timestamp, jws: rows[0].jws };
+    const genuine: CustodyCheckpoint = {
+      log_id: LOG_ID,
+      tree_size: Number(rows[0].tree_size),
+      root_hash: rows[0].root_hash,
+      timestamp: rows[0].timestamp,
+      jws: rows[0].jws,
+    };
     await expect(verifyCheckpoint(f, genuine)).resolves.toMatchObject({ alg: 'EdDSA' });
     const [h, p, s] = genuine.jws.split('.');
     const forgedBody = { ...genuine, tree_size: genuine.tree_size + 1 };

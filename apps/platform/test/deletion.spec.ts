@@ -12,7 +12,11 @@ describe('POST /bulk/diamonds/delete', () => {
   const exists = async (id: string) => (await f.db.query(`SELECT 1 FROM diamonds WHERE diamond_id = $1`, [id])).rowCount === 1;
   /** Makes `child` a child of `parent` (lifecycle endpoints come later; the link is what deletion reads). */
   const link = async (child: DiamondV1, parent: DiamondV1) =>
-    f.db.query(`UPDATE diamonds SET diamond_parent_id = $2, participant_parent_id = $3 WHERE diamond_id = $1`, [child.diamond_id, parent.diamond_id, parent.participant_id]);
+    f.db.query(`UPDATE diamonds SET diamond_parent_id = $2, participant_parent_id = $3 WHERE diamond_id = $1`, [
+      child.diamond_id,
+      parent.diamond_id,
+      parent.participant_id,
+    ]);
 
   beforeAll(async () => {
     f = await startPlatform();
@@ -114,7 +118,7 @@ describe('POST /bulk/diamonds/delete', () => {
     expect(await outboxCount(f)).toBe(before + 8);
   });
 
-  it('answers has_descendants without delete_descendants whatever the descendants\' state; descendant_unlocked only with it', async () => {
+  it("answers has_descendants without delete_descendants whatever the descendants' state; descendant_unlocked only with it", async () => {
     const root = await register(f, producer);
     const child = await register(f, producer);
     const grandchild = await register(f, producer);
@@ -145,7 +149,10 @@ describe('POST /bulk/diamonds/delete', () => {
     await link(grandchild, child);
     await f.db.query(`UPDATE diamonds SET unlock_status = 'unlocked' WHERE diamond_id = $1`, [grandchild.diamond_id]);
     const before = await outboxCount(f);
-    const res = await del(producer, [{ diamond_id: root.diamond_id, delete_descendants: true }, { diamond_id: child.diamond_id, delete_descendants: true }]);
+    const res = await del(producer, [
+      { diamond_id: root.diamond_id, delete_descendants: true },
+      { diamond_id: child.diamond_id, delete_descendants: true },
+    ]);
     for (const r of res.body.results) {
       expect(r).toMatchObject({ status: 'failure', reason: 'descendant_unlocked', descendants: [] });
       expect('detail' in r && r.detail).toContain(grandchild.diamond_id);
@@ -161,7 +168,12 @@ describe('POST /bulk/diamonds/delete', () => {
     const b = await register(f, producer);
     const locked = await register(f, producer);
     await f.db.query(`UPDATE diamonds SET unlock_status = 'unlocked' WHERE diamond_id = $1`, [locked.diamond_id]);
-    const res = await del(producer, [{ diamond_id: a.diamond_id }, { diamond_id: locked.diamond_id }, { diamond_id: a.diamond_id }, { diamond_id: b.diamond_id }]);
+    const res = await del(producer, [
+      { diamond_id: a.diamond_id },
+      { diamond_id: locked.diamond_id },
+      { diamond_id: a.diamond_id },
+      { diamond_id: b.diamond_id },
+    ]);
     expect(res.body.results.map((r) => [r.diamond_id, r.status, 'reason' in r ? r.reason : null])).toEqual([
       [a.diamond_id, 'success', null],
       [locked.diamond_id, 'failure', 'unlocked'],

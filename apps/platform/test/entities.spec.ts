@@ -4,7 +4,18 @@ import { createTestDatabase } from '@dtp/testing';
 import { platformEntities } from '../src/entities';
 import { platformMigrations } from '../src/migrations';
 
-const TABLES = ['custody_checkpoints', 'custody_entries', 'custody_signing_keys', 'diamond_shares', 'diamonds', 'graded_measurements', 'participant_storage', 'participants', 'shipment_diamonds', 'shipments'];
+const TABLES = [
+  'custody_checkpoints',
+  'custody_entries',
+  'custody_signing_keys',
+  'diamond_shares',
+  'diamonds',
+  'graded_measurements',
+  'participant_storage',
+  'participants',
+  'shipment_diamonds',
+  'shipments',
+];
 
 /** The catalog of the entities' tables: columns (type, nullability, default), constraints and indexes with their definitions. */
 async function catalog(ds: DataSource): Promise<unknown> {
@@ -20,7 +31,9 @@ async function catalog(ds: DataSource): Promise<unknown> {
       WHERE conrelid::regclass::text = ANY($1) ORDER BY 1, 2`,
     [TABLES],
   );
-  const indexes = await ds.query(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = ANY($1) ORDER BY 1, 2`, [TABLES]);
+  const indexes = await ds.query(`SELECT tablename, indexname, indexdef FROM pg_indexes WHERE schemaname = 'public' AND tablename = ANY($1) ORDER BY 1, 2`, [
+    TABLES,
+  ]);
   return { columns, constraints, indexes };
 }
 
@@ -51,7 +64,10 @@ describe('platform entities', () => {
     const opts = { url: migratedUrl, service: 'platform', entities: platformEntities, migrations: platformMigrations };
     await runMigrations(opts);
     const migrated = createDataSource(opts);
-    const synced = new DataSource({ ...postgresOptions({ ...opts, url: await createTestDatabase('platform_entities_synced'), migrations: [] }), synchronize: true });
+    const synced = new DataSource({
+      ...postgresOptions({ ...opts, url: await createTestDatabase('platform_entities_synced'), migrations: [] }),
+      synchronize: true,
+    });
     await Promise.all([migrated.initialize(), synced.initialize()]);
     try {
       expect(await catalog(synced)).toEqual(await catalog(migrated));

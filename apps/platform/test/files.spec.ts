@@ -101,11 +101,18 @@ describe('POST /diamonds/{diamond_id}/files/{kind}', () => {
     const d = await register(f, producer);
     const refs: Record<string, Record<string, unknown>> = {};
     for (const kind of ['video', 'scan', 'scan_report', 'grading_certificate', 'supplementary']) {
-      const res = await upload(f, producer.token, d.diamond_id, kind, { file: { bytes: Buffer.from(`${kind} of ${d.diamond_id}`), name: `${kind}.bin` }, fields: { description: kind } });
+      const res = await upload(f, producer.token, d.diamond_id, kind, {
+        file: { bytes: Buffer.from(`${kind} of ${d.diamond_id}`), name: `${kind}.bin` },
+        fields: { description: kind },
+      });
       expect({ kind, status: res.status }).toEqual({ kind, status: 201 });
       refs[kind] = res.body;
     }
-    expect(refs.grading_certificate).toEqual({ hash: sha256(`grading_certificate of ${d.diamond_id}`), filename: 'grading_certificate.bin', description: 'grading_certificate' });
+    expect(refs.grading_certificate).toEqual({
+      hash: sha256(`grading_certificate of ${d.diamond_id}`),
+      filename: 'grading_certificate.bin',
+      description: 'grading_certificate',
+    });
     const scan2 = await upload(f, producer.token, d.diamond_id, 'scan', { file: { bytes: Buffer.from('second scan'), name: 'scan2.bin' } });
     expect(scan2.status).toBe(201);
     expect(scan2.body.description).toBeNull();
@@ -245,7 +252,7 @@ describe('POST /diamonds/{diamond_id}/files/{kind}', () => {
     expect(await readdir(path.join(blobDir, 'tmp'))).toEqual([]);
   });
 
-  it('answers 403 for another participant\'s diamond, 404 for unknown ids, 401 without a token', async () => {
+  it("answers 403 for another participant's diamond, 404 for unknown ids, 401 without a token", async () => {
     const d = await register(f, producer);
     const other = await participant(f, 'manufacturer');
     const file = { bytes: Buffer.from('intruder'), name: 'i.jpg' };
@@ -355,7 +362,7 @@ describe('POST /diamonds/{diamond_id}/files/{kind}: storage quota per participan
     await f?.close();
   });
 
-  it('refuses a file past the participant\'s quota with 409 storage_quota_exceeded, counting each attached file once', async () => {
+  it("refuses a file past the participant's quota with 409 storage_quota_exceeded, counting each attached file once", async () => {
     const producer = await participant(f, 'producer');
     const d = await register(f, producer);
     const bytes = (n: number, seed: string) => Buffer.from(seed.repeat(n).slice(0, n));

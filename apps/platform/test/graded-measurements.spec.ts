@@ -31,11 +31,19 @@ describe('graded measurements', () => {
     await f?.close();
   });
 
-  it('lists nothing at first, then the holder\'s own records (source user, inactive, selectable, decimals as text)', async () => {
+  it("lists nothing at first, then the holder's own records (source user, inactive, selectable, decimals as text)", async () => {
     const d = await register(f, producer);
     expect(await call(f, 'GET', path(d), producer.token)).toMatchObject({ status: 200, body: { results: [] } });
     const before = await outboxCount(f);
-    const gm = await add(d, { carats: 1.01, colour: 'E', clarity: 'VS1', shape: 'Round', table_percent: '57.5', grader_inscription_numbers: ['GIA 1'], graded_date: '2024-04-01T00:00:00Z' });
+    const gm = await add(d, {
+      carats: 1.01,
+      colour: 'E',
+      clarity: 'VS1',
+      shape: 'Round',
+      table_percent: '57.5',
+      grader_inscription_numbers: ['GIA 1'],
+      graded_date: '2024-04-01T00:00:00Z',
+    });
     expect(gm).toEqual({
       id: expect.any(String),
       source: 'user',
@@ -70,7 +78,7 @@ describe('graded measurements', () => {
     }
   });
 
-  it('select makes one record active, deactivates the previous one, and shows it in the diamond\'s grading', async () => {
+  it("select makes one record active, deactivates the previous one, and shows it in the diamond's grading", async () => {
     const d = await register(f, producer);
     const a = await add(d, { carats: 1.0, colour: 'F' });
     const b = await add(d, { carats: 1.02, colour: 'G' });
@@ -160,12 +168,18 @@ describe('graded measurements', () => {
     expect(await select(d, 'no-such-grading')).toMatchObject({ status: 404, body: { message: 'graded measurement not found' } });
     expect((await select(e, a.id)).status).toBe(404);
     expect((await deselect(e, a.id)).status).toBe(404);
-    const notHolder = (action: string) => ({ status: 403, body: { message: `only the holder of diamond ${d.diamond_id} may ${action}`, reason: 'not_holder' } });
+    const notHolder = (action: string) => ({
+      status: 403,
+      body: { message: `only the holder of diamond ${d.diamond_id} may ${action}`, reason: 'not_holder' },
+    });
     expect(await call(f, 'GET', path(d), other.token)).toMatchObject(notHolder('list its graded measurements'));
     expect(await call(f, 'POST', path(d), other.token, { carats: 1 })).toMatchObject(notHolder('add graded measurements to it'));
     expect(await select(d, a.id, other)).toMatchObject(notHolder('select its graded measurements'));
     expect(await deselect(d, a.id, other)).toMatchObject(notHolder('deselect its graded measurements'));
-    expect(await call(f, 'GET', '/diamonds/01hzzzzzzzzzzzzzzzzzzzzzzz/graded-measurements', producer.token)).toMatchObject({ status: 404, body: { message: 'diamond not found' } });
+    expect(await call(f, 'GET', '/diamonds/01hzzzzzzzzzzzzzzzzzzzzzzz/graded-measurements', producer.token)).toMatchObject({
+      status: 404,
+      body: { message: 'diamond not found' },
+    });
     expect((await call(f, 'GET', path(d), null)).status).toBe(401);
     expect(await outboxCount(f)).toBe(before);
   });
@@ -221,7 +235,19 @@ describe('graded measurements', () => {
   });
 
   it('parks a grading for an unknown diamond and keeps consuming', async () => {
-    const ghost = { diamond_id: '01hzzzzzzzzzzzzzzzzzzzzzzz', grading_id: 'ghost', submitted_by: null, data: { grader_certificate_number: 'C', grader_report_number: 'R', grading_lab: 'Other', graded_date: '2024-05-01T00:00:00Z', carats: '1', shape: 'Round' } } as GradingSubmittedData;
+    const ghost = {
+      diamond_id: '01hzzzzzzzzzzzzzzzzzzzzzzz',
+      grading_id: 'ghost',
+      submitted_by: null,
+      data: {
+        grader_certificate_number: 'C',
+        grader_report_number: 'R',
+        grading_lab: 'Other',
+        graded_date: '2024-05-01T00:00:00Z',
+        carats: '1',
+        shape: 'Round',
+      },
+    } as GradingSubmittedData;
     await publish(Topics.GIS_GRADINGS, makeEnvelope({ event_type: 'grading.submitted', data: ghost, revision: 1 }));
     const parked = await eventually(
       async () => (await f.db.query<{ reason: string }>(`SELECT reason FROM parked_events WHERE key = $1`, [ghost.diamond_id])).rows,
@@ -236,13 +262,23 @@ describe('graded measurements', () => {
     const status = (revision: number, gis_status: GisStatus | null) =>
       publish(Topics.GIS_ELIGIBILITY, makeEnvelope({ event_type: 'eligibility.changed', data: { diamond_id: d.diamond_id, gis_status }, revision }));
     await status(1, 'missing_report');
-    const first = await eventually(() => latest(d), (l) => l.record.gis_status === 'missing_report');
+    const first = await eventually(
+      () => latest(d),
+      (l) => l.record.gis_status === 'missing_report',
+    );
     expect(first).toMatchObject({ revision: 2, record: { gis_status: 'missing_report' } });
     expect(first.record.version_id).not.toBe(d.version_id);
     await status(1, 'eligible'); // stale redelivery of revision 1: ignored
     await status(2, 'eligible');
-    const second = await eventually(() => latest(d), (l) => l.record.gis_status === 'eligible');
+    const second = await eventually(
+      () => latest(d),
+      (l) => l.record.gis_status === 'eligible',
+    );
     expect(second.revision).toBe(3);
-    expect((await outboxRows(f, d.diamond_id)).map((r) => r.payload?.data && (r.payload.data as unknown as DiamondV1).gis_status)).toEqual([null, 'missing_report', 'eligible']);
+    expect((await outboxRows(f, d.diamond_id)).map((r) => r.payload?.data && (r.payload.data as unknown as DiamondV1).gis_status)).toEqual([
+      null,
+      'missing_report',
+      'eligible',
+    ]);
   });
 });

@@ -38,13 +38,7 @@ export interface JsonResponse<T = unknown> {
 }
 
 /** A JSON call to platform; `token` null sends no Authorization header. */
-export async function call<T = unknown>(
-  f: PlatformFixture,
-  method: string,
-  path: string,
-  token: string | null,
-  body?: unknown,
-): Promise<JsonResponse<T>> {
+export async function call<T = unknown>(f: PlatformFixture, method: string, path: string, token: string | null, body?: unknown): Promise<JsonResponse<T>> {
   const headers: Record<string, string> = {};
   if (token !== null) headers.authorization = token;
   if (body !== undefined) headers['content-type'] = 'application/json';

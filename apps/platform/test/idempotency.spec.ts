@@ -83,7 +83,9 @@ describe('Idempotency-Key on platform (POST/PATCH)', () => {
       const otherBody = roughBody();
       const res = await registerKeyed(producer, key, otherBody);
       expect(res.status).toBe(422);
-      expect(res.body.detail).toEqual([{ loc: ['header', 'Idempotency-Key'], msg: expect.stringContaining('different request'), type: 'idempotency_key_reused' }]);
+      expect(res.body.detail).toEqual([
+        { loc: ['header', 'Idempotency-Key'], msg: expect.stringContaining('different request'), type: 'idempotency_key_reused' },
+      ]);
       expect(await diamondsWith(otherBody.participant_id as string)).toBe(0);
       // Another path (here: the query) with the same key and body is another request too.
       expect((await keyed('POST', '/diamonds/rough/create?retry=1', producer, key, body)).status).toBe(422);
@@ -121,7 +123,9 @@ describe('Idempotency-Key on platform (POST/PATCH)', () => {
       expect(conflict.status).toBe(409);
       expect(conflict.body.reason).toBe('diamond_not_unique');
       // Remove the diamond: the same request without a key would now succeed, but the key's answer stays.
-      const del = await call<{ results: { status: string }[] }>(f, 'POST', '/bulk/diamonds/delete', producer.token, { diamonds: [{ diamond_id: existing.diamond_id }] });
+      const del = await call<{ results: { status: string }[] }>(f, 'POST', '/bulk/diamonds/delete', producer.token, {
+        diamonds: [{ diamond_id: existing.diamond_id }],
+      });
       expect(del.body.results[0].status).toBe('success');
       const replay = await registerKeyed(producer, key, body);
       expect(replay).toEqual({ status: 409, body: conflict.body, replayed: 'true' });
@@ -335,7 +339,9 @@ describe('Idempotency-Key on platform (POST/PATCH)', () => {
       expect(doc).toEqual(copy); // not changed in place
       let documented = 0;
       for (const [path, item] of Object.entries(out.paths)) {
-        for (const [method, op] of Object.entries(item as Record<string, { parameters?: { name: string; in: string; required?: boolean }[]; responses: Record<string, Json> }>)) {
+        for (const [method, op] of Object.entries(
+          item as Record<string, { parameters?: { name: string; in: string; required?: boolean }[]; responses: Record<string, Json> }>,
+        )) {
           const header = op.parameters?.find((p) => p.name === 'Idempotency-Key');
           if (method === 'post' || method === 'patch') {
             expect({ path, method, header }).toEqual({ path, method, header: expect.objectContaining({ in: 'header', required: false }) });

@@ -119,7 +119,10 @@ describe('lifecycle: polish, split, destroy (manufacturer)', () => {
     expect(child.status).toBe(200);
     expect(await split(maker, parent, [0.1, 0.1])).toMatchObject({ status: 409, body: { reason: 'illegal_transition', from: 'split', to: 'split' } });
     // Polished weight may not exceed the rough either.
-    expect(await polish(maker, res.body.cuts[1], { polished: { carats: '0.3', shape: 'Round' } })).toMatchObject({ status: 409, body: { reason: 'polished_exceeds_parent_weight' } });
+    expect(await polish(maker, res.body.cuts[1], { polished: { carats: '0.3', shape: 'Round' } })).toMatchObject({
+      status: 409,
+      body: { reason: 'polished_exceeds_parent_weight' },
+    });
   });
 
   it('split takes {cuts} alone (DESIGN.md): participant_timestamp defaults to when the request was received; given ones are kept', async () => {
@@ -150,10 +153,16 @@ describe('lifecycle: polish, split, destroy (manufacturer)', () => {
     const res = await destroy(maker, a);
     expect(res).toMatchObject({ status: 200, body: { diamond_id: a.diamond_id, lifecycle_state: 'destroyed' } });
     const b = await receivedRough();
-    expect(await destroy(maker, b, { participant_timestamp: TS })).toMatchObject({ status: 200, body: { lifecycle_state: 'destroyed', participant_timestamp: TS } });
+    expect(await destroy(maker, b, { participant_timestamp: TS })).toMatchObject({
+      status: 200,
+      body: { lifecycle_state: 'destroyed', participant_timestamp: TS },
+    });
     expect(await destroy(maker, b, { participant_timestamp: 'yesterday' })).toMatchObject({ status: 422 });
 
-    const illegal = (from: string, to: string) => ({ status: 409, body: { reason: 'illegal_transition', from, to, message: expect.stringContaining(`from lifecycle_state ${from} to ${to}`) } });
+    const illegal = (from: string, to: string) => ({
+      status: 409,
+      body: { reason: 'illegal_transition', from, to, message: expect.stringContaining(`from lifecycle_state ${from} to ${to}`) },
+    });
     expect(await destroy(maker, a)).toMatchObject(illegal('destroyed', 'destroyed'));
     expect(await polish(maker, a)).toMatchObject(illegal('destroyed', 'polished'));
     expect(await split(maker, a, [0.1, 0.1])).toMatchObject(illegal('destroyed', 'split'));
@@ -174,9 +183,18 @@ describe('lifecycle: polish, split, destroy (manufacturer)', () => {
     const retailer = await knownParticipant(f, 'retailer');
     expect(await split(retailer, own, [0.1, 0.1])).toMatchObject({ status: 403 });
     // Another participant's diamond: 403 saying who may; an unknown id: 404.
-    expect(await polish(maker, own)).toMatchObject({ status: 403, body: { message: `only the holder of diamond ${own.diamond_id} may polish it`, reason: 'not_holder' } });
-    expect(await destroy(maker, own)).toMatchObject({ status: 403, body: { message: `only the holder of diamond ${own.diamond_id} may destroy it`, reason: 'not_holder' } });
-    expect(await split(maker, own, [0.1, 0.1])).toMatchObject({ status: 403, body: { message: `only the holder of diamond ${own.diamond_id} may split it`, reason: 'not_holder' } });
+    expect(await polish(maker, own)).toMatchObject({
+      status: 403,
+      body: { message: `only the holder of diamond ${own.diamond_id} may polish it`, reason: 'not_holder' },
+    });
+    expect(await destroy(maker, own)).toMatchObject({
+      status: 403,
+      body: { message: `only the holder of diamond ${own.diamond_id} may destroy it`, reason: 'not_holder' },
+    });
+    expect(await split(maker, own, [0.1, 0.1])).toMatchObject({
+      status: 403,
+      body: { message: `only the holder of diamond ${own.diamond_id} may split it`, reason: 'not_holder' },
+    });
     expect(await destroy(maker, '01hzzzzzzzzzzzzzzzzzzzzzzz')).toMatchObject({ status: 404, body: { message: 'diamond not found' } });
     expect(await split(maker, '01hzzzzzzzzzzzzzzzzzzzzzzz', [0.1, 0.1])).toMatchObject({ status: 404, body: { message: 'diamond not found' } });
     // In transit: the sender still holds it but cannot change it.
@@ -197,8 +215,26 @@ describe('lifecycle: polish, split, destroy (manufacturer)', () => {
       [await polish(maker, 'NOT AN ID'), 'body.parent_diamond_id'],
       [await polish(maker, d, { participant_id: ' padded ' }), 'body.participant_id'],
       [await split(maker, d, [0.1]), 'body.cuts'],
-      [await call(f, 'POST', `/diamonds/${d.diamond_id}/split`, maker.token, { participant_timestamp: TS, cuts: [{ participant_id: 'A', rough: { carats: 0.1 } }, { participant_id: 'A', rough: { carats: 0.1 } }] }), 'body.cuts'],
-      [await call(f, 'POST', `/diamonds/${d.diamond_id}/split`, maker.token, { participant_timestamp: TS, cuts: [{ participant_id: 'A', rough: { carats: 0.1 } }, { participant_id: 'B', rough: {} }] }), 'body.cuts.1.rough.carats'],
+      [
+        await call(f, 'POST', `/diamonds/${d.diamond_id}/split`, maker.token, {
+          participant_timestamp: TS,
+          cuts: [
+            { participant_id: 'A', rough: { carats: 0.1 } },
+            { participant_id: 'A', rough: { carats: 0.1 } },
+          ],
+        }),
+        'body.cuts',
+      ],
+      [
+        await call(f, 'POST', `/diamonds/${d.diamond_id}/split`, maker.token, {
+          participant_timestamp: TS,
+          cuts: [
+            { participant_id: 'A', rough: { carats: 0.1 } },
+            { participant_id: 'B', rough: {} },
+          ],
+        }),
+        'body.cuts.1.rough.carats',
+      ],
       [await destroy(maker, d, { extra: 1 }), 'body.extra'],
     ] as const) {
       expect({ loc, status: res.status }).toEqual({ loc, status: 422 });
@@ -211,7 +247,9 @@ describe('lifecycle: polish, split, destroy (manufacturer)', () => {
     const root = await register(f, maker, { rough: { carats: 3 } });
     const cuts = (await split(maker, root, [1, 1])).body.cuts;
     const grandchild = (await polish(maker, cuts[0], { polished: { carats: '0.4', shape: 'Round' } })).body;
-    const refused = await call<{ results: { status: string; reason: string }[] }>(f, 'POST', '/bulk/diamonds/delete', maker.token, { diamonds: [{ diamond_id: root.diamond_id }] });
+    const refused = await call<{ results: { status: string; reason: string }[] }>(f, 'POST', '/bulk/diamonds/delete', maker.token, {
+      diamonds: [{ diamond_id: root.diamond_id }],
+    });
     expect(refused.body.results[0]).toMatchObject({ status: 'failure', reason: 'has_descendants' });
     const res = await call<{ results: { status: string; descendants: string[] }[] }>(f, 'POST', '/bulk/diamonds/delete', maker.token, {
       diamonds: [{ diamond_id: root.diamond_id, delete_descendants: true }],

@@ -15,7 +15,22 @@ describe('platform migrations', () => {
         (await ds.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations' ORDER BY 1`)).map(
           (r: { tablename: string }) => r.tablename,
         );
-      expect(await tables()).toEqual(['consumer_state', 'custody_checkpoints', 'custody_entries', 'custody_signing_keys', 'diamond_shares', 'diamonds', 'graded_measurements', 'idempotency_keys', 'outbox', 'parked_events', 'participant_storage', 'participants', 'shipment_diamonds', 'shipments']);
+      expect(await tables()).toEqual([
+        'consumer_state',
+        'custody_checkpoints',
+        'custody_entries',
+        'custody_signing_keys',
+        'diamond_shares',
+        'diamonds',
+        'graded_measurements',
+        'idempotency_keys',
+        'outbox',
+        'parked_events',
+        'participant_storage',
+        'participants',
+        'shipment_diamonds',
+        'shipments',
+      ]);
       const triggers = await ds.query(`SELECT tgname FROM pg_trigger WHERE NOT tgisinternal`);
       expect(triggers).toEqual([]);
       for (let i = 0; i < platformMigrations.length; i++) await ds.undoLastMigration({ transaction: 'each' });

@@ -27,10 +27,7 @@ describe('outbox retention (OUTBOX_RETENTION_HOURS)', () => {
     });
     // As if everything up to the first registration's event had been published three hours ago (the relay
     // publishes in id order), and the second one hour ago; the retention is two.
-    await f.db.query(
-      `UPDATE outbox SET published_at = published_at - interval '3 hours' WHERE id <= (SELECT id FROM outbox WHERE key = $1)`,
-      [old.diamond_id],
-    );
+    await f.db.query(`UPDATE outbox SET published_at = published_at - interval '3 hours' WHERE id <= (SELECT id FROM outbox WHERE key = $1)`, [old.diamond_id]);
     await f.db.query(`UPDATE outbox SET published_at = published_at - interval '1 hour' WHERE key = $1`, [recent.diamond_id]);
 
     const purged = await f.stack.services.platform!.app.get(OutboxPurgerHost).purger.purge();

@@ -13,7 +13,12 @@ describe('platform: hostile ids in paths never reach the database', () => {
   const DIAMOND = { message: 'diamond not found' };
   const SHIPMENT = { message: 'shipment not found' };
   const GRADING = { message: 'graded measurement not found' };
-  const cuts = { cuts: [{ participant_id: 'C1', rough: { carats: 0.1 } }, { participant_id: 'C2', rough: { carats: 0.1 } }] };
+  const cuts = {
+    cuts: [
+      { participant_id: 'C1', rough: { carats: 0.1 } },
+      { participant_id: 'C2', rough: { carats: 0.1 } },
+    ],
+  };
 
   // [method, path with {id} where the hostile value goes, body, the 404 body]
   const routes = (): [string, (id: string) => string, unknown, Record<string, unknown>][] => [

@@ -38,8 +38,16 @@ describe('registrations written together (RegistrationWriter)', () => {
   /** What the hot path hands the writer for one registration in `box`. */
   function newWrite(box: string, participantId = `p-${Math.random().toString(36).slice(2)}`): { write: NewDiamondWrite; record: DiamondV1 } {
     const now = new Date();
-    const dto = { box_id: box, participant_id: participantId, participant_timestamp: '2024-03-01T10:00:00Z', rough: { carats: 1.25 } } as unknown as CreateRoughDiamondDto;
-    const provenance = { provenance: { provenance_name: 'Jwaneng', provenance_type: 'mine', is_locked: true, is_country_code_available: true, country_code: 'BW' }, pending: false };
+    const dto = {
+      box_id: box,
+      participant_id: participantId,
+      participant_timestamp: '2024-03-01T10:00:00Z',
+      rough: { carats: 1.25 },
+    } as unknown as CreateRoughDiamondDto;
+    const provenance = {
+      provenance: { provenance_name: 'Jwaneng', provenance_type: 'mine', is_locked: true, is_country_code_available: true, country_code: 'BW' },
+      pending: false,
+    };
     const row = newRoughRow(caller, dto, { kind: 'own', scope: producer.participant_id } as never, provenance as never, producer.participant_id, now);
     const { change, write } = newDiamondWrite(row, producer.participant_id, null, now);
     return { write, record: change.record };
@@ -55,7 +63,9 @@ describe('registrations written together (RegistrationWriter)', () => {
     };
   }
 
-  async function stored(diamondId: string): Promise<{ diamonds: number; entries: { entry_hash: string; record_sha256: string; action: string }[]; events: number; head: string | null }> {
+  async function stored(
+    diamondId: string,
+  ): Promise<{ diamonds: number; entries: { entry_hash: string; record_sha256: string; action: string }[]; events: number; head: string | null }> {
     const d = await f.db.query<{ custody_head: string | null }>(`SELECT custody_head FROM diamonds WHERE diamond_id = $1`, [diamondId]);
     const e = await f.db.query(`SELECT entry_hash, record_sha256, action FROM custody_entries WHERE diamond_id = $1`, [diamondId]);
     return { diamonds: d.rows.length, entries: e.rows, events: (await outboxRows(f, diamondId)).length, head: d.rows[0]?.custody_head ?? null };
@@ -148,7 +158,7 @@ describe('registrations written together (RegistrationWriter)', () => {
     expect(await stored(w.record.diamond_id)).toMatchObject({ diamonds: 0, events: 0, entries: [] });
   });
 
-  it('keeps each event\'s trace context as it was when the registration was made', async () => {
+  it("keeps each event's trace context as it was when the registration was made", async () => {
     const w = newWrite('BOX-TRACE');
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     await writer.write({ ...w.write, events: w.write.events.map((e) => ({ ...e, traceparent })) });

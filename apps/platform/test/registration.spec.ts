@@ -3,19 +3,7 @@ import { DIAMOND_V1_REQUIRED_FIELDS, DiamondV1, Topics } from '@dtp/domain';
 import type { IncomingMessage } from '@dtp/events';
 import type { ParticipantWithToken } from '@dtp/testing';
 import { ParticipantDirectory } from '../src/participants/participant-directory';
-import {
-  call,
-  outboxCount,
-  outboxRows,
-  participant,
-  participantKnown,
-  pid,
-  PlatformFixture,
-  register,
-  roughBody,
-  startPlatform,
-  waitFor,
-} from './helpers';
+import { call, outboxCount, outboxRows, participant, participantKnown, pid, PlatformFixture, register, roughBody, startPlatform, waitFor } from './helpers';
 
 const CREATE = '/diamonds/rough/create';
 
@@ -174,7 +162,11 @@ describe('POST /diamonds/rough/create', () => {
       expect({ loc, status: res.status }).toEqual({ loc, status: 422 });
       expect(res.body.detail.map((d) => d.loc.join('.'))).toContain(loc);
     }
-    const notJson = await fetch(`${f.url}${CREATE}`, { method: 'POST', headers: { authorization: producer.token, 'content-type': 'application/json' }, body: '{"box_id":' });
+    const notJson = await fetch(`${f.url}${CREATE}`, {
+      method: 'POST',
+      headers: { authorization: producer.token, 'content-type': 'application/json' },
+      body: '{"box_id":',
+    });
     expect(notJson.status).toBe(422);
     expect(await outboxCount(f)).toBe(before);
   });
@@ -264,7 +256,13 @@ describe('a producer whose onboarding event has not reached platform yet', () =>
     });
     expect(fixed).toMatchObject({ event_type: 'diamond.upserted', revision: '2' });
     const record = fixed.payload!.data as unknown as DiamondV1;
-    expect(record.provenance).toEqual({ provenance_name: 'Orapa', provenance_type: 'mine', is_locked: true, is_country_code_available: true, country_code: 'BW' });
+    expect(record.provenance).toEqual({
+      provenance_name: 'Orapa',
+      provenance_type: 'mine',
+      is_locked: true,
+      is_country_code_available: true,
+      country_code: 'BW',
+    });
     expect(record.version_id).not.toBe(d.version_id);
     const { rows: stored } = await f.db.query(`SELECT provenance_pending, revision FROM diamonds WHERE diamond_id = $1`, [d.diamond_id]);
     expect(stored[0]).toEqual({ provenance_pending: false, revision: '2' });

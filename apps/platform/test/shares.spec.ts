@@ -17,7 +17,7 @@ describe('passport share links: POST/DELETE /diamonds/{diamond_id}/share', () =>
     await f?.close();
   });
 
-  it('creates an unguessable link under search\'s public address, with share.created in the outbox (revision 1)', async () => {
+  it("creates an unguessable link under search's public address, with share.created in the outbox (revision 1)", async () => {
     const d = await register(f, producer);
     const res = await call<ShareLink>(f, 'POST', `/diamonds/${d.diamond_id}/share`, producer.token);
     expect(res.status).toBe(201);
@@ -29,7 +29,11 @@ describe('passport share links: POST/DELETE /diamonds/{diamond_id}/share', () =>
 
     const rows = await outboxRows(f, res.body.share_id);
     expect(rows.map((r) => [r.topic, r.event_type, r.revision])).toEqual([['platform.shares.v1', 'share.created', '1']]);
-    expect(rows[0].payload).toMatchObject({ key: res.body.share_id, revision: 1, data: { share_id: res.body.share_id, diamond_id: d.diamond_id, expires_at: null } });
+    expect(rows[0].payload).toMatchObject({
+      key: res.body.share_id,
+      revision: 1,
+      data: { share_id: res.body.share_id, diamond_id: d.diamond_id, expires_at: null },
+    });
     // The diamond itself did not change.
     expect((await outboxRows(f, d.diamond_id)).length).toBe(1);
   });
@@ -44,7 +48,9 @@ describe('passport share links: POST/DELETE /diamonds/{diamond_id}/share', () =>
       expect({ bad, status: r.status }).toEqual({ bad, status: 422 });
       expect(r.body.detail[0].loc).toEqual(['body', 'expires_at']);
     }
-    const extra = await call<{ detail: { loc: unknown[]; type: string }[] }>(f, 'POST', `/diamonds/${d.diamond_id}/share`, producer.token, { share_id: 'mine' });
+    const extra = await call<{ detail: { loc: unknown[]; type: string }[] }>(f, 'POST', `/diamonds/${d.diamond_id}/share`, producer.token, {
+      share_id: 'mine',
+    });
     expect(extra.status).toBe(422);
     expect(extra.body.detail[0].loc).toEqual(['body', 'share_id']);
   });
@@ -74,7 +80,10 @@ describe('passport share links: POST/DELETE /diamonds/{diamond_id}/share', () =>
     const { rows: stored } = await f.db.query(`SELECT revoked_by FROM diamond_shares WHERE share_id = $1`, [link.share_id]);
     expect(stored).toEqual([{ revoked_by: retailer.participant_id }]);
 
-    expect(await call(f, 'DELETE', `/diamonds/${d.diamond_id}/share/AAAAAAAAAAAAAAAAAAAAAA`, retailer.token)).toMatchObject({ status: 404, body: { message: 'share not found' } });
+    expect(await call(f, 'DELETE', `/diamonds/${d.diamond_id}/share/AAAAAAAAAAAAAAAAAAAAAA`, retailer.token)).toMatchObject({
+      status: 404,
+      body: { message: 'share not found' },
+    });
     expect((await call(f, 'DELETE', `/diamonds/${d.diamond_id}/share/not-a-share`, retailer.token)).status).toBe(404);
     // A link of another diamond is not a link of this one.
     const other = await register(f, producer);

@@ -18,11 +18,22 @@ export function transferOut(
   diamondIds: string[],
   name = 'test shipment',
 ): Promise<JsonResponse<InboundShipment>> {
-  return call<InboundShipment>(f, 'POST', '/v2/transfer/out', sender.token, { recipient_participant_id: recipientId, name, shipment_type: type, diamond_ids: diamondIds });
+  return call<InboundShipment>(f, 'POST', '/v2/transfer/out', sender.token, {
+    recipient_participant_id: recipientId,
+    name,
+    shipment_type: type,
+    diamond_ids: diamondIds,
+  });
 }
 
 /** Ships and fails the test on anything but 201. */
-export async function ship(f: PlatformFixture, sender: ParticipantWithToken, recipientId: string, type: ShipmentType, diamondIds: string[]): Promise<InboundShipment> {
+export async function ship(
+  f: PlatformFixture,
+  sender: ParticipantWithToken,
+  recipientId: string,
+  type: ShipmentType,
+  diamondIds: string[],
+): Promise<InboundShipment> {
   const res = await transferOut(f, sender, recipientId, type, diamondIds);
   if (res.status !== 201) throw new Error(`transfer out failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
@@ -48,7 +59,13 @@ export async function roughShipment(
 ): Promise<{ shipment: InboundShipment; diamonds: DiamondV1[] }> {
   const diamonds: DiamondV1[] = [];
   for (const c of carats) diamonds.push(await register(f, producer, { rough: { carats: c } }));
-  const shipment = await ship(f, producer, recipient.participant_id, 'rough', diamonds.map((d) => d.diamond_id));
+  const shipment = await ship(
+    f,
+    producer,
+    recipient.participant_id,
+    'rough',
+    diamonds.map((d) => d.diamond_id),
+  );
   return { shipment, diamonds };
 }
 

@@ -20,7 +20,7 @@ describe('shipment lists', () => {
   });
 
   describe('GET /v2/shipment/inbound and /outbound', () => {
-    it('lists only the recipient\'s (inbound) or sender\'s (outbound) shipments, filtered by type, with absolute page links', async () => {
+    it("lists only the recipient's (inbound) or sender's (outbound) shipments, filtered by type, with absolute page links", async () => {
       const recipient = await knownParticipant(f, 'manufacturer');
       const r1 = (await roughShipment(f, producer, recipient, [1])).shipment;
       const r2 = (await roughShipment(f, producer, recipient, [2])).shipment;
@@ -46,10 +46,26 @@ describe('shipment lists', () => {
       expect(polished.body.results.map((s) => s.id)).toEqual([p.id]);
       // Summaries keep the spec's member order (they are stored as jsonb, which does not).
       expect(Object.keys(polished.body.results[0].diamonds[0].polished!)).toEqual(['carats', 'clarity', 'colour', 'cut_grade', 'shape']);
-      expect(Object.keys(all.body.results[0].diamonds[0].rough!)).toEqual(['carats', 'colour', 'model', 'quality', 'stress', 'box_id', 'sight_year', 'sight_number']);
+      expect(Object.keys(all.body.results[0].diamonds[0].rough!)).toEqual([
+        'carats',
+        'colour',
+        'model',
+        'quality',
+        'stress',
+        'box_id',
+        'sight_year',
+        'sight_number',
+      ]);
       // Someone else's inbox does not show them; the sender sees them as outbound.
       const other = await knownParticipant(f, 'retailer');
-      expect((await call<ListEnvelope<InboundShipment>>(f, 'GET', '/v2/shipment/inbound', other.token)).body).toEqual({ next: null, previous: null, page: 1, pages: 0, total: 0, results: [] });
+      expect((await call<ListEnvelope<InboundShipment>>(f, 'GET', '/v2/shipment/inbound', other.token)).body).toEqual({
+        next: null,
+        previous: null,
+        page: 1,
+        pages: 0,
+        total: 0,
+        results: [],
+      });
       const out = await call<ListEnvelope<InboundShipment>>(f, 'GET', '/v2/shipment/outbound?shipment_type=polished&page_size=100', maker.token);
       expect(out.body.results.map((s) => s.id)).toContain(p.id);
       expect(out.body.results.every((s) => s.shipment_type === 'polished')).toBe(true);
@@ -98,7 +114,12 @@ describe('shipment lists', () => {
       let url: string | null = `${BASE}/v2/shipment/inbound?page=1&page_size=100`;
       let pages = 0;
       while (url) {
-        const res: { status: number; body: ListEnvelope<InboundShipment> } = await call<ListEnvelope<InboundShipment>>(f, 'GET', url.slice(BASE.length), inbox.token);
+        const res: { status: number; body: ListEnvelope<InboundShipment> } = await call<ListEnvelope<InboundShipment>>(
+          f,
+          'GET',
+          url.slice(BASE.length),
+          inbox.token,
+        );
         expect(res.status).toBe(200);
         expect(res.body).toMatchObject({ page: pages + 1, pages: 100, total: 10_000 });
         for (const s of res.body.results) {
@@ -112,13 +133,19 @@ describe('shipment lists', () => {
       expect(pages).toBe(100);
       expect(seen).toHaveLength(10_000);
       expect(new Set(seen).size).toBe(10_000);
-      const { rows } = await f.db.query<{ shipment_id: string }>(`SELECT shipment_id FROM shipments WHERE recipient_id = $1 ORDER BY created_at, shipment_id`, [inbox.participant_id]);
+      const { rows } = await f.db.query<{ shipment_id: string }>(`SELECT shipment_id FROM shipments WHERE recipient_id = $1 ORDER BY created_at, shipment_id`, [
+        inbox.participant_id,
+      ]);
       expect(seen).toEqual(rows.map((r) => r.shipment_id));
       // The filter pages the same way.
       const polished = await call<ListEnvelope<InboundShipment>>(f, 'GET', '/v2/shipment/inbound?shipment_type=polished&page=34&page_size=100', inbox.token);
-      expect(polished.body).toMatchObject({ total: 3333, pages: 34, next: null, previous: `${BASE}/v2/shipment/inbound?shipment_type=polished&page=33&page_size=100` });
+      expect(polished.body).toMatchObject({
+        total: 3333,
+        pages: 34,
+        next: null,
+        previous: `${BASE}/v2/shipment/inbound?shipment_type=polished&page=33&page_size=100`,
+      });
       expect(polished.body.results).toHaveLength(33);
     });
   });
-
 });

@@ -19,14 +19,25 @@ describe('registration against an accepted rough shipment (box_id = shipment id)
   const registerAgainst = (who: ParticipantWithToken, shipmentId: string, carats: number | string, extra: Record<string, unknown> = {}) =>
     call<DiamondV1 | Refusal>(f, 'POST', CREATE, who.token, roughBody({ box_id: shipmentId, rough: { carats }, ...extra }));
   const counters = async (shipmentId: string) =>
-    (await f.db.query<{ registered_count: number; registered_carats: string }>(`SELECT registered_count, registered_carats::text FROM shipments WHERE shipment_id = $1`, [shipmentId])).rows[0];
+    (
+      await f.db.query<{ registered_count: number; registered_carats: string }>(
+        `SELECT registered_count, registered_carats::text FROM shipments WHERE shipment_id = $1`,
+        [shipmentId],
+      )
+    ).rows[0];
   const registeredAgainst = async (shipmentId: string) =>
     (await f.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM diamonds WHERE box_scope = $1`, [shipmentId])).rows[0].n;
 
   /** A rough shipment from the producer to the maker, accepted. */
   async function accepted(carats: (number | string)[]) {
     const { shipment, diamonds } = await roughShipment(f, producer, maker, carats);
-    const res = await decide(f, maker, shipment.id, 'accept', diamonds.map((d) => d.diamond_id));
+    const res = await decide(
+      f,
+      maker,
+      shipment.id,
+      'accept',
+      diamonds.map((d) => d.diamond_id),
+    );
     expect(res.status).toBe(200);
     return { shipment, diamonds };
   }
@@ -51,7 +62,10 @@ describe('registration against an accepted rough shipment (box_id = shipment id)
 
     const accepted2 = await accepted([1]);
     const stranger = await knownParticipant(f, 'manufacturer');
-    expect(await registerAgainst(stranger, accepted2.shipment.id, 1)).toMatchObject({ status: 409, body: { reason: 'shipment_not_registrable', message: expect.stringContaining('only its recipient') } });
+    expect(await registerAgainst(stranger, accepted2.shipment.id, 1)).toMatchObject({
+      status: 409,
+      body: { reason: 'shipment_not_registrable', message: expect.stringContaining('only its recipient') },
+    });
     const otherProducer = await knownParticipant(f, 'producer');
     expect((await registerAgainst(otherProducer, accepted2.shipment.id, 1)).status).toBe(409);
 
@@ -64,7 +78,7 @@ describe('registration against an accepted rough shipment (box_id = shipment id)
     for (const s of [shipment.id, accepted2.shipment.id, polished.id]) expect(await registeredAgainst(s)).toBe(0);
   });
 
-  it('registers up to the shipment\'s diamond count and weight (+0.01 ct per diamond); past either limit: 409 naming it', async () => {
+  it("registers up to the shipment's diamond count and weight (+0.01 ct per diamond); past either limit: 409 naming it", async () => {
     const { shipment, diamonds } = await accepted(['1.00', '2.00', '0.99']); // 3.99 ct shipped: limit 3.99 + 0.03 = 4.02 ct
     const a = await registerAgainst(maker, shipment.id, '2.50', { participant_id: 'STONE-1' });
     expect(a.status).toBe(200);
@@ -84,7 +98,10 @@ describe('registration against an accepted rough shipment (box_id = shipment id)
     expect(row).toEqual({ uploader_id: maker.participant_id, holder_id: maker.participant_id, box_scope: shipment.id });
 
     // A duplicate participant_id in the shipment is refused and reserves nothing.
-    expect(await registerAgainst(maker, shipment.id, '0.01', { participant_id: 'STONE-1' })).toMatchObject({ status: 409, body: { reason: 'diamond_not_unique' } });
+    expect(await registerAgainst(maker, shipment.id, '0.01', { participant_id: 'STONE-1' })).toMatchObject({
+      status: 409,
+      body: { reason: 'diamond_not_unique' },
+    });
     expect(await counters(shipment.id)).toEqual({ registered_count: 1, registered_carats: '2.50' });
 
     // Weight: 2.50 + 1.53 = 4.03 > 4.02.
@@ -111,7 +128,9 @@ describe('registration against an accepted rough shipment (box_id = shipment id)
     const { shipment } = await accepted([1]);
     const first = (await registerAgainst(maker, shipment.id, 1)).body as DiamondV1;
     expect((await registerAgainst(maker, shipment.id, 0.5)).status).toBe(409);
-    const del = await call<{ results: { status: string }[] }>(f, 'POST', '/bulk/diamonds/delete', maker.token, { diamonds: [{ diamond_id: first.diamond_id }] });
+    const del = await call<{ results: { status: string }[] }>(f, 'POST', '/bulk/diamonds/delete', maker.token, {
+      diamonds: [{ diamond_id: first.diamond_id }],
+    });
     expect(del.body.results[0].status).toBe('success');
     expect(await counters(shipment.id)).toEqual({ registered_count: 0, registered_carats: '0' });
     expect((await registerAgainst(maker, shipment.id, '1.01')).status).toBe(200);
@@ -137,7 +156,7 @@ describe('registration against an accepted rough shipment (box_id = shipment id)
     expect(await registeredAgainst(s2.id)).toBe(3);
   });
 
-  it('leaves a box_id that is not a shipment id to the caller\'s own box, even one that looks like an id', async () => {
+  it("leaves a box_id that is not a shipment id to the caller's own box, even one that looks like an id", async () => {
     const d = await register(f, maker, { box_id: '01hzzzzzzzzzzzzzzzzzzzzzzz' });
     expect(d.box_id).toBe('01hzzzzzzzzzzzzzzzzzzzzzzz');
     expect(d.producer_uuid).toBe(maker.participant_id);

@@ -2,17 +2,7 @@ import { Topics, validateEnvelope } from '@dtp/domain';
 import type { GradedMeasurementsResponse, GradingDataView } from '@dtp/domain';
 import { onboard, ParticipantWithToken } from '@dtp/testing';
 import { call, outboxCount, outboxRows, participantKnown, PlatformFixture, register, startPlatform } from './helpers';
-import {
-  decide,
-  diamondState,
-  knownParticipant,
-  latestRecord,
-  polishedDiamond,
-  roughShipment,
-  ship,
-  SHIPMENT_TS,
-  transferOut,
-} from './shipments-helpers';
+import { decide, diamondState, knownParticipant, latestRecord, polishedDiamond, roughShipment, ship, SHIPMENT_TS, transferOut } from './shipments-helpers';
 
 const BASE = 'https://platform.example.test/api';
 
@@ -34,7 +24,12 @@ describe('shipments and transfers', () => {
 
   describe('POST /v2/transfer/out', () => {
     it('ships held rough diamonds: 201 with the shipment, the diamonds go in_transit as new versions, and events go to the outbox', async () => {
-      const a = await register(f, producer, { box_id: 'SIGHT-7', sight_no: 7, sight_year: 2024, rough: { carats: '1.20', colour: 'F', model: 'M', stress: 'light' } });
+      const a = await register(f, producer, {
+        box_id: 'SIGHT-7',
+        sight_no: 7,
+        sight_year: 2024,
+        rough: { carats: '1.20', colour: 'F', model: 'M', stress: 'light' },
+      });
       const b = await register(f, producer, { rough: { carats: 2 } });
       const before = Date.now();
       const res = await transferOut(f, producer, maker.participant_id, 'rough', [b.diamond_id, a.diamond_id], 'March parcel');
@@ -117,7 +112,9 @@ describe('shipments and transfers', () => {
       const upload = await fetch(`${f.url}/diamonds/${d.diamond_id}/files/image`, { method: 'POST', headers: { authorization: producer.token }, body: form });
       expect(upload.status).toBe(409);
       expect(await upload.json()).toMatchObject({ reason: 'in_transit' });
-      const del = await call<{ results: { status: string; reason: string }[] }>(f, 'POST', '/bulk/diamonds/delete', producer.token, { diamonds: [{ diamond_id: d.diamond_id }] });
+      const del = await call<{ results: { status: string; reason: string }[] }>(f, 'POST', '/bulk/diamonds/delete', producer.token, {
+        diamonds: [{ diamond_id: d.diamond_id }],
+      });
       expect(del.body.results[0]).toMatchObject({ status: 'failure', reason: 'in_transit' });
       // Reading stays possible.
       expect(await call(f, 'GET', `/diamonds/${d.diamond_id}/graded-measurements`, producer.token)).toMatchObject({ status: 200 });
@@ -162,7 +159,7 @@ describe('shipments and transfers', () => {
       }
     });
 
-    it('ships only diamonds the caller holds (403 naming the others, 404 naming unknown ids) of the shipment\'s kind (409)', async () => {
+    it("ships only diamonds the caller holds (403 naming the others, 404 naming unknown ids) of the shipment's kind (409)", async () => {
       const mine = await register(f, producer);
       const theirs = await register(f, maker);
       // Unknown ids (and malformed ones) first: 404 naming them.
@@ -171,8 +168,14 @@ describe('shipments and transfers', () => {
       expect(res.body).toEqual({ message: expect.stringContaining('diamond not found'), diamond_ids: ['zzzzzzzzzzzzzzzzzzzzzzzzzz'] });
       // Another participant's diamond: 403 naming it.
       const forbidden = await transferOut(f, producer, maker.participant_id, 'rough', [mine.diamond_id, theirs.diamond_id]);
-      expect(forbidden).toMatchObject({ status: 403, body: { message: expect.stringContaining(theirs.diamond_id), reason: 'not_holder', diamond_ids: [theirs.diamond_id] } });
-      expect(await transferOut(f, producer, maker.participant_id, 'rough', [mine.diamond_id, 'BAD'])).toMatchObject({ status: 404, body: { diamond_ids: ['BAD'] } });
+      expect(forbidden).toMatchObject({
+        status: 403,
+        body: { message: expect.stringContaining(theirs.diamond_id), reason: 'not_holder', diamond_ids: [theirs.diamond_id] },
+      });
+      expect(await transferOut(f, producer, maker.participant_id, 'rough', [mine.diamond_id, 'BAD'])).toMatchObject({
+        status: 404,
+        body: { diamond_ids: ['BAD'] },
+      });
       expect((await diamondState(f, mine.diamond_id)).possession_state).toBe('held');
       // A rough shipment holds rough diamonds only; a polished one polished only.
       const polished = await polishedDiamond(f, maker);
@@ -206,7 +209,8 @@ describe('shipments and transfers', () => {
       expect(await decide(f, maker, '01hzzzzzzzzzzzzzzzzzzzzzzz', 'accept', ids)).toMatchObject({ status: 404, body: { message: 'shipment not found' } });
       expect(await decide(f, maker, 'NOT-AN-ID', 'accept', ids)).toMatchObject({ status: 404, body: { message: 'shipment not found' } });
       expect(await outboxCount(f)).toBe(before);
-      for (const id of ids) expect(await diamondState(f, id)).toMatchObject({ possession_state: 'in_transit', holder_id: producer.participant_id, revision: '2' });
+      for (const id of ids)
+        expect(await diamondState(f, id)).toMatchObject({ possession_state: 'in_transit', holder_id: producer.participant_id, revision: '2' });
 
       const res = await decide(f, maker, shipment.id, 'accept', [ids[2], ids[0], ids[1]]);
       expect(res.status).toBe(200);
@@ -228,7 +232,10 @@ describe('shipments and transfers', () => {
         ['shipment.changed', '1'],
         ['shipment.changed', '2'],
       ]);
-      expect(events[1].payload!.data).toMatchObject({ status: 'completed', diamonds: ids.map((id) => ({ diamond_id: id, transfer_state: 'transfer_in_confirmed' })) });
+      expect(events[1].payload!.data).toMatchObject({
+        status: 'completed',
+        diamonds: ids.map((id) => ({ diamond_id: id, transfer_state: 'transfer_in_confirmed' })),
+      });
       // Answered: a second answer is 409 naming the ids; the new holder may now act on the diamonds.
       expect(await decide(f, maker, shipment.id, 'accept', ids)).toMatchObject({ status: 409, body: { reason: 'not_pending', already_answered: ids } });
       expect((await call(f, 'POST', `/diamonds/${ids[0]}/unlock`, maker.token)).status).toBe(200);
@@ -246,7 +253,13 @@ describe('shipments and transfers', () => {
         expect(res.status).toBe(200);
         expect(res.body.status).toBe('completed');
         expect(res.body.diamonds.map((d) => d.transfer_state)).toEqual(['transfer_in_rejected', 'transfer_in_rejected']);
-        for (const id of ids) expect(await diamondState(f, id)).toMatchObject({ holder_id: producer.participant_id, possession_state: 'held', unlock_status: 'locked', revision: '3' });
+        for (const id of ids)
+          expect(await diamondState(f, id)).toMatchObject({
+            holder_id: producer.participant_id,
+            possession_state: 'held',
+            unlock_status: 'locked',
+            revision: '3',
+          });
         // Back with the sender: it can change, ship and delete it again.
         expect((await call(f, 'POST', `/diamonds/${ids[0]}/graded-measurements`, producer.token, { carats: 1.5 })).status).toBe(201);
         const del = await call<{ results: { status: string }[] }>(f, 'POST', '/bulk/diamonds/delete', producer.token, { diamonds: [{ diamond_id: ids[1] }] });
@@ -287,7 +300,8 @@ describe('shipments and transfers', () => {
 
     it('only the active graded measurement travels with an accepted diamond', async () => {
       const d = await register(f, producer);
-      const add = async (carats: number) => (await call<GradingDataView>(f, 'POST', `/diamonds/${d.diamond_id}/graded-measurements`, producer.token, { carats })).body;
+      const add = async (carats: number) =>
+        (await call<GradingDataView>(f, 'POST', `/diamonds/${d.diamond_id}/graded-measurements`, producer.token, { carats })).body;
       const a = await add(1.1);
       const b = await add(1.2);
       expect((await call(f, 'PATCH', `/diamonds/${d.diamond_id}/${b.id}/select`, producer.token)).status).toBe(200);
@@ -320,7 +334,13 @@ describe('shipments and transfers', () => {
 
       // Polished: parallel per-diamond accepts of different diamonds all succeed and complete the shipment once.
       const ps = [await polishedDiamond(f, maker), await polishedDiamond(f, maker), await polishedDiamond(f, maker)];
-      const s2 = await ship(f, maker, retailer.participant_id, 'polished', ps.map((p) => p.diamond_id));
+      const s2 = await ship(
+        f,
+        maker,
+        retailer.participant_id,
+        'polished',
+        ps.map((p) => p.diamond_id),
+      );
       const parallel = await Promise.all(ps.map((p) => decide(f, retailer, s2.id, 'accept', [p.diamond_id])));
       expect(parallel.map((a) => a.status)).toEqual([200, 200, 200]);
       expect(parallel.filter((a) => a.body.status === 'completed')).toHaveLength(1);
@@ -374,4 +394,3 @@ describe('shipments and transfers', () => {
     }
   });
 });
-

@@ -149,9 +149,7 @@ export class InMemoryDiamonds implements Transactional {
   }
 
   async findManyForUpdate(_sql: Sql, ids: string[]): Promise<DiamondRow[]> {
-    return [...new Set(ids)]
-      .sort()
-      .flatMap((id) => (this.rows.has(id) ? [clone(this.rows.get(id)!)] : []));
+    return [...new Set(ids)].sort().flatMap((id) => (this.rows.has(id) ? [clone(this.rows.get(id)!)] : []));
   }
 
   async insertWithOutbox(sql: Sql, row: DiamondRow, events: OutboxEvent[], entry: NewCustodyEntry): Promise<void> {
@@ -179,7 +177,13 @@ export class InMemoryDiamonds implements Transactional {
     this.events.push(...events);
   }
 
-  async updateMany(_sql: Sql, rows: DiamondRow[], columns: readonly (keyof DiamondRow)[], entries: NewCustodyEntry[] = [], events: OutboxEvent[] = []): Promise<void> {
+  async updateMany(
+    _sql: Sql,
+    rows: DiamondRow[],
+    columns: readonly (keyof DiamondRow)[],
+    entries: NewCustodyEntry[] = [],
+    events: OutboxEvent[] = [],
+  ): Promise<void> {
     for (const r of rows) this.write(r, columns);
     this.entries.push(...entries);
     this.events.push(...events);
@@ -276,7 +280,12 @@ export async function refusal(p: Promise<unknown>): Promise<{ kind: string; body
   return { kind: err.kind, body: err.body as Record<string, unknown> };
 }
 
-export const caller = (participantId: string, role: Role = 'producer'): Caller => ({ participantId, role, clientId: `client-${participantId}`, name: `Participant ${participantId}` });
+export const caller = (participantId: string, role: Role = 'producer'): Caller => ({
+  participantId,
+  role,
+  clientId: `client-${participantId}`,
+  name: `Participant ${participantId}`,
+});
 
 /**
  * Platform's rule-holding services on in-memory repositories: RegistrationService, DiamondChanges and
@@ -306,7 +315,14 @@ export function newTestService() {
     uow,
     config,
     changes,
-    registration: new RegistrationService(asUow, asDiamonds, directory, participants as unknown as ParticipantsRepository, boxes, writer as unknown as RegistrationWriter),
+    registration: new RegistrationService(
+      asUow,
+      asDiamonds,
+      directory,
+      participants as unknown as ParticipantsRepository,
+      boxes,
+      writer as unknown as RegistrationWriter,
+    ),
     transferOut: new TransferOutService(asUow, asDiamonds, changes, shipments as unknown as ShipmentsRepository, directory, config),
   };
 }

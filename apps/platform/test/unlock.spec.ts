@@ -15,11 +15,17 @@ describe('POST /diamonds/{diamond_id}/unlock', () => {
     await f?.close();
   });
 
-  it('unlocks the holder\'s diamond as a new version, once; repeating it changes nothing', async () => {
+  it("unlocks the holder's diamond as a new version, once; repeating it changes nothing", async () => {
     const d = await register(f, producer);
     const res = await call<DiamondV1>(f, 'POST', `/diamonds/${d.diamond_id}/unlock`, producer.token);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ diamond_id: d.diamond_id, unlock_status: 'unlocked', lifecycle_state: 'rough', possession_state: 'held', rough_check: false });
+    expect(res.body).toMatchObject({
+      diamond_id: d.diamond_id,
+      unlock_status: 'unlocked',
+      lifecycle_state: 'rough',
+      possession_state: 'held',
+      rough_check: false,
+    });
     expect(res.body.version_id).not.toBe(d.version_id);
     expect(Date.parse(res.body.system_timestamp)).toBeGreaterThanOrEqual(Date.parse(d.system_timestamp));
     const { id, diamond_id, participant_id, rough, provenance, participant_timestamp } = d;
@@ -46,7 +52,10 @@ describe('POST /diamonds/{diamond_id}/unlock', () => {
       status: 403,
       body: { message: `only the holder of diamond ${d.diamond_id} may unlock it`, reason: 'not_holder' },
     });
-    expect(await call(f, 'POST', '/diamonds/01hzzzzzzzzzzzzzzzzzzzzzzz/unlock', producer.token)).toMatchObject({ status: 404, body: { message: 'diamond not found' } });
+    expect(await call(f, 'POST', '/diamonds/01hzzzzzzzzzzzzzzzzzzzzzzz/unlock', producer.token)).toMatchObject({
+      status: 404,
+      body: { message: 'diamond not found' },
+    });
     expect((await call(f, 'POST', `/diamonds/${d.diamond_id}/unlock`, null)).status).toBe(401);
     // The uploader that no longer holds it cannot unlock it either; the new holder (a retailer) can.
     const retailer = await participant(f, 'retailer');

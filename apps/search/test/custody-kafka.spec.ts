@@ -16,7 +16,15 @@ describe('search custody log over the Kafka peer (the consumer as deployed)', ()
   let token: string;
 
   beforeAll(async () => {
-    kafka = new KafkaTransport({ clientId: 'custody-test', brokers: kafkaTestBrokers(), logger, maxWaitTimeInMs: 50, sessionTimeoutMs: 6000, topicPrefix: prefix, groupPrefix: prefix });
+    kafka = new KafkaTransport({
+      clientId: 'custody-test',
+      brokers: kafkaTestBrokers(),
+      logger,
+      maxWaitTimeInMs: 50,
+      sessionTimeoutMs: 6000,
+      topicPrefix: prefix,
+      groupPrefix: prefix,
+    });
     await kafka.ensureTopics(TOPIC_SPECS);
     await kafka.connect();
     stack = await startTestStack({ services: ['auth', 'search'], transport: kafka });
@@ -41,12 +49,16 @@ describe('search custody log over the Kafka peer (the consumer as deployed)', ()
     await kafka.publish(events.map((e) => ({ topic: Topics.PLATFORM_CUSTODY, key: e.key, value: e })));
     const last = events[events.length - 1].data.checkpoint;
     const get = (p: string) => fetch(`${stack.urls.search}${p}`, { headers: { authorization: token } });
-    const served = await eventually(async () => {
-      const res = await get('/v1/custody/checkpoints/latest');
-      if (res.status !== 200) return undefined;
-      const cp = (await res.json()) as CustodyCheckpoint;
-      return cp.tree_size === last.tree_size ? cp : undefined;
-    }, 'the last checkpoint served', 30_000);
+    const served = await eventually(
+      async () => {
+        const res = await get('/v1/custody/checkpoints/latest');
+        if (res.status !== 200) return undefined;
+        const cp = (await res.json()) as CustodyCheckpoint;
+        return cp.tree_size === last.tree_size ? cp : undefined;
+      },
+      'the last checkpoint served',
+      30_000,
+    );
     expect(served).toEqual(last);
     const answer = (await (await get(`/v1/diamonds/${id}/custody`)).json()) as CustodyAnswer;
     expect(answer.entries.map((e) => e.entry.action)).toEqual(['registered', 'file_attached', 'unlocked', 'unlocked', 'unlocked']);

@@ -63,7 +63,12 @@ export class TestCustodyLog {
       record_sha256: recordSha256(opts.record ?? { diamond_id: diamondId, n: this.entries.length }),
       prev_entry_hash: this.lastOf.get(diamondId) ?? opts.parentEntry ?? null,
     };
-    const indexed: IndexedCustodyEntry = { entry, entry_hash: entryHash(entry), leaf_index: this.entries.length, ...(opts.context ? { context: opts.context } : {}) };
+    const indexed: IndexedCustodyEntry = {
+      entry,
+      entry_hash: entryHash(entry),
+      leaf_index: this.entries.length,
+      ...(opts.context ? { context: opts.context } : {}),
+    };
     const { nodes } = appendLeaves(this.entries.length, [leafHash(Buffer.from(indexed.entry_hash, 'hex'))], (k) => this.lookup(k));
     for (const n of nodes) this.nodes.set(nodeKeyString(n.key), n.hash);
     this.entries.push(indexed);
@@ -88,12 +93,19 @@ export class TestCustodyLog {
    * The next `custody.checkpoint` event: the entries since the previous one (or `entries` as given), the signed head
    * of the tree (or `rootHash` as given: a wrong root), revision = the checkpoint's number.
    */
-  async checkpoint(opts: { entries?: IndexedCustodyEntry[]; rootHash?: string; treeSize?: number; number?: number } = {}): Promise<EventEnvelope<CustodyCheckpointData>> {
+  async checkpoint(
+    opts: { entries?: IndexedCustodyEntry[]; rootHash?: string; treeSize?: number; number?: number } = {},
+  ): Promise<EventEnvelope<CustodyCheckpointData>> {
     const entries = opts.entries ?? this.entries.slice(this.published);
     if (!opts.entries) this.published = this.size;
     const treeSize = opts.treeSize ?? this.size;
     this.number = opts.number ?? this.number + 1;
-    const checkpoint = await this.sign({ log_id: this.logId, tree_size: treeSize, root_hash: opts.rootHash ?? this.root(treeSize), timestamp: new Date().toISOString() });
+    const checkpoint = await this.sign({
+      log_id: this.logId,
+      tree_size: treeSize,
+      root_hash: opts.rootHash ?? this.root(treeSize),
+      timestamp: new Date().toISOString(),
+    });
     return makeEnvelope({ event_type: 'custody.checkpoint', data: { checkpoint, entries }, revision: this.number }) as EventEnvelope<CustodyCheckpointData>;
   }
 }

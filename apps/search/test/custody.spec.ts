@@ -49,7 +49,9 @@ describe('search custody log (platform.custody.v1)', () => {
     }, `checkpoint ${number} stored`);
   const parkedFor = (number: number) =>
     eventually(async () => {
-      const rows = await db(async (c) => (await c.query(`SELECT reason FROM parked_events WHERE topic = $1 AND (payload->>'revision')::int = $2`, [topic, number])).rows);
+      const rows = await db(
+        async (c) => (await c.query(`SELECT reason FROM parked_events WHERE topic = $1 AND (payload->>'revision')::int = $2`, [topic, number])).rows,
+      );
       return rows.length > 0 ? (rows[0].reason as string) : undefined;
     }, `checkpoint ${number} parked`);
   const latest = async () => (await (await get('/v1/custody/checkpoints/latest')).json()) as CustodyCheckpoint;
@@ -86,7 +88,12 @@ describe('search custody log (platform.custody.v1)', () => {
     const served = await latest();
     expect(served).toEqual(second.data.checkpoint);
     const { payload } = await compactVerify(served.jws, await importJWK(log.publicJwk, 'EdDSA'));
-    expect(JSON.parse(Buffer.from(payload).toString('utf8'))).toEqual({ log_id: served.log_id, tree_size: served.tree_size, root_hash: served.root_hash, timestamp: served.timestamp });
+    expect(JSON.parse(Buffer.from(payload).toString('utf8'))).toEqual({
+      log_id: served.log_id,
+      tree_size: served.tree_size,
+      root_hash: served.root_hash,
+      timestamp: served.timestamp,
+    });
   });
 
   it("answers a diamond's entries and its ancestors' up to the link, each with an inclusion proof that verifies (RFC 9162 2.1.3.2)", async () => {
@@ -110,10 +117,7 @@ describe('search custody log (platform.custody.v1)', () => {
     const answer = await custody(polished);
     expect(answer.checkpoint).toEqual(cp.data.checkpoint);
     const chain = log.entries.filter(
-      (e) =>
-        e.entry.diamond_id === polished ||
-        e.entry.diamond_id === rough ||
-        (e.entry.diamond_id === mine && e.leaf_index <= split.leaf_index),
+      (e) => e.entry.diamond_id === polished || e.entry.diamond_id === rough || (e.entry.diamond_id === mine && e.leaf_index <= split.leaf_index),
     );
     expect(answer.entries.map(({ inclusion_proof: _, ...e }) => e)).toEqual(chain);
     for (const e of answer.entries) {
@@ -122,7 +126,15 @@ describe('search custody log (platform.custody.v1)', () => {
     // A proof for another leaf, or a tampered entry hash, does not verify.
     const [a, b] = answer.entries;
     expect(verifyInclusion(a.entry_hash, a.leaf_index, answer.checkpoint.tree_size, b.inclusion_proof, answer.checkpoint.root_hash)).toBe(false);
-    expect(verifyInclusion(b.entry_hash.replace(/^./, (c) => (c === '0' ? '1' : '0')), b.leaf_index, answer.checkpoint.tree_size, b.inclusion_proof, answer.checkpoint.root_hash)).toBe(false);
+    expect(
+      verifyInclusion(
+        b.entry_hash.replace(/^./, (c) => (c === '0' ? '1' : '0')),
+        b.leaf_index,
+        answer.checkpoint.tree_size,
+        b.inclusion_proof,
+        answer.checkpoint.root_hash,
+      ),
+    ).toBe(false);
 
     // The root of the chain has no ancestors; its own entries only.
     const root = await custody(mine);
@@ -142,7 +154,9 @@ describe('search custody log (platform.custody.v1)', () => {
     const overlapping = await log.checkpoint({ entries: [reg, shipped] });
     await publish(overlapping);
     expect(await stored(overlapping.revision)).toBe(true);
-    const after = await db(async (c) => (await c.query('SELECT count(*)::int AS n, max(leaf_index)::int AS last FROM custody_entries')).rows[0] as { n: number; last: number });
+    const after = await db(
+      async (c) => (await c.query('SELECT count(*)::int AS n, max(leaf_index)::int AS last FROM custody_entries')).rows[0] as { n: number; last: number },
+    );
     expect(after).toEqual({ n: before + 1, last: shipped.leaf_index });
     const metrics = await (await fetch(`${stack.urls.search}/metrics`)).text();
     expect(metrics).toMatch(/consumer_duplicates_total\{[^}]*topic="platform.custody.v1"[^}]*\} [1-9]/);
@@ -176,7 +190,9 @@ describe('search custody log (platform.custody.v1)', () => {
     const second = log.add(id, 'unlocked');
     const gap = await log.checkpoint({ entries: [second] });
     await publish(gap);
-    expect(await parkedFor(gap.revision)).toMatch(new RegExp(`gap in the custody log: the checkpoint's entries start at leaf ${size + 1}, search holds ${size} leaves`));
+    expect(await parkedFor(gap.revision)).toMatch(
+      new RegExp(`gap in the custody log: the checkpoint's entries start at leaf ${size + 1}, search holds ${size} leaves`),
+    );
     const held = await db(async (c) => (await c.query('SELECT count(*)::int AS n FROM custody_entries')).rows[0].n as number);
     expect(held).toBe(size);
 
@@ -220,7 +236,14 @@ describe('search custody log (platform.custody.v1)', () => {
     expect(verifyConsistency(older.tree_size, newer.tree_size, body.proof, older.root_hash, newer.root_hash)).toBe(true);
     expect(verifyConsistency(older.tree_size, newer.tree_size, body.proof, 'a'.repeat(64), newer.root_hash)).toBe(false);
     // Every pair of sizes up to the latest against the log's own roots.
-    for (const [m, n] of [[1, 1], [1, 2], [3, 7], [4, 8], [5, newer.tree_size], [newer.tree_size - 1, newer.tree_size]]) {
+    for (const [m, n] of [
+      [1, 1],
+      [1, 2],
+      [3, 7],
+      [4, 8],
+      [5, newer.tree_size],
+      [newer.tree_size - 1, newer.tree_size],
+    ]) {
       const r = (await (await get(`/v1/custody/consistency?from=${m}&to=${n}`)).json()) as ConsistencyAnswer;
       expect([m, n, verifyConsistency(m, n, r.proof, log.root(m), log.root(n))]).toEqual([m, n, true]);
     }

@@ -154,7 +154,13 @@ describe('EPCIS 2.0 mapping of custody entries (pure)', () => {
   it('destruction: ObjectEvent DELETE destroying/destroyed', () => {
     const id = newDiamondId();
     const entries = [log.add(id, 'registered', { actor: producer }), log.add(id, 'destroyed', { actor: manufacturer })];
-    expect(events(exported({ entries }))[1]).toMatchObject({ type: 'ObjectEvent', action: 'DELETE', bizStep: 'destroying', disposition: 'destroyed', epcList: [d(id)] });
+    expect(events(exported({ entries }))[1]).toMatchObject({
+      type: 'ObjectEvent',
+      action: 'DELETE',
+      bizStep: 'destroying',
+      disposition: 'destroyed',
+      epcList: [d(id)],
+    });
   });
 
   it('deletion: ObjectEvent DELETE decommissioning/inactive', () => {
@@ -165,7 +171,16 @@ describe('EPCIS 2.0 mapping of custody entries (pure)', () => {
 
   it('grading: OBSERVE inspecting with the active grading under the dtp namespace (nulls left out); a deselection without data', () => {
     const id = newDiamondId();
-    const grading = { carats: '1.01', colour: 'G', clarity: 'VS1', cut_grade: 'EX', grading_lab: 'GIA', grader_report_number: 'R-1', crown_angle: null, grader_inscription_numbers: ['GIA 1'] } as GradingDataView;
+    const grading = {
+      carats: '1.01',
+      colour: 'G',
+      clarity: 'VS1',
+      cut_grade: 'EX',
+      grading_lab: 'GIA',
+      grader_report_number: 'R-1',
+      crown_angle: null,
+      grader_inscription_numbers: ['GIA 1'],
+    } as GradingDataView;
     const entries = [
       log.add(id, 'registered', { actor: producer }),
       log.add(id, 'grading_deselected', { actor: producer }),

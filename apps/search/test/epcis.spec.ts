@@ -25,7 +25,10 @@ describe('GET /v1/diamonds/{id}/epcis (EPCIS 2.0 export through search)', () => 
     const event = await log.checkpoint();
     await stack.transport.publish([{ topic: Topics.PLATFORM_CUSTODY, key: event.key, value: event }]);
     await eventually(async () => {
-      const rows = await withDb(stack.databases.search!, async (c) => (await c.query('SELECT 1 FROM custody_checkpoints WHERE number = $1', [event.revision])).rows);
+      const rows = await withDb(
+        stack.databases.search!,
+        async (c) => (await c.query('SELECT 1 FROM custody_checkpoints WHERE number = $1', [event.revision])).rows,
+      );
       return rows.length > 0 ? true : undefined;
     }, `checkpoint ${event.revision}`);
   };
@@ -59,13 +62,21 @@ describe('GET /v1/diamonds/{id}/epcis (EPCIS 2.0 export through search)', () => 
     await checkpoint();
     const list = await exported(id);
     expect(summary(list)).toEqual([['ObjectEvent', 'ADD', 'commissioning', 'active']]);
-    expect(list[0]).toMatchObject({ epcList: [diamondUri(id)], 'dtp:entryHash': reg.entry_hash, 'dtp:leafIndex': reg.leaf_index, 'dtp:actor': partyUri(producer) });
+    expect(list[0]).toMatchObject({
+      epcList: [diamondUri(id)],
+      'dtp:entryHash': reg.entry_hash,
+      'dtp:leafIndex': reg.leaf_index,
+      'dtp:actor': partyUri(producer),
+    });
   });
 
   it('shipping and acceptance, shipping and rejection', async () => {
     const accepted = newDiamondId();
     const rejected = newDiamondId();
-    for (const [id, answer] of [[accepted, 'accepted'], [rejected, 'rejected']] as const) {
+    for (const [id, answer] of [
+      [accepted, 'accepted'],
+      [rejected, 'rejected'],
+    ] as const) {
       log.add(id, 'registered', { actor: producer });
       log.add(id, 'shipped', { actor: producer, context: { shipment_id: 'shp-1', counterparty_participant_id: manufacturer } });
       log.add(id, answer, { actor: manufacturer, context: { shipment_id: 'shp-1', counterparty_participant_id: producer } });
@@ -77,8 +88,14 @@ describe('GET /v1/diamonds/{id}/epcis (EPCIS 2.0 export through search)', () => 
       ['ObjectEvent', 'OBSERVE', 'shipping', 'in_transit'],
       ['ObjectEvent', 'OBSERVE', 'receiving', 'in_progress'],
     ]);
-    expect(a[1]).toMatchObject({ sourceList: [{ type: 'owning_party', source: partyUri(producer) }], destinationList: [{ type: 'owning_party', destination: partyUri(manufacturer) }] });
-    expect(a[2]).toMatchObject({ sourceList: [{ type: 'owning_party', source: partyUri(producer) }], destinationList: [{ type: 'owning_party', destination: partyUri(manufacturer) }] });
+    expect(a[1]).toMatchObject({
+      sourceList: [{ type: 'owning_party', source: partyUri(producer) }],
+      destinationList: [{ type: 'owning_party', destination: partyUri(manufacturer) }],
+    });
+    expect(a[2]).toMatchObject({
+      sourceList: [{ type: 'owning_party', source: partyUri(producer) }],
+      destinationList: [{ type: 'owning_party', destination: partyUri(manufacturer) }],
+    });
     const r = await exported(rejected);
     expect(summary(r)[2]).toEqual(['ObjectEvent', 'OBSERVE', 'receiving', 'returned']);
   });
@@ -160,7 +177,15 @@ describe('GET /v1/diamonds/{id}/epcis (EPCIS 2.0 export through search)', () => 
     expect(list[2]).toMatchObject({
       type: 'ObjectEvent',
       action: 'OBSERVE',
-      'dtp:grading': { 'dtp:grading_lab': 'GIA', 'dtp:carats': '1.01', 'dtp:colour': 'G', 'dtp:clarity': 'VS1', 'dtp:cut_grade': 'EX', 'dtp:grader_report_number': 'R-2141438172', 'dtp:source': 'gis' },
+      'dtp:grading': {
+        'dtp:grading_lab': 'GIA',
+        'dtp:carats': '1.01',
+        'dtp:colour': 'G',
+        'dtp:clarity': 'VS1',
+        'dtp:cut_grade': 'EX',
+        'dtp:grader_report_number': 'R-2141438172',
+        'dtp:source': 'gis',
+      },
     });
     expect(list[2]['dtp:grading']).not.toHaveProperty('dtp:crown_angle');
     expect(list[6]).not.toHaveProperty('dtp:actor');

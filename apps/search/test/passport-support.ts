@@ -54,28 +54,31 @@ let names = 0;
 export async function journey(stack: TestStack): Promise<Journey> {
   names += 1;
   const tag = `${process.pid}-${names}`;
-  const producer = await participantWithToken(stack, 'producer', 'platform', { name: `Kalahari Mining ${tag}`, provenance: { name: `Karowe Mine ${tag}`, type: 'mine', country_code: 'BW' } });
+  const producer = await participantWithToken(stack, 'producer', 'platform', {
+    name: `Kalahari Mining ${tag}`,
+    provenance: { name: `Karowe Mine ${tag}`, type: 'mine', country_code: 'BW' },
+  });
   const manufacturer = await participantWithToken(stack, 'manufacturer', 'platform', { name: `Antwerp Cutters ${tag}` });
   const retailer = await participantWithToken(stack, 'retailer', 'platform', { name: `Bright Jewels ${tag}` });
   const rough = await platformCall<DiamondV1>(stack, producer, 'POST', '/diamonds/rough/create', {
-    box_id: 'BOX-PASSPORT', participant_id: `ERP-${tag}`, participant_timestamp: '2024-03-01T10:00:00Z', rough: { carats: 2.5 },
+    box_id: 'BOX-PASSPORT',
+    participant_id: `ERP-${tag}`,
+    participant_timestamp: '2024-03-01T10:00:00Z',
+    rough: { carats: 2.5 },
   });
   // Shipping needs platform to know the recipient (its onboarding event): retried until it does.
   const ship = (from: ParticipantWithToken, to: ParticipantWithToken, type: 'rough' | 'polished', id: string) =>
-    eventually(
-      async () => {
-        const res = await fetch(`${stack.urls.platform}/v2/transfer/out`, {
-          method: 'POST',
-          headers: { authorization: from.token, 'content-type': 'application/json' },
-          body: JSON.stringify({ recipient_participant_id: to.participant_id, name: 'passport journey', shipment_type: type, diamond_ids: [id] }),
-        });
-        const text = await res.text();
-        if (res.status === 201) return JSON.parse(text) as InboundShipment;
-        if (res.status !== 404 && res.status !== 422) throw new Error(`transfer out: ${res.status} ${text}`);
-        return undefined;
-      },
-      'a shipment platform accepts',
-    );
+    eventually(async () => {
+      const res = await fetch(`${stack.urls.platform}/v2/transfer/out`, {
+        method: 'POST',
+        headers: { authorization: from.token, 'content-type': 'application/json' },
+        body: JSON.stringify({ recipient_participant_id: to.participant_id, name: 'passport journey', shipment_type: type, diamond_ids: [id] }),
+      });
+      const text = await res.text();
+      if (res.status === 201) return JSON.parse(text) as InboundShipment;
+      if (res.status !== 404 && res.status !== 422) throw new Error(`transfer out: ${res.status} ${text}`);
+      return undefined;
+    }, 'a shipment platform accepts');
   const s1 = await ship(producer, manufacturer, 'rough', rough.diamond_id);
   await platformCall(stack, manufacturer, 'POST', `/v2/transfer/in/${s1.id}/accept`, { diamond_ids: [rough.diamond_id] });
   let polished = await platformCall<DiamondV1>(stack, manufacturer, 'POST', '/diamonds/polished/create', {
@@ -85,15 +88,28 @@ export async function journey(stack: TestStack): Promise<Journey> {
     polished: { carats: '1.01', shape: 'Round', colour: 'E', clarity: 'VS1', cut_grade: 'EX' },
   });
   const grading = await platformCall<{ id: string }>(stack, manufacturer, 'POST', `/diamonds/${polished.diamond_id}/graded-measurements`, {
-    carats: 1.01, shape: 'Round', colour: 'E', clarity: 'VS1', cut_grade: 'EX', grading_lab: 'GIA', graded_date: '2024-05-01T00:00:00Z',
+    carats: 1.01,
+    shape: 'Round',
+    colour: 'E',
+    clarity: 'VS1',
+    cut_grade: 'EX',
+    grading_lab: 'GIA',
+    graded_date: '2024-05-01T00:00:00Z',
   });
   await platformCall(stack, manufacturer, 'PATCH', `/diamonds/${polished.diamond_id}/${grading.id}/select`);
   // A face-up photo (a 1x1 PNG) and a file the page does not show as a photo (SVG).
-  for (const [bytes, type, name] of [[PNG_1X1, 'image/png', 'face-up.png'], [Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'image/svg+xml', 'outline.svg']] as const) {
+  for (const [bytes, type, name] of [
+    [PNG_1X1, 'image/png', 'face-up.png'],
+    [Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), 'image/svg+xml', 'outline.svg'],
+  ] as const) {
     const form = new FormData();
     form.append('file', new Blob([bytes], { type }), name);
     form.append('image_type', 'face_up');
-    const up = await fetch(`${stack.urls.platform}/diamonds/${polished.diamond_id}/files/image`, { method: 'POST', headers: { authorization: manufacturer.token }, body: form });
+    const up = await fetch(`${stack.urls.platform}/diamonds/${polished.diamond_id}/files/image`, {
+      method: 'POST',
+      headers: { authorization: manufacturer.token },
+      body: form,
+    });
     const text = await up.text();
     if (up.status !== 201) throw new Error(`image upload: ${up.status} ${text}`);
   }
@@ -110,11 +126,15 @@ export async function journey(stack: TestStack): Promise<Journey> {
   }, 'the delivered diamond in search');
   await eventually(async () => ((await publicGet(stack, `/passport/${share.share_id}`)).status === 200 ? true : undefined), 'the passport page');
   // ... and its custody answer reaching that version (platform checkpoints, search rebuilds the tree).
-  await eventually(async () => {
-    const res = await publicGet(stack, `/passport/${share.share_id}/custody`);
-    if (res.status !== 200) return undefined;
-    const answer = JSON.parse(res.text) as CustodyAnswer;
-    return answer.entries.some((e) => e.entry.version_id === polished.version_id) ? true : undefined;
-  }, 'the custody log covering the delivered diamond', 30_000);
+  await eventually(
+    async () => {
+      const res = await publicGet(stack, `/passport/${share.share_id}/custody`);
+      if (res.status !== 200) return undefined;
+      const answer = JSON.parse(res.text) as CustodyAnswer;
+      return answer.entries.some((e) => e.entry.version_id === polished.version_id) ? true : undefined;
+    },
+    'the custody log covering the delivered diamond',
+    30_000,
+  );
   return { producer, manufacturer, retailer, rough, polished, share };
 }

@@ -75,13 +75,31 @@ describe('the passport page in chromium', () => {
     for (const who of [j.producer, j.manufacturer, j.retailer]) expect(text).toContain(who.name);
     expect(text).toContain('Botswana');
     const steps = await page.locator('ol.journey li h3').allInnerTexts();
-    expect(steps).toEqual(['Mined and registered', 'Shipped', 'Received', 'Cut and polished', 'Graded', 'Document added', 'Document added', 'Shipped', 'Received']);
+    expect(steps).toEqual([
+      'Mined and registered',
+      'Shipped',
+      'Received',
+      'Cut and polished',
+      'Graded',
+      'Document added',
+      'Document added',
+      'Shipped',
+      'Received',
+    ]);
     expect(await page.locator('#s-grading ~ p strong').innerText()).toBe('GIA');
     // The PNG is shown (loaded through the link, no token); the SVG is not.
     const photos = page.locator('.photos img');
     expect(await photos.count()).toBe(1);
     expect(await photos.getAttribute('alt')).toBe('Photo 1 of the diamond (face up)');
-    expect(await until(() => photos.evaluate((img) => (img as unknown as { complete: boolean; naturalWidth: number }).complete && (img as unknown as { naturalWidth: number }).naturalWidth), (w) => w !== 0 && w !== false)).toBe(1);
+    expect(
+      await until(
+        () =>
+          photos.evaluate(
+            (img) => (img as unknown as { complete: boolean; naturalWidth: number }).complete && (img as unknown as { naturalWidth: number }).naturalWidth,
+          ),
+        (w) => w !== 0 && w !== false,
+      ),
+    ).toBe(1);
     const qr = page.locator('.qr svg[role="img"]');
     expect(await qr.count()).toBe(1);
     expect(await qr.getAttribute('aria-label')).toBe("QR code of this page's link");
@@ -91,11 +109,15 @@ describe('the passport page in chromium', () => {
 
   const badgeOf = async (page: Page): Promise<{ state: string | null; text: string }> => {
     const badge = page.locator('#verified-badge');
-    await until(() => badge.getAttribute('data-state'), (state) => state !== 'checking', 20_000);
+    await until(
+      () => badge.getAttribute('data-state'),
+      (state) => state !== 'checking',
+      20_000,
+    );
     return { state: await badge.getAttribute('data-state'), text: await badge.innerText() };
   };
 
-  it('turns the badge green: the browser verified the custody answer against the platform\'s published keys', async () => {
+  it("turns the badge green: the browser verified the custody answer against the platform's published keys", async () => {
     const context = await browser.newContext({ javaScriptEnabled: true });
     contexts.push(context);
     const page = await context.newPage();
@@ -169,7 +191,12 @@ describe('the passport page in chromium', () => {
     expect(proofs).toEqual([]);
     // The log grows (another diamond) and a checkpoint covers the new entry: the next visit asks for, and checks,
     // the consistency proof from the remembered size to the new one.
-    await platformCall(stack, j.producer, 'POST', '/diamonds/rough/create', { box_id: 'BOX-GROW', participant_id: 'ERP-GROW', participant_timestamp: '2024-03-02T10:00:00Z', rough: { carats: 1.1 } });
+    await platformCall(stack, j.producer, 'POST', '/diamonds/rough/create', {
+      box_id: 'BOX-GROW',
+      participant_id: 'ERP-GROW',
+      participant_timestamp: '2024-03-02T10:00:00Z',
+      rough: { carats: 1.1 },
+    });
     const newer = await until(custodyNow, (a) => a.checkpoint.tree_size > older.checkpoint.tree_size, 20_000);
     const second = await context.newPage();
     await second.goto(passport);
@@ -178,7 +205,9 @@ describe('the passport page in chromium', () => {
     expect(proofs[0]).toMatch(new RegExp(`^\\?from=${older.checkpoint.tree_size}&to=\\d+$`));
     // The server now answers an older, genuinely signed, state of the log: it cannot prove it extends the
     // checkpoint this browser saw, so the badge turns red.
-    await context.route(`**/passport/${j.share.share_id}/custody`, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(older) }));
+    await context.route(`**/passport/${j.share.share_id}/custody`, (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(older) }),
+    );
     const third = await context.newPage();
     await third.goto(passport);
     const badge = await badgeOf(third);
@@ -193,11 +222,20 @@ describe('the passport page in chromium', () => {
       await context.route(`**/passport/${j.share.share_id}/custody`, async (route) => {
         custodyCalls += 1;
         // The first answer is what search says before a checkpoint covers the diamond.
-        if (custodyCalls === 1) await route.fulfill({ status: 404, contentType: 'application/json', body: JSON.stringify({ message: 'the custody log has no checkpoint covering this diamond yet' }) });
+        if (custodyCalls === 1)
+          await route.fulfill({
+            status: 404,
+            contentType: 'application/json',
+            body: JSON.stringify({ message: 'the custody log has no checkpoint covering this diamond yet' }),
+          });
         else await route.continue();
       });
     });
-    await until(() => page.locator('#verified-badge').innerText(), (text) => text.includes('waiting for the custody log'), 10_000);
+    await until(
+      () => page.locator('#verified-badge').innerText(),
+      (text) => text.includes('waiting for the custody log'),
+      10_000,
+    );
     expect(await badgeOf(page)).toEqual({ state: 'verified', text: 'Verified' });
     expect(custodyCalls).toBe(2);
   });

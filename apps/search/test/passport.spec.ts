@@ -31,7 +31,17 @@ describe('GET /passport/{share_id}', () => {
     for (const who of [j.producer, j.manufacturer, j.retailer]) expect(html).toContain(who.name);
     expect(html).toContain('Botswana');
     const steps = [...html.matchAll(/<li><h3>([^<]+)<\/h3>/g)].map((m) => m[1]);
-    expect(steps).toEqual(['Mined and registered', 'Shipped', 'Received', 'Cut and polished', 'Graded', 'Document added', 'Document added', 'Shipped', 'Received']);
+    expect(steps).toEqual([
+      'Mined and registered',
+      'Shipped',
+      'Received',
+      'Cut and polished',
+      'Graded',
+      'Document added',
+      'Document added',
+      'Shipped',
+      'Received',
+    ]);
     expect(html).toContain(`Sent by ${j.manufacturer.name} (manufacturer) to ${j.retailer.name} (retailer).`);
     expect(html).toContain('Graded by <strong>GIA</strong>');
     expect(html).toContain('Not checked.');
@@ -39,7 +49,18 @@ describe('GET /passport/{share_id}', () => {
     expect(html).toContain('Checking...');
     expect(html).toContain(`data-keys-url="${stack.urls.platform}/.well-known/custody-keys.json"`);
     // No ids: no diamond's, no participant's, no ERP/box ids.
-    for (const id of [j.polished.diamond_id, j.rough.diamond_id, j.polished.id, j.producer.participant_id, j.manufacturer.participant_id, j.retailer.participant_id, j.polished.participant_id!, j.rough.participant_id!, 'BOX-PASSPORT', j.producer.client_id]) {
+    for (const id of [
+      j.polished.diamond_id,
+      j.rough.diamond_id,
+      j.polished.id,
+      j.producer.participant_id,
+      j.manufacturer.participant_id,
+      j.retailer.participant_id,
+      j.polished.participant_id!,
+      j.rough.participant_id!,
+      'BOX-PASSPORT',
+      j.producer.client_id,
+    ]) {
       expect({ id, found: html.includes(id) }).toEqual({ id, found: false });
     }
     // The QR code encodes the link (the same modules as the link's own QR code), and the link is shown as text too.
@@ -65,7 +86,8 @@ describe('GET /passport/{share_id}', () => {
     expect(photo.status).toBe(200);
     expect(photo.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await photo.arrayBuffer()).equals(PNG_1X1)).toBe(true);
-    for (const n of ['2', '0', 'x']) expect({ n, status: (await publicGet(stack, `/passport/${j.share.share_id}/photos/${n}`)).status }).toEqual({ n, status: 404 });
+    for (const n of ['2', '0', 'x'])
+      expect({ n, status: (await publicGet(stack, `/passport/${j.share.share_id}/photos/${n}`)).status }).toEqual({ n, status: 404 });
     // Consistency proofs for a live link, with the token-free route's own checks.
     const size = answer.checkpoint.tree_size;
     const consistency = await publicGet(stack, `/passport/${j.share.share_id}/consistency?from=1&to=${size}`);
@@ -107,9 +129,13 @@ describe('GET /passport/{share_id}', () => {
     expect(JSON.parse(api.text)).toEqual({ message: 'passport not found' });
 
     // Expired: a link whose time has passed (moved into the past in search's copy).
-    const expiring = await platformCall<{ share_id: string }>(stack, j.retailer, 'POST', `/diamonds/${j.polished.diamond_id}/share`, { expires_at: '2099-01-01T00:00:00Z' });
+    const expiring = await platformCall<{ share_id: string }>(stack, j.retailer, 'POST', `/diamonds/${j.polished.diamond_id}/share`, {
+      expires_at: '2099-01-01T00:00:00Z',
+    });
     await eventually(async () => ((await publicGet(stack, `/passport/${expiring.share_id}`)).status === 200 ? true : undefined), 'the expiring link');
-    await withDb(stack.databases.search!, (c) => c.query(`UPDATE search_shares SET expires_at = now() - interval '1 second' WHERE share_id = $1`, [expiring.share_id]));
+    await withDb(stack.databases.search!, (c) =>
+      c.query(`UPDATE search_shares SET expires_at = now() - interval '1 second' WHERE share_id = $1`, [expiring.share_id]),
+    );
     expect((await publicGet(stack, `/passport/${expiring.share_id}`)).status).toBe(404);
 
     // Revoked by the holder: the page and its JSON are gone.
@@ -126,9 +152,15 @@ describe('GET /passport/{share_id}', () => {
     expect((await publicGet(stack, `/passport/${j.share.share_id}`)).status).toBe(200);
   });
 
-  it('keeps participants\' public names from participant.onboarded', async () => {
-    const rows = await withDb(stack.databases.search!, async (c) =>
-      (await c.query(`SELECT name, role, provenance_name, provenance_country FROM search_participants WHERE participant_id = $1`, [j.producer.participant_id])).rows,
+  it("keeps participants' public names from participant.onboarded", async () => {
+    const rows = await withDb(
+      stack.databases.search!,
+      async (c) =>
+        (
+          await c.query(`SELECT name, role, provenance_name, provenance_country FROM search_participants WHERE participant_id = $1`, [
+            j.producer.participant_id,
+          ])
+        ).rows,
     );
     expect(rows).toEqual([{ name: j.producer.name, role: 'producer', provenance_name: expect.stringMatching(/^Karowe Mine/), provenance_country: 'BW' }]);
   });

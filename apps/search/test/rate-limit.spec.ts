@@ -13,7 +13,10 @@ describe('search: per-client rate limits (RATE_LIMIT_PER_CLIENT, RATE_LIMIT_PER_
   let tokenB: string;
 
   beforeAll(async () => {
-    stack = await startTestStack({ services: ['auth', 'search'], env: { search: { RATE_LIMIT_PER_CLIENT: '3', RATE_LIMIT_PER_IP: '2', RATE_LIMIT_WINDOW_SECONDS: '60' } } });
+    stack = await startTestStack({
+      services: ['auth', 'search'],
+      env: { search: { RATE_LIMIT_PER_CLIENT: '3', RATE_LIMIT_PER_IP: '2', RATE_LIMIT_WINDOW_SECONDS: '60' } },
+    });
     tokenA = (await participantWithToken(stack, 'non_participant', 'search')).token;
     tokenB = (await participantWithToken(stack, 'non_participant', 'search')).token;
   });
@@ -27,7 +30,11 @@ describe('search: per-client rate limits (RATE_LIMIT_PER_CLIENT, RATE_LIMIT_PER_
     const answers = [];
     for (let i = 0; i < 3; i++) answers.push(await read(tokenA));
     // Counted whatever the answer (here the 404 of an unknown diamond).
-    expect(answers.map((r) => [r.status, r.headers.get('ratelimit-remaining')])).toEqual([[404, '2'], [404, '1'], [404, '0']]);
+    expect(answers.map((r) => [r.status, r.headers.get('ratelimit-remaining')])).toEqual([
+      [404, '2'],
+      [404, '1'],
+      [404, '0'],
+    ]);
     const refused = await read(tokenA);
     expect(refused.status).toBe(429);
     const retryAfter = Number(refused.headers.get('retry-after'));

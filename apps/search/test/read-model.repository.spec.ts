@@ -7,7 +7,15 @@ import { ReadModelRepository, searchDbOptions } from '../src/app';
 import { diamondRecord } from './support';
 
 const hashOf = (s: string) => createHash('sha256').update(s).digest('hex');
-const image = (name: string) => ({ hash: hashOf(name), filename: `${name}.jpg`, description: null, content_type: 'image/jpeg', size: name.length, uploaded_at: null, image_type: 'photo' });
+const image = (name: string) => ({
+  hash: hashOf(name),
+  filename: `${name}.jpg`,
+  description: null,
+  content_type: 'image/jpeg',
+  size: name.length,
+  uploaded_at: null,
+  image_type: 'photo',
+});
 const withImages = (r: DiamondV1, ...names: string[]): DiamondV1 => ({ ...r, polished: { images: names.map(image) } as DiamondV1['polished'] });
 /** The stored record's JSON text: key order included (the API answers with it as stored). */
 const storedText = async (ds: DataSource, id: string) =>
@@ -36,7 +44,13 @@ describe('ReadModelRepository.upsertMany (real PostgreSQL)', () => {
     const a = withImages(diamondRecord(), 'a-front', 'a-side');
     const b = withImages(diamondRecord({ diamond_parent_id: a.diamond_id }), 'b-front');
     const c = diamondRecord();
-    expect(await repo.upsertMany([{ record: a, revision: 1 }, { record: b, revision: 3 }, { record: c, revision: 1 }])).toEqual(new Set([a.diamond_id, b.diamond_id, c.diamond_id]));
+    expect(
+      await repo.upsertMany([
+        { record: a, revision: 1 },
+        { record: b, revision: 3 },
+        { record: c, revision: 1 },
+      ]),
+    ).toEqual(new Set([a.diamond_id, b.diamond_id, c.diamond_id]));
     for (const r of [a, b, c]) expect(await storedText(ds, r.diamond_id)).toBe(JSON.stringify(r));
     expect(await hashes(ds, a.diamond_id)).toEqual([hashOf('a-front'), hashOf('a-side')].sort());
     expect(await hashes(ds, b.diamond_id)).toEqual([hashOf('b-front')]);
@@ -47,7 +61,12 @@ describe('ReadModelRepository.upsertMany (real PostgreSQL)', () => {
     const b2 = withImages({ ...b, version_id: 'v-b-stale' }, 'b-other');
     const c0 = { ...c, version_id: 'v-c-older' };
     const d = diamondRecord();
-    const applied = await repo.upsertMany([{ record: a2, revision: 2 }, { record: b2, revision: 3 }, { record: c0, revision: 0 }, { record: d, revision: 1 }]);
+    const applied = await repo.upsertMany([
+      { record: a2, revision: 2 },
+      { record: b2, revision: 3 },
+      { record: c0, revision: 0 },
+      { record: d, revision: 1 },
+    ]);
     expect(applied).toEqual(new Set([a.diamond_id, d.diamond_id]));
     expect(await storedText(ds, a.diamond_id)).toBe(JSON.stringify(a2));
     expect(await hashes(ds, a.diamond_id)).toEqual([hashOf('a-side'), hashOf('a-back')].sort());
@@ -71,7 +90,12 @@ describe('ReadModelRepository.upsertMany (real PostgreSQL)', () => {
 
   it('refuses the same diamond twice in one call and does nothing with an empty one', async () => {
     const r = diamondRecord();
-    await expect(repo.upsertMany([{ record: r, revision: 1 }, { record: r, revision: 2 }])).rejects.toThrow(/same diamond twice/);
+    await expect(
+      repo.upsertMany([
+        { record: r, revision: 1 },
+        { record: r, revision: 2 },
+      ]),
+    ).rejects.toThrow(/same diamond twice/);
     expect(await repo.find(r.diamond_id)).toBeNull();
     expect(await repo.upsertMany([])).toEqual(new Set());
   });

@@ -44,7 +44,8 @@ function runCli(args: string[], env: Record<string, string>, deadline: number): 
     });
     child.once('close', (status, signal) => {
       clearTimeout(timer);
-      if (signal === 'SIGKILL') reject(new Error(`search:rebuild ${args.join(' ')} outlived its test's budget (${CLI_TEST_BUDGET_MS} ms); stderr:\n${stderr.slice(-2000)}`));
+      if (signal === 'SIGKILL')
+        reject(new Error(`search:rebuild ${args.join(' ')} outlived its test's budget (${CLI_TEST_BUDGET_MS} ms); stderr:\n${stderr.slice(-2000)}`));
       else resolve({ status, stdout, stderr });
     });
   });
@@ -101,58 +102,84 @@ describe('rebuilding the search read model by replaying the topic (Kafka peer)',
     }
   });
 
-  it('the CLI (npm run search:rebuild) prints the count and checks it against --expect-count', async () => {
-    const deadline = Date.now() + CLI_TEST_BUDGET_MS;
-    const run = (expect: number) => runCli(['--topic', topic, '--expect-count', String(expect), '--no-progress'], { SEARCH_DATABASE_URL: url }, deadline);
-    const ok = await run(25);
-    expect(ok.stdout).toMatch(/rebuilt: 25 diamonds from 51 events/);
-    expect(ok.stdout).toMatch(/count matches --expect-count: 25/);
-    expect(ok.status).toBe(0);
-    const bad = await run(26);
-    expect(bad.stdout).toMatch(/MISMATCH: 25 diamonds in search, 26 expected/);
-    expect(bad.status).toBe(1);
-  }, CLI_TEST_BUDGET_MS);
+  it(
+    'the CLI (npm run search:rebuild) prints the count and checks it against --expect-count',
+    async () => {
+      const deadline = Date.now() + CLI_TEST_BUDGET_MS;
+      const run = (expect: number) => runCli(['--topic', topic, '--expect-count', String(expect), '--no-progress'], { SEARCH_DATABASE_URL: url }, deadline);
+      const ok = await run(25);
+      expect(ok.stdout).toMatch(/rebuilt: 25 diamonds from 51 events/);
+      expect(ok.stdout).toMatch(/count matches --expect-count: 25/);
+      expect(ok.status).toBe(0);
+      const bad = await run(26);
+      expect(bad.stdout).toMatch(/MISMATCH: 25 diamonds in search, 26 expected/);
+      expect(bad.status).toBe(1);
+    },
+    CLI_TEST_BUDGET_MS,
+  );
 
-  it('the CLI waits for a broker that does not answer yet, and gives up after --broker-wait with one clear line', async () => {
-    const deadline = Date.now() + CLI_TEST_BUDGET_MS;
-    const db = await createTestDatabase('rebuildwait');
-    // Nothing listens there: every attempt fails at once, and the CLI keeps asking for its budget (3 s) only.
-    const run = await runCli(['--broker-wait', '3', '--no-progress'], { SEARCH_DATABASE_URL: db, KAFKA_BROKERS: '127.0.0.1:9' }, deadline);
-    expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/Kafka did not answer \(attempt 1: /);
-    expect(run.stderr).toMatch(/Kafka did not answer within 3 s \(--broker-wait\)/);
-  }, CLI_TEST_BUDGET_MS);
+  it(
+    'the CLI waits for a broker that does not answer yet, and gives up after --broker-wait with one clear line',
+    async () => {
+      const deadline = Date.now() + CLI_TEST_BUDGET_MS;
+      const db = await createTestDatabase('rebuildwait');
+      // Nothing listens there: every attempt fails at once, and the CLI keeps asking for its budget (3 s) only.
+      const run = await runCli(['--broker-wait', '3', '--no-progress'], { SEARCH_DATABASE_URL: db, KAFKA_BROKERS: '127.0.0.1:9' }, deadline);
+      expect(run.status).toBe(1);
+      expect(run.stderr).toMatch(/Kafka did not answer \(attempt 1: /);
+      expect(run.stderr).toMatch(/Kafka did not answer within 3 s \(--broker-wait\)/);
+    },
+    CLI_TEST_BUDGET_MS,
+  );
 
-  it('honours KAFKA_TOPIC_PREFIX and KAFKA_GROUP_PREFIX: a prefixed deployment replays its own topic (issue 16)', async () => {
-    const deadline = Date.now() + CLI_TEST_BUDGET_MS;
-    const prefix = `rebuild-pfx-${randomUUID()}.`;
-    const prefixed = new KafkaTransport({ clientId: 'rebuild-test-prefixed', brokers: kafkaTestBrokers(), logger, topicPrefix: prefix, sessionTimeoutMs: 6000 });
-    const records = Array.from({ length: 5 }, () => diamondRecord());
-    try {
-      await prefixed.publish(records.map((r) => ({ topic: 'platform.diamonds.v1', key: r.diamond_id, value: upserted(r, 1) })));
-    } finally {
-      await prefixed.close();
-    }
-    const db = await createTestDatabase('rebuildprefix');
-    await runMigrations(searchDbOptions({ DATABASE_URL: db, DB_POOL_SIZE: 2 }));
-    // No --topic: the default platform.diamonds.v1, under the deployment's prefix.
-    const run = await runCli(['--expect-count', '5', '--no-progress'], { SEARCH_DATABASE_URL: db, KAFKA_TOPIC_PREFIX: prefix, KAFKA_GROUP_PREFIX: prefix }, deadline);
-    expect(run.stdout).toMatch(/rebuilt: 5 diamonds from 5 events/);
-    expect(run.stderr).toContain(`KAFKA_TOPIC_PREFIX "${prefix}"`);
-    expect(run.status).toBe(0);
-  }, CLI_TEST_BUDGET_MS);
+  it(
+    'honours KAFKA_TOPIC_PREFIX and KAFKA_GROUP_PREFIX: a prefixed deployment replays its own topic (issue 16)',
+    async () => {
+      const deadline = Date.now() + CLI_TEST_BUDGET_MS;
+      const prefix = `rebuild-pfx-${randomUUID()}.`;
+      const prefixed = new KafkaTransport({
+        clientId: 'rebuild-test-prefixed',
+        brokers: kafkaTestBrokers(),
+        logger,
+        topicPrefix: prefix,
+        sessionTimeoutMs: 6000,
+      });
+      const records = Array.from({ length: 5 }, () => diamondRecord());
+      try {
+        await prefixed.publish(records.map((r) => ({ topic: 'platform.diamonds.v1', key: r.diamond_id, value: upserted(r, 1) })));
+      } finally {
+        await prefixed.close();
+      }
+      const db = await createTestDatabase('rebuildprefix');
+      await runMigrations(searchDbOptions({ DATABASE_URL: db, DB_POOL_SIZE: 2 }));
+      // No --topic: the default platform.diamonds.v1, under the deployment's prefix.
+      const run = await runCli(
+        ['--expect-count', '5', '--no-progress'],
+        { SEARCH_DATABASE_URL: db, KAFKA_TOPIC_PREFIX: prefix, KAFKA_GROUP_PREFIX: prefix },
+        deadline,
+      );
+      expect(run.stdout).toMatch(/rebuilt: 5 diamonds from 5 events/);
+      expect(run.stderr).toContain(`KAFKA_TOPIC_PREFIX "${prefix}"`);
+      expect(run.status).toBe(0);
+    },
+    CLI_TEST_BUDGET_MS,
+  );
 
-  it('--help prints the usage and exits 0; a bad option or value exits 2 before any connection', async () => {
-    const deadline = Date.now() + CLI_TEST_BUDGET_MS;
-    const help = await runCli(['--help'], { KAFKA_BROKERS: '127.0.0.1:9' }, deadline);
-    expect(help.status).toBe(0);
-    expect(help.stdout).toMatch(/Usage: search:rebuild \[options\]/);
-    expect(help.stdout).toContain('--expect-count <n>');
-    expect(help.stdout).toContain('--broker-wait <seconds>');
-    for (const bad of [['--nope'], ['--expect-count', 'ten'], ['--topic'], ['--broker-wait', '0']]) {
-      const run = await runCli(bad, { SEARCH_DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none', KAFKA_BROKERS: '127.0.0.1:9' }, deadline);
-      expect([bad, run.status]).toEqual([bad, 2]);
-      expect(run.stderr).toMatch(/error: /);
-    }
-  }, CLI_TEST_BUDGET_MS);
+  it(
+    '--help prints the usage and exits 0; a bad option or value exits 2 before any connection',
+    async () => {
+      const deadline = Date.now() + CLI_TEST_BUDGET_MS;
+      const help = await runCli(['--help'], { KAFKA_BROKERS: '127.0.0.1:9' }, deadline);
+      expect(help.status).toBe(0);
+      expect(help.stdout).toMatch(/Usage: search:rebuild \[options\]/);
+      expect(help.stdout).toContain('--expect-count <n>');
+      expect(help.stdout).toContain('--broker-wait <seconds>');
+      for (const bad of [['--nope'], ['--expect-count', 'ten'], ['--topic'], ['--broker-wait', '0']]) {
+        const run = await runCli(bad, { SEARCH_DATABASE_URL: 'postgres://nobody@127.0.0.1:9/none', KAFKA_BROKERS: '127.0.0.1:9' }, deadline);
+        expect([bad, run.status]).toEqual([bad, 2]);
+        expect(run.stderr).toMatch(/error: /);
+      }
+    },
+    CLI_TEST_BUDGET_MS,
+  );
 });

@@ -48,7 +48,10 @@ describe('search behind a running platform', () => {
 
   it('registration, file attachment and deletion show up in search with the same version_id', async () => {
     const created = await platform<DiamondV1>('POST', '/diamonds/rough/create', {
-      box_id: 'BOX-S', participant_id: `erp-${Date.now()}`, participant_timestamp: '2024-03-01T10:00:00Z', rough: { carats: 2.5 },
+      box_id: 'BOX-S',
+      participant_id: `erp-${Date.now()}`,
+      participant_timestamp: '2024-03-01T10:00:00Z',
+      rough: { carats: 2.5 },
     });
     expect(created.status).toBe(200);
     const id = created.body.diamond_id;
@@ -65,7 +68,11 @@ describe('search behind a running platform', () => {
     const form = new FormData();
     form.append('file', new Blob([bytes], { type: 'application/xml' }), 'report.xml');
     form.append('description', 'scan report');
-    const up = await fetch(`${stack.urls.platform}/diamonds/${id}/files/scan_report`, { method: 'POST', headers: { authorization: producer.token }, body: form });
+    const up = await fetch(`${stack.urls.platform}/diamonds/${id}/files/scan_report`, {
+      method: 'POST',
+      headers: { authorization: producer.token },
+      body: form,
+    });
     await up.text();
     expect(up.status).toBe(201);
     const file = await eventually(async () => {
@@ -78,8 +85,9 @@ describe('search behind a running platform', () => {
     expect(file.headers.get('content-type')).toMatch(/^application\/xml/);
     expect(Buffer.from(await file.arrayBuffer()).equals(bytes)).toBe(true);
 
-    const platformVersion = await withDb(stack.databases.platform!, async (c) =>
-      (await c.query<{ version_id: string }>('SELECT version_id FROM diamonds WHERE diamond_id = $1', [id])).rows[0].version_id,
+    const platformVersion = await withDb(
+      stack.databases.platform!,
+      async (c) => (await c.query<{ version_id: string }>('SELECT version_id FROM diamonds WHERE diamond_id = $1', [id])).rows[0].version_id,
     );
     const record = (await (await search(`/v1/diamonds/${id}`)).json()) as DiamondV1;
     expect(record.version_id).toBe(platformVersion);
@@ -94,7 +102,10 @@ describe('search behind a running platform', () => {
 
   it('serves every kind of file with the content type it was uploaded with (all six kinds)', async () => {
     const created = await platform<DiamondV1>('POST', '/diamonds/rough/create', {
-      box_id: 'BOX-T', participant_id: `erp-types-${Date.now()}`, participant_timestamp: '2024-03-01T10:00:00Z', rough: { carats: 1.5 },
+      box_id: 'BOX-T',
+      participant_id: `erp-types-${Date.now()}`,
+      participant_timestamp: '2024-03-01T10:00:00Z',
+      rough: { carats: 1.5 },
     });
     expect(created.status).toBe(200);
     const id = created.body.diamond_id;

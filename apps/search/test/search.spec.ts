@@ -27,8 +27,7 @@ describe('search service (read model from platform.diamonds.v1)', () => {
       const body = (await res.json()) as { version_id: string };
       return body.version_id === versionId ? body : undefined;
     }, `diamond ${id} at version ${versionId}`);
-  const gone = (id: string) =>
-    eventually(async () => ((await get(`/v1/diamonds/${id}`)).status === 404 ? true : undefined), `diamond ${id} gone`);
+  const gone = (id: string) => eventually(async () => ((await get(`/v1/diamonds/${id}`)).status === 404 ? true : undefined), `diamond ${id} gone`);
   const searchDb = <T>(fn: Parameters<typeof withDb<T>>[1]) => withDb(stack.databases.search!, fn);
 
   beforeAll(async () => {
@@ -99,8 +98,8 @@ describe('search service (read model from platform.diamonds.v1)', () => {
       await publish(upserted(r3, 3), r1.diamond_id);
       const body = await visible(r1.diamond_id, r3.version_id);
       expect(body).toEqual(r3);
-      const state = await searchDb(async (c) =>
-        (await c.query('SELECT revision FROM consumer_state WHERE consumer = $1 AND key = $2', ['search', r1.diamond_id])).rows,
+      const state = await searchDb(
+        async (c) => (await c.query('SELECT revision FROM consumer_state WHERE consumer = $1 AND key = $2', ['search', r1.diamond_id])).rows,
       );
       expect(state).toEqual([{ revision: '3' }]);
       const metrics = await (await fetch(`${search}/metrics`)).text();
@@ -141,7 +140,9 @@ describe('search service (read model from platform.diamonds.v1)', () => {
       await visible(marker.diamond_id, marker.version_id); // everything published before it was handled
       expect((await get(`/v1/diamonds/${r1.diamond_id}`)).status).toBe(404);
       expect((await get(`/v1/diamonds/${r1.diamond_id}/history`)).status).toBe(404);
-      const row = await searchDb(async (c) => (await c.query('SELECT revision, record, deleted_at FROM search_diamonds WHERE diamond_id = $1', [r1.diamond_id])).rows[0]);
+      const row = await searchDb(
+        async (c) => (await c.query('SELECT revision, record, deleted_at FROM search_diamonds WHERE diamond_id = $1', [r1.diamond_id])).rows[0],
+      );
       expect(row).toEqual({ revision: '2', record: null, deleted_at: expect.any(Date) });
 
       // A tombstone alone (a compacted topic replayed) also deletes.
@@ -161,8 +162,8 @@ describe('search service (read model from platform.diamonds.v1)', () => {
       const good = diamondRecord();
       await publish(upserted(good, 1), good.diamond_id);
       await visible(good.diamond_id, good.version_id);
-      const parked = await searchDb(async (c) =>
-        (await c.query('SELECT key, reason, payload FROM parked_events WHERE key = $1 ORDER BY id', [bad.diamond_id])).rows,
+      const parked = await searchDb(
+        async (c) => (await c.query('SELECT key, reason, payload FROM parked_events WHERE key = $1 ORDER BY id', [bad.diamond_id])).rows,
       );
       expect(parked).toHaveLength(2);
       expect(parked[0].reason).toMatch(/lifecycle_state/);
@@ -206,7 +207,11 @@ describe('search service (read model from platform.diamonds.v1)', () => {
 
     it('uses the content type of the ref; 404 for a hash not attached to that diamond, even if another has it', async () => {
       const r = diamondRecord({
-        polished: { images: [{ hash, filename: 'photo.pdf', description: null, content_type: 'application/pdf', size: bytes.length, uploaded_at: null, image_type: 'photo' }] },
+        polished: {
+          images: [
+            { hash, filename: 'photo.pdf', description: null, content_type: 'application/pdf', size: bytes.length, uploaded_at: null, image_type: 'photo' },
+          ],
+        },
       });
       const other = diamondRecord();
       for (const d of [r, other]) await publish(upserted(d, 1), d.diamond_id);

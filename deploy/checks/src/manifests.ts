@@ -102,7 +102,10 @@ export interface K8sObject {
     egress?: NetworkRule[];
     // Ingress
     ingressClassName?: string;
-    rules?: { host: string; http: { paths: { path: string; pathType: string; backend: { service: { name: string; port: { name?: string; number?: number } } } }[] } }[];
+    rules?: {
+      host: string;
+      http: { paths: { path: string; pathType: string; backend: { service: { name: string; port: { name?: string; number?: number } } } }[] };
+    }[];
     tls?: { hosts: string[]; secretName: string }[];
     // HPA / PDB
     scaleTargetRef?: { kind: string; name: string };
@@ -152,7 +155,10 @@ export function renderKind(): string {
   const copy = mkdtempSync(path.join(tmpdir(), 'dtp-k8s-'));
   try {
     const secrets = path.join(copy, 'k8s', 'overlays', 'kind', 'secrets');
-    cpSync(path.join(root, 'k8s'), path.join(copy, 'k8s'), { recursive: true, filter: (src) => !src.startsWith(path.join(root, 'k8s', 'overlays', 'kind', 'secrets')) });
+    cpSync(path.join(root, 'k8s'), path.join(copy, 'k8s'), {
+      recursive: true,
+      filter: (src) => !src.startsWith(path.join(root, 'k8s', 'overlays', 'kind', 'secrets')),
+    });
     const r = spawnSync('bash', [path.join(root, 'deploy', 'kind-secrets.sh'), secrets], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`deploy/kind-secrets.sh failed: ${(r.stderr ?? '').trim() || r.error}`);
     return ensureKustomize().render(path.join(copy, 'k8s', 'overlays', 'kind'));
@@ -192,9 +198,7 @@ export const WORKLOAD_KINDS = ['Deployment', 'StatefulSet', 'Job', 'DaemonSet', 
  * `spec.template` is its pod template like everyone else's.
  */
 export function workloads(objects: K8sObject[]): K8sObject[] {
-  return objects
-    .filter((o) => WORKLOAD_KINDS.includes(o.kind))
-    .map((o) => (o.kind === 'CronJob' ? { ...o, spec: o.spec!.jobTemplate!.spec } : o));
+  return objects.filter((o) => WORKLOAD_KINDS.includes(o.kind)).map((o) => (o.kind === 'CronJob' ? { ...o, spec: o.spec!.jobTemplate!.spec } : o));
 }
 
 export function podLabels(workload: K8sObject): Labels {
@@ -237,11 +241,7 @@ export function requiredSecrets(overlay: Overlay): RequiredSecret[] {
  * render; Secret values from rendered Secrets, else from `secretValue` (placeholders for external Secrets).
  * Throws on a reference to something that is neither rendered nor supplied.
  */
-export function containerEnv(
-  objects: K8sObject[],
-  c: Container,
-  secretValue: (name: string, key: string) => string | undefined,
-): Record<string, string> {
+export function containerEnv(objects: K8sObject[], c: Container, secretValue: (name: string, key: string) => string | undefined): Record<string, string> {
   const env: Record<string, string> = {};
   const secret = (name: string, key: string): string => {
     const rendered = find(objects, 'Secret', name);

@@ -33,7 +33,13 @@ export function metricNames(expr: string): string[] {
   for (const m of s.matchAll(/[a-zA-Z_:][a-zA-Z0-9_:]*/g)) {
     const before = s[m.index - 1] ?? ' ';
     if (/[0-9.]/.test(before)) continue; // 1e3, 5m
-    if (s.slice(m.index + m[0].length).trimStart().startsWith('(')) continue;
+    if (
+      s
+        .slice(m.index + m[0].length)
+        .trimStart()
+        .startsWith('(')
+    )
+      continue;
     if (KEYWORDS.has(m[0].toLowerCase())) continue;
     names.add(m[0]);
   }

@@ -26,7 +26,12 @@ export function start(cmd: string, args: string[], env: Record<string, string | 
 }
 
 /** Runs a process to its end. */
-export async function run(cmd: string, args: string[], env: Record<string, string | undefined> = process.env, cwd = root): Promise<{ code: number | null; output: string; stdout: string }> {
+export async function run(
+  cmd: string,
+  args: string[],
+  env: Record<string, string | undefined> = process.env,
+  cwd = root,
+): Promise<{ code: number | null; output: string; stdout: string }> {
   const p = start(cmd, args, env, cwd);
   const code = await p.exited;
   return { code, output: p.output(), stdout: p.stdout() };

@@ -49,7 +49,9 @@ export async function validate(objects) {
     try {
       new Model(obj).validate();
     } catch (err) {
-      const details = Array.isArray(err?.errors) ? err.errors.map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`) : [String(err?.message ?? err)];
+      const details = Array.isArray(err?.errors)
+        ? err.errors.map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`)
+        : [String(err?.message ?? err)];
       failures.push({ kind, name, errors: details });
     }
   }

@@ -28,7 +28,12 @@ export interface Kustomize {
 }
 
 function run(cmd: string, args: string[], opts: { cwd?: string } = {}) {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', cwd: opts.cwd ?? root, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const r = spawnSync(cmd, args, {
+    encoding: 'utf8',
+    cwd: opts.cwd ?? root,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   return { ok: r.status === 0, stdout: r.stdout ?? '', stderr: r.stderr ?? (r.error ? String(r.error) : '') };
 }
 

@@ -61,7 +61,9 @@ it("promtool parses every query of the dashboard (Grafana's variables given valu
 describe('the alerts, evaluated over synthetic series', () => {
   const dtp = (labels: Record<string, string>) => {
     const all = { job: 'dtp', namespace: 'dtp', ...labels };
-    return `{${Object.entries(all).map(([k, v]) => `${k}="${v}"`).join(', ')}}`;
+    return `{${Object.entries(all)
+      .map(([k, v]) => `${k}="${v}"`)
+      .join(', ')}}`;
   };
   const consumer = { service: 'search', group: 'search', topic: 'platform.diamonds.v1' };
 
@@ -159,12 +161,24 @@ describe('the alerts, evaluated over synthetic series', () => {
       ],
     },
     {
-      name: '5xx answers: 1 in 6 of platform\'s, 1 in 101 of search\'s',
+      name: "5xx answers: 1 in 6 of platform's, 1 in 101 of search's",
       series: [
-        [`http_request_duration_seconds_count${dtp({ service: 'platform', pod: 'platform-a', method: 'POST', route: '/diamonds/rough/create', status_code: '201' })}`, '0+500x30'],
-        [`http_request_duration_seconds_count${dtp({ service: 'platform', pod: 'platform-a', method: 'POST', route: '/diamonds/rough/create', status_code: '503' })}`, '0+100x30'],
-        [`http_request_duration_seconds_count${dtp({ service: 'search', pod: 'search-a', method: 'GET', route: '/v1/diamonds/:id', status_code: '200' })}`, '0+1000x30'],
-        [`http_request_duration_seconds_count${dtp({ service: 'search', pod: 'search-a', method: 'GET', route: '/v1/diamonds/:id', status_code: '500' })}`, '0+10x30'],
+        [
+          `http_request_duration_seconds_count${dtp({ service: 'platform', pod: 'platform-a', method: 'POST', route: '/diamonds/rough/create', status_code: '201' })}`,
+          '0+500x30',
+        ],
+        [
+          `http_request_duration_seconds_count${dtp({ service: 'platform', pod: 'platform-a', method: 'POST', route: '/diamonds/rough/create', status_code: '503' })}`,
+          '0+100x30',
+        ],
+        [
+          `http_request_duration_seconds_count${dtp({ service: 'search', pod: 'search-a', method: 'GET', route: '/v1/diamonds/:id', status_code: '200' })}`,
+          '0+1000x30',
+        ],
+        [
+          `http_request_duration_seconds_count${dtp({ service: 'search', pod: 'search-a', method: 'GET', route: '/v1/diamonds/:id', status_code: '500' })}`,
+          '0+10x30',
+        ],
       ],
       expect: [
         { at: '8m', alert: 'DtpHigh5xxRate', alerts: [] },
@@ -214,7 +228,11 @@ describe('the alerts, evaluated over synthetic series', () => {
 
   it('covers every alert of the rule', () => {
     const tested = new Set(cases.flatMap((c) => c.expect.map((e) => e.alert)));
-    expect([...tested].sort()).toEqual(alertRules(render('kind')).map((r) => r.alert!).sort());
+    expect([...tested].sort()).toEqual(
+      alertRules(render('kind'))
+        .map((r) => r.alert!)
+        .sort(),
+    );
   });
 
   it.each(cases.map((c) => [c.name, c] as const))('%s', async (name, c) => {

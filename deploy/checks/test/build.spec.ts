@@ -109,7 +109,9 @@ describe('the production build', () => {
     expect(pending.output).toMatch(/platform: migrations still pending after 1 s: \w+/);
     const usage = await run(process.execPath, ['dist/tools/migrate.js', 'nonsense'], env, cwd);
     expect(usage.code).toBe(2);
-    expect(usage.output).toMatch(/^migrate: command-argument value 'nonsense' is invalid for argument 'services'\. Allowed choices are auth, platform, search, gis\.\nUsage: migrate \[options\] \[services\.\.\.\]/);
+    expect(usage.output).toMatch(
+      /^migrate: command-argument value 'nonsense' is invalid for argument 'services'\. Allowed choices are auth, platform, search, gis\.\nUsage: migrate \[options\] \[services\.\.\.\]/,
+    );
     const applied = await run(process.execPath, ['dist/tools/migrate.js', 'platform'], env, cwd);
     expect([applied.code, applied.output]).toEqual([0, '']);
     const done = await run(process.execPath, ['dist/tools/migrate.js', '--wait', '--timeout', '5', 'platform'], env, cwd);
@@ -185,12 +187,19 @@ describe('the production build', () => {
       }
       for (const app of APPS) {
         try {
-          await waitFor(`${app} ready`, async () => {
-            if (procs[app]!.child.exitCode !== null) throw new Error(`${app} exited: ${procs[app]!.output()}`);
-            return (await status(`${url(app)}/health/ready`)) === 200;
-          }, 60_000);
+          await waitFor(
+            `${app} ready`,
+            async () => {
+              if (procs[app]!.child.exitCode !== null) throw new Error(`${app} exited: ${procs[app]!.output()}`);
+              return (await status(`${url(app)}/health/ready`)) === 200;
+            },
+            60_000,
+          );
         } catch (err) {
-          const ready = await fetch(`${url(app)}/health/ready`).then((r) => r.text(), (e: Error) => e.message);
+          const ready = await fetch(`${url(app)}/health/ready`).then(
+            (r) => r.text(),
+            (e: Error) => e.message,
+          );
           throw new Error(`${err instanceof Error ? err.message : String(err)}; /health/ready: ${ready}; output:\n${procs[app]!.output().slice(-3000)}`);
         }
       }
@@ -253,12 +262,16 @@ describe('the production build', () => {
       const used = usedMetrics(render('kind'));
       let exposition = '';
       let missing: string[] = [];
-      await waitFor('every used metric on /metrics', async () => {
-        exposition = (await Promise.all(APPS.map(async (a) => (await fetch(`${url(a)}/metrics`)).text()))).join('\n');
-        const exposed = exposedNames(exposition);
-        missing = [...used.keys()].filter((m) => !EXTERNAL_METRICS.has(m) && !exposed.has(m));
-        return missing.length === 0;
-      }, 20_000).catch(() => undefined);
+      await waitFor(
+        'every used metric on /metrics',
+        async () => {
+          exposition = (await Promise.all(APPS.map(async (a) => (await fetch(`${url(a)}/metrics`)).text()))).join('\n');
+          const exposed = exposedNames(exposition);
+          missing = [...used.keys()].filter((m) => !EXTERNAL_METRICS.has(m) && !exposed.has(m));
+          return missing.length === 0;
+        },
+        20_000,
+      ).catch(() => undefined);
       expect(missing.map((m) => `${m} (used by ${used.get(m)!.join(', ')})`)).toEqual([]);
       // Labels in the selectors: the services' own (Prometheus adds job, namespace, pod and the pod's labels).
       const targetLabels = new Set(['job', 'namespace', 'pod', 'container', 'endpoint', 'instance']);
@@ -285,15 +298,23 @@ describe('the production build', () => {
     it('runs search:rebuild in the search image as the search-rebuild CronJob does, replaying the prefixed topic of this deployment', async () => {
       const [node, ...args] = cronCommand('search-rebuild');
       expect(node).toBe('node');
-      const rebuild = await run(process.execPath, args, {
-        ...common,
-        // What the CronJob gets: search's database, the services' Kafka settings (KAFKA_TOPIC_PREFIX and
-        // KAFKA_GROUP_PREFIX included), and here platform's database to compare the count with.
-        SEARCH_DATABASE_URL: databases.search,
-        PLATFORM_DATABASE_URL: databases.platform,
-      }, imageDir('search'));
+      const rebuild = await run(
+        process.execPath,
+        args,
+        {
+          ...common,
+          // What the CronJob gets: search's database, the services' Kafka settings (KAFKA_TOPIC_PREFIX and
+          // KAFKA_GROUP_PREFIX included), and here platform's database to compare the count with.
+          SEARCH_DATABASE_URL: databases.search,
+          PLATFORM_DATABASE_URL: databases.platform,
+        },
+        imageDir('search'),
+      );
       // The smoke test registered one diamond: replaying the unprefixed topic would find none (a count mismatch).
-      expect([rebuild.code, rebuild.stdout]).toEqual([0, expect.stringMatching(/^rebuilt: 1 diamonds from \d+ events in [\d.]+ s\ncount matches platform's database: 1\n$/)]);
+      expect([rebuild.code, rebuild.stdout]).toEqual([
+        0,
+        expect.stringMatching(/^rebuilt: 1 diamonds from \d+ events in [\d.]+ s\ncount matches platform's database: 1\n$/),
+      ]);
       expect(rebuild.output).toContain(`KAFKA_TOPIC_PREFIX "${common.KAFKA_TOPIC_PREFIX}"`);
     }, 120_000);
 
@@ -320,10 +341,14 @@ describe('the production build', () => {
         const live = await run(process.execPath, cmd.slice(1), { PATH: process.env.PATH, PORT: String(ports[app]) });
         expect([app, live.code]).toEqual([app, 0]);
       }
-      const dead = await run(process.execPath, JSON.parse(effective(parseDockerfile().stages, 'auth', 'HEALTHCHECK')!.args.replace(/^.*?CMD\s+/, '')).slice(1), {
-        PATH: process.env.PATH,
-        PORT: String(await freePort()),
-      });
+      const dead = await run(
+        process.execPath,
+        JSON.parse(effective(parseDockerfile().stages, 'auth', 'HEALTHCHECK')!.args.replace(/^.*?CMD\s+/, '')).slice(1),
+        {
+          PATH: process.env.PATH,
+          PORT: String(await freePort()),
+        },
+      );
       expect(dead.code).toBe(1);
     });
 

@@ -76,7 +76,8 @@ describe('docker/Dockerfile', () => {
     for (const c of copies.filter((x) => x.startsWith('--from=build'))) expect(c).toMatch(/^--from=build \/build\/dist\//);
     // npm, npx, corepack and yarn are removed from the runtime base.
     const cleanup = runtime.instructions.find((i) => i.keyword === 'RUN')!.args;
-    for (const tool of ['/usr/local/lib/node_modules/npm', '/usr/local/bin/npx', '/usr/local/bin/corepack', '/usr/local/bin/yarn']) expect(cleanup).toContain(tool);
+    for (const tool of ['/usr/local/lib/node_modules/npm', '/usr/local/bin/npx', '/usr/local/bin/corepack', '/usr/local/bin/yarn'])
+      expect(cleanup).toContain(tool);
     expect(runtime.instructions.find((i) => i.keyword === 'ENV')?.args).toBe('NODE_ENV=production');
   });
 
@@ -122,12 +123,31 @@ describe('.dockerignore', () => {
     });
 
   it('keeps secrets, local data, dependencies and build output out of the build context', () => {
-    for (const f of ['node_modules/x', 'libs/domain/node_modules/x', '.git/config', '.data/postgres/PG_VERSION', 'dist/apps/auth/src/main.js', '.env', 'tmp/x', 'apps/auth/src/app.spec.ts'])
+    for (const f of [
+      'node_modules/x',
+      'libs/domain/node_modules/x',
+      '.git/config',
+      '.data/postgres/PG_VERSION',
+      'dist/apps/auth/src/main.js',
+      '.env',
+      'tmp/x',
+      'apps/auth/src/app.spec.ts',
+    ])
       expect([f, ignored(f)]).toEqual([f, true]);
   });
 
   it('keeps in everything the build needs', () => {
-    for (const f of ['package.json', 'package-lock.json', 'tsconfig.base.json', 'tsconfig.json', 'tools/build.js', 'tools/migrate.ts', 'tools/rebuild-search.ts', 'apps/auth/src/main.ts', 'libs/domain/src/index.ts'])
+    for (const f of [
+      'package.json',
+      'package-lock.json',
+      'tsconfig.base.json',
+      'tsconfig.json',
+      'tools/build.js',
+      'tools/migrate.ts',
+      'tools/rebuild-search.ts',
+      'apps/auth/src/main.ts',
+      'libs/domain/src/index.ts',
+    ])
       expect([f, ignored(f)]).toEqual([f, false]);
   });
 });

@@ -111,7 +111,8 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     const ns = NAMESPACES[overlay];
     const namespace = get(objects, 'Namespace', ns);
     expect(namespace.metadata.labels?.['pod-security.kubernetes.io/enforce']).toBe('restricted');
-    for (const o of objects.filter((x) => x.kind !== 'Namespace')) expect([o.kind, o.metadata.name, o.metadata.namespace]).toEqual([o.kind, o.metadata.name, ns]);
+    for (const o of objects.filter((x) => x.kind !== 'Namespace'))
+      expect([o.kind, o.metadata.name, o.metadata.namespace]).toEqual([o.kind, o.metadata.name, ns]);
   });
 
   it('has for each service a Deployment, Service, PodDisruptionBudget and NetworkPolicy', () => {
@@ -343,7 +344,12 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       [`${base('GIS_AUDIENCE')}/v2/diamonds/abc/grading`, 'gis'],
     ];
     // Every path of the four OpenAPI documents reaches its service (the Ingress lists path prefixes, not `/`).
-    const documented: [string, string][] = [['auth', 'AUTH_ISSUER'], ['platform', 'PLATFORM_AUDIENCE'], ['search', 'SEARCH_AUDIENCE'], ['gis', 'GIS_AUDIENCE']];
+    const documented: [string, string][] = [
+      ['auth', 'AUTH_ISSUER'],
+      ['platform', 'PLATFORM_AUDIENCE'],
+      ['search', 'SEARCH_AUDIENCE'],
+      ['gis', 'GIS_AUDIENCE'],
+    ];
     for (const [app, key] of documented) {
       const doc = JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', 'openapi', `${app}.json`), 'utf8')) as { paths: Record<string, unknown> };
       const origin = app === 'search' ? base(key).replace(/\/v1$/, '') : base(key);
@@ -373,7 +379,9 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       rules.some(
         (r) =>
           (r.ports ?? []).some((p) => p.port === port) &&
-          (r.to ?? []).some((peer) => (target ? !peer.namespaceSelector && peer.podSelector !== undefined && selects(peer.podSelector, target) : Boolean(peer.ipBlock))),
+          (r.to ?? []).some((peer) =>
+            target ? !peer.namespaceSelector && peer.podSelector !== undefined && selects(peer.podSelector, target) : Boolean(peer.ipBlock),
+          ),
       );
 
     for (const w of workloads(objects)) {
@@ -387,21 +395,30 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       const labels = podLabels(deployments[app]);
       const egress = egressFor(labels);
       // DNS
-      expect(egress.some((r) => r.ports?.some((p) => p.port === 53 && p.protocol === 'UDP') && r.to?.some((t) => t.podSelector?.matchLabels?.['k8s-app'] === 'kube-dns'))).toBe(true);
+      expect(
+        egress.some(
+          (r) => r.ports?.some((p) => p.port === 53 && p.protocol === 'UDP') && r.to?.some((t) => t.podSelector?.matchLabels?.['k8s-app'] === 'kube-dns'),
+        ),
+      ).toBe(true);
       const deps: Dependency[] = ['postgres', 'kafka', 'object-store', 'auth'];
       for (const dep of deps) {
         const port = DEPENDENCY_PORTS[overlay][dep];
-        const server = overlay === 'kind' || dep === 'auth' ? podLabels(get(objects, dep === 'auth' ? 'Deployment' : 'StatefulSet', KIND_SERVERS[dep])) : undefined;
+        const server =
+          overlay === 'kind' || dep === 'auth' ? podLabels(get(objects, dep === 'auth' ? 'Deployment' : 'StatefulSet', KIND_SERVERS[dep])) : undefined;
         const ok = reaches(egress, port, server);
         expect([app, dep, ok]).toEqual([app, dep, NEEDS[app].includes(dep)]);
         // ...and where the server is in the cluster, its own policy lets the service in.
         if (server && NEEDS[app].includes(dep)) {
-          const admitted = ingressFor(server).some((r) => r.ports?.some((p) => p.port === port || p.port === 'http') && r.from?.some((f) => !f.namespaceSelector && selects(f.podSelector, labels)));
+          const admitted = ingressFor(server).some(
+            (r) => r.ports?.some((p) => p.port === port || p.port === 'http') && r.from?.some((f) => !f.namespaceSelector && selects(f.podSelector, labels)),
+          );
           expect([app, dep, 'admitted', admitted]).toEqual([app, dep, 'admitted', true]);
         }
       }
       // The ingress controller reaches every service.
-      const fromIngress = ingressFor(labels).some((r) => r.from?.some((f) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'ingress-nginx'));
+      const fromIngress = ingressFor(labels).some((r) =>
+        r.from?.some((f) => f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === 'ingress-nginx'),
+      );
       expect([app, fromIngress]).toEqual([app, true]);
     }
     // Only services that check tokens may call auth; nothing else may call the others.
@@ -466,7 +483,7 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     }
   });
 
-  it('autoscales each service where it should (not in kind); every pod applies its migrations first, with the service\'s own environment', () => {
+  it("autoscales each service where it should (not in kind); every pod applies its migrations first, with the service's own environment", () => {
     for (const app of APPS) {
       const hpa = find(objects, 'HorizontalPodAutoscaler', app);
       if (overlay === 'kind') {
@@ -517,12 +534,13 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     // The same database and key encryption as the auth service; no admin token (the CLI needs none).
     const env = containerEnv(objects, c, secretSource(overlay));
     const authEnv = containerEnv(objects, mainContainer('auth'), secretSource(overlay));
-    for (const k of ['DATABASE_URL', 'SIGNING_KEY_ENCRYPTION_KEY']) expect(c.env!.find((e) => e.name === k)).toEqual(mainContainer('auth').env!.find((e) => e.name === k));
+    for (const k of ['DATABASE_URL', 'SIGNING_KEY_ENCRYPTION_KEY'])
+      expect(c.env!.find((e) => e.name === k)).toEqual(mainContainer('auth').env!.find((e) => e.name === k));
     expect(env.AUTH_ADMIN_TOKEN).toBeUndefined();
     expect(env.TOKEN_TTL_SECONDS).toBe(authEnv.TOKEN_TTL_SECONDS);
   });
 
-  it('keeps search:rebuild as a suspended template that reads Kafka (prefixes included) and search\'s database as search does', () => {
+  it("keeps search:rebuild as a suspended template that reads Kafka (prefixes included) and search's database as search does", () => {
     const cron = get(objects, 'CronJob', 'search-rebuild');
     expect(cron.spec!.suspend).toBe(true);
     const pod = cron.spec!.jobTemplate!.spec.template!;
@@ -536,7 +554,11 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     expect(Object.keys(kafka(env))).toContain('KAFKA_BROKERS');
     expect(env.SEARCH_DATABASE_URL).toBe(searchEnv.DATABASE_URL);
     // It may reach PostgreSQL and Kafka (the dependency policies), nothing else.
-    expect(Object.keys(pod.metadata!.labels!).filter((l) => l.startsWith('dtp/')).sort()).toEqual(['dtp/kafka-client', 'dtp/postgres-client']);
+    expect(
+      Object.keys(pod.metadata!.labels!)
+        .filter((l) => l.startsWith('dtp/'))
+        .sort(),
+    ).toEqual(['dtp/kafka-client', 'dtp/postgres-client']);
   });
 });
 
@@ -610,7 +632,9 @@ describe('kind overlay: the in-cluster dependencies agree with the services', ()
     expect(secret('auth-secrets', 'AUTH_ADMIN_TOKEN')).toMatch(/^[A-Za-z0-9]{48}$/);
     expect(smoke).not.toMatch(/ADMIN_TOKEN:-[^}]/);
     expect(smoke).toContain('k8s/overlays/kind/secrets/auth.env');
-    const kustomization = parse(readFileSync(path.join(root, 'k8s/overlays/kind/kustomization.yaml'), 'utf8')) as { secretGenerator: { name: string; envs?: string[] }[] };
+    const kustomization = parse(readFileSync(path.join(root, 'k8s/overlays/kind/kustomization.yaml'), 'utf8')) as {
+      secretGenerator: { name: string; envs?: string[] }[];
+    };
     expect(kustomization.secretGenerator.find((g) => g.name === 'auth-secrets')?.envs).toEqual(['secrets/auth.env']);
     const pub = generated(objects, 'ConfigMap', 'dtp-public').data!;
     expect(smoke).toContain(`AUTH_URL="\${AUTH_URL:-${pub.AUTH_ISSUER}}"`);

@@ -9,12 +9,16 @@ import { alertRules, dashboardExpressions, dashboards, EXTERNAL_METRICS, metricN
 
 describe('metricNames (the PromQL reader the metric checks rely on)', () => {
   it('finds the metrics, not functions, labels, keywords, durations, numbers or Grafana variables', () => {
-    expect(metricNames('sum by (namespace, service) (rate(http_request_duration_seconds_count{job="dtp", status_code=~"5.."}[5m])) / sum(rate(x_total[5m])) > 0.05')).toEqual([
-      'http_request_duration_seconds_count',
-      'x_total',
+    expect(
+      metricNames('sum by (namespace, service) (rate(http_request_duration_seconds_count{job="dtp", status_code=~"5.."}[5m])) / sum(rate(x_total[5m])) > 0.05'),
+    ).toEqual(['http_request_duration_seconds_count', 'x_total']);
+    expect(metricNames('max by (namespace, pod) (kube_pod_status_ready{condition="false"}) == 1 and on (namespace, pod) up{job="dtp"}')).toEqual([
+      'kube_pod_status_ready',
+      'up',
     ]);
-    expect(metricNames('max by (namespace, pod) (kube_pod_status_ready{condition="false"}) == 1 and on (namespace, pod) up{job="dtp"}')).toEqual(['kube_pod_status_ready', 'up']);
-    expect(metricNames('histogram_quantile(0.99, sum by (service, le) (rate(a_bucket{namespace="$namespace"}[$__rate_interval]))) > 1e3 offset 5m')).toEqual(['a_bucket']);
+    expect(metricNames('histogram_quantile(0.99, sum by (service, le) (rate(a_bucket{namespace="$namespace"}[$__rate_interval]))) > 1e3 offset 5m')).toEqual([
+      'a_bucket',
+    ]);
     expect(metricNames('label_values(up{job="dtp"}, namespace)')).toEqual(['up']);
     expect(metricNames('up * on (namespace, pod) group_left () max by (namespace, pod) (b)')).toEqual(['b', 'up']);
     expect(() => metricNames('sum(rate(x[5m])')).toThrow(/unbalanced/);
@@ -84,7 +88,14 @@ describe.each(OVERLAYS)('overlay %s: monitoring', (overlay) => {
     expect(dashboard.uid).toBe('dtp-overview');
     const exprs = dashboardExpressions(dashboard);
     const covered = new Set(exprs.flatMap((e) => metricNames(e.expr)));
-    for (const m of ['http_request_duration_seconds_count', 'http_request_duration_seconds_bucket', 'consumer_lag_messages', 'consumer_parked_total', 'outbox_backlog', 'kube_pod_status_ready']) {
+    for (const m of [
+      'http_request_duration_seconds_count',
+      'http_request_duration_seconds_bucket',
+      'consumer_lag_messages',
+      'consumer_parked_total',
+      'outbox_backlog',
+      'kube_pod_status_ready',
+    ]) {
       expect([m, covered.has(m)]).toEqual([m, true]);
     }
     for (const { where, expr } of exprs.filter((e) => !e.where.endsWith('$namespace'))) {
@@ -101,6 +112,8 @@ describe.each(OVERLAYS)('overlay %s: monitoring', (overlay) => {
   it('lets only the monitoring namespace reach the metrics port that the PodMonitor scrapes', () => {
     const policy = get(objects, 'NetworkPolicy', 'allow-metrics-scrape');
     for (const app of APPS) expect(selects(policy.spec!.podSelector, podLabels(get(objects, 'Deployment', app)))).toBe(true);
-    expect(policy.spec!.ingress).toEqual([{ from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }], ports: [{ port: 'metrics', protocol: 'TCP' }] }]);
+    expect(policy.spec!.ingress).toEqual([
+      { from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } }], ports: [{ port: 'metrics', protocol: 'TCP' }] },
+    ]);
   });
 });

@@ -15,7 +15,15 @@ import { APPS, containerEnv, decode, generated, get, render } from '../src/manif
 import { run, startThrowawayPostgres } from '../src/processes';
 import { ensurePsql, ensureShellcheck, root } from '../src/tools';
 
-const SCRIPTS = ['deploy/kind-up.sh', 'deploy/kind-down.sh', 'deploy/kind-secrets.sh', 'deploy/smoke-test.sh', 'deploy/images.sh', 'deploy/docker-engine.sh', 'k8s/overlays/kind/postgres-init.sh'];
+const SCRIPTS = [
+  'deploy/kind-up.sh',
+  'deploy/kind-down.sh',
+  'deploy/kind-secrets.sh',
+  'deploy/smoke-test.sh',
+  'deploy/images.sh',
+  'deploy/docker-engine.sh',
+  'k8s/overlays/kind/postgres-init.sh',
+];
 const read = (f: string) => readFileSync(path.join(root, f), 'utf8');
 
 describe('shell scripts', () => {
@@ -69,7 +77,9 @@ describe('the kind workflow agrees with the cluster config, the Dockerfile and t
   it('installs ingress-nginx from a pinned release manifest for kind', () => {
     const version = /INGRESS_NGINX_VERSION="([^"]+)"/.exec(up)![1];
     expect(version).toMatch(/^controller-v\d+\.\d+\.\d+$/);
-    expect(up).toContain('INGRESS_NGINX_MANIFEST="https://raw.githubusercontent.com/kubernetes/ingress-nginx/${INGRESS_NGINX_VERSION}/deploy/static/provider/kind/deploy.yaml"');
+    expect(up).toContain(
+      'INGRESS_NGINX_MANIFEST="https://raw.githubusercontent.com/kubernetes/ingress-nginx/${INGRESS_NGINX_VERSION}/deploy/static/provider/kind/deploy.yaml"',
+    );
   });
 
   it('installs, pinned, the CRDs of every custom resource the kind overlay renders (prometheus-operator)', () => {
@@ -79,7 +89,9 @@ describe('the kind workflow agrees with the cluster config, the Dockerfile and t
     const custom = objects().filter((o) => o.apiVersion.startsWith('monitoring.coreos.com/'));
     expect(custom.length).toBeGreaterThan(0);
     expect([...new Set(custom.map((o) => `${o.kind.toLowerCase()}s`))].sort()).toEqual([...crds].sort());
-    expect(up).toContain('https://raw.githubusercontent.com/prometheus-operator/prometheus-operator/${PROMETHEUS_OPERATOR_VERSION}/example/prometheus-operator-crd/monitoring.coreos.com_${crd}.yaml');
+    expect(up).toContain(
+      'https://raw.githubusercontent.com/prometheus-operator/prometheus-operator/${PROMETHEUS_OPERATOR_VERSION}/example/prometheus-operator-crd/monitoring.coreos.com_${crd}.yaml',
+    );
     expect(up).toContain('wait --for=condition=established "crd/${crd}.monitoring.coreos.com"');
     // Installed before the overlay is applied.
     expect(up.indexOf('  install_monitoring_crds\n')).toBeLessThan(up.indexOf('  apply_manifests\n'));
@@ -88,12 +100,18 @@ describe('the kind workflow agrees with the cluster config, the Dockerfile and t
 
   it('applies the kind overlay and waits for every StatefulSet, Job and Deployment in it', () => {
     expect(up).toContain('apply -k "$ROOT/k8s/overlays/kind"');
-    const statefulSets = objects().filter((o) => o.kind === 'StatefulSet').map((o) => o.metadata.name);
+    const statefulSets = objects()
+      .filter((o) => o.kind === 'StatefulSet')
+      .map((o) => o.metadata.name);
     expect(/for sts in ([^;]+);/.exec(up)![1].split(' ').sort()).toEqual(statefulSets.sort());
-    const jobs = objects().filter((o) => o.kind === 'Job').map((o) => o.metadata.name);
+    const jobs = objects()
+      .filter((o) => o.kind === 'Job')
+      .map((o) => o.metadata.name);
     const waited = [...up.matchAll(/condition=complete "?job\/([^" ]+)"?/g)].map((m) => m[1]);
     expect(waited.sort()).toEqual(jobs.sort());
-    const deployments = objects().filter((o) => o.kind === 'Deployment').map((o) => o.metadata.name);
+    const deployments = objects()
+      .filter((o) => o.kind === 'Deployment')
+      .map((o) => o.metadata.name);
     expect(deployments.sort()).toEqual([...APPS].sort());
     expect(up).toContain('rollout status "deployment/${app}"');
     // The kind-only bucket Job is removed before a re-apply (its pod template is immutable); migrations need no
@@ -250,13 +268,19 @@ describe('kind overlay scripts, executed', () => {
   });
 });
 
-describe('the kind overlay\'s secrets: generated, never committed', () => {
+describe("the kind overlay's secrets: generated, never committed", () => {
   it('kind-secrets.sh writes random values once (a second run keeps them), with matching database passwords', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'dtp-kind-secrets-'));
     try {
       const first = await run('bash', ['deploy/kind-secrets.sh', dir]);
       expect(first.code).toBe(0);
-      const env = (f: string) => Object.fromEntries(readFileSync(path.join(dir, f), 'utf8').trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+      const env = (f: string) =>
+        Object.fromEntries(
+          readFileSync(path.join(dir, f), 'utf8')
+            .trim()
+            .split('\n')
+            .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+        );
       const auth = env('auth.env');
       const pg = env('postgres.env');
       expect(auth.AUTH_ADMIN_TOKEN).toMatch(/^[A-Za-z0-9]{48}$/);

@@ -93,7 +93,12 @@ interface S3rverServer {
  * s3rver (a real S3 HTTP server, data on disk) standing in for the overlay's MinIO, with the bucket the overlay
  * names and the access key the overlay's Secret holds (registered as an account of its own).
  */
-export async function startObjectStore(dir: string, bucket: string, accessKeyId: string, secretAccessKey: string): Promise<{ port: number; stop: () => Promise<void> }> {
+export async function startObjectStore(
+  dir: string,
+  bucket: string,
+  accessKeyId: string,
+  secretAccessKey: string,
+): Promise<{ port: number; stop: () => Promise<void> }> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const S3rver = require('s3rver') as new (opts: Record<string, unknown>) => S3rverServer;
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -127,7 +132,13 @@ export function cpuCores(q: string): number {
 export function runOptions(workload: K8sObject, c: Container): string[] {
   const pod = workload.spec!.template!.spec;
   const podSc = (pod.securityContext ?? {}) as { runAsUser?: number; runAsGroup?: number; fsGroup?: number };
-  const sc = (c.securityContext ?? {}) as { runAsUser?: number; runAsGroup?: number; readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean; capabilities?: { drop?: string[]; add?: string[] } };
+  const sc = (c.securityContext ?? {}) as {
+    runAsUser?: number;
+    runAsGroup?: number;
+    readOnlyRootFilesystem?: boolean;
+    allowPrivilegeEscalation?: boolean;
+    capabilities?: { drop?: string[]; add?: string[] };
+  };
   const uid = sc.runAsUser ?? podSc.runAsUser;
   const gid = sc.runAsGroup ?? podSc.runAsGroup;
   const opts: string[] = [];
@@ -163,7 +174,7 @@ export function serviceHosts(objects: K8sObject[], apps: readonly string[]): Map
   const hosts = new Map<string, string>();
   for (const app of apps) hosts.set(app, app);
   for (const ing of objects.filter((o) => o.kind === 'Ingress')) {
-    const rules = ((ing.spec as { rules?: { host?: string; http?: { paths?: { backend?: { service?: { name?: string } } }[] } }[] })?.rules ?? []);
+    const rules = (ing.spec as { rules?: { host?: string; http?: { paths?: { backend?: { service?: { name?: string } } }[] } }[] })?.rules ?? [];
     for (const rule of rules) {
       const names = new Set((rule.http?.paths ?? []).map((p) => p.backend?.service?.name).filter((n): n is string => !!n && apps.includes(n)));
       if (rule.host && names.size === 1) hosts.set(rule.host, [...names][0]);
@@ -233,7 +244,12 @@ export function deployment(objects: K8sObject[], app: string): K8sObject {
 export { find };
 
 /** Streams a command's output to our stderr with a prefix, and resolves with its exit code and output. */
-export function runLogged(cmd: string, args: string[], env: Record<string, string | undefined>, prefix: string): Promise<{ code: number | null; output: string }> {
+export function runLogged(
+  cmd: string,
+  args: string[],
+  env: Record<string, string | undefined>,
+  prefix: string,
+): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { cwd: root, env: env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

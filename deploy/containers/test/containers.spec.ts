@@ -71,7 +71,13 @@ async function dockerOk(args: string[], what: string): Promise<string> {
 
 function envFile(app: string, env: Record<string, string>): string {
   const file = path.join(scratch, `${app}.env`);
-  writeFileSync(file, Object.entries(env).map(([k, v]) => `${k}=${v}\n`).join(''), { mode: 0o600 });
+  writeFileSync(
+    file,
+    Object.entries(env)
+      .map(([k, v]) => `${k}=${v}\n`)
+      .join(''),
+    { mode: 0o600 },
+  );
   return file;
 }
 
@@ -160,13 +166,22 @@ suite('the real images, run as containers the way the kind overlay runs them', (
       const image = deployment(objects, app).spec!.template!.spec.containers[0].image!;
       const user = await dockerOk(['image', 'inspect', image, '--format', '{{.Config.User}}'], `docker image inspect ${image}`);
       expect([app, user]).toEqual([app, '1000:1000']);
-      const r = await docker(host, ['run', '--rm', '--network', 'none', '--entrypoint', 'node', image, '-e',
-        `const fs=require('fs');console.log(JSON.stringify({uid:process.getuid(),main:fs.existsSync('dist/apps/${app}/src/main.js'),migrate:fs.existsSync('dist/tools/migrate.js'),npm:fs.existsSync('/usr/local/bin/npm')}))`]);
+      const r = await docker(host, [
+        'run',
+        '--rm',
+        '--network',
+        'none',
+        '--entrypoint',
+        'node',
+        image,
+        '-e',
+        `const fs=require('fs');console.log(JSON.stringify({uid:process.getuid(),main:fs.existsSync('dist/apps/${app}/src/main.js'),migrate:fs.existsSync('dist/tools/migrate.js'),npm:fs.existsSync('/usr/local/bin/npm')}))`,
+      ]);
       expect([app, r.code, lastLine(r.stdout)]).toEqual([app, 0, JSON.stringify({ uid: 1000, main: true, migrate: true, npm: false })]);
     }
   });
 
-  it('starts PostgreSQL, Kafka and the object store, and sets up the databases with the overlay\'s postgres-init.sh', async () => {
+  it("starts PostgreSQL, Kafka and the object store, and sets up the databases with the overlay's postgres-init.sh", async () => {
     const t = Date.now();
     const pg = await startThrowawayPostgres();
     stops.push(pg.stop);
@@ -184,7 +199,13 @@ suite('the real images, run as containers the way the kind overlay runs them', (
     ensurePsql();
     const server = new URL(pg.url);
     const creds = generated(objects, 'Secret', 'postgres-credentials');
-    const env: Record<string, string | undefined> = { PATH: process.env.PATH, POSTGRES_USER: 'postgres', PGHOST: server.hostname, PGPORT: server.port, PGPASSWORD: decodeURIComponent(server.password) };
+    const env: Record<string, string | undefined> = {
+      PATH: process.env.PATH,
+      POSTGRES_USER: 'postgres',
+      PGHOST: server.hostname,
+      PGPORT: server.port,
+      PGPASSWORD: decodeURIComponent(server.password),
+    };
     for (const k of Object.keys(creds.data!)) env[k] = Buffer.from(creds.data![k], 'base64').toString('utf8');
     const init = await run('bash', ['k8s/overlays/kind/postgres-init.sh'], env);
     expect([init.code, init.output]).toEqual([0, expect.stringContaining('created database dtp_gis')]);
@@ -201,34 +222,75 @@ suite('the real images, run as containers the way the kind overlay runs them', (
     for (const app of APPS) envs[app] = envHere(objects, app, rendered[app], here, hosts);
     adminToken = envs.auth.AUTH_ADMIN_TOKEN;
     expect(adminToken.length).toBeGreaterThanOrEqual(32);
-    say(`dependencies up in ${seconds(t)}: PostgreSQL ${server.host}, Kafka ${kafka.brokers}, object store 127.0.0.1:${s3.port}; services on ${APPS.map((a) => `${a} ${here.ports[a].PORT}`).join(', ')}`);
+    say(
+      `dependencies up in ${seconds(t)}: PostgreSQL ${server.host}, Kafka ${kafka.brokers}, object store 127.0.0.1:${s3.port}; services on ${APPS.map((a) => `${a} ${here.ports[a].PORT}`).join(', ')}`,
+    );
   }, 300_000);
 
-  it('runs each service\'s init container command (its migrations) with the service\'s own role, as the pod would', async () => {
+  it("runs each service's init container command (its migrations) with the service's own role, as the pod would", async () => {
     for (const app of APPS) {
       const t = Date.now();
       const workload = deployment(objects, app);
       const init = workload.spec!.template!.spec.initContainers![0];
       expect(init.command).toEqual(['node', 'dist/tools/migrate.js', app]);
-      const env = envHere(objects, app, containerEnv(objects, init, () => undefined), here, serviceHosts(objects, APPS));
-      const r = await docker(host, ['run', '--name', `${name(app)}-migrate`, '--label', `dtp-containers-run=${RUN}`, '--network', 'host',
-        ...runOptions(workload, init), '--env-file', envFile(`${app}-migrate`, env), init.image!, ...init.command!, ...(init.args ?? [])]);
+      const env = envHere(
+        objects,
+        app,
+        containerEnv(objects, init, () => undefined),
+        here,
+        serviceHosts(objects, APPS),
+      );
+      const r = await docker(host, [
+        'run',
+        '--name',
+        `${name(app)}-migrate`,
+        '--label',
+        `dtp-containers-run=${RUN}`,
+        '--network',
+        'host',
+        ...runOptions(workload, init),
+        '--env-file',
+        envFile(`${app}-migrate`, env),
+        init.image!,
+        ...init.command!,
+        ...(init.args ?? []),
+      ]);
       expect([app, r.code, r.code === 0 ? '' : r.output]).toEqual([app, 0, '']);
       await docker(host, ['rm', `${name(app)}-migrate`]);
       say(`${app}: migrations applied in ${seconds(t)}`);
     }
   }, 600_000);
 
-  it('starts the four services with the manifests\' securityContext, limits and env; each becomes ready', async () => {
+  it("starts the four services with the manifests' securityContext, limits and env; each becomes ready", async () => {
     const t = Date.now();
     for (const app of APPS) {
       const workload = deployment(objects, app);
       const c = workload.spec!.template!.spec.containers[0];
       const opts = runOptions(workload, c);
       // What the restricted profile of the manifests must give every service container.
-      expect([app, opts]).toEqual([app, expect.arrayContaining(['--read-only', '--user', '1000:1000', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges', '--memory', '--cpus'])]);
-      await dockerOk(['run', '-d', '--name', name(app), '--label', `dtp-containers-run=${RUN}`, '--network', 'host', ...opts,
-        '--env-file', envFile(app, envs[app]), c.image!, ...(c.command ?? []), ...(c.args ?? [])], `docker run ${app}`);
+      expect([app, opts]).toEqual([
+        app,
+        expect.arrayContaining(['--read-only', '--user', '1000:1000', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges', '--memory', '--cpus']),
+      ]);
+      await dockerOk(
+        [
+          'run',
+          '-d',
+          '--name',
+          name(app),
+          '--label',
+          `dtp-containers-run=${RUN}`,
+          '--network',
+          'host',
+          ...opts,
+          '--env-file',
+          envFile(app, envs[app]),
+          c.image!,
+          ...(c.command ?? []),
+          ...(c.args ?? []),
+        ],
+        `docker run ${app}`,
+      );
     }
     await Promise.all(APPS.map((app) => ready(app, 180_000)));
     say(`four services ready in ${seconds(t)}`);
@@ -241,10 +303,22 @@ suite('the real images, run as containers the way the kind overlay runs them', (
         Memory: number;
         NanoCpus: number;
       };
-      expect([app, inspect.ReadonlyRootfs, inspect.CapDrop, inspect.SecurityOpt, inspect.Memory > 0, inspect.NanoCpus > 0]).toEqual([app, true, ['ALL'], ['no-new-privileges'], true, true]);
+      expect([app, inspect.ReadonlyRootfs, inspect.CapDrop, inspect.SecurityOpt, inspect.Memory > 0, inspect.NanoCpus > 0]).toEqual([
+        app,
+        true,
+        ['ALL'],
+        ['no-new-privileges'],
+        true,
+        true,
+      ]);
       // Inside: uid 1000, the root filesystem refuses writes, /tmp takes them.
-      const probe = await docker(host, ['exec', name(app), 'node', '-e',
-        "const fs=require('fs');let root='written';try{fs.writeFileSync('/app/probe','x')}catch(e){root=e.code}fs.writeFileSync('/tmp/probe','x');console.log(JSON.stringify({uid:process.getuid(),root}))"]);
+      const probe = await docker(host, [
+        'exec',
+        name(app),
+        'node',
+        '-e',
+        "const fs=require('fs');let root='written';try{fs.writeFileSync('/app/probe','x')}catch(e){root=e.code}fs.writeFileSync('/tmp/probe','x');console.log(JSON.stringify({uid:process.getuid(),root}))",
+      ]);
       expect([app, probe.code, lastLine(probe.stdout)]).toEqual([app, 0, JSON.stringify({ uid: 1000, root: 'EROFS' })]);
       const metrics = await fetch(`http://127.0.0.1:${here.ports[app].METRICS_PORT}/metrics`);
       expect([app, metrics.status]).toEqual([app, 200]);
@@ -287,7 +361,12 @@ suite('the real images, run as containers the way the kind overlay runs them', (
           const res = await fetch(`${urls.platform}/diamonds/rough/create`, {
             method: 'POST',
             headers: { authorization: platformToken, 'content-type': 'application/json' },
-            body: JSON.stringify({ box_id: `${RUN}-box`, participant_id: `${RUN}-${i}`, participant_timestamp: new Date().toISOString(), rough: { carats: 1.25 } }),
+            body: JSON.stringify({
+              box_id: `${RUN}-box`,
+              participant_id: `${RUN}-${i}`,
+              participant_timestamp: new Date().toISOString(),
+              rough: { carats: 1.25 },
+            }),
             signal: AbortSignal.timeout(15_000),
           });
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);

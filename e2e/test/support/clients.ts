@@ -87,13 +87,18 @@ export async function versions(platformDb: string, searchDb: string): Promise<{ 
 export async function converged(platformDb: string, searchDb: string, timeoutMs = 60_000): Promise<number> {
   let last = '';
   try {
-    return await eventually(async () => {
-      const v = await versions(platformDb, searchDb);
-      last = `platform ${v.platform.size}, search ${v.search.size}`;
-      if (v.platform.size !== v.search.size) return undefined;
-      for (const [id, version] of v.platform) if (v.search.get(id) !== version) return undefined;
-      return v.platform.size;
-    }, 'search == platform', timeoutMs, 250);
+    return await eventually(
+      async () => {
+        const v = await versions(platformDb, searchDb);
+        last = `platform ${v.platform.size}, search ${v.search.size}`;
+        if (v.platform.size !== v.search.size) return undefined;
+        for (const [id, version] of v.platform) if (v.search.get(id) !== version) return undefined;
+        return v.platform.size;
+      },
+      'search == platform',
+      timeoutMs,
+      250,
+    );
   } catch (err) {
     throw new Error(`${(err as Error).message} (${last})`);
   }

@@ -10,9 +10,7 @@ async function main(env = process.env) {
     endpoint: env.S3_ENDPOINT || undefined,
     region: env.S3_REGION || 'us-east-1',
     forcePathStyle: env.S3_FORCE_PATH_STYLE === 'true',
-    credentials: env.S3_ACCESS_KEY_ID
-      ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY || '' }
-      : undefined,
+    credentials: env.S3_ACCESS_KEY_ID ? { accessKeyId: env.S3_ACCESS_KEY_ID, secretAccessKey: env.S3_SECRET_ACCESS_KEY || '' } : undefined,
   });
   const deadline = Date.now() + Number(env.TIMEOUT_SECONDS || 300) * 1000;
   try {

@@ -4,7 +4,7 @@ import { TokenCheckingConfig } from './config';
 describe('TokenCheckingConfig', () => {
   const env = { PORT: '0', AUTH_ISSUER: 'http://auth.test' };
 
-  it('TOKEN_TTL_SECONDS defaults to auth\'s 3600 and reaches the verifier options', () => {
+  it("TOKEN_TTL_SECONDS defaults to auth's 3600 and reaches the verifier options", () => {
     const config = loadConfig('svc', TokenCheckingConfig, env);
     expect(config.TOKEN_TTL_SECONDS).toBe(3600);
     expect(config.tokenVerifierOptions('http://platform.test')).toEqual({

@@ -8,7 +8,7 @@ describe('ClientDenyList', () => {
     now = T;
   });
 
-  it('refuses tokens of a revoked client issued up to the revocation time plus the margin, and no other client\'s', () => {
+  it("refuses tokens of a revoked client issued up to the revocation time plus the margin, and no other client's", () => {
     const d = list();
     expect(d.refuses('c1', T / 1000)).toBe(false);
     expect(d.revoke('c1', new Date(T).toISOString())).toBe(true);

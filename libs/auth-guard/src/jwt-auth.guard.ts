@@ -101,10 +101,7 @@ function keysUnavailable(req: GuardedRequest, cause: KeysUnavailableError): Unav
 
 /** 401 invalid_token: `{message, error}` and the RFC 6750 challenge (no quotes inside the description). */
 export function invalidToken(message: string): UnauthenticatedError {
-  return new UnauthenticatedError(
-    { message, error: 'invalid_token' },
-    `Bearer error="invalid_token", error_description="${message.replace(/"/g, "'")}"`,
-  );
+  return new UnauthenticatedError({ message, error: 'invalid_token' }, `Bearer error="invalid_token", error_description="${message.replace(/"/g, "'")}"`);
 }
 
 /** The token of an `Authorization` header value (both forms); UnauthenticatedError (401) when there is none. */

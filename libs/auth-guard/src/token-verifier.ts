@@ -312,7 +312,8 @@ function signatureValid(input: string, signature: string, key: KeyObject): boole
 /** TokenError (401) for a bad token; KeysUnavailableError (503) when the key set could not be had. */
 function classify(err: unknown): Error {
   if (err instanceof TokenError || err instanceof KeysUnavailableError) return err;
-  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid) return new KeysUnavailableError(`could not fetch the signing keys: ${err.message}`);
+  if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid)
+    return new KeysUnavailableError(`could not fetch the signing keys: ${err.message}`);
   // jose reports a non-200 or non-JSON key set answer with the base JOSEError class.
   if (err instanceof errors.JOSEError && err.code === 'ERR_JOSE_GENERIC') return new KeysUnavailableError(`could not fetch the signing keys: ${err.message}`);
   if (err instanceof errors.JOSEError) return new TokenError(describe(err));

@@ -9,7 +9,17 @@ import { AuthGuardModule } from '../src/auth-guard.module';
 import { Caller, CurrentCaller } from '../src/caller';
 import { TokenVerifier } from '../src/token-verifier';
 import { startTestStack } from '@dtp/test-stack';
-import { GuardedApp, onboard, participantWithToken, ParticipantWithToken, startGuardedApp, TEST_AUDIENCES, TEST_ISSUER, TestStack, tokenFor } from '@dtp/testing';
+import {
+  GuardedApp,
+  onboard,
+  participantWithToken,
+  ParticipantWithToken,
+  startGuardedApp,
+  TEST_AUDIENCES,
+  TEST_ISSUER,
+  TestStack,
+  tokenFor,
+} from '@dtp/testing';
 
 type Json = Record<string, unknown>;
 
@@ -24,7 +34,9 @@ class LifetimeProbeController {
 /** A guarded app like startGuardedApp's, but told the issuer's token lifetime. */
 async function startLifetimeProbe(authUrl: string, tokenTtlSeconds: number): Promise<GuardedApp> {
   @Module({
-    imports: [AuthGuardModule.forRoot({ issuer: TEST_ISSUER, audience: TEST_AUDIENCES.platform, jwksUrl: `${authUrl}/.well-known/jwks.json`, tokenTtlSeconds })],
+    imports: [
+      AuthGuardModule.forRoot({ issuer: TEST_ISSUER, audience: TEST_AUDIENCES.platform, jwksUrl: `${authUrl}/.well-known/jwks.json`, tokenTtlSeconds }),
+    ],
     controllers: [LifetimeProbeController],
   })
   class LifetimeProbeModule {}
@@ -91,7 +103,17 @@ describe('@dtp/auth-guard against the real auth service', () => {
     ...overrides,
   });
 
-  async function forge(opts: { key: KeyLike; kid?: string; alg?: string; typ?: string; payload?: Json; iss?: string; aud?: string; exp?: number; iat?: number }) {
+  async function forge(opts: {
+    key: KeyLike;
+    kid?: string;
+    alg?: string;
+    typ?: string;
+    payload?: Json;
+    iss?: string;
+    aud?: string;
+    exp?: number;
+    iat?: number;
+  }) {
     const now = Math.floor(Date.now() / 1000);
     return new SignJWT(opts.payload ?? claims())
       .setProtectedHeader({ alg: opts.alg ?? 'ES256', typ: opts.typ ?? 'at+jwt', ...(opts.kid ? { kid: opts.kid } : {}) })
@@ -161,7 +183,14 @@ describe('@dtp/auth-guard against the real auth service', () => {
     });
 
     it('alg none', async () => {
-      const unsecured = new UnsecuredJWT(claims()).setIssuer(TEST_ISSUER).setAudience(TEST_AUDIENCES.platform).setSubject(producer.client_id).setIssuedAt().setExpirationTime('10m').setJti(randomUUID()).encode();
+      const unsecured = new UnsecuredJWT(claims())
+        .setIssuer(TEST_ISSUER)
+        .setAudience(TEST_AUDIENCES.platform)
+        .setSubject(producer.client_id)
+        .setIssuedAt()
+        .setExpirationTime('10m')
+        .setJti(randomUUID())
+        .encode();
       await expect401(await call(platform, unsecured), /algorithm|malformed|invalid/);
       // with the header claiming at+jwt and the real kid
       const { kid } = await activeKey();
@@ -187,7 +216,12 @@ describe('@dtp/auth-guard against the real auth service', () => {
     });
 
     it('a token accepted (and remembered) while valid is refused once it expires', async () => {
-      const verifier = new TokenVerifier({ issuer: TEST_ISSUER, audience: TEST_AUDIENCES.platform, jwksUrl: `${stack.urls.auth}/.well-known/jwks.json`, clockToleranceSeconds: 0 });
+      const verifier = new TokenVerifier({
+        issuer: TEST_ISSUER,
+        audience: TEST_AUDIENCES.platform,
+        jwksUrl: `${stack.urls.auth}/.well-known/jwks.json`,
+        clockToleranceSeconds: 0,
+      });
       const { kid, key } = await activeKey();
       const now = Math.floor(Date.now() / 1000);
       const token = await forge({ key, kid, iat: now - 60, exp: now + 2 });
@@ -280,7 +314,11 @@ describe('@dtp/auth-guard against the real auth service', () => {
       expect((await call(platform, oldToken)).status).toBe(200);
 
       const out: string[] = [];
-      const code = await runCli(['rotate-keys'], { DATABASE_URL: stack.databases.auth, AUTH_ISSUER: TEST_ISSUER, SIGNING_KEY_CACHE_SECONDS: '0' }, { out: (l) => out.push(l), err: () => undefined });
+      const code = await runCli(
+        ['rotate-keys'],
+        { DATABASE_URL: stack.databases.auth, AUTH_ISSUER: TEST_ISSUER, SIGNING_KEY_CACHE_SECONDS: '0' },
+        { out: (l) => out.push(l), err: () => undefined },
+      );
       expect(code).toBe(0);
       const rotated = JSON.parse(out.join('\n')) as { active_kid: string; retired: string[] };
       expect(rotated.retired).toEqual([oldKid]);

@@ -152,7 +152,13 @@ function expected(status: number, message: string | null): Answer {
   };
 }
 
-const unavailable: Answer = { status: 503, contentType: json, challenge: null, retryAfter: '5', body: { message: KEYS_UNAVAILABLE, request_id: expect.any(String) } };
+const unavailable: Answer = {
+  status: 503,
+  contentType: json,
+  challenge: null,
+  retryAfter: '5',
+  body: { message: KEYS_UNAVAILABLE, request_id: expect.any(String) },
+};
 
 const call = (app: GuardedApp, authorization: string | undefined, path = '/probe/any') =>
   fetch(`${app.url}${path}`, { headers: authorization === undefined ? {} : { authorization } });
@@ -161,7 +167,18 @@ type Pair = { publicKey: KeyLike; privateKey: KeyLike };
 
 function claims(over: Record<string, unknown> = {}) {
   const now = Math.floor(Date.now() / 1000);
-  return { iss: ISS, aud: AUD, sub: 'dtp_client_battery', iat: now, exp: now + 600, jti: randomUUID(), client_id: 'dtp_client_battery', participant_id: CALLER.participantId, role: 'producer', ...over };
+  return {
+    iss: ISS,
+    aud: AUD,
+    sub: 'dtp_client_battery',
+    iat: now,
+    exp: now + 600,
+    jti: randomUUID(),
+    client_id: 'dtp_client_battery',
+    participant_id: CALLER.participantId,
+    role: 'producer',
+    ...over,
+  };
 }
 const tokenOf = (kid: string | undefined, key: KeyLike, header: Record<string, unknown> = {}, over: Record<string, unknown> = {}) =>
   signJson({ alg: 'ES256', typ: 'at+jwt', ...(kid ? { kid } : {}), ...header }, claims(over), key);
@@ -184,7 +201,14 @@ describe('the guard on passport-jwt', () => {
   });
 
   it('answers every token of the battery as the jose-based guard did: status, JSON body, challenge, headers', async () => {
-    const battery = tokenBattery({ kid: 'k1', key: main.privateKey, stranger: stranger.privateKey, publicJwk: await exportJWK(main.publicKey), issuer: ISS, audience: AUD });
+    const battery = tokenBattery({
+      kid: 'k1',
+      key: main.privateKey,
+      stranger: stranger.privateKey,
+      publicJwk: await exportJWK(main.publicKey),
+      issuer: ISS,
+      audience: AUD,
+    });
     expect(battery.map((t) => t.name).sort()).toEqual(Object.keys(BEFORE).sort());
     const actual: Record<string, Answer> = {};
     const wanted: Record<string, Answer> = {};
@@ -207,7 +231,9 @@ describe('the guard on passport-jwt', () => {
 
   it('refuses a typ other than at+jwt, signed by the real key', async () => {
     for (const typ of ['JWT', 'jwt', 'application/jwt', 'at+JWT2', '']) {
-      expect(await answerOf(await call(app, tokenOf('k1', main.privateKey, { typ })))).toEqual(expected(401, 'token claim "typ" is not acceptable (check_failed)'));
+      expect(await answerOf(await call(app, tokenOf('k1', main.privateKey, { typ })))).toEqual(
+        expected(401, 'token claim "typ" is not acceptable (check_failed)'),
+      );
     }
   });
 
@@ -240,7 +266,9 @@ describe('the guard on passport-jwt', () => {
     const other = await startGuardedApp({ authUrl: issuer.url, audience: 'http://search.passport.test', issuer: ISS });
     const names = () => Object.keys((passport as unknown as { _strategies: Record<string, unknown> })._strategies).filter((n) => n.startsWith('jwt'));
     try {
-      expect(names()).toEqual([`jwt:${AUD}`, 'jwt:http://search.passport.test'].map((n) => expect.stringMatching(new RegExp(`^${n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}#\\d+$`))));
+      expect(names()).toEqual(
+        [`jwt:${AUD}`, 'jwt:http://search.passport.test'].map((n) => expect.stringMatching(new RegExp(`^${n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}#\\d+$`))),
+      );
       const token = tokenOf('k1', main.privateKey);
       expect((await call(app, token)).status).toBe(200);
       expect(await answerOf(await call(other, token))).toEqual(expected(401, 'token claim "aud" is not acceptable (check_failed)'));
@@ -292,7 +320,10 @@ describe('the guard on passport-jwt: the key set', () => {
     expect(issuer.fetches).toBe(1);
 
     // a rotation: b is published; its first token makes the guard refetch (waiting out the second if need be)
-    issuer.published = [{ kid: 'a', key: a.publicKey }, { kid: 'b', key: b.publicKey }];
+    issuer.published = [
+      { kid: 'a', key: a.publicKey },
+      { kid: 'b', key: b.publicKey },
+    ];
     expect(await answerOf(await call(app, tokenOf('b', b.privateKey)))).toEqual(expected(200, null));
     expect(issuer.fetches).toBe(2);
     expect((await call(app, tokenOf('a', a.privateKey))).status).toBe(200);
@@ -318,9 +349,10 @@ describe('the guard on passport-jwt: the key set', () => {
     expect((await call(app, tokenOf('a', a.privateKey))).status).toBe(200);
   });
 
-  it('answers 503 with Retry-After when the key set cannot be had (not the caller\'s fault); header faults stay 401', async () => {
+  it("answers 503 with Retry-After when the key set cannot be had (not the caller's fault); header faults stay 401", async () => {
     const good = (kid: string, key: KeyLike) => tokenOf(kid, key);
-    const hs256 = (token: string) => `${Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'at+jwt', kid: 'k' })).toString('base64url')}.${token.split('.').slice(1).join('.')}`;
+    const hs256 = (token: string) =>
+      `${Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'at+jwt', kid: 'k' })).toString('base64url')}.${token.split('.').slice(1).join('.')}`;
     const privateJwk = { ...(await exportJWK(a.privateKey)), kid: 'k', alg: 'ES256' };
     // (a key set that parses, with a private key in it, is kept like any other until it is refetched: no recovery)
     const broken = [
@@ -421,7 +453,11 @@ describe('the guard and microservice handlers in the same app', () => {
     issuer = await startTestIssuer([{ kid: 'k1', key: keys.publicKey }]);
     @Module({ imports: [AuthGuardModule.forRoot({ issuer: ISS, audience: AUD, jwksUrl: issuer.jwksUrl })], controllers: [MixedController] })
     class MixedModule {}
-    const nest = await createHttpApp({ ctx: newServiceContext('mixed', pino({ level: 'silent' })), module: MixedModule, docs: { title: 'mixed', description: 'mixed', version: '0' } });
+    const nest = await createHttpApp({
+      ctx: newServiceContext('mixed', pino({ level: 'silent' })),
+      module: MixedModule,
+      docs: { title: 'mixed', description: 'mixed', version: '0' },
+    });
     // the app's global enhancers (the guard among them) apply to the microservice's handlers too
     nest.connectMicroservice({ strategy: transport }, { inheritAppConfig: true });
     await nest.startAllMicroservices();
@@ -443,14 +479,14 @@ describe('the guard and microservice handlers in the same app', () => {
     await expect(transport.request('probe.ask-labs', { q: 'y' })).resolves.toEqual({ labs: { q: 'y' } });
   });
 
-  it('still guards the same app\'s HTTP routes', async () => {
+  it("still guards the same app's HTTP routes", async () => {
     expect(await answerOf(await fetch(`${url}/mixed/mine`))).toEqual(expected(401, 'missing Authorization header'));
     const res = await fetch(`${url}/mixed/mine`, { headers: { authorization: `Bearer ${tokenOf('k1', keys.privateKey)}` } });
     expect(await answerOf(res)).toEqual(expected(200, null));
     expect((await fetch(`${url}/mixed/open`)).status).toBe(200);
   });
 
-  it('canActivate is true for rpc and ws contexts, whatever the handler\'s metadata', async () => {
+  it("canActivate is true for rpc and ws contexts, whatever the handler's metadata", async () => {
     const guard = app.get(JwtAuthGuard);
     for (const type of ['rpc', 'ws'] as const) {
       const ctx = new ExecutionContextHost([{ some: 'data' }, new BaseRpcContext([])], MixedController, MixedController.prototype.askLabs);

@@ -4,7 +4,19 @@ import pino from 'pino';
 import { importJWK, JWK, KeyLike, SignJWT } from 'jose';
 import { KafkaTransport } from '@dtp/events';
 import { startTestStack } from '@dtp/test-stack';
-import { kafkaTestBrokers, onboard, ParticipantCredentials, participantWithToken, ParticipantWithToken, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TEST_ISSUER, TestStack, tokenFor, UNKNOWN_ID } from '@dtp/testing';
+import {
+  kafkaTestBrokers,
+  onboard,
+  ParticipantCredentials,
+  participantWithToken,
+  ParticipantWithToken,
+  TEST_ADMIN_TOKEN,
+  TEST_AUDIENCES,
+  TEST_ISSUER,
+  TestStack,
+  tokenFor,
+  UNKNOWN_ID,
+} from '@dtp/testing';
 import { REVOKED_TOKEN_MESSAGE, TokenError, TokenVerifier } from '../src';
 
 /**
@@ -47,7 +59,8 @@ const routes = {
 } as const;
 type Guarded = keyof typeof routes;
 
-const call = (stack: TestStack, service: Guarded, token: string) => fetch(`${stack.urls[service]}${routes[service].path}`, { headers: { authorization: token } });
+const call = (stack: TestStack, service: Guarded, token: string) =>
+  fetch(`${stack.urls[service]}${routes[service].path}`, { headers: { authorization: token } });
 
 /** The answer of a refused revoked token: the guard's usual 401, JSON body and challenge. */
 async function expectRevoked(res: Response): Promise<void> {
@@ -98,7 +111,7 @@ describe('revocation within seconds: auth + platform + search + gis on the in-pr
     expect((await call(stack, 'gis', lab.token)).status).toBe(404);
   });
 
-  it('a revoked producer\'s token gets 401 on platform within the bound; its sibling credential keeps working', async () => {
+  it("a revoked producer's token gets 401 on platform within the bound; its sibling credential keeps working", async () => {
     await revoke(stack, producer.client_id);
     await refusedWithin(stack, 'platform', producer.token);
     expect((await call(stack, 'platform', siblingToken)).status).toBe(200);
@@ -108,13 +121,13 @@ describe('revocation within seconds: auth + platform + search + gis on the in-pr
     await expectRevoked(await fetch(`${stack.urls.platform}${routes.platform.path}`, { headers: { authorization: `Bearer ${producer.token}` } }));
   });
 
-  it('a revoked non_participant\'s token gets 401 on search; a revoked grading lab\'s on gis', async () => {
+  it("a revoked non_participant's token gets 401 on search; a revoked grading lab's on gis", async () => {
     await Promise.all([revoke(stack, reader.client_id), revoke(stack, lab.client_id)]);
     await refusedWithin(stack, 'search', reader.token);
     await refusedWithin(stack, 'gis', lab.token);
   });
 
-  it('every service\'s deny-list holds every revoked client, whatever audience its tokens were for (metrics)', async () => {
+  it("every service's deny-list holds every revoked client, whatever audience its tokens were for (metrics)", async () => {
     for (const service of ['platform', 'search', 'gis'] as const) {
       const res = await fetch(`${stack.urls[service]}/metrics`);
       expect(await res.text()).toMatch(/^token_revoked_clients(\{[^}]*\})? 3$/m);
@@ -123,7 +136,9 @@ describe('revocation within seconds: auth + platform + search + gis on the in-pr
 
   it('each service reports its deny-list consumer (its own group per instance) under readiness', async () => {
     for (const service of ['platform', 'search', 'gis'] as const) {
-      const ready = (await (await fetch(`${stack.urls[service]}/health/ready`)).json()) as { details: { events: { consumers: { group: string; topic: string }[] } } };
+      const ready = (await (await fetch(`${stack.urls[service]}/health/ready`)).json()) as {
+        details: { events: { consumers: { group: string; topic: string }[] } };
+      };
       const groups = ready.details.events.consumers.filter((c) => c.topic === 'auth.participants.v1').map((c) => c.group);
       expect(groups).toEqual(expect.arrayContaining([expect.stringMatching(new RegExp(`^${service}-revocations\\.`))]));
     }
@@ -179,9 +194,10 @@ describe('TokenVerifier and its deny-list (iat against revoked_at)', () => {
       .setJti(randomUUID())
       .sign(key.key);
 
-  const verifier = () => new TokenVerifier({ issuer: TEST_ISSUER, audience: TEST_AUDIENCES.platform, jwksUrl: `${stack.urls.auth}/.well-known/jwks.json`, tokenTtlSeconds: 3600 });
+  const verifier = () =>
+    new TokenVerifier({ issuer: TEST_ISSUER, audience: TEST_AUDIENCES.platform, jwksUrl: `${stack.urls.auth}/.well-known/jwks.json`, tokenTtlSeconds: 3600 });
 
-  it('refuses tokens issued up to revoked_at plus the skew margin, cached or not; accepts later ones and other clients\'', async () => {
+  it("refuses tokens issued up to revoked_at plus the skew margin, cached or not; accepts later ones and other clients'", async () => {
     const v = verifier();
     const now = Math.floor(Date.now() / 1000);
     const before = await token(now - 600);
@@ -224,7 +240,7 @@ describe('revocation over the Kafka peer: auth and search as on a cluster', () =
     await transport?.close();
   });
 
-  it('a revoked non_participant\'s cached token gets 401 on search; another client of the same participant keeps working', async () => {
+  it("a revoked non_participant's cached token gets 401 on search; another client of the same participant keeps working", async () => {
     const reader = await participantWithToken(stack, 'non_participant');
     const readerSibling = await sibling(stack, reader);
     const siblingToken = await tokenFor(stack, readerSibling, 'search');
@@ -232,12 +248,16 @@ describe('revocation over the Kafka peer: auth and search as on a cluster', () =
     expect((await call(stack, 'search', siblingToken)).status).toBe(404);
     await revoke(stack, reader.client_id);
     // Kafka adds the relay's publish and a fetch (50 ms wait here) to the in-process path; the group may still be joining.
-    await eventually(async () => {
-      const r = await call(stack, 'search', reader.token);
-      if (r.status === 401) return r;
-      expect(r.status).toBe(404);
-      return undefined;
-    }, 'search refuses the revoked token over Kafka', 20_000).then(expectRevoked);
+    await eventually(
+      async () => {
+        const r = await call(stack, 'search', reader.token);
+        if (r.status === 401) return r;
+        expect(r.status).toBe(404);
+        return undefined;
+      },
+      'search refuses the revoked token over Kafka',
+      20_000,
+    ).then(expectRevoked);
     expect((await call(stack, 'search', siblingToken)).status).toBe(404);
   });
 });

@@ -36,9 +36,9 @@ export async function startTestIssuer(keys: { kid?: string; key: KeyLike }[]): P
     if (req.url !== '/.well-known/jwks.json') return void res.writeHead(404).end();
     issuer.fetches += 1;
     if (issuer.broken) return void res.writeHead(issuer.broken.status, { 'content-type': 'application/json' }).end(issuer.broken.body);
-    void Promise.all(issuer.published.map(async ({ kid, key }) => ({ ...(await exportJWK(key)), ...(kid ? { kid } : {}), alg: 'ES256', use: 'sig' } as JWK))).then((jwks) =>
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: jwks })),
-    );
+    void Promise.all(
+      issuer.published.map(async ({ kid, key }) => ({ ...(await exportJWK(key)), ...(kid ? { kid } : {}), alg: 'ES256', use: 'sig' }) as JWK),
+    ).then((jwks) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ keys: jwks })));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   issuer.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -103,7 +103,9 @@ export function tokenBattery(k: TokenBatteryKeys): { name: string; header: strin
   flipped[5] ^= 1;
   const hs = (secret: string) => {
     const input = `${b64({ alg: 'HS256', typ: 'at+jwt', kid: k.kid })}.${b64(claims())}`;
-    return `${input}.${createHmac('sha256', createSecretKey(Buffer.from(secret))).update(input).digest('base64url')}`;
+    return `${input}.${createHmac('sha256', createSecretKey(Buffer.from(secret)))
+      .update(input)
+      .digest('base64url')}`;
   };
   const list: { name: string; header: string | undefined; path?: string }[] = [
     // controls

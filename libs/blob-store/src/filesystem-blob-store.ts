@@ -4,17 +4,7 @@ import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/prom
 import { once } from 'node:events';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import {
-  BlobContent,
-  BlobPutOptions,
-  BlobPutResult,
-  BlobSource,
-  BlobStat,
-  BlobStore,
-  BlobTooLargeError,
-  isBlobHash,
-  isMediaType,
-} from './blob-store';
+import { BlobContent, BlobPutOptions, BlobPutResult, BlobSource, BlobStat, BlobStore, BlobTooLargeError, isBlobHash, isMediaType } from './blob-store';
 
 /**
  * Blobs as files under one directory: `<dir>/<first two hex chars>/<hash>`. A put streams into

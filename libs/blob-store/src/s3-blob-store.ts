@@ -6,17 +6,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
-import {
-  BlobContent,
-  BlobPutOptions,
-  BlobPutResult,
-  BlobSource,
-  BlobStat,
-  BlobStore,
-  BlobTooLargeError,
-  isBlobHash,
-  isMediaType,
-} from './blob-store';
+import { BlobContent, BlobPutOptions, BlobPutResult, BlobSource, BlobStat, BlobStore, BlobTooLargeError, isBlobHash, isMediaType } from './blob-store';
 
 const UPLOAD_ATTEMPTS = 3;
 

@@ -124,9 +124,7 @@ export function blobStoreContract(name: string, factory: () => Promise<BlobStore
 
     it('refuses content past maxBytes and stores nothing', async () => {
       const bytes = Buffer.alloc(10_001, 1);
-      await expect(store.put(Readable.from([bytes.subarray(0, 6000), bytes.subarray(6000)]), { maxBytes: 10_000 })).rejects.toBeInstanceOf(
-        BlobTooLargeError,
-      );
+      await expect(store.put(Readable.from([bytes.subarray(0, 6000), bytes.subarray(6000)]), { maxBytes: 10_000 })).rejects.toBeInstanceOf(BlobTooLargeError);
       expect(await store.has(sha256(bytes))).toBe(false);
       expect(await store.has(sha256(bytes.subarray(0, 10_000)))).toBe(false);
       // Exactly at the limit is fine.

@@ -263,9 +263,11 @@ export class UnitOfWork {
     try {
       return await this.transaction((tx) => {
         const shared: SharedTx = { tx, open: true };
-        return this.shared.run(shared, () => fn(tx)).finally(() => {
-          shared.open = false;
-        });
+        return this.shared
+          .run(shared, () => fn(tx))
+          .finally(() => {
+            shared.open = false;
+          });
       });
     } finally {
       release();

@@ -38,8 +38,16 @@ export class BrokerMonitor {
   private readonly up?: Gauge;
 
   constructor(private readonly opts: BrokerMonitorOptions) {
-    this.up = metric(opts.registry, 'events_broker_up', (registers) =>
-      new Gauge({ name: 'events_broker_up', help: '1 while the event broker answered the last check, 0 while it did not (checked every few seconds)', registers }));
+    this.up = metric(
+      opts.registry,
+      'events_broker_up',
+      (registers) =>
+        new Gauge({
+          name: 'events_broker_up',
+          help: '1 while the event broker answered the last check, 0 while it did not (checked every few seconds)',
+          registers,
+        }),
+    );
   }
 
   start(): void {

@@ -26,7 +26,10 @@ export const TOPIC_SPECS: TopicSpec[] = Object.values(Topics).map((topic) => ({
  */
 export function kafkaOptionsFromEnv(clientId: string, logger: Logger, env: Record<string, string | undefined> = process.env): KafkaTransportOptions {
   const problems: string[] = [];
-  const brokers = (env.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean);
+  const brokers = (env.KAFKA_BROKERS ?? '')
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
   if (brokers.length === 0) problems.push('KAFKA_BROKERS: required, a comma-separated list of host:port');
   for (const b of brokers) {
     const port = /^[^\s:/]+:(\d{1,5})$/.exec(b)?.[1];
@@ -84,7 +87,8 @@ export function kafkaOptionsFromEnv(clientId: string, logger: Logger, env: Recor
  */
 export async function transportFromEnv(service: string, logger: Logger, env = process.env): Promise<EventTransport> {
   const kind = env.EVENT_TRANSPORT || 'kafka';
-  if (kind !== 'kafka' && kind !== 'in-process') throw new KafkaConfigError([`EVENT_TRANSPORT: "kafka" (default) or "in-process" (got "${kind.slice(0, 40)}")`]);
+  if (kind !== 'kafka' && kind !== 'in-process')
+    throw new KafkaConfigError([`EVENT_TRANSPORT: "kafka" (default) or "in-process" (got "${kind.slice(0, 40)}")`]);
   if (kind === 'in-process' && env.KAFKA_BROKERS) throw new KafkaConfigError(['EVENT_TRANSPORT=in-process and KAFKA_BROKERS are both set: choose one']);
   if (kind === 'kafka' && !env.KAFKA_BROKERS) {
     throw new KafkaConfigError([

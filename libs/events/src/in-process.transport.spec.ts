@@ -43,7 +43,10 @@ describe('InProcessTransport', () => {
 
   it('a late group starts from the beginning (or the end when asked); tombstones are delivered as null', async () => {
     const t = new InProcessTransport();
-    await t.publish([{ topic: 'x', key: 'k', value: 1 }, { topic: 'x', key: 'k', value: null }]);
+    await t.publish([
+      { topic: 'x', key: 'k', value: 1 },
+      { topic: 'x', key: 'k', value: null },
+    ]);
     const early: unknown[] = [];
     const late: unknown[] = [];
     await t.subscribe({ topic: 'x', group: 'from-start', handler: async (m) => void early.push(m.value) });

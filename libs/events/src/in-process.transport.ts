@@ -27,7 +27,14 @@ export class InProcessTransport implements EventTransport {
     if (this.closed) throw new Error('transport closed');
     for (const m of messages) {
       const log = this.log(m.topic);
-      const stored: IncomingMessage = { topic: m.topic, partition: 0, offset: String(log.length), key: m.key, value: null, ...(m.headers ? { headers: m.headers } : {}) };
+      const stored: IncomingMessage = {
+        topic: m.topic,
+        partition: 0,
+        offset: String(log.length),
+        key: m.key,
+        value: null,
+        ...(m.headers ? { headers: m.headers } : {}),
+      };
       // A message given as JSON text (jsonMessage) keeps it undecoded until a consumer takes it.
       if (m.json !== undefined) Object.defineProperty(stored, 'value', { enumerable: true, get: () => m.value });
       else stored.value = m.value;

@@ -120,7 +120,8 @@ export function checkKafkaSecurityEnv(env: Env = process.env): KafkaSecurityChec
     for (const name of tlsVars) if (set(env[name])) problems.push(`${name} is set but KAFKA_SSL is not "true"`);
   } else {
     tls = { rejectUnauthorized };
-    if (!rejectUnauthorized) warnings.push('KAFKA_SSL_REJECT_UNAUTHORIZED=false: the brokers\' certificates are not verified (anyone on the path can pose as a broker)');
+    if (!rejectUnauthorized)
+      warnings.push("KAFKA_SSL_REJECT_UNAUTHORIZED=false: the brokers' certificates are not verified (anyone on the path can pose as a broker)");
     if (set(env.KAFKA_SSL_CA_FILE)) {
       const pem = readPem(env, 'KAFKA_SSL_CA_FILE', problems);
       if (pem !== undefined && certificates('KAFKA_SSL_CA_FILE', env.KAFKA_SSL_CA_FILE.trim(), pem, problems).length > 0) tls.ca = pem;

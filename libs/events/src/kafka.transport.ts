@@ -62,9 +62,13 @@ export const DEFAULT_SESSION_TIMEOUT_MS = 6_000;
 export function parseConnectVia(value: string | undefined): Record<string, string> | undefined {
   if (!value) return undefined;
   const map: Record<string, string> = {};
-  for (const pair of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const [from, to] = pair.split('=');
-    if (!from || !to || !/^[^:]+:\d+$/.test(from) || !/^[^:]+:\d+$/.test(to)) throw new Error(`KAFKA_CONNECT_VIA: bad entry "${pair}" (want host:port=host:port)`);
+    if (!from || !to || !/^[^:]+:\d+$/.test(from) || !/^[^:]+:\d+$/.test(to))
+      throw new Error(`KAFKA_CONNECT_VIA: bad entry "${pair}" (want host:port=host:port)`);
     map[from] = to;
   }
   return map;
@@ -192,7 +196,12 @@ export class KafkaTransport implements EventTransport {
           numPartitions: s.numPartitions ?? 4,
           configEntries: [
             ...(s.compacted ? [{ name: 'cleanup.policy', value: 'compact' }] : []),
-            ...(s.keepForever ? [{ name: 'retention.ms', value: '-1' }, { name: 'retention.bytes', value: '-1' }] : []),
+            ...(s.keepForever
+              ? [
+                  { name: 'retention.ms', value: '-1' },
+                  { name: 'retention.bytes', value: '-1' },
+                ]
+              : []),
           ],
         })),
       });
@@ -257,7 +266,14 @@ export class KafkaTransport implements EventTransport {
     /** The value is decoded on first use: a consumer refuses a message too large to decode by its `raw` size. */
     const incoming = (partition: number, message: KafkaMessage, highWatermark?: string): IncomingMessage => {
       let decoded: { value: unknown } | undefined;
-      const m: Partial<IncomingMessage> = { topic: opts.topic, partition, offset: message.offset, key: message.key?.toString('utf8') ?? '', raw: message.value, highWatermark };
+      const m: Partial<IncomingMessage> = {
+        topic: opts.topic,
+        partition,
+        offset: message.offset,
+        key: message.key?.toString('utf8') ?? '',
+        raw: message.value,
+        highWatermark,
+      };
       const headers = textHeaders(message.headers);
       if (headers) m.headers = headers;
       Object.defineProperty(m, 'value', {
@@ -316,7 +332,10 @@ export class KafkaTransport implements EventTransport {
               for (let i = 0; i < batch.messages.length; i += maxBatch) {
                 if (!isRunning() || isStale()) break;
                 const chunk = batch.messages.slice(i, i + maxBatch);
-                await deliver(chunk.map((m) => incoming(batch.partition, m, batch.highWatermark)), heartbeat);
+                await deliver(
+                  chunk.map((m) => incoming(batch.partition, m, batch.highWatermark)),
+                  heartbeat,
+                );
                 resolveOffset(chunk[chunk.length - 1].offset);
                 await commitOffsetsIfNecessary();
                 await heartbeat();
@@ -372,9 +391,7 @@ export class KafkaTransport implements EventTransport {
   async groupOffsets(group: string, topic: string): Promise<GroupPartitionOffsets[]> {
     const wire = this.wire(topic);
     const groupId = `${this.opts.groupPrefix ?? ''}${kafkaGroupId(group, topic)}`;
-    const [ends, committed] = await this.withAdmin((admin) =>
-      Promise.all([admin.fetchTopicOffsets(wire), admin.fetchOffsets({ groupId, topics: [wire] })]),
-    );
+    const [ends, committed] = await this.withAdmin((admin) => Promise.all([admin.fetchTopicOffsets(wire), admin.fetchOffsets({ groupId, topics: [wire] })]));
     const byPartition = new Map((committed.find((t) => t.topic === wire)?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
     return ends.map((o) => {
       const low = Number(o.low);
@@ -419,7 +436,6 @@ export class KafkaTransport implements EventTransport {
 export function kafkaGroupId(group: string, topic: string): string {
   return `${group}.${topic}`;
 }
-
 
 /** Kafka headers as text (the trace context); undefined when the message has none. Array values: the first. */
 function textHeaders(headers: KafkaMessage['headers']): Record<string, string> | undefined {

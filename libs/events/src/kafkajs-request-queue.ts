@@ -31,7 +31,8 @@ export interface KafkajsRequestQueue {
 export const CHECK_PENDING_REQUESTS_INTERVAL_MS = 10;
 
 /** The statement that gives the bug away in kafkajs's own scheduleCheckPendingRequests. */
-const BUGGY_SOURCE = /let scheduleAt = this\.throttledUntil - Date\.now\(\)[\s\S]*if \(this\.pending\.length > 0\) \{\s*scheduleAt = [^}]*\}\s*this\.throttleCheckTimeoutId = setTimeout/;
+const BUGGY_SOURCE =
+  /let scheduleAt = this\.throttledUntil - Date\.now\(\)[\s\S]*if \(this\.pending\.length > 0\) \{\s*scheduleAt = [^}]*\}\s*this\.throttleCheckTimeoutId = setTimeout/;
 
 const PATCHED = Symbol.for('dtp.kafkajs.requestQueue.patched');
 
@@ -45,10 +46,13 @@ export function kafkajsRequestQueue(): { prototype: KafkajsRequestQueue } & (new
 function scheduleCheckPendingRequests(this: KafkajsRequestQueue): void {
   if (this.throttleCheckTimeoutId || this.pending.length === 0) return;
   const untilUnthrottled = this.throttledUntil - Date.now();
-  this.throttleCheckTimeoutId = setTimeout(() => {
-    this.throttleCheckTimeoutId = null;
-    this.checkPendingRequests();
-  }, untilUnthrottled > 0 ? untilUnthrottled : CHECK_PENDING_REQUESTS_INTERVAL_MS);
+  this.throttleCheckTimeoutId = setTimeout(
+    () => {
+      this.throttleCheckTimeoutId = null;
+      this.checkPendingRequests();
+    },
+    untilUnthrottled > 0 ? untilUnthrottled : CHECK_PENDING_REQUESTS_INTERVAL_MS,
+  );
 }
 
 /**

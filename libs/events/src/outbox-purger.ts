@@ -35,8 +35,12 @@ export class OutboxPurger {
   private readonly purged?: Counter;
 
   constructor(private readonly opts: OutboxPurgerOptions) {
-    this.purged = metric(opts.registry, 'outbox_purged_total', (registers) =>
-      new Counter({ name: 'outbox_purged_total', help: 'Published outbox rows deleted after the retention (OUTBOX_RETENTION_HOURS)', registers }));
+    this.purged = metric(
+      opts.registry,
+      'outbox_purged_total',
+      (registers) =>
+        new Counter({ name: 'outbox_purged_total', help: 'Published outbox rows deleted after the retention (OUTBOX_RETENTION_HOURS)', registers }),
+    );
   }
 
   get enabled(): boolean {
@@ -85,10 +89,9 @@ export class OutboxPurger {
     const limit = this.opts.batchSize ?? 5000;
     // The first row that stays: nothing at or past it is deleted in this round. An index scan in id order that
     // stops at it, having walked only rows this round deletes.
-    const [stop] = await sql.rows<{ id: string }>(
-      'SELECT id::text AS id FROM outbox WHERE published_at IS NULL OR published_at >= $1 ORDER BY id LIMIT 1',
-      [cutoff],
-    );
+    const [stop] = await sql.rows<{ id: string }>('SELECT id::text AS id FROM outbox WHERE published_at IS NULL OR published_at >= $1 ORDER BY id LIMIT 1', [
+      cutoff,
+    ]);
     let after = '0';
     let total = 0;
     for (;;) {

@@ -91,21 +91,43 @@ export class OutboxRelay {
   constructor(private readonly opts: OutboxRelayOptions) {
     const registry = opts.registry;
     this.backlog = metric(registry, 'outbox_backlog', (registers) => new Gauge({ name: 'outbox_backlog', help: 'Outbox rows not yet published', registers }));
-    this.lag = metric(registry, 'outbox_publish_lag_seconds', (registers) =>
-      new Histogram({
-        name: 'outbox_publish_lag_seconds',
-        help: 'Time from an outbox row being written to it being published',
-        buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-        registers,
-      }));
-    this.published = metric(registry, 'outbox_published_total', (registers) =>
-      new Counter({ name: 'outbox_published_total', help: 'Outbox rows published', registers }));
-    this.failures = metric(registry, 'outbox_publish_failures_total', (registers) =>
-      new Counter({ name: 'outbox_publish_failures_total', help: 'Failed publish attempts', registers }));
-    this.leader = metric(registry, 'outbox_relay_leader', (registers) =>
-      new Gauge({ name: 'outbox_relay_leader', help: '1 while this replica holds the relay lock and publishes the outbox, 0 while it stands by', registers }));
-    this.oldest = metric(registry, 'outbox_backlog_oldest_seconds', (registers) =>
-      new Gauge({ name: 'outbox_backlog_oldest_seconds', help: 'Age of the oldest outbox row not yet published (0 when none), as of the last count', registers }));
+    this.lag = metric(
+      registry,
+      'outbox_publish_lag_seconds',
+      (registers) =>
+        new Histogram({
+          name: 'outbox_publish_lag_seconds',
+          help: 'Time from an outbox row being written to it being published',
+          buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+          registers,
+        }),
+    );
+    this.published = metric(
+      registry,
+      'outbox_published_total',
+      (registers) => new Counter({ name: 'outbox_published_total', help: 'Outbox rows published', registers }),
+    );
+    this.failures = metric(
+      registry,
+      'outbox_publish_failures_total',
+      (registers) => new Counter({ name: 'outbox_publish_failures_total', help: 'Failed publish attempts', registers }),
+    );
+    this.leader = metric(
+      registry,
+      'outbox_relay_leader',
+      (registers) =>
+        new Gauge({ name: 'outbox_relay_leader', help: '1 while this replica holds the relay lock and publishes the outbox, 0 while it stands by', registers }),
+    );
+    this.oldest = metric(
+      registry,
+      'outbox_backlog_oldest_seconds',
+      (registers) =>
+        new Gauge({
+          name: 'outbox_backlog_oldest_seconds',
+          help: 'Age of the oldest outbox row not yet published (0 when none), as of the last count',
+          registers,
+        }),
+    );
     this.leader?.set(0);
     this.loop = new WakeLoop({
       prepare: () => this.connect(),
@@ -239,7 +261,12 @@ export class OutboxRelay {
     // A row written under a trace is published in a `publish <topic>` span of that trace, whose context the
     // message carries in its headers (rows without one: no span, no headers).
     const spans = rows.map((r) =>
-      r.traceparent ? startSpan(`publish ${r.topic}`, SpanKind.PRODUCER, contextFromHeaders({ traceparent: r.traceparent }), { 'messaging.destination.name': r.topic, 'messaging.operation.type': 'publish' }) : null,
+      r.traceparent
+        ? startSpan(`publish ${r.topic}`, SpanKind.PRODUCER, contextFromHeaders({ traceparent: r.traceparent }), {
+            'messaging.destination.name': r.topic,
+            'messaging.operation.type': 'publish',
+          })
+        : null,
     );
     const messages: OutgoingMessage[] = rows.map((r, i) => {
       const span = spans[i];

@@ -36,7 +36,14 @@ export function startSpan(name: string, kind: SpanKind, parent: Context, attribu
 }
 
 /** Runs `fn` inside a new active span under `parent`; records an exception and an error status when it throws. */
-export async function withSpan<T>(name: string, kind: SpanKind, parent: Context, attributes: Record<string, string | number>, fn: () => Promise<T>, links: Link[] = []): Promise<T> {
+export async function withSpan<T>(
+  name: string,
+  kind: SpanKind,
+  parent: Context,
+  attributes: Record<string, string | number>,
+  fn: () => Promise<T>,
+  links: Link[] = [],
+): Promise<T> {
   const span = startSpan(name, kind, parent, attributes, links);
   try {
     return await context.with(trace.setSpan(parent, span), fn);

@@ -3,7 +3,17 @@ import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { Topics } from '@dtp/domain';
 import { kafkaTestBrokers } from '@dtp/testing';
-import { CLAIM_SQL, ConsumeOutcome, InProcessTransport, KafkaTransport, ParkEventError, RetryEventError, runConsumer, RunningConsumer, RunConsumerOptions } from '../src';
+import {
+  CLAIM_SQL,
+  ConsumeOutcome,
+  InProcessTransport,
+  KafkaTransport,
+  ParkEventError,
+  RetryEventError,
+  runConsumer,
+  RunningConsumer,
+  RunConsumerOptions,
+} from '../src';
 import { eventsDatabase, logger, newId, onboarded, waitFor } from './helpers';
 
 const topic = Topics.AUTH_PARTICIPANTS;
@@ -58,7 +68,11 @@ describe.each([
       onSettled: (outcome, m) => settled.push({ outcome, key: m.key }),
       // handleMany: the same effects, event by event, so every rule below holds for it too.
       ...(many
-        ? { handleMany: async (events, ctx) => { for (const e of events) await one(e.envelope, { ...ctx, message: e.message, heldRevision: e.heldRevision }); } }
+        ? {
+            handleMany: async (events, ctx) => {
+              for (const e of events) await one(e.envelope, { ...ctx, message: e.message, heldRevision: e.heldRevision });
+            },
+          }
         : { handle: one }),
       ...extra,
     } as RunConsumerOptions);
@@ -68,7 +82,10 @@ describe.each([
   const row = async (id: string) => ((await ds.query('SELECT name, applied FROM participants WHERE id = $1', [id])) as { name: string; applied: number }[])[0];
   const parked = async (key: string) =>
     (await ds.query('SELECT consumer, topic, key, partition, "offset", payload, raw, reason FROM parked_events WHERE key = $1 ORDER BY id', [key])) as {
-      reason: string; payload: unknown; raw: string | null; offset: string;
+      reason: string;
+      payload: unknown;
+      raw: string | null;
+      offset: string;
     }[];
   const metricValue = async (name: string) => {
     const m = (await registry.getSingleMetric(name)?.get())?.values ?? [];
@@ -125,17 +142,15 @@ describe.each([
     const refuse = newId();
     const broken = newId();
     let brokenCalls = 0;
-    await start(
-      async (event, { manager }) => {
-        if (event.event_type !== 'participant.onboarded') return;
-        await manager.query('INSERT INTO participants (id, name) VALUES ($1, $2)', [event.data.participant_id, event.data.name]);
-        if (event.data.participant_id === refuse) throw new ParkEventError('recipient unknown for good');
-        if (event.data.participant_id === broken) {
-          brokenCalls += 1;
-          throw new TypeError('bug in handler');
-        }
-      },
-    );
+    await start(async (event, { manager }) => {
+      if (event.event_type !== 'participant.onboarded') return;
+      await manager.query('INSERT INTO participants (id, name) VALUES ($1, $2)', [event.data.participant_id, event.data.name]);
+      if (event.data.participant_id === refuse) throw new ParkEventError('recipient unknown for good');
+      if (event.data.participant_id === broken) {
+        brokenCalls += 1;
+        throw new TypeError('bug in handler');
+      }
+    });
     await send(refuse, onboarded(refuse, 1));
     await send(broken, onboarded(broken, 1));
     const ok = newId();
@@ -250,7 +265,12 @@ describe.each([
       settled.length = 0;
       const outcomes: ConsumeOutcome[] = [];
       const c = await runConsumer({
-        transport: kafka, topic: kafkaTopic, group: `g-${randomUUID()}`, dataSource: ds, logger, batch,
+        transport: kafka,
+        topic: kafkaTopic,
+        group: `g-${randomUUID()}`,
+        dataSource: ds,
+        logger,
+        batch,
         onSettled: (o, m) => ids.includes(m.key) && outcomes.push(o),
         handle: async (event, { manager }) => {
           if (event.event_type !== 'participant.onboarded') return;
@@ -289,9 +309,30 @@ describe.each([
       { topic, key: z, value: onboarded(z, 1, 'z1') },
     ]);
     await waitFor(() => settled.length === 10, '10 settled');
-    expect(settled.slice(1).map((s) => s.outcome)).toEqual(['applied', 'duplicate', 'applied', 'applied', 'duplicate', 'applied', 'tombstone_skipped', 'applied', 'applied']);
-    expect(calls).toEqual([[a, 3, null], [x, 1, null], [y, 1, null], [x, 2, 1], [a, 5, 3], [y, 2, 1], [z, 1, null]]);
-    const state = (await ds.query('SELECT key, revision FROM consumer_state WHERE key = ANY($1) ORDER BY key', [[a, x, y, z]])) as { key: string; revision: string }[];
+    expect(settled.slice(1).map((s) => s.outcome)).toEqual([
+      'applied',
+      'duplicate',
+      'applied',
+      'applied',
+      'duplicate',
+      'applied',
+      'tombstone_skipped',
+      'applied',
+      'applied',
+    ]);
+    expect(calls).toEqual([
+      [a, 3, null],
+      [x, 1, null],
+      [y, 1, null],
+      [x, 2, 1],
+      [a, 5, 3],
+      [y, 2, 1],
+      [z, 1, null],
+    ]);
+    const state = (await ds.query('SELECT key, revision FROM consumer_state WHERE key = ANY($1) ORDER BY key', [[a, x, y, z]])) as {
+      key: string;
+      revision: string;
+    }[];
     expect(Object.fromEntries(state.map((r) => [r.key, Number(r.revision)]))).toEqual({ [a]: 5, [x]: 2, [y]: 2, [z]: 1 });
   });
 
@@ -352,7 +393,11 @@ describe('runConsumer handleMany (real PostgreSQL)', () => {
     const calls: [string, number, number | null][][] = [];
     const settled: ConsumeOutcome[] = [];
     consumer = await runConsumer({
-      transport, topic, group: `g-${randomUUID()}`, dataSource: ds, logger,
+      transport,
+      topic,
+      group: `g-${randomUUID()}`,
+      dataSource: ds,
+      logger,
       onSettled: (outcome) => settled.push(outcome),
       handleMany: async (events) => void calls.push(events.map((e) => [e.envelope.key, e.envelope.revision, e.heldRevision])),
     });
@@ -367,7 +412,17 @@ describe('runConsumer handleMany (real PostgreSQL)', () => {
     ]);
     await waitFor(() => settled.length === 6, 'six settled');
     expect(settled).toEqual(['applied', 'duplicate', 'applied', 'applied', 'applied', 'applied']);
-    expect(calls).toEqual([[[a, 2, null]], [[b, 1, null], [c, 1, null]], [[a, 3, 2], [b, 2, 1]]]);
+    expect(calls).toEqual([
+      [[a, 2, null]],
+      [
+        [b, 1, null],
+        [c, 1, null],
+      ],
+      [
+        [a, 3, 2],
+        [b, 2, 1],
+      ],
+    ]);
   });
 
   it('a failing call is rolled back whole and retried one event per call: a ParkEventError parks only its message', async () => {
@@ -375,7 +430,11 @@ describe('runConsumer handleMany (real PostgreSQL)', () => {
     const calls: number[] = [];
     const settled: { outcome: ConsumeOutcome; key: string }[] = [];
     consumer = await runConsumer({
-      transport, topic, group: `g-${randomUUID()}`, dataSource: ds, logger,
+      transport,
+      topic,
+      group: `g-${randomUUID()}`,
+      dataSource: ds,
+      logger,
       onSettled: (outcome, m) => settled.push({ outcome, key: m.key }),
       handleMany: async (events, { manager }) => {
         calls.push(events.length);
@@ -393,7 +452,11 @@ describe('runConsumer handleMany (real PostgreSQL)', () => {
     ]);
     await waitFor(() => settled.length === 3, 'three settled');
     expect(calls).toEqual([3, 1, 1, 1]);
-    expect(settled).toEqual([{ outcome: 'applied', key: a }, { outcome: 'parked', key: b }, { outcome: 'applied', key: c }]);
+    expect(settled).toEqual([
+      { outcome: 'applied', key: a },
+      { outcome: 'parked', key: b },
+      { outcome: 'applied', key: c },
+    ]);
     const names = (await ds.query('SELECT id, name FROM participants WHERE id = ANY($1) ORDER BY name', [[a, b, c]])) as { id: string }[];
     expect(names.map((r) => r.id)).toEqual([a, c]);
     expect(await ds.query('SELECT reason FROM parked_events WHERE key = $1', [b])).toEqual([{ reason: 'refused by the handler' }]);
@@ -401,7 +464,9 @@ describe('runConsumer handleMany (real PostgreSQL)', () => {
 
   it('refuses options with both handle and handleMany, or neither', async () => {
     const base = { transport, topic, group: 'g', dataSource: ds, logger };
-    await expect(runConsumer({ ...base, handle: async () => undefined, handleMany: async () => undefined })).rejects.toThrow(/exactly one of handle and handleMany/);
+    await expect(runConsumer({ ...base, handle: async () => undefined, handleMany: async () => undefined })).rejects.toThrow(
+      /exactly one of handle and handleMany/,
+    );
     await expect(runConsumer(base)).rejects.toThrow(/exactly one of handle and handleMany/);
   });
 });
@@ -434,7 +499,12 @@ describe('the claim (CLAIM_SQL, real PostgreSQL)', () => {
       expect(buffers).toBeLessThan(200);
       // And it still claims: two held keys (revision 1 -> 2), two new ones.
       const rows = (await runner.query(CLAIM_SQL, [group, topic, keys, [3, 1, 1, 1]])) as { held: string | null; claimed: boolean }[];
-      expect(rows).toEqual([{ held: '2', claimed: true }, { held: '2', claimed: false }, { held: '1', claimed: false }, { held: '1', claimed: false }]);
+      expect(rows).toEqual([
+        { held: '2', claimed: true },
+        { held: '2', claimed: false },
+        { held: '1', claimed: false },
+        { held: '1', claimed: false },
+      ]);
     } finally {
       await runner.rollbackTransaction();
       await runner.release();

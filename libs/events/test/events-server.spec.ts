@@ -6,7 +6,17 @@ import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { UnitOfWork } from '@dtp/database';
 import { KnownEventEnvelope, Topics } from '@dtp/domain';
-import { connectEvents, EventBatchContext, EventContext, EventItem, EventRoute, EventTransport, EventsServer, InProcessTransport, ParkEventError } from '../src';
+import {
+  connectEvents,
+  EventBatchContext,
+  EventContext,
+  EventItem,
+  EventRoute,
+  EventTransport,
+  EventsServer,
+  InProcessTransport,
+  ParkEventError,
+} from '../src';
 import { eventsDatabase, logger, newId, onboarded, waitFor } from './helpers';
 
 /**
@@ -82,7 +92,11 @@ describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, 
     await transport.publish([{ topic: Topics.AUTH_PARTICIPANTS, key: id, value: onboarded(id, 1, 'first') }]); // duplicate
     await transport.publish([{ topic: Topics.AUTH_PARTICIPANTS, key: id, value: onboarded(id, 2, 'second') }]);
     // Settled once both routes have committed revision 2 (a handler runs before its transaction commits).
-    const progressOf = async () => (await ds.query('SELECT consumer, revision::int AS revision FROM consumer_state WHERE key = $1 ORDER BY consumer', [id])) as { consumer: string; revision: number }[];
+    const progressOf = async () =>
+      (await ds.query('SELECT consumer, revision::int AS revision FROM consumer_state WHERE key = $1 ORDER BY consumer', [id])) as {
+        consumer: string;
+        revision: number;
+      }[];
     await waitFor(async () => {
       const p = await progressOf();
       return p.length === 2 && p.every((r) => r.revision === 2);
@@ -107,7 +121,11 @@ describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, 
       { topic: Topics.AUTH_PARTICIPANTS, key: refused, value: onboarded(refused, 1, 'refuse me') },
       { topic: Topics.AUTH_PARTICIPANTS, key: failing, value: onboarded(failing, 1, 'fail after write') },
     ]);
-    const parked = async () => (await ds.query(`SELECT key, reason FROM parked_events WHERE consumer = 'svc' AND key = ANY($1) ORDER BY reason`, [[refused, failing]])) as { key: string; reason: string }[];
+    const parked = async () =>
+      (await ds.query(`SELECT key, reason FROM parked_events WHERE consumer = 'svc' AND key = ANY($1) ORDER BY reason`, [[refused, failing]])) as {
+        key: string;
+        reason: string;
+      }[];
     await waitFor(async () => (await parked()).length === 2, 'both parked');
     expect(await parked()).toEqual([
       { key: refused, reason: 'a rule refuses it' },
@@ -245,7 +263,9 @@ describe('EventsServer with a `many` route', () => {
   it('gives a run of events to one call, a tombstone as an item without an event, and parks only what the handler refuses', async () => {
     const [a, b, c] = [newId(), newId(), newId()];
     const names = async () =>
-      Object.fromEntries(((await ds.query('SELECT id, name FROM participants WHERE id = ANY($1)', [[a, b, c]])) as { id: string; name: string }[]).map((r) => [r.id, r.name]));
+      Object.fromEntries(
+        ((await ds.query('SELECT id, name FROM participants WHERE id = ANY($1)', [[a, b, c]])) as { id: string; name: string }[]).map((r) => [r.id, r.name]),
+      );
     await transport.publish([
       { topic: Topics.AUTH_PARTICIPANTS, key: a, value: onboarded(a, 1, 'a1') },
       { topic: Topics.AUTH_PARTICIPANTS, key: b, value: onboarded(b, 1, 'b1') },
@@ -254,7 +274,10 @@ describe('EventsServer with a `many` route', () => {
     ]);
     await waitFor(() => batches.length === 3, 'three calls');
     expect(batches).toEqual([
-      [{ key: a, event: 'participant.onboarded', held: null }, { key: b, event: 'participant.onboarded', held: null }],
+      [
+        { key: a, event: 'participant.onboarded', held: null },
+        { key: b, event: 'participant.onboarded', held: null },
+      ],
       [{ key: a, event: 'participant.onboarded', held: 1 }],
       [{ key: a, event: null, held: 2 }],
     ]);

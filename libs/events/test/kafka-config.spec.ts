@@ -27,14 +27,61 @@ function openssl(...args: string[]): void {
 /** A CA, a broker certificate it signed (localhost, kafka-0.test, 127.0.0.1), a client certificate, a stranger's key. */
 function makeCertificates(): void {
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  openssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=dtp-test-ca',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+  openssl(
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=dtp-test-ca',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  );
   writeFileSync(file('server.ext'), 'subjectAltName=DNS:localhost,DNS:kafka-0.test,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
   openssl('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
-  openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'server.ext');
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'server.ext',
+  );
   writeFileSync(file('client.ext'), 'extendedKeyUsage=clientAuth\n');
   openssl('req', ...ec, '-keyout', 'client.key', '-out', 'client.csr', '-subj', '/CN=dtp-client');
-  openssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'client.pem', '-days', '2', '-extfile', 'client.ext');
+  openssl(
+    'x509',
+    '-req',
+    '-in',
+    'client.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'client.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'client.ext',
+  );
   openssl('genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', 'other.key');
   writeFileSync(file('not-pem.txt'), 'just text\n');
   mkdirSync(file('a-directory'));
@@ -110,16 +157,61 @@ describe('Kafka TLS/SASL configuration from env', () => {
     ['a CA file while KAFKA_SSL is off', 'KAFKA_SSL_CA_FILE', { KAFKA_SSL_CA_FILE: '<dir>/ca.pem' }, /KAFKA_SSL is not "true"/],
     ['a certificate without its key', 'KAFKA_SSL_CERT_FILE', { KAFKA_SSL: 'true', KAFKA_SSL_CERT_FILE: '<dir>/client.pem' }, /without KAFKA_SSL_KEY_FILE/],
     ['a key without its certificate', 'KAFKA_SSL_KEY_FILE', { KAFKA_SSL: 'true', KAFKA_SSL_KEY_FILE: '<dir>/client.key' }, /without KAFKA_SSL_CERT_FILE/],
-    ['a key that is not PEM', 'KAFKA_SSL_KEY_FILE', { KAFKA_SSL: 'true', KAFKA_SSL_CERT_FILE: '<dir>/client.pem', KAFKA_SSL_KEY_FILE: '<dir>/not-pem.txt' }, /not an unencrypted PEM private key/],
-    ['a key of another certificate', 'KAFKA_SSL_KEY_FILE', { KAFKA_SSL: 'true', KAFKA_SSL_CERT_FILE: '<dir>/client.pem', KAFKA_SSL_KEY_FILE: '<dir>/other.key' }, /not the private key/],
-    ['a missing key file', 'KAFKA_SSL_KEY_FILE', { KAFKA_SSL: 'true', KAFKA_SSL_CERT_FILE: '<dir>/client.pem', KAFKA_SSL_KEY_FILE: '<dir>/gone.key' }, /does not exist/],
-    ['KAFKA_SSL_REJECT_UNAUTHORIZED not a boolean', 'KAFKA_SSL_REJECT_UNAUTHORIZED', { KAFKA_SSL: 'true', KAFKA_SSL_REJECT_UNAUTHORIZED: 'no' }, /must be "true" or "false"/],
-    ['an unknown mechanism', 'KAFKA_SASL_MECHANISM', { KAFKA_SASL_MECHANISM: 'gssapi', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: PASSWORD }, /"gssapi" is not supported: use plain, scram-sha-256 or scram-sha-512/],
-    ['a mechanism without a username', 'KAFKA_SASL_USERNAME', { KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_PASSWORD: PASSWORD }, /required with KAFKA_SASL_MECHANISM=scram-sha-256/],
-    ['a mechanism without a password', 'KAFKA_SASL_PASSWORD', { KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_USERNAME: 'u' }, /required with KAFKA_SASL_MECHANISM=scram-sha-256/],
-    ['a mechanism with an empty password', 'KAFKA_SASL_PASSWORD', { KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: '' }, /required/],
+    [
+      'a key that is not PEM',
+      'KAFKA_SSL_KEY_FILE',
+      { KAFKA_SSL: 'true', KAFKA_SSL_CERT_FILE: '<dir>/client.pem', KAFKA_SSL_KEY_FILE: '<dir>/not-pem.txt' },
+      /not an unencrypted PEM private key/,
+    ],
+    [
+      'a key of another certificate',
+      'KAFKA_SSL_KEY_FILE',
+      { KAFKA_SSL: 'true', KAFKA_SSL_CERT_FILE: '<dir>/client.pem', KAFKA_SSL_KEY_FILE: '<dir>/other.key' },
+      /not the private key/,
+    ],
+    [
+      'a missing key file',
+      'KAFKA_SSL_KEY_FILE',
+      { KAFKA_SSL: 'true', KAFKA_SSL_CERT_FILE: '<dir>/client.pem', KAFKA_SSL_KEY_FILE: '<dir>/gone.key' },
+      /does not exist/,
+    ],
+    [
+      'KAFKA_SSL_REJECT_UNAUTHORIZED not a boolean',
+      'KAFKA_SSL_REJECT_UNAUTHORIZED',
+      { KAFKA_SSL: 'true', KAFKA_SSL_REJECT_UNAUTHORIZED: 'no' },
+      /must be "true" or "false"/,
+    ],
+    [
+      'an unknown mechanism',
+      'KAFKA_SASL_MECHANISM',
+      { KAFKA_SASL_MECHANISM: 'gssapi', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: PASSWORD },
+      /"gssapi" is not supported: use plain, scram-sha-256 or scram-sha-512/,
+    ],
+    [
+      'a mechanism without a username',
+      'KAFKA_SASL_USERNAME',
+      { KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_PASSWORD: PASSWORD },
+      /required with KAFKA_SASL_MECHANISM=scram-sha-256/,
+    ],
+    [
+      'a mechanism without a password',
+      'KAFKA_SASL_PASSWORD',
+      { KAFKA_SASL_MECHANISM: 'scram-sha-256', KAFKA_SASL_USERNAME: 'u' },
+      /required with KAFKA_SASL_MECHANISM=scram-sha-256/,
+    ],
+    [
+      'a mechanism with an empty password',
+      'KAFKA_SASL_PASSWORD',
+      { KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: '' },
+      /required/,
+    ],
     ['credentials without a mechanism', 'KAFKA_SASL_PASSWORD', { KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: PASSWORD }, /KAFKA_SASL_MECHANISM is not/],
-    ['SASL PLAIN without TLS in production', 'KAFKA_SASL_MECHANISM', { NODE_ENV: 'production', KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: PASSWORD }, /clear text/],
+    [
+      'SASL PLAIN without TLS in production',
+      'KAFKA_SASL_MECHANISM',
+      { NODE_ENV: 'production', KAFKA_SASL_MECHANISM: 'plain', KAFKA_SASL_USERNAME: 'u', KAFKA_SASL_PASSWORD: PASSWORD },
+      /clear text/,
+    ],
   ])('refuses %s, naming %s', (_what, variable, rawEnv, detail) => {
     const env = Object.fromEntries(Object.entries(rawEnv).map(([k, v]) => [k, v.replace('<dir>', dir)]));
     const problems = problemsOf(env);
@@ -210,7 +302,11 @@ async function fakeBroker(opts: { tls?: tls.TlsOptions }): Promise<{ port: numbe
         };
         if (apiKey === 18) {
           // ApiVersions v2: error 0, [ApiVersions 0-2, SaslHandshake 0-1, SaslAuthenticate 0-1], throttle 0
-          const apis = [[18, 0, 2], [17, 0, 1], [36, 0, 1]];
+          const apis = [
+            [18, 0, 2],
+            [17, 0, 1],
+            [36, 0, 1],
+          ];
           const p = Buffer.alloc(2 + 4 + apis.length * 6 + 4);
           p.writeInt32BE(apis.length, 2);
           apis.forEach(([k, min, max], i) => {
@@ -241,9 +337,7 @@ async function fakeBroker(opts: { tls?: tls.TlsOptions }): Promise<{ port: numbe
       }
     });
   };
-  const server = opts.tls
-    ? tls.createServer(opts.tls, (socket) => handle(socket, true))
-    : net.createServer((socket) => handle(socket, false));
+  const server = opts.tls ? tls.createServer(opts.tls, (socket) => handle(socket, true)) : net.createServer((socket) => handle(socket, false));
   server.on('tlsClientError', (err: Error) => tlsErrors.push(err.message));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
@@ -270,7 +364,10 @@ async function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs = 
 
 /** Starts a readiness check (which connects) and returns once `until` holds; then closes the transport. */
 async function connectUntil<T>(transport: KafkaTransport, until: () => T | undefined, what: string): Promise<{ value: T; outcome: Promise<unknown> }> {
-  const outcome = transport.check().then(() => 'resolved', (err: unknown) => err);
+  const outcome = transport.check().then(
+    () => 'resolved',
+    (err: unknown) => err,
+  );
   try {
     return { value: await waitFor(until, what), outcome };
   } finally {
@@ -352,7 +449,9 @@ describe('KafkaTransport: the TLS and SASL options reach kafkajs (on the wire, 1
   it('SASL SCRAM-SHA-512 (plaintext listener): the SCRAM client-first message names the user', async () => {
     const broker = await fakeBroker({});
     try {
-      const t = transport({ KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'dtp-user', KAFKA_SASL_PASSWORD: PASSWORD }, [`127.0.0.1:${broker.port}`]);
+      const t = transport({ KAFKA_SASL_MECHANISM: 'scram-sha-512', KAFKA_SASL_USERNAME: 'dtp-user', KAFKA_SASL_PASSWORD: PASSWORD }, [
+        `127.0.0.1:${broker.port}`,
+      ]);
       const { value } = await connectUntil(t, () => broker.seen.find((s) => s.authBytes), 'SaslAuthenticate');
       expect(value.secure).toBe(false);
       expect(value.mechanism).toBe('SCRAM-SHA-512');
@@ -362,7 +461,7 @@ describe('KafkaTransport: the TLS and SASL options reach kafkajs (on the wire, 1
     }
   });
 
-  it('through KAFKA_CONNECT_VIA the certificate is still checked against the broker\'s own name', async () => {
+  it("through KAFKA_CONNECT_VIA the certificate is still checked against the broker's own name", async () => {
     const broker = await fakeBroker({ tls: serverTls() });
     try {
       const t = transport({ KAFKA_SSL: 'true', KAFKA_SSL_CA_FILE: file('ca.pem') }, ['kafka-0.test:9093'], {

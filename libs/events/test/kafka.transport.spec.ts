@@ -27,7 +27,12 @@ describe('KafkaTransport against the Kafka wire-protocol peer (kcat mock cluster
 
   it('creates topics without the admin API (auto-creation) and reports the broker reachable', async () => {
     const topic = `t-ensure-${randomUUID()}`;
-    await expect(transport.ensureTopics([{ topic, compacted: true }, { topic: `${topic}-log`, keepForever: true }])).resolves.toBeUndefined();
+    await expect(
+      transport.ensureTopics([
+        { topic, compacted: true },
+        { topic: `${topic}-log`, keepForever: true },
+      ]),
+    ).resolves.toBeUndefined();
     await expect(transport.check()).resolves.toBeUndefined();
     await transport.publish([{ topic, key: 'k', value: { hello: 1 } }]);
   });
@@ -54,7 +59,7 @@ describe('KafkaTransport against the Kafka wire-protocol peer (kcat mock cluster
     expect(last.value).toBeNull();
   });
 
-  it('sends a jsonMessage\'s text byte for byte without decoding it; a null text is a tombstone', async () => {
+  it("sends a jsonMessage's text byte for byte without decoding it; a null text is a tombstone", async () => {
     const topic = `t-json-${randomUUID()}`;
     const got: IncomingMessage[] = [];
     const sub = await transport.subscribe({ topic, group: `g-${randomUUID()}`, fromBeginning: true, handler: async (m) => void got.push(m) });

@@ -12,7 +12,14 @@ const silent = { debug: () => undefined, info: () => undefined, warn: () => unde
 
 function queue(maxInFlightRequests: number | null = null): Queue {
   const RequestQueue = kafkajsRequestQueue();
-  return new RequestQueue({ maxInFlightRequests, requestTimeout: 30_000, enforceRequestTimeout: false, clientId: 'test', broker: 'b:9092', logger: silent }) as Queue;
+  return new RequestQueue({
+    maxInFlightRequests,
+    requestTimeout: 30_000,
+    enforceRequestTimeout: false,
+    clientId: 'test',
+    broker: 'b:9092',
+    logger: silent,
+  }) as Queue;
 }
 
 /** A request as a connection pushes it; `sent` lists the correlation ids in the order they went out. */

@@ -168,7 +168,11 @@ describe('OutboxRelay (real PostgreSQL)', () => {
     const got = await collect(transport);
     const applied: string[] = [];
     const consumer = await runConsumer({
-      transport, topic, group: 'participants', dataSource: ds, logger,
+      transport,
+      topic,
+      group: 'participants',
+      dataSource: ds,
+      logger,
       handle: async (event) => void applied.push(`${event.key}:${event.revision}`),
     });
     const key = newId();
@@ -247,7 +251,10 @@ describe("the relay's read (RELAY_READ_SQL on a connection with RELAY_SESSION_SQ
     // statistics yet (no ANALYZE), as on a busy outbox between autovacuum runs: the default plan is a bitmap scan.
     const keys = Array.from({ length: 3010 }, () => newId());
     for (let i = 0; i < keys.length; i += 500) {
-      await writeOutbox(ds.manager, keys.slice(i, i + 500).map((key) => ({ topic, key, eventType: 'participant.onboarded', revision: 1, payload: onboarded(key, 1) })));
+      await writeOutbox(
+        ds.manager,
+        keys.slice(i, i + 500).map((key) => ({ topic, key, eventType: 'participant.onboarded', revision: 1, payload: onboarded(key, 1) })),
+      );
     }
     await ds.query(`UPDATE outbox SET published_at = clock_timestamp() WHERE id < (SELECT max(id) - 9 FROM outbox)`);
 

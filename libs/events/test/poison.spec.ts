@@ -82,10 +82,18 @@ describe('poison messages over Kafka (real peer, real PostgreSQL)', () => {
   beforeAll(async () => {
     ds = await readModelDatabase('poison');
     kafka = new KafkaTransport({
-      clientId: 'poison-test', brokers: kafkaTestBrokers(), logger, maxWaitTimeInMs: 50, sessionTimeoutMs: 6000, topicPrefix: prefix, groupPrefix: prefix,
+      clientId: 'poison-test',
+      brokers: kafkaTestBrokers(),
+      logger,
+      maxWaitTimeInMs: 50,
+      sessionTimeoutMs: 6000,
+      topicPrefix: prefix,
+      groupPrefix: prefix,
     });
-    producer = new Kafka({ clientId: 'poison-raw', brokers: kafkaTestBrokers(), logLevel: logLevel.NOTHING })
-      .producer({ allowAutoTopicCreation: true, createPartitioner: Partitioners.DefaultPartitioner });
+    producer = new Kafka({ clientId: 'poison-raw', brokers: kafkaTestBrokers(), logLevel: logLevel.NOTHING }).producer({
+      allowAutoTopicCreation: true,
+      createPartitioner: Partitioners.DefaultPartitioner,
+    });
     await producer.connect();
     ({ app, ctx } = await opsApp('search', kafka));
   });
@@ -107,7 +115,8 @@ describe('poison messages over Kafka (real peer, real PostgreSQL)', () => {
   };
   const parkedRows = async (key: string) =>
     (await ds.query('SELECT "offset", reason, payload, raw FROM parked_events WHERE key = $1 ORDER BY "offset"::bigint', [key])) as ParkedRow[];
-  const stored = async (key: string) => ((await ds.query('SELECT version_id, revision FROM diamonds WHERE id = $1', [key])) as { version_id: string; revision: number }[])[0];
+  const stored = async (key: string) =>
+    ((await ds.query('SELECT version_id, revision FROM diamonds WHERE id = $1', [key])) as { version_id: string; revision: number }[])[0];
 
   it('parks a 2,600- and a 100,000-level event, a 5 MB event and broken envelopes with their reasons; the next normal event is applied', async () => {
     const key = newDiamondId();
@@ -118,21 +127,31 @@ describe('poison messages over Kafka (real peer, real PostgreSQL)', () => {
     expect(fiveMb.length).toBeGreaterThan(5_000_000);
     // Each key on its own partition, in this order, ahead of its normal event. (The 5 MB event has a partition to
     // itself: the kcat mock keeps about 5 MiB per partition and drops the oldest messages past that.)
-    await publishRaw(key, [
-      deepDiamondUpsertedText(key, 1, 2_600),
-      deepDiamondUpsertedText(key, 1, 100_000),
-      'this is not JSON {',
-      JSON.stringify({ hello: 'world' }),
-      JSON.stringify({ ...diamondUpserted(key, 1), event_type: 'participant.onboarded' }),
-      Buffer.from([0xff, 0xfe, 0x00, 0x01]),
-      JSON.stringify(normal),
-    ], 0);
+    await publishRaw(
+      key,
+      [
+        deepDiamondUpsertedText(key, 1, 2_600),
+        deepDiamondUpsertedText(key, 1, 100_000),
+        'this is not JSON {',
+        JSON.stringify({ hello: 'world' }),
+        JSON.stringify({ ...diamondUpserted(key, 1), event_type: 'participant.onboarded' }),
+        Buffer.from([0xff, 0xfe, 0x00, 0x01]),
+        JSON.stringify(normal),
+      ],
+      0,
+    );
     await publishRaw(bigKey, [fiveMb, JSON.stringify(bigNormal)], 1);
 
     const outcomes: ConsumeOutcome[] = [];
     consumer = await runConsumer({
-      transport: kafka, topic, group, dataSource: ds, logger, registry: ctx.metrics.registry,
-      maxTransientAttempts: 1000, stuckAfterFailures: 2,
+      transport: kafka,
+      topic,
+      group,
+      dataSource: ds,
+      logger,
+      registry: ctx.metrics.registry,
+      maxTransientAttempts: 1000,
+      stuckAfterFailures: 2,
       onSettled: (o, m) => (m.key === key || m.key === bigKey) && outcomes.push(o),
       handle: readModelHandler(failFor),
     });
@@ -165,7 +184,13 @@ describe('poison messages over Kafka (real peer, real PostgreSQL)', () => {
     // Bytes that are not UTF-8 JSON, a NUL among them: kept as text with the NUL escaped.
     expect(rows[5].raw).toContain('\\u0000');
 
-    expect(consumer.health()).toEqual({ lag: 0, stuckPartitions: 0, degraded: false, parked: { too_deep: 2, too_large: 1, invalid: 4 }, assignedPartitions: [0, 1, 2, 3] });
+    expect(consumer.health()).toEqual({
+      lag: 0,
+      stuckPartitions: 0,
+      degraded: false,
+      parked: { too_deep: 2, too_large: 1, invalid: 4 },
+      assignedPartitions: [0, 1, 2, 3],
+    });
     expect(await parkedMetric(app, group, 'too_deep')).toBe(2);
     expect(await parkedMetric(app, group, 'too_large')).toBe(1);
     expect(await parkedMetric(app, group, 'invalid')).toBe(4);
@@ -223,7 +248,12 @@ describe('poison messages on the in-process bus (npm start): values that are obj
     const normal = diamondUpserted(key, 2);
     const throwsInValidation = diamondUpserted(key, 1, { participant_id: 'makes-the-validator-throw' });
     consumer = await runConsumer({
-      transport, topic, group, dataSource: ds, logger, registry: ctx.metrics.registry,
+      transport,
+      topic,
+      group,
+      dataSource: ds,
+      logger,
+      registry: ctx.metrics.registry,
       // A validator that throws for one marked message: whatever escapes the checks is still parked, never thrown.
       validate: (t, value) => {
         if ((value as { data?: { participant_id?: string } }).data?.participant_id === 'makes-the-validator-throw') {

@@ -8,7 +8,17 @@ import { DataSource } from 'typeorm';
 import { UnitOfWork } from '@dtp/database';
 import { KnownEventEnvelope, Topics } from '@dtp/domain';
 import { KafkaProxy, kafkaTestBrokers } from '@dtp/testing';
-import { BrokerMonitor, connectEvents, EventContext, EventRoute, EventsServer, InProcessTransport, KafkaTransport, SubscribeOptions, Subscription } from '../src';
+import {
+  BrokerMonitor,
+  connectEvents,
+  EventContext,
+  EventRoute,
+  EventsServer,
+  InProcessTransport,
+  KafkaTransport,
+  SubscribeOptions,
+  Subscription,
+} from '../src';
 import { eventsDatabase, logger, newId, onboarded, waitFor } from './helpers';
 
 /**
@@ -38,7 +48,15 @@ describe('a consumer that starts behind its topic: readiness says catching up un
 
   beforeAll(async () => {
     ({ ds } = await eventsDatabase('catch_up'));
-    transport = new KafkaTransport({ clientId: 'catch-up-test', brokers: kafkaTestBrokers(), logger, maxWaitTimeInMs: 50, sessionTimeoutMs: 6000, topicPrefix: prefix, groupPrefix: prefix });
+    transport = new KafkaTransport({
+      clientId: 'catch-up-test',
+      brokers: kafkaTestBrokers(),
+      logger,
+      maxWaitTimeInMs: 50,
+      sessionTimeoutMs: 6000,
+      topicPrefix: prefix,
+      groupPrefix: prefix,
+    });
     await transport.connect();
     gateOpen = new Promise<void>((resolve) => (gate = resolve));
   });
@@ -61,7 +79,11 @@ describe('a consumer that starts behind its topic: readiness says catching up un
     await app.startAllMicroservices();
 
     // Running, held at its first message: behind by (almost) the whole topic.
-    await waitFor(() => server.starting()?.degraded.startsWith('catching up (lag ') === true && !server.starting()!.degraded.includes('unknown'), 'catching up with a known lag', 30_000);
+    await waitFor(
+      () => server.starting()?.degraded.startsWith('catching up (lag ') === true && !server.starting()!.degraded.includes('unknown'),
+      'catching up with a known lag',
+      30_000,
+    );
     const behind = server.starting()!;
     const lag = Number(/lag (\d+)/.exec(behind.degraded)![1]);
     expect(lag).toBeGreaterThan(0);
@@ -123,7 +145,15 @@ describe('consumers of one start order join their groups together', () => {
     class TestModule {}
     const app = await NestFactory.create(TestModule, new FastifyAdapter(), { logger: false });
     try {
-      const server = new EventsServer({ transport, group: 'svc', dataSource: ds, unitOfWork: new UnitOfWork(ds), logger, registry: new Registry(), instance: 'pod-1' });
+      const server = new EventsServer({
+        transport,
+        group: 'svc',
+        dataSource: ds,
+        unitOfWork: new UnitOfWork(ds),
+        logger,
+        registry: new Registry(),
+        instance: 'pod-1',
+      });
       connectEvents(app, server);
       await app.init();
       await app.startAllMicroservices();
@@ -149,7 +179,13 @@ describe('BrokerMonitor: the broker checked in the background, readiness answere
     const [host, port] = kafkaTestBrokers()[0].split(':');
     proxy = new KafkaProxy({ host, port: Number(port) });
     const via = await proxy.start();
-    transport = new KafkaTransport({ clientId: 'monitor-test', brokers: kafkaTestBrokers(), logger, connectVia: { [kafkaTestBrokers()[0]]: via }, connectionTimeoutMs: 1000 });
+    transport = new KafkaTransport({
+      clientId: 'monitor-test',
+      brokers: kafkaTestBrokers(),
+      logger,
+      connectVia: { [kafkaTestBrokers()[0]]: via },
+      connectionTimeoutMs: 1000,
+    });
     monitor = new BrokerMonitor({ transport, logger, registry, intervalMs: 200, timeoutMs: 500 });
   });
   afterAll(async () => {

@@ -34,7 +34,7 @@ describe('trace context through outbox, relay and consumer', () => {
     context.disable();
   });
 
-  it('stores an event\'s own traceparent when it carries one, and the active context\'s otherwise', () => {
+  it("stores an event's own traceparent when it carries one, and the active context's otherwise", () => {
     const request = provider.getTracer('test').startSpan('POST /diamonds/rough/create', { kind: SpanKind.SERVER }, ROOT_CONTEXT);
     const earlier = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
     const event = { topic: Topics.PLATFORM_DIAMONDS, key: 'k', eventType: 'diamond.upserted', revision: 1, payload: {} };
@@ -47,13 +47,21 @@ describe('trace context through outbox, relay and consumer', () => {
     expect([values[5], values[11], values[17]]).toEqual([earlier, `00-${traceId}-${spanId}-01`, null]);
   });
 
-  it.each([['one message at a time', false], ['in batches', true]] as const)('continues the writer\'s trace in the consumer (%s)', async (_name, batch) => {
+  it.each([
+    ['one message at a time', false],
+    ['in batches', true],
+  ] as const)("continues the writer's trace in the consumer (%s)", async (_name, batch) => {
     exporter.reset();
     const topic = Topics.AUTH_PARTICIPANTS;
     const transport = new InProcessTransport();
     const seen = new Map<string, string | undefined>();
     const consumer: RunningConsumer = await runConsumer({
-      transport, topic, group: 'g', dataSource: ds, logger, batch,
+      transport,
+      topic,
+      group: 'g',
+      dataSource: ds,
+      logger,
+      batch,
       handle: async (event) => void seen.set(event.key, trace.getActiveSpan()?.spanContext().traceId),
     });
     const relay = new OutboxRelay({ service: `tracing-${batch}`, databaseUrl: url, transport, logger, pollIntervalMs: 50 });
@@ -96,7 +104,11 @@ describe('trace context through outbox, relay and consumer', () => {
     const transport = new InProcessTransport();
     const calls: number[] = [];
     const consumer = await runConsumer({
-      transport, topic, group: 'g-many', dataSource: ds, logger,
+      transport,
+      topic,
+      group: 'g-many',
+      dataSource: ds,
+      logger,
       handleMany: async (events) => void calls.push(events.length),
     });
     const writers = [0, 1].map((i) => provider.getTracer('test').startSpan(`writer ${i}`, { kind: SpanKind.PRODUCER }, ROOT_CONTEXT));

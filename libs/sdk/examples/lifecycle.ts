@@ -53,7 +53,11 @@ export async function runLifecycleExample(config: ExampleConfig): Promise<Exampl
 
   // 1. Onboard the three participants (the operator's admin API) and make a client for each.
   const admin = createDtpClient({ authUrl: config.authUrl, adminToken: config.adminToken });
-  const onboard = async (body: { name: string; role: 'producer' | 'manufacturer' | 'retailer' | 'non_participant'; provenance?: { name: string; type: string; country_code: string } }) => {
+  const onboard = async (body: {
+    name: string;
+    role: 'producer' | 'manufacturer' | 'retailer' | 'non_participant';
+    provenance?: { name: string; type: string; country_code: string };
+  }) => {
     const created = await unwrap(admin.auth.POST('/admin/participants', { body }));
     const client = createDtpClient({
       authUrl: config.authUrl,
@@ -74,11 +78,19 @@ export async function runLifecycleExample(config: ExampleConfig): Promise<Exampl
   const register = (who: DtpClient, body: RequestBody<Platform.paths, '/diamonds/rough/create', 'post'>) =>
     unwrap(who.platform.POST('/diamonds/rough/create', { body, headers: { 'Idempotency-Key': newIdempotencyKey() } }));
   const r1 = await register(producer.dtp, {
-    box_id: 'SIGHT-2024-05', participant_id: 'KAR-0001', participant_timestamp: '2024-05-02T08:00:00Z', sight_no: 5, sight_year: 2024,
+    box_id: 'SIGHT-2024-05',
+    participant_id: 'KAR-0001',
+    participant_timestamp: '2024-05-02T08:00:00Z',
+    sight_no: 5,
+    sight_year: 2024,
     rough: { carats: '2.40', colour: 'G', model: 'Octahedron' },
   });
   const r2 = await register(producer.dtp, {
-    box_id: 'SIGHT-2024-05', participant_id: 'KAR-0002', participant_timestamp: '2024-05-02T08:00:00Z', sight_no: 5, sight_year: 2024,
+    box_id: 'SIGHT-2024-05',
+    participant_id: 'KAR-0002',
+    participant_timestamp: '2024-05-02T08:00:00Z',
+    sight_no: 5,
+    sight_year: 2024,
     rough: { carats: '1.10', colour: 'H' },
   });
   log(`registered ${r1.diamond_id} and ${r2.diamond_id}`);
@@ -106,7 +118,12 @@ export async function runLifecycleExample(config: ExampleConfig): Promise<Exampl
   const inbox = await unwrap(maker.dtp.platform.GET('/v2/shipment/inbound', { params: { query: { shipment_type: 'rough' } } }));
   if (!inbox.results.some((s) => s.id === shipment.id)) throw new Error('the shipment is not in the inbox');
   await refused('accept part of a rough shipment', () =>
-    unwrap(maker.dtp.platform.POST('/v2/transfer/in/{shipment_id}/accept', { params: { path: { shipment_id: shipment.id } }, body: { diamond_ids: [r1.diamond_id] } })),
+    unwrap(
+      maker.dtp.platform.POST('/v2/transfer/in/{shipment_id}/accept', {
+        params: { path: { shipment_id: shipment.id } },
+        body: { diamond_ids: [r1.diamond_id] },
+      }),
+    ),
   );
   const accepted = await unwrap(
     maker.dtp.platform.POST('/v2/transfer/in/{shipment_id}/accept', {
@@ -119,7 +136,12 @@ export async function runLifecycleExample(config: ExampleConfig): Promise<Exampl
 
   // 5. The manufacturer registers its stones against the shipment (box_id = the shipment id), within its limits:
   //    2 diamonds, 3.50 ct + 0.01 ct per diamond.
-  const stone = await register(maker.dtp, { box_id: shipment.id, participant_id: 'AC-0001', participant_timestamp: '2024-05-06T09:00:00Z', rough: { carats: '2.41', colour: 'G' } });
+  const stone = await register(maker.dtp, {
+    box_id: shipment.id,
+    participant_id: 'AC-0001',
+    participant_timestamp: '2024-05-06T09:00:00Z',
+    rough: { carats: '2.41', colour: 'G' },
+  });
   await refused('past the weight limit', () =>
     register(maker.dtp, { box_id: shipment.id, participant_id: 'AC-0002', participant_timestamp: '2024-05-06T09:00:00Z', rough: { carats: '1.20' } }),
   );
@@ -174,7 +196,12 @@ export async function runLifecycleExample(config: ExampleConfig): Promise<Exampl
     rough: [r1.diamond_id, r2.diamond_id],
     shipment: { id: shipment.id, status: accepted.status, states: accepted.diamonds.map((d) => d.transfer_state) },
     refusals,
-    stone: { diamond_id: stone.diamond_id, box_id: stone.box_id ?? null, provenance: stone.provenance?.provenance_name ?? null, producer_uuid: stone.producer_uuid ?? null },
+    stone: {
+      diamond_id: stone.diamond_id,
+      box_id: stone.box_id ?? null,
+      provenance: stone.provenance?.provenance_name ?? null,
+      producer_uuid: stone.producer_uuid ?? null,
+    },
     polished: { diamond_id: polished.diamond_id, diamond_parent_id: polished.diamond_parent_id ?? null, lifecycle_state: polished.lifecycle_state },
     polishedShipment: { id: pShipment.id, status: pAccepted.status },
     gradedMeasurements,

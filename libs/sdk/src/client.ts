@@ -84,8 +84,7 @@ export function createDtpClient(options: DtpClientOptions): DtpClient {
     if (!url) throw new DtpError(`no address for the ${service} service: pass ${service}Url`);
     return url.replace(/\/+$/, '');
   };
-  const audience = (service: ApiService): string =>
-    options.audiences?.[service] ?? (service === 'search' ? `${baseUrl('search')}/v1` : baseUrl(service));
+  const audience = (service: ApiService): string => options.audiences?.[service] ?? (service === 'search' ? `${baseUrl('search')}/v1` : baseUrl(service));
 
   /** The fetch of one service's client: request id, credentials, retries, one new token after a 401. */
   const serviceFetch =

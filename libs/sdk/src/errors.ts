@@ -27,14 +27,7 @@ export class DtpApiError extends DtpError {
   readonly url: string;
   readonly body: unknown;
 
-  constructor(init: {
-    status: number;
-    method: string;
-    url: string;
-    body: unknown;
-    requestId?: string;
-    retryAfterSeconds?: number;
-  }) {
+  constructor(init: { status: number; method: string; url: string; body: unknown; requestId?: string; retryAfterSeconds?: number }) {
     const body = init.body;
     const record = isRecord(body) ? body : {};
     const reason = stringField(record, 'reason') ?? stringField(record, 'error');

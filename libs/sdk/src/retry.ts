@@ -120,9 +120,7 @@ export async function sendWithRetry(
   for (let attempt = 1; ; attempt++) {
     const headers = new Headers(request.headers);
     if (prepare) await prepare(headers);
-    const signals = [request.signal, options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : null].filter(
-      (s): s is AbortSignal => s !== null,
-    );
+    const signals = [request.signal, options.timeoutMs ? AbortSignal.timeout(options.timeoutMs) : null].filter((s): s is AbortSignal => s !== null);
     const signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
     let response: Response;
     try {

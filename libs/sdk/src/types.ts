@@ -19,6 +19,5 @@ type Operation<P, Path extends keyof P, M extends string> = M extends keyof P[Pa
 export type RequestBody<P, Path extends keyof P, M extends string> = Operation<P, Path, M> extends { requestBody?: infer R } ? JsonOf<NonNullable<R>> : never;
 
 /** The JSON an operation answers with a 2xx status: `SuccessBody<Platform.paths, '/v2/transfer/out', 'post'>`. */
-export type SuccessBody<P, Path extends keyof P, M extends string> = Operation<P, Path, M> extends { responses: infer R }
-  ? { [S in keyof R]: S extends 200 | 201 | 202 ? JsonOf<R[S]> : never }[keyof R]
-  : never;
+export type SuccessBody<P, Path extends keyof P, M extends string> =
+  Operation<P, Path, M> extends { responses: infer R } ? { [S in keyof R]: S extends 200 | 201 | 202 ? JsonOf<R[S]> : never }[keyof R] : never;

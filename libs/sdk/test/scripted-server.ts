@@ -57,8 +57,7 @@ export async function startScriptedServer(handler: (req: SeenRequest, n: number)
             send();
           }, reply.delayMs);
           timers.add(timer);
-        }
-        else send();
+        } else send();
       });
     });
   });

@@ -46,7 +46,13 @@ describe('ClientCredentialsTokenProvider', () => {
   it('renews a token refreshBeforeExpirySeconds before expires_in runs out, not earlier', async () => {
     server = await startScriptedServer((req) => issue(req, 120));
     let now = 1_000_000;
-    const tokens = new ClientCredentialsTokenProvider({ authUrl: server.url, clientId: 'c', clientSecret: 's', refreshBeforeExpirySeconds: 30, now: () => now });
+    const tokens = new ClientCredentialsTokenProvider({
+      authUrl: server.url,
+      clientId: 'c',
+      clientSecret: 's',
+      refreshBeforeExpirySeconds: 30,
+      now: () => now,
+    });
     const t0 = await tokens.getToken('aud');
     now += 89_000; // 89 s of 120: still fresh (renewal due at 90 s)
     expect(await tokens.getToken('aud')).toBe(t0);
@@ -59,7 +65,13 @@ describe('ClientCredentialsTokenProvider', () => {
   it('uses the exp claim when the answer has no expires_in; the margin is at most half the lifetime', async () => {
     server = await startScriptedServer((req) => issue(req, null));
     let now = Date.now();
-    const tokens = new ClientCredentialsTokenProvider({ authUrl: server.url, clientId: 'c', clientSecret: 's', refreshBeforeExpirySeconds: 60, now: () => now });
+    const tokens = new ClientCredentialsTokenProvider({
+      authUrl: server.url,
+      clientId: 'c',
+      clientSecret: 's',
+      refreshBeforeExpirySeconds: 60,
+      now: () => now,
+    });
     const t0 = await tokens.getToken('aud'); // exp = issue + 600 s
     now += 530_000;
     expect(await tokens.getToken('aud')).toBe(t0);
@@ -102,7 +114,9 @@ interface ProbePaths {
 
 describe('createDtpClient and tokens', () => {
   it('sends each service its own audience (defaults: the URL, search with /v1; or the configured ones)', async () => {
-    server = await startScriptedServer((req) => (req.path === '/oauth/token' ? issue(req) : { status: 200, body: { aud: claims(String(req.headers.authorization).slice(7)).aud } }));
+    server = await startScriptedServer((req) =>
+      req.path === '/oauth/token' ? issue(req) : { status: 200, body: { aud: claims(String(req.headers.authorization).slice(7)).aud } },
+    );
     const url = server.url;
     const dtp = createDtpClient({ authUrl: url, platformUrl: url, searchUrl: url, gisUrl: url, clientId: 'c', clientSecret: 's' });
     const probe = (c: unknown) => unwrap((c as Client<ProbePaths>).GET('/probe'));
@@ -114,7 +128,9 @@ describe('createDtpClient and tokens', () => {
   });
 
   it('after a 401 it fetches a new token and sends the request once more', async () => {
-    server = await startScriptedServer((req, n) => (req.path === '/oauth/token' ? issue(req) : n === 1 ? { status: 401, body: { error: 'invalid_token' } } : { status: 200, body: { aud: 'ok' } }));
+    server = await startScriptedServer((req, n) =>
+      req.path === '/oauth/token' ? issue(req) : n === 1 ? { status: 401, body: { error: 'invalid_token' } } : { status: 200, body: { aud: 'ok' } },
+    );
     const dtp = createDtpClient({ authUrl: server.url, platformUrl: server.url, clientId: 'c', clientSecret: 's' });
     expect(await unwrap((dtp.platform as unknown as Client<ProbePaths>).GET('/probe'))).toEqual({ aud: 'ok' });
     const probes = server.seen.filter((r) => r.path === '/probe');
@@ -124,7 +140,9 @@ describe('createDtpClient and tokens', () => {
   });
 
   it('a second 401 is the answer (no loop)', async () => {
-    server = await startScriptedServer((req) => (req.path === '/oauth/token' ? issue(req) : { status: 401, body: { message: 'token has been revoked', error: 'invalid_token' } }));
+    server = await startScriptedServer((req) =>
+      req.path === '/oauth/token' ? issue(req) : { status: 401, body: { message: 'token has been revoked', error: 'invalid_token' } },
+    );
     const dtp = createDtpClient({ authUrl: server.url, platformUrl: server.url, clientId: 'c', clientSecret: 's' });
     const err = (await unwrap((dtp.platform as unknown as Client<ProbePaths>).GET('/probe')).catch((e: unknown) => e)) as DtpApiError;
     expect([err.status, err.reason, server.seen.filter((r) => r.path === '/probe').length]).toEqual([401, 'invalid_token', 2]);

@@ -61,7 +61,9 @@ describe('retries', () => {
   });
 
   it('honours Retry-After on 429 (waits at least that long)', async () => {
-    const { client, things } = await setup((_req, n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' }, body: { message: 'slow down' } } : { status: 200, body: { ok: true } }));
+    const { client, things } = await setup((_req, n) =>
+      n === 1 ? { status: 429, headers: { 'retry-after': '1' }, body: { message: 'slow down' } } : { status: 200, body: { ok: true } },
+    );
     const started = performance.now();
     await unwrap(client.GET('/things'));
     expect(performance.now() - started).toBeGreaterThanOrEqual(1000);
@@ -69,7 +71,9 @@ describe('retries', () => {
   });
 
   it('does not wait for a Retry-After past maxRetryAfterMs: the 429 is the answer, with its Retry-After', async () => {
-    const { client, things } = await setup(() => ({ status: 429, headers: { 'retry-after': '120' }, body: { message: 'slow down' } }), { maxRetryAfterMs: 10_000 });
+    const { client, things } = await setup(() => ({ status: 429, headers: { 'retry-after': '120' }, body: { message: 'slow down' } }), {
+      maxRetryAfterMs: 10_000,
+    });
     const err = await unwrap(client.GET('/things')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DtpApiError);
     expect((err as DtpApiError).status).toBe(429);
@@ -129,7 +133,10 @@ describe('retries', () => {
   });
 
   it('retries an attempt that runs past timeoutMs', async () => {
-    const { client, things } = await setup((_req, n) => (n === 1 ? { status: 200, body: { ok: false }, delayMs: 2_000 } : { status: 200, body: { ok: true } }), { timeoutMs: 200 });
+    const { client, things } = await setup(
+      (_req, n) => (n === 1 ? { status: 200, body: { ok: false }, delayMs: 2_000 } : { status: 200, body: { ok: true } }),
+      { timeoutMs: 200 },
+    );
     expect(await unwrap(client.GET('/things'))).toEqual({ ok: true });
     expect(things()).toHaveLength(2);
   });
@@ -161,7 +168,9 @@ describe('typed errors', () => {
   });
 
   it('a 409 carries its reason; a text body is kept as it came', async () => {
-    const { client } = await setup((_req, n) => (n === 1 ? { status: 409, body: { message: 'in transit', reason: 'in_transit', diamond_ids: ['d1'] } } : { status: 500, body: 'boom' }));
+    const { client } = await setup((_req, n) =>
+      n === 1 ? { status: 409, body: { message: 'in transit', reason: 'in_transit', diamond_ids: ['d1'] } } : { status: 500, body: 'boom' },
+    );
     const conflict = (await unwrap(client.GET('/things')).catch((e: unknown) => e)) as DtpApiError;
     expect([conflict.reason, (conflict.body as { diamond_ids: string[] }).diamond_ids]).toEqual(['in_transit', ['d1']]);
     const text = (await unwrap(client.GET('/things')).catch((e: unknown) => e)) as DtpApiError;

@@ -83,7 +83,11 @@ export function previewTransport(service: string): EventTransport {
 }
 
 /** The service's root module: its core (config, database, events, global providers), the API guard, its features. */
-export function serviceModule<C extends HostedServiceConfig, D extends HostedServiceDeps>(spec: ServiceSpec<C, D>, config: C, deps: DepsOrPreview<D>): DynamicModule {
+export function serviceModule<C extends HostedServiceConfig, D extends HostedServiceDeps>(
+  spec: ServiceSpec<C, D>,
+  config: C,
+  deps: DepsOrPreview<D>,
+): DynamicModule {
   const own = spec.providers?.(config, deps) ?? { providers: [], exports: [] };
   const core = ServiceCoreModule.forRoot({
     name: spec.name,
@@ -115,7 +119,9 @@ export function serviceModule<C extends HostedServiceConfig, D extends HostedSer
  * its `@EventPattern` handlers connected as consumers (they start once the server listens), listen, and whatever
  * it runs after. Its OpenAPI document is built from the same module without dependencies.
  */
-export function defineService<C extends HostedServiceConfig, D extends HostedServiceDeps>(spec: ServiceSpec<C, D>): ServiceDefinition<C, D> & { spec: ServiceSpec<C, D> } {
+export function defineService<C extends HostedServiceConfig, D extends HostedServiceDeps>(
+  spec: ServiceSpec<C, D>,
+): ServiceDefinition<C, D> & { spec: ServiceSpec<C, D> } {
   return {
     spec,
     name: spec.name,

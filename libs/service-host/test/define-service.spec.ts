@@ -129,16 +129,26 @@ describe('defineService: one skeleton for every service', () => {
 
   it('connects its @EventPattern handlers as consumers, the revocation deny-list included', async () => {
     const participantId = '6f1e2c3d-4b5a-4c6d-8e7f-0a1b2c3d4e5f';
-    const onboarded = makeEnvelope({ event_type: 'participant.onboarded', data: { participant_id: participantId, name: 'P', role: 'producer', provenance: null }, revision: 1 });
+    const onboarded = makeEnvelope({
+      event_type: 'participant.onboarded',
+      data: { participant_id: participantId, name: 'P', role: 'producer', provenance: null },
+      revision: 1,
+    });
     const revoked = makeEnvelope({
       event_type: 'client.revoked',
       data: { client_id: 'client-demo-1', participant_id: participantId, revoked_at: new Date().toISOString() },
       revision: 1,
     });
-    await transport.publish([jsonMessage(Topics.AUTH_PARTICIPANTS, onboarded.key, JSON.stringify(onboarded)), jsonMessage(Topics.AUTH_PARTICIPANTS, revoked.key, JSON.stringify(revoked))]);
+    await transport.publish([
+      jsonMessage(Topics.AUTH_PARTICIPANTS, onboarded.key, JSON.stringify(onboarded)),
+      jsonMessage(Topics.AUTH_PARTICIPANTS, revoked.key, JSON.stringify(revoked)),
+    ]);
     const app = running.app;
     await waitFor(() => app.get(Seen).participants.includes(participantId), 'the demo handler to see participant.onboarded');
-    await waitFor(async () => /token_revoked_clients\{service="demo"\} 1/.test(await (await fetch(`${running.url}/metrics`)).text()), 'the deny-list to hold the revoked client');
+    await waitFor(
+      async () => /token_revoked_clients\{service="demo"\} 1/.test(await (await fetch(`${running.url}/metrics`)).text()),
+      'the deny-list to hold the revoked client',
+    );
   });
 
   it('builds its OpenAPI document from the same module, without dependencies', async () => {

@@ -18,7 +18,10 @@ class Item {
 }
 
 class Inner {
-  @IsOptional() @IsArray() @ArrayMaxSize(2, { message: (args) => `${args.property} holds at most ${args.constraints[0]} (${args.targetName})` }) list?: number[];
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(2, { message: (args) => `${args.property} holds at most ${args.constraints[0]} (${args.targetName})` })
+  list?: number[];
   @IsIn(['x', 'y']) kind!: string;
   /** Only validated when kind is x (class-validator skips it otherwise, and so does the pre-check). */
   @ValidateIf((o: Inner) => o.kind === 'x') @IsArray() @ArrayMaxSize(1) only_when_x?: number[];
@@ -65,7 +68,8 @@ describe('arrays past their @ArrayMaxSize', () => {
   });
   afterAll(() => app.close());
 
-  const post = (url: string, payload: unknown) => app.inject({ method: 'POST', url, payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } });
+  const post = (url: string, payload: unknown) =>
+    app.inject({ method: 'POST', url, payload: JSON.stringify(payload), headers: { 'content-type': 'application/json' } });
   const details = (res: { json(): unknown }) => (res.json() as { detail: Detail[] }).detail;
 
   it('bulk delete: 100,000 entries in a ~300 KB body get one 422 entry, not one (or 50 plus a count) per item', async () => {

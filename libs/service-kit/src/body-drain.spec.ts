@@ -50,7 +50,14 @@ describe('a request body past the limit: the 413 reaches a client that is still 
       socket.on('data', (d) => (response += d.toString('latin1')));
       socket.on('error', (err: NodeJS.ErrnoException) => (writeError ??= err.code ?? err.message));
       socket.on('close', () => resolve({ response, writeError, closedAt: finished ? 'after' : 'during' }));
-      const head = [`POST /echo HTTP/1.1`, `host: 127.0.0.1:${port}`, 'content-type: application/json', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), '', ''].join('\r\n');
+      const head = [
+        `POST /echo HTTP/1.1`,
+        `host: 127.0.0.1:${port}`,
+        'content-type: application/json',
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+        '',
+        '',
+      ].join('\r\n');
       socket.write(head);
       const chunk = Buffer.alloc(64 * 1024, 0x61);
       const next = () => {

@@ -31,7 +31,8 @@ export function registerBodyDrain(fastify: FastifyInstance, opts: BodyDrainOptio
     const raw = request.raw;
     const socket = raw.socket as Socket | undefined;
     // An injected request (light-my-request: tests, the OpenAPI tools) has no connection to linger on.
-    if (raw.complete || typeof socket?.destroySoon !== 'function' || String(reply.getHeader('connection') ?? '').toLowerCase() !== 'close') return done(null, payload);
+    if (raw.complete || typeof socket?.destroySoon !== 'function' || String(reply.getHeader('connection') ?? '').toLowerCase() !== 'close')
+      return done(null, payload);
     const declared = Number(request.headers['content-length']);
     if (Number.isFinite(declared) && declared > maxBytes) return done(null, payload);
     let read = 0;

@@ -91,7 +91,7 @@ const SECURITY_HEADERS: Record<string, string> = (() => {
 export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyApplication> {
   const { ctx } = opts;
   if (!fixNestInterceptorContext()) {
-    ctx.logger.debug("nest: the installed @nestjs/core binds its interceptor chain its own way; its async-context fix is not applied");
+    ctx.logger.debug('nest: the installed @nestjs/core binds its interceptor chain its own way; its async-context fix is not applied');
   }
   const adapter = new FastifyAdapter({
     loggerInstance: ctx.logger,

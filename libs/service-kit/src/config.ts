@@ -66,11 +66,7 @@ function flatten(errors: ValidationError[], raw: Record<string, string>, prefix 
  * class-transformer converts strings (numbers, booleans). Unknown variables are ignored. Any failure throws a
  * ConfigError whose message names every bad variable and what it held, credentials redacted (showConfigValue).
  */
-export function loadConfig<T extends object>(
-  service: string,
-  cls: new () => T,
-  env: Record<string, string | undefined>,
-): T {
+export function loadConfig<T extends object>(service: string, cls: new () => T, env: Record<string, string | undefined>): T {
   const cleaned: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') cleaned[k] = v;
   const instance = plainToInstance(cls, cleaned, { enableImplicitConversion: true, exposeDefaultValues: true });

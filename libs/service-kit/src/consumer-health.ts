@@ -71,7 +71,10 @@ export function eventsReporter(registry: Registry): ComponentReporter {
       bad.length === 0
         ? undefined
         : bad
-            .map((c) => `${c.group} on ${c.topic} ${c.stuck_partitions > 0 ? `stuck (${c.stuck_partitions} partition${c.stuck_partitions > 1 ? 's' : ''})` : 'lagging'}, lag ${c.lag}, parked ${c.parked}`)
+            .map(
+              (c) =>
+                `${c.group} on ${c.topic} ${c.stuck_partitions > 0 ? `stuck (${c.stuck_partitions} partition${c.stuck_partitions > 1 ? 's' : ''})` : 'lagging'}, lag ${c.lag}, parked ${c.parked}`,
+            )
             .join('; ');
     return { degraded, detail: { lag, parked, consumers } };
   };

@@ -6,10 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * libs/testing/src/contract.ts; a running service has none). Called once per application with its document,
  * it returns the per-answer check, which must not change the answer.
  */
-export type ResponseContractCheck = (
-  service: string,
-  document: OpenAPIObject,
-) => (request: FastifyRequest, reply: FastifyReply, payload: unknown) => void;
+export type ResponseContractCheck = (service: string, document: OpenAPIObject) => (request: FastifyRequest, reply: FastifyReply, payload: unknown) => void;
 
 /** Shared through the global object so that a test setup can install a check without loading the kit. */
 const KEY = Symbol.for('dtp.responseContractCheck');

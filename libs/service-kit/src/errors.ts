@@ -1,12 +1,4 @@
-import {
-  ArgumentsHost,
-  Catch,
-  ExceptionFilter,
-  HttpException,
-  HttpStatus,
-  UnprocessableEntityException,
-  ValidationError,
-} from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, UnprocessableEntityException, ValidationError } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, DomainErrorKind, MAX_VALIDATION_DETAILS, toValidationDetail, ValidationDetailItem } from '@dtp/domain';
 
@@ -64,7 +56,10 @@ export class RequestValidationException extends UnprocessableEntityException {
  * makes a body that cannot be read a 422 with `detail`, like malformed JSON, not Fastify's 415.
  */
 function unreadableContentType(request: FastifyRequest): ValidationDetail {
-  const type = String(request.headers['content-type'] ?? '').split(';', 1)[0].trim() || '(none)';
+  const type =
+    String(request.headers['content-type'] ?? '')
+      .split(';', 1)[0]
+      .trim() || '(none)';
   return { loc: ['body'], msg: `content type ${type.slice(0, 100)} cannot be read here; send application/json`, type: 'content_type' };
 }
 
@@ -115,9 +110,7 @@ export class JsonExceptionFilter implements ExceptionFilter {
             : null;
       if (parse) return void reply.status(HttpStatus.UNPROCESSABLE_ENTITY).send({ detail: parse, message: parse[0].msg });
       const body: Record<string, unknown> =
-        typeof response === 'object' && response !== null
-          ? normaliseNestBody(response as Record<string, unknown>, status)
-          : { message: String(response) };
+        typeof response === 'object' && response !== null ? normaliseNestBody(response as Record<string, unknown>, status) : { message: String(response) };
       if (status === HttpStatus.INTERNAL_SERVER_ERROR && isDependencyUnavailable(exception.cause)) {
         return sendUnavailable(exception.cause, request, reply);
       }

@@ -11,8 +11,6 @@ export function beforeExit(hook: () => Promise<void>): void {
 /** Runs every hook (each at most `timeoutMs`), ignoring their failures: the process is leaving anyway. */
 export async function runExitHooks(timeoutMs = 5000): Promise<void> {
   await Promise.all(
-    hooks.splice(0).map((hook) =>
-      Promise.race([hook().catch(() => undefined), new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref())]),
-    ),
+    hooks.splice(0).map((hook) => Promise.race([hook().catch(() => undefined), new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref())])),
   );
 }

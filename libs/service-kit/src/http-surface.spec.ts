@@ -215,7 +215,9 @@ describe('TRUSTED_PROXIES: client address and TLS', () => {
   });
 
   it('is validated at start-up: IPs, CIDRs and loopback/linklocal/uniquelocal only', () => {
-    expect(loadConfig('svc', BaseServiceConfig, { PORT: '1', TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.1, ::1, fd00::/8, loopback' }).TRUSTED_PROXIES).toContain('loopback');
+    expect(loadConfig('svc', BaseServiceConfig, { PORT: '1', TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.1, ::1, fd00::/8, loopback' }).TRUSTED_PROXIES).toContain(
+      'loopback',
+    );
     expect(loadConfig('svc', BaseServiceConfig, { PORT: '1' }).TRUSTED_PROXIES).toBe('');
     for (const bad of ['10.0.0.0/33', 'proxy.internal', '*', '10.0.0.1, nope', 'true']) {
       let problems: string[] = [];

@@ -97,13 +97,22 @@ describe('input bounds: JSON depth (iterative, before class-transformer)', () =>
       const ok = await app.inject({ method: 'POST', url: '/bounds/dto', headers: { 'content-type': 'application/json' }, payload: `{"tags":${objects(31)}}` });
       expect(ok.statusCode).toBe(201);
       expect(ok.json()).toEqual({ ok: true, keys: ['tags'] });
-      const deep = await app.inject({ method: 'POST', url: '/bounds/dto', headers: { 'content-type': 'application/json' }, payload: `{"tags":${objects(32)}}` });
+      const deep = await app.inject({
+        method: 'POST',
+        url: '/bounds/dto',
+        headers: { 'content-type': 'application/json' },
+        payload: `{"tags":${objects(32)}}`,
+      });
       expect(deep.statusCode).toBe(422);
       expect((deep.json() as { detail: Detail[] }).detail).toEqual([
         { loc: ['body', 'tags', ...Array(31).fill('a')], msg: 'JSON nested more than 32 levels deep', type: 'json_too_deep' },
       ]);
-      expect((await app.inject({ method: 'POST', url: '/bounds/raw', payload: arrays(32), headers: { 'content-type': 'application/json' } })).statusCode).toBe(201);
-      expect((await app.inject({ method: 'POST', url: '/bounds/raw', payload: arrays(33), headers: { 'content-type': 'application/json' } })).statusCode).toBe(422);
+      expect((await app.inject({ method: 'POST', url: '/bounds/raw', payload: arrays(32), headers: { 'content-type': 'application/json' } })).statusCode).toBe(
+        201,
+      );
+      expect((await app.inject({ method: 'POST', url: '/bounds/raw', payload: arrays(33), headers: { 'content-type': 'application/json' } })).statusCode).toBe(
+        422,
+      );
     });
 
     it('a 1 MB+ deep body is refused by the body limit (413), not a 5xx', async () => {

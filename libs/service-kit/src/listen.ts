@@ -28,7 +28,9 @@ export async function startMetricsListener(ctx: ServiceContext, port: number, ho
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?', 1)[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ message: `Cannot ${req.method} ${path}`, error: 'Not Found' }));
+      res
+        .writeHead(404, { 'content-type': 'application/json; charset=utf-8' })
+        .end(JSON.stringify({ message: `Cannot ${req.method} ${path}`, error: 'Not Found' }));
       return;
     }
     ctx.metrics.registry.metrics().then(
@@ -73,7 +75,8 @@ export async function listenService(opts: {
 }): Promise<RunningService> {
   const { app, config, ctx } = opts;
   ctx.http.apply(config);
-  const metrics = config.METRICS_PORT === undefined || config.METRICS_PORT === null ? undefined : await startMetricsListener(ctx, config.METRICS_PORT, config.HOST);
+  const metrics =
+    config.METRICS_PORT === undefined || config.METRICS_PORT === null ? undefined : await startMetricsListener(ctx, config.METRICS_PORT, config.HOST);
   try {
     await app.listen({ port: config.PORT, host: config.HOST });
   } catch (err) {

@@ -14,7 +14,8 @@ export class ServiceMetrics {
       collectDefaultMetrics({ register: this.registry });
       // Gauges named like counters (promtool: non-counter metrics should not have "_total" suffix); their
       // per-type gauges (nodejs_active_handles, nodejs_active_requests, nodejs_active_resources) stay: sum those.
-      for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) this.registry.removeSingleMetric(name);
+      for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'])
+        this.registry.removeSingleMetric(name);
     }
     this.httpDuration = new Histogram({
       name: 'http_request_duration_seconds',

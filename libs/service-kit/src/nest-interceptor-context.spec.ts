@@ -57,7 +57,11 @@ describe("Nest's interceptor chain (fixNestInterceptorContext: no static AsyncRe
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
-    app = await createHttpApp({ ctx: newServiceContext('ctx-test', pino({ level: 'silent' })), module: ContextModule, docs: { title: 't', description: 'd', version: '1' } });
+    app = await createHttpApp({
+      ctx: newServiceContext('ctx-test', pino({ level: 'silent' })),
+      module: ContextModule,
+      docs: { title: 't', description: 'd', version: '1' },
+    });
   });
   afterAll(() => app.close());
   afterEach(() => jest.restoreAllMocks());

@@ -5,7 +5,9 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 function finishedSchema(properties: Record<string, unknown>): Record<string, Record<string, unknown>> {
   const doc = { openapi: '3.1.0', info: { title: 't', version: '1' }, paths: {}, components: { schemas: { T: { type: 'object', properties } } } };
-  const out = finishDocument(doc as unknown as OpenAPIObject) as unknown as { components: { schemas: { T: { properties: Record<string, Record<string, unknown>> } } } };
+  const out = finishDocument(doc as unknown as OpenAPIObject) as unknown as {
+    components: { schemas: { T: { properties: Record<string, Record<string, unknown>> } } };
+  };
   return out.components.schemas.T.properties;
 }
 

@@ -94,7 +94,7 @@ export function buildOpenApiDocument(app: INestApplication, docs: DocsOptions): 
     builder.addSecurity(ADMIN_SCHEME, {
       type: 'http',
       scheme: 'bearer',
-      description: 'The operator\'s admin token (AUTH_ADMIN_TOKEN, an opaque secret), for onboarding and client management.',
+      description: "The operator's admin token (AUTH_ADMIN_TOKEN, an opaque secret), for onboarding and client management.",
     });
   }
   const document = SwaggerModule.createDocument(app, builder.build(), {
@@ -180,7 +180,7 @@ export function finishDocument(document: OpenAPIObject): OpenAPIObject {
 /** The shared error models are added to every document; those that no operation of this one uses are removed. */
 function pruneUnusedErrorModels(doc: Json): void {
   const schemas = ((doc.components as Json | undefined)?.schemas ?? {}) as Json;
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (const name of [ValidationErrorResponse.name, ValidationDetailEntry.name, MessageErrorResponse.name]) {
       if (!schemas[name]) continue;

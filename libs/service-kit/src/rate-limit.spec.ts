@@ -11,11 +11,31 @@ import { documentRateLimits, RateLimitModule, RateLimits, RateLimitSettings } fr
  * The clock: only `Date` is faked (Jest's modern timers with everything else real), so rate-limiter-flexible's
  * windows, which it measures with Date.now(), end when the test says so; nothing waits on the wall clock.
  */
-const NOT_DATE = ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'requestAnimationFrame', 'cancelAnimationFrame', 'requestIdleCallback', 'cancelIdleCallback', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'] as const;
+const NOT_DATE = [
+  'hrtime',
+  'nextTick',
+  'performance',
+  'queueMicrotask',
+  'requestAnimationFrame',
+  'cancelAnimationFrame',
+  'requestIdleCallback',
+  'cancelIdleCallback',
+  'setImmediate',
+  'clearImmediate',
+  'setInterval',
+  'clearInterval',
+  'setTimeout',
+  'clearTimeout',
+] as const;
 const fakeDate = () => jest.useFakeTimers({ doNotFake: [...NOT_DATE], now: new Date('2026-11-26T12:00:00Z') });
 const advance = (seconds: number) => jest.setSystemTime(Date.now() + seconds * 1000);
 
-const settings = (over: Partial<RateLimitSettings> = {}): RateLimitSettings => ({ RATE_LIMIT_PER_CLIENT: 0, RATE_LIMIT_PER_IP: 0, RATE_LIMIT_WINDOW_SECONDS: 60, ...over });
+const settings = (over: Partial<RateLimitSettings> = {}): RateLimitSettings => ({
+  RATE_LIMIT_PER_CLIENT: 0,
+  RATE_LIMIT_PER_IP: 0,
+  RATE_LIMIT_WINDOW_SECONDS: 60,
+  ...over,
+});
 
 describe('RateLimits', () => {
   beforeEach(fakeDate);
@@ -31,7 +51,12 @@ describe('RateLimits', () => {
     const limits = new RateLimits(settings({ RATE_LIMIT_PER_CLIENT: 3, RATE_LIMIT_PER_IP: 2, RATE_LIMIT_WINDOW_SECONDS: 10 }));
     const a = [];
     for (let i = 0; i < 4; i++) a.push(await limits.take({ clientId: 'a', ip: '10.0.0.1' }));
-    expect(a.map((o) => [o!.allowed, o!.remaining])).toEqual([[true, 2], [true, 1], [true, 0], [false, 0]]);
+    expect(a.map((o) => [o!.allowed, o!.remaining])).toEqual([
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+    ]);
     expect(a[3]!.headers).toEqual({ 'RateLimit-Limit': '3', 'RateLimit-Remaining': '0', 'RateLimit-Reset': '10', 'RateLimit-Policy': '3;w=10' });
     // Client b, from the same address, has its own budget; so has the address itself (no token).
     expect((await limits.take({ clientId: 'b', ip: '10.0.0.1' }))!.allowed).toBe(true);
@@ -85,7 +110,11 @@ describe('rate limits over HTTP (RateLimitModule)', () => {
   let app: NestFastifyApplication;
   beforeAll(async () => {
     fakeDate();
-    app = await createHttpApp({ ctx: newServiceContext('rate-limit-test', pino({ level: 'silent' })), module: thingsModule(settings({ RATE_LIMIT_PER_CLIENT: 2, RATE_LIMIT_PER_IP: 3, RATE_LIMIT_WINDOW_SECONDS: 5 })), docs });
+    app = await createHttpApp({
+      ctx: newServiceContext('rate-limit-test', pino({ level: 'silent' })),
+      module: thingsModule(settings({ RATE_LIMIT_PER_CLIENT: 2, RATE_LIMIT_PER_IP: 3, RATE_LIMIT_WINDOW_SECONDS: 5 })),
+      docs,
+    });
   });
   afterAll(async () => {
     await app.close();
@@ -122,7 +151,9 @@ describe('rate limits over HTTP (RateLimitModule)', () => {
   it('documents the 429 and its headers on every operation', () => {
     const doc = buildOpenApiDocument(app, docs);
     const op = doc.paths['/things'].get!;
-    expect(op.responses['429']).toMatchObject({ headers: { 'Retry-After': {}, 'RateLimit-Limit': {}, 'RateLimit-Remaining': {}, 'RateLimit-Reset': {}, 'RateLimit-Policy': {} } });
+    expect(op.responses['429']).toMatchObject({
+      headers: { 'Retry-After': {}, 'RateLimit-Limit': {}, 'RateLimit-Remaining': {}, 'RateLimit-Reset': {}, 'RateLimit-Policy': {} },
+    });
   });
 });
 

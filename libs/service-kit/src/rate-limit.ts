@@ -59,7 +59,8 @@ export class RateLimits {
 
   constructor(readonly settings: RateLimitSettings) {
     const duration = settings.RATE_LIMIT_WINDOW_SECONDS;
-    if (settings.RATE_LIMIT_PER_CLIENT > 0) this.perClient = new RateLimiterMemory({ keyPrefix: 'api_client', points: settings.RATE_LIMIT_PER_CLIENT, duration });
+    if (settings.RATE_LIMIT_PER_CLIENT > 0)
+      this.perClient = new RateLimiterMemory({ keyPrefix: 'api_client', points: settings.RATE_LIMIT_PER_CLIENT, duration });
     if (settings.RATE_LIMIT_PER_IP > 0) this.perIp = new RateLimiterMemory({ keyPrefix: 'api_ip', points: settings.RATE_LIMIT_PER_IP, duration });
   }
 
@@ -69,7 +70,8 @@ export class RateLimits {
 
   /** Counts one request; undefined when no limit applies to it. */
   async take(key: RateLimitKey): Promise<RateLimitOutcome | undefined> {
-    const [limiter, id, limit] = key.clientId !== undefined ? [this.perClient, key.clientId, this.settings.RATE_LIMIT_PER_CLIENT] : [this.perIp, key.ip, this.settings.RATE_LIMIT_PER_IP];
+    const [limiter, id, limit] =
+      key.clientId !== undefined ? [this.perClient, key.clientId, this.settings.RATE_LIMIT_PER_CLIENT] : [this.perIp, key.ip, this.settings.RATE_LIMIT_PER_IP];
     if (!limiter) return undefined;
     let res: RateLimiterRes;
     let allowed = true;
@@ -115,7 +117,10 @@ export class RateLimitInterceptor implements NestInterceptor {
     if (!outcome.allowed) {
       const who = clientId !== undefined ? 'this client' : 'this address';
       throw new RateLimitedError(
-        { message: `too many requests from ${who}: at most ${outcome.limit} per ${this.limits.settings.RATE_LIMIT_WINDOW_SECONDS} s; retry in ${outcome.resetSeconds} s`, reason: RATE_LIMIT_REASON },
+        {
+          message: `too many requests from ${who}: at most ${outcome.limit} per ${this.limits.settings.RATE_LIMIT_WINDOW_SECONDS} s; retry in ${outcome.resetSeconds} s`,
+          reason: RATE_LIMIT_REASON,
+        },
         outcome.resetSeconds,
         { headers: outcome.headers },
       );
@@ -163,7 +168,7 @@ export function documentRateLimits(document: OpenAPIObject): OpenAPIObject {
       if (!op) continue;
       op.responses['429'] ??= {
         description:
-          'Too many requests from this client (its token\'s client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds.',
+          "Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds.",
         headers: RATE_LIMIT_RESPONSE_HEADERS,
         content: { 'application/json': { schema: { $ref: '#/components/schemas/MessageErrorResponse' } } },
       };

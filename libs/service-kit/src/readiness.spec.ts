@@ -12,10 +12,13 @@ describe('Readiness', () => {
     expect(await r.evaluate()).toEqual({ ready: true, status: 'ok', checks: { database: 'up', events: 'up' }, details: { events: { broker: 'up' } } });
   });
 
-  it('stays ready while degraded, joining the reasons of a component\'s reporters in the order they were added and merging their details', async () => {
+  it("stays ready while degraded, joining the reasons of a component's reporters in the order they were added and merging their details", async () => {
     const r = new Readiness();
     r.add('database', async () => undefined);
-    r.addReport('events', async () => ({ degraded: 'broker unreachable since 2026-11-26T21:00:00.000Z (Connection timeout)', detail: { broker: 'unreachable' } }));
+    r.addReport('events', async () => ({
+      degraded: 'broker unreachable since 2026-11-26T21:00:00.000Z (Connection timeout)',
+      detail: { broker: 'unreachable' },
+    }));
     r.addReport('events', async () => ({ detail: { lag: 0, parked: 0 } }));
     r.addReport('events', async () => ({ degraded: 'outbox behind (12 unpublished, oldest 75 s)', detail: { outbox: { leader: true, backlog: 12 } } }));
     r.addReport('consumers', async () => ({ degraded: 'catching up (lag 40)' }));

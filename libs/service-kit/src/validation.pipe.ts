@@ -68,7 +68,10 @@ export class ApiValidationPipe extends ValidationPipe {
     // A path parameter that is a string (its route's own pipe, e.g. PathIdPipe, checks its format) and a custom
     // decorator's value (the caller) have nothing to validate or transform: answered without ValidationPipe's work
     // on every read (it would hand back the same value).
-    if (metadata.type === 'custom' || (metadata.type === 'param' && typeof value === 'string' && (metadata.metatype === String || metadata.metatype === undefined))) {
+    if (
+      metadata.type === 'custom' ||
+      (metadata.type === 'param' && typeof value === 'string' && (metadata.metatype === String || metadata.metatype === undefined))
+    ) {
       return value;
     }
     if (metadata.type === 'body' || metadata.type === 'query') {
@@ -77,9 +80,7 @@ export class ApiValidationPipe extends ValidationPipe {
       if (issues.length > 0) throw new RequestValidationException(issueDetails(issues, root));
     }
     if (metadata.type === 'body' && metadata.metatype && !isPlainBody(value)) {
-      throw new RequestValidationException([
-        { loc: ['body'], msg: 'Input should be a JSON object', type: value === undefined ? 'missing' : 'dict_type' },
-      ]);
+      throw new RequestValidationException([{ loc: ['body'], msg: 'Input should be a JSON object', type: value === undefined ? 'missing' : 'dict_type' }]);
     }
     if ((metadata.type === 'body' || metadata.type === 'query') && typeof metadata.metatype === 'function') {
       // Arrays past their @ArrayMaxSize are refused before class-transformer builds and class-validator checks

@@ -70,7 +70,11 @@ function documentedResponse(op: Json, status: number): Json | undefined {
   return responses[String(status)] ?? responses[`${String(status)[0]}XX`] ?? responses.default;
 }
 
-const mediaType = (contentType: unknown) => String(contentType ?? '').split(';', 1)[0].trim().toLowerCase();
+const mediaType = (contentType: unknown) =>
+  String(contentType ?? '')
+    .split(';', 1)[0]
+    .trim()
+    .toLowerCase();
 
 /** Builds the check for one application's document. */
 let documents = 0;

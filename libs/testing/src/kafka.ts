@@ -5,7 +5,9 @@
 export function kafkaTestBrokers(): string[] {
   const brokers = process.env.KAFKA_TEST_BROKERS;
   if (!brokers) {
-    throw new Error(`no Kafka peer for this test run: ${process.env.KAFKA_TEST_ERROR ?? 'KAFKA_TEST_BROKERS is not set (run through jest with the workspace config)'}`);
+    throw new Error(
+      `no Kafka peer for this test run: ${process.env.KAFKA_TEST_ERROR ?? 'KAFKA_TEST_BROKERS is not set (run through jest with the workspace config)'}`,
+    );
   }
   return brokers.split(',');
 }

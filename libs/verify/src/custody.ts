@@ -128,12 +128,20 @@ async function check(answer: CustodyAnswer, opts: VerifyCustodyOptions): Promise
   let previous = -1;
   for (const e of answer.entries) {
     const at = e.leaf_index;
-    if (at <= previous) fail('order', `entry at leaf ${at} comes after leaf ${previous}: the entries are not in increasing leaf order (reordered or repeated)`, at);
+    if (at <= previous)
+      fail('order', `entry at leaf ${at} comes after leaf ${previous}: the entries are not in increasing leaf order (reordered or repeated)`, at);
     previous = at;
     const hash = await sha256Hex(canonicalJson(e.entry));
-    if (hash !== e.entry_hash) fail('entry_hash', `entry at leaf ${at} (${e.entry.action}) was altered: its content hashes to ${hash}, not to its entry_hash ${e.entry_hash}`, at);
+    if (hash !== e.entry_hash)
+      fail('entry_hash', `entry at leaf ${at} (${e.entry.action}) was altered: its content hashes to ${hash}, not to its entry_hash ${e.entry_hash}`, at);
     if (at >= cp.tree_size) fail('inclusion', `entry at leaf ${at} is outside the checkpoint's tree of ${cp.tree_size} leaves`, at);
-    const problem = await inclusionProblem({ leafIndex: at, treeSize: cp.tree_size, entryHash: e.entry_hash, proof: e.inclusion_proof, rootHash: cp.root_hash });
+    const problem = await inclusionProblem({
+      leafIndex: at,
+      treeSize: cp.tree_size,
+      entryHash: e.entry_hash,
+      proof: e.inclusion_proof,
+      rootHash: cp.root_hash,
+    });
     if (problem) fail('inclusion', `entry at leaf ${at} (${e.entry.action}) is not in the signed log: ${problem}`, at);
   }
 
@@ -145,7 +153,13 @@ async function check(answer: CustodyAnswer, opts: VerifyCustodyOptions): Promise
     const k = opts.known.checkpoint;
     if (!k || typeof k !== 'object') fail('format', 'the checkpoint seen before is not a checkpoint');
     if (k.log_id !== cp.log_id) fail('consistency', `the checkpoint seen before is of log ${k.log_id}, this answer's of log ${cp.log_id}`);
-    const problem = await consistencyProblem({ fromSize: k.tree_size, fromRoot: k.root_hash, toSize: cp.tree_size, toRoot: cp.root_hash, proof: opts.known.consistency });
+    const problem = await consistencyProblem({
+      fromSize: k.tree_size,
+      fromRoot: k.root_hash,
+      toSize: cp.tree_size,
+      toRoot: cp.root_hash,
+      proof: opts.known.consistency,
+    });
     if (problem) fail('consistency', problem);
     consistentWith = k.tree_size;
   }
@@ -193,11 +207,13 @@ function checkFormat(answer: unknown): asserts answer is CustodyAnswer {
     if (!isIndex(e.leaf_index)) fail('format', `${where}.leaf_index is not a whole number`);
     const at = e.leaf_index as number;
     if (!isHex(e.entry_hash)) fail('format', `${where}.entry_hash is not a lower-case hex SHA-256`, at);
-    if (!Array.isArray(e.inclusion_proof) || !e.inclusion_proof.every(isHex)) fail('format', `${where}.inclusion_proof is not a list of lower-case hex SHA-256`, at);
+    if (!Array.isArray(e.inclusion_proof) || !e.inclusion_proof.every(isHex))
+      fail('format', `${where}.inclusion_proof is not a list of lower-case hex SHA-256`, at);
     if (!isObject(e.entry)) fail('format', `${where}.entry is not an object`, at);
     const x = e.entry as Record<string, unknown>;
     for (const f of ['diamond_id', 'version_id', 'action', 'occurred_at'] as const) if (!isText(x[f])) fail('format', `${where}.entry.${f} is not a text`, at);
-    if (x.actor_participant_id !== null && !isText(x.actor_participant_id)) fail('format', `${where}.entry.actor_participant_id is neither a text nor null`, at);
+    if (x.actor_participant_id !== null && !isText(x.actor_participant_id))
+      fail('format', `${where}.entry.actor_participant_id is neither a text nor null`, at);
     if (!isHex(x.record_sha256)) fail('format', `${where}.entry.record_sha256 is not a lower-case hex SHA-256`, at);
     if (x.prev_entry_hash !== null && !isHex(x.prev_entry_hash)) fail('format', `${where}.entry.prev_entry_hash is neither a hex SHA-256 nor null`, at);
   });
@@ -213,10 +229,12 @@ async function checkSignature(cp: CustodyCheckpoint, keys: CustodyKeys): Promise
     return fail('signature', `the checkpoint's jws is not a JWS compact: ${(err as Error).message}`);
   }
   const { alg, kid } = header;
-  if (!alg || !ALGORITHMS.includes(alg)) fail('signature', `the checkpoint is signed with algorithm ${String(alg)}; only ${ALGORITHMS.join(' and ')} are accepted`);
-  if (!isText(kid)) fail('signature', 'the checkpoint\'s JWS header names no key (kid)');
+  if (!alg || !ALGORITHMS.includes(alg))
+    fail('signature', `the checkpoint is signed with algorithm ${String(alg)}; only ${ALGORITHMS.join(' and ')} are accepted`);
+  if (!isText(kid)) fail('signature', "the checkpoint's JWS header names no key (kid)");
   const jwk = keys.keys.find((k) => isObject(k) && k.kid === kid);
-  if (!jwk) fail('signature', `no published key has the kid ${kid} that signed the checkpoint (published: ${keys.keys.map((k) => k?.kid).join(', ') || 'none'})`);
+  if (!jwk)
+    fail('signature', `no published key has the kid ${kid} that signed the checkpoint (published: ${keys.keys.map((k) => k?.kid).join(', ') || 'none'})`);
   if (jwk!.alg && jwk!.alg !== alg) fail('signature', `key ${kid} is published for ${jwk!.alg}, but the checkpoint says ${alg}`);
   let payload: Uint8Array;
   try {
@@ -241,13 +259,14 @@ function checkChain(entries: ProvenCustodyEntry[], diamondId: string): { chain: 
   if (own.length === 0) fail('chain', `the answer has no entry of diamond ${diamondId}`);
   const byHash = new Map<string, ProvenCustodyEntry>();
   for (const e of entries) {
-    if (byHash.has(e.entry_hash)) fail('chain', `entry at leaf ${e.leaf_index} repeats the entry at leaf ${byHash.get(e.entry_hash)!.leaf_index}`, e.leaf_index);
+    if (byHash.has(e.entry_hash))
+      fail('chain', `entry at leaf ${e.leaf_index} repeats the entry at leaf ${byHash.get(e.entry_hash)!.leaf_index}`, e.leaf_index);
     byHash.set(e.entry_hash, e);
   }
   const latest = own[own.length - 1];
   const onChain = new Set<string>();
   const left = new Set<string>();
-  for (let cur = latest; ; ) {
+  for (let cur = latest; ;) {
     onChain.add(cur.entry_hash);
     const prev = cur.entry.prev_entry_hash;
     if (prev === null) break;
@@ -263,11 +282,20 @@ function checkChain(entries: ProvenCustodyEntry[], diamondId: string): { chain: 
   }
   for (const e of entries) {
     if (!onChain.has(e.entry_hash)) {
-      fail('chain', `entry at leaf ${e.leaf_index} (${e.entry.action} of diamond ${e.entry.diamond_id}) is not on the chain of diamond ${diamondId}: an extra or reordered entry`, e.leaf_index);
+      fail(
+        'chain',
+        `entry at leaf ${e.leaf_index} (${e.entry.action} of diamond ${e.entry.diamond_id}) is not on the chain of diamond ${diamondId}: an extra or reordered entry`,
+        e.leaf_index,
+      );
     }
   }
   return {
-    chain: entries.map((e) => ({ action: e.entry.action, occurred_at: e.entry.occurred_at, leaf_index: e.leaf_index, ancestor: e.entry.diamond_id !== diamondId })),
+    chain: entries.map((e) => ({
+      action: e.entry.action,
+      occurred_at: e.entry.occurred_at,
+      leaf_index: e.leaf_index,
+      ancestor: e.entry.diamond_id !== diamondId,
+    })),
     latest,
     own,
   };
@@ -287,8 +315,22 @@ async function checkRecord(latest: ProvenCustodyEntry, own: ProvenCustodyEntry[]
   const version = isObject(opts.record) ? opts.record.version_id : undefined;
   if (isText(version) && version !== latest.entry.version_id) {
     const older = own.find((e) => e.entry.version_id === version);
-    if (older) fail('record', `the record served is version ${version} (leaf ${older.leaf_index}), not the latest version ${latest.entry.version_id} of the log (leaf ${at})`, at);
-    fail('record', `the record served (version ${version}) is not in the log; the log's latest entry of the diamond is version ${latest.entry.version_id} (leaf ${at}). A change made seconds ago is in the log once the next checkpoint is out: try again`, at, { pending: true });
+    if (older)
+      fail(
+        'record',
+        `the record served is version ${version} (leaf ${older.leaf_index}), not the latest version ${latest.entry.version_id} of the log (leaf ${at})`,
+        at,
+      );
+    fail(
+      'record',
+      `the record served (version ${version}) is not in the log; the log's latest entry of the diamond is version ${latest.entry.version_id} (leaf ${at}). A change made seconds ago is in the log once the next checkpoint is out: try again`,
+      at,
+      { pending: true },
+    );
   }
-  return fail('record', `the record served was altered: it hashes to ${hash}, but the diamond's latest entry (leaf ${at}, ${latest.entry.action}) says ${latest.entry.record_sha256}`, at);
+  return fail(
+    'record',
+    `the record served was altered: it hashes to ${hash}, but the diamond's latest entry (leaf ${at}, ${latest.entry.action}) says ${latest.entry.record_sha256}`,
+    at,
+  );
 }

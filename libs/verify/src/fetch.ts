@@ -56,7 +56,12 @@ export async function fetchAndVerify(opts: FetchAndVerifyOptions): Promise<Fetch
     }
     if (allow404 && response.status === 404) return null;
     const text = await response.text();
-    if (!response.ok) throw new FetchFailed(`GET ${url} (the ${what}) answered ${response.status}: ${text.slice(0, 200)}`, response.status, pendingIf404 && response.status === 404);
+    if (!response.ok)
+      throw new FetchFailed(
+        `GET ${url} (the ${what}) answered ${response.status}: ${text.slice(0, 200)}`,
+        response.status,
+        pendingIf404 && response.status === 404,
+      );
     try {
       return JSON.parse(text) as unknown;
     } catch {
@@ -97,7 +102,10 @@ export async function fetchAndVerify(opts: FetchAndVerifyOptions): Promise<Fetch
   } catch (err) {
     if (err instanceof FormatFailed) return { ok: false, failure: { code: 'format', message: err.message } };
     if (err instanceof FetchFailed) {
-      return { ok: false, failure: { code: 'fetch', message: err.message, ...(err.status ? { status: err.status } : {}), ...(err.pending ? { pending: true as const } : {}) } };
+      return {
+        ok: false,
+        failure: { code: 'fetch', message: err.message, ...(err.status ? { status: err.status } : {}), ...(err.pending ? { pending: true as const } : {}) },
+      };
     }
     throw err;
   }

@@ -130,7 +130,8 @@ export async function consistencyProblem({ fromSize, fromRoot, toSize, toRoot, p
       sn = half(sn);
     }
     if (sn !== 0) return `the consistency proof from ${fromSize} to ${toSize} has fewer steps than it needs`;
-    if (!equal(fr, first)) return `the tree of size ${toSize} does not contain the tree of size ${fromSize} seen before (root ${toHex(fr)} instead of ${fromRoot})`;
+    if (!equal(fr, first))
+      return `the tree of size ${toSize} does not contain the tree of size ${fromSize} seen before (root ${toHex(fr)} instead of ${fromRoot})`;
     if (!equal(sr, second)) return `the consistency proof from ${fromSize} leads to root ${toHex(sr)}, not ${toRoot} of tree size ${toSize}`;
     return null;
   } catch (err) {

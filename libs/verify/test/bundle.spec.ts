@@ -30,7 +30,14 @@ describe('buildBrowserBundle', () => {
   });
 
   it('in a context with only browser globals, DtpVerify checks a good answer and a tampered record', async () => {
-    const context = vm.createContext({ crypto: globalThis.crypto, CryptoKey: (globalThis as unknown as Record<string, unknown>).CryptoKey, TextEncoder, TextDecoder, atob, btoa });
+    const context = vm.createContext({
+      crypto: globalThis.crypto,
+      CryptoKey: (globalThis as unknown as Record<string, unknown>).CryptoKey,
+      TextEncoder,
+      TextDecoder,
+      atob,
+      btoa,
+    });
     vm.runInContext(code, context);
     const api = (context as { DtpVerify?: DtpVerifyGlobal }).DtpVerify;
     expect(Object.keys(api ?? {}).sort()).toEqual(['fetchAndVerify', 'verifyCustody']);

@@ -71,7 +71,10 @@ describe('verifyCustody', () => {
     });
 
     it('passes when the answer travelled as JSON', async () => {
-      const r = await verifyCustody(JSON.parse(JSON.stringify(good)) as CustodyAnswer, { diamondId: POLISHED, keys: JSON.parse(JSON.stringify(keys())) as never });
+      const r = await verifyCustody(JSON.parse(JSON.stringify(good)) as CustodyAnswer, {
+        diamondId: POLISHED,
+        keys: JSON.parse(JSON.stringify(keys())) as never,
+      });
       expect(r.ok).toBe(true);
     });
   });
@@ -93,7 +96,9 @@ describe('verifyCustody', () => {
     });
 
     it('a version the log does not have (yet): record, saying to try again', async () => {
-      const f = failure(await verifyCustody(good, { diamondId: POLISHED, keys: keys(), record: { ...log.record(POLISHED)!, version_id: '01jzzzzzzzzzzzzzzzzzzzzzzz' } }));
+      const f = failure(
+        await verifyCustody(good, { diamondId: POLISHED, keys: keys(), record: { ...log.record(POLISHED)!, version_id: '01jzzzzzzzzzzzzzzzzzzzzzzz' } }),
+      );
       expect(f).toMatchObject({ code: 'record', pending: true });
       expect(f.message).toContain('is not in the log');
     });
@@ -232,15 +237,17 @@ describe('verifyCustody', () => {
       }
     });
 
-    it("the JWS payload edited (signature kept): signature", async () => {
+    it('the JWS payload edited (signature kept): signature', async () => {
       const [h, , s] = good.checkpoint.jws.split('.');
       const body = Buffer.from(canonicalJson({ ...good.checkpoint, jws: undefined, tree_size: 99 })).toString('base64url');
       const answer = { ...clone(good), checkpoint: { ...good.checkpoint, tree_size: 99, jws: `${h}.${body}.${s}` } };
       expect(failure(await verifyCustody(answer, { diamondId: POLISHED, keys: keys() })).code).toBe('signature');
     });
 
-    it("a JWS with alg none or HS256, or not a JWS at all: signature", async () => {
-      const payload = Buffer.from(canonicalJson({ log_id: log.logId, tree_size: 13, root_hash: log.rootHex(), timestamp: good.checkpoint.timestamp })).toString('base64url');
+    it('a JWS with alg none or HS256, or not a JWS at all: signature', async () => {
+      const payload = Buffer.from(canonicalJson({ log_id: log.logId, tree_size: 13, root_hash: log.rootHex(), timestamp: good.checkpoint.timestamp })).toString(
+        'base64url',
+      );
       const none = `${Buffer.from(JSON.stringify({ alg: 'none', kid: 'custody-1' })).toString('base64url')}.${payload}.`;
       const hs = await new CompactSign(Buffer.from(payload, 'base64url')).setProtectedHeader({ alg: 'HS256', kid: 'custody-1' }).sign(new Uint8Array(32));
       for (const jws of [none, hs, 'not-a-jws']) {
@@ -288,13 +295,19 @@ describe('verifyCustody', () => {
 
     it('the same size seen with another root, a flipped proof step, another log: consistency', async () => {
       const forkedSame = { ...good.checkpoint, root_hash: log.rootHex(12) };
-      expect(failure(await verifyCustody(good, { diamondId: POLISHED, keys: keys(), known: { checkpoint: forkedSame, consistency: [] } })).message).toContain('two different roots for the same tree size 13');
+      expect(failure(await verifyCustody(good, { diamondId: POLISHED, keys: keys(), known: { checkpoint: forkedSame, consistency: [] } })).message).toContain(
+        'two different roots for the same tree size 13',
+      );
       const earlier = await log.checkpoint(key, 6);
       const proof = log.consistency(6);
       proof[1] = proof[1].replace(/^./, (c) => (c === '0' ? '1' : '0'));
-      expect(failure(await verifyCustody(good, { diamondId: POLISHED, keys: keys(), known: { checkpoint: earlier, consistency: proof } })).code).toBe('consistency');
+      expect(failure(await verifyCustody(good, { diamondId: POLISHED, keys: keys(), known: { checkpoint: earlier, consistency: proof } })).code).toBe(
+        'consistency',
+      );
       const elsewhere = await sign({ log_id: 'https://other.example', tree_size: 6, root_hash: log.rootHex(6), timestamp: earlier.timestamp }, key);
-      expect(failure(await verifyCustody(good, { diamondId: POLISHED, keys: keys(), known: { checkpoint: elsewhere, consistency: log.consistency(6) } })).message).toContain('is of log https://other.example');
+      expect(
+        failure(await verifyCustody(good, { diamondId: POLISHED, keys: keys(), known: { checkpoint: elsewhere, consistency: log.consistency(6) } })).message,
+      ).toContain('is of log https://other.example');
     });
   });
 
@@ -303,10 +316,22 @@ describe('verifyCustody', () => {
       ['not an object', () => null, 'the custody answer is not a JSON object'],
       ['no checkpoint', (a: CustodyAnswer) => ({ entries: a.entries }), 'the custody answer has no checkpoint'],
       ['a negative tree size', (a: CustodyAnswer) => ({ ...a, checkpoint: { ...a.checkpoint, tree_size: -1 } }), 'checkpoint.tree_size is not a whole number'],
-      ['an upper-case root', (a: CustodyAnswer) => ({ ...a, checkpoint: { ...a.checkpoint, root_hash: a.checkpoint.root_hash.toUpperCase() } }), 'checkpoint.root_hash is not a lower-case hex SHA-256'],
+      [
+        'an upper-case root',
+        (a: CustodyAnswer) => ({ ...a, checkpoint: { ...a.checkpoint, root_hash: a.checkpoint.root_hash.toUpperCase() } }),
+        'checkpoint.root_hash is not a lower-case hex SHA-256',
+      ],
       ['no entries', (a: CustodyAnswer) => ({ checkpoint: a.checkpoint }), 'the custody answer has no entries list'],
-      ['a proof step that is not hex', (a: CustodyAnswer) => ({ ...a, entries: a.entries.map((e, i) => (i === 3 ? { ...e, inclusion_proof: ['zz'] } : e)) }), 'entries[3].inclusion_proof is not a list of lower-case hex SHA-256'],
-      ['an entry without action', (a: CustodyAnswer) => ({ ...a, entries: a.entries.map((e, i) => (i === 1 ? { ...e, entry: { ...e.entry, action: undefined } } : e)) }), 'entries[1].entry.action is not a text'],
+      [
+        'a proof step that is not hex',
+        (a: CustodyAnswer) => ({ ...a, entries: a.entries.map((e, i) => (i === 3 ? { ...e, inclusion_proof: ['zz'] } : e)) }),
+        'entries[3].inclusion_proof is not a list of lower-case hex SHA-256',
+      ],
+      [
+        'an entry without action',
+        (a: CustodyAnswer) => ({ ...a, entries: a.entries.map((e, i) => (i === 1 ? { ...e, entry: { ...e.entry, action: undefined } } : e)) }),
+        'entries[1].entry.action is not a text',
+      ],
     ])('%s: format', async (_name, edit, message) => {
       const f = failure(await verifyCustody(edit(clone(good)) as never, { diamondId: POLISHED, keys: keys() }));
       expect(f).toMatchObject({ code: 'format', message });

@@ -89,15 +89,28 @@ describe('fetchAndVerify', () => {
       [KEYS]: [200, { keys: [key.publicJwk] }],
       [consistency]: [200, { from: 6, to: 13, proof: log.consistency(6) }],
     });
-    const r = await fetchAndVerify({ fetch, custodyUrl: `${S}/custody`, keysUrl: KEYS, known: (logId) => (logId === log.logId ? seen : null), consistencyUrl: `${S}/v1/custody/consistency`, headers: { authorization: 'Bearer x' } });
+    const r = await fetchAndVerify({
+      fetch,
+      custodyUrl: `${S}/custody`,
+      keysUrl: KEYS,
+      known: (logId) => (logId === log.logId ? seen : null),
+      consistencyUrl: `${S}/v1/custody/consistency`,
+      headers: { authorization: 'Bearer x' },
+    });
     expect(r).toMatchObject({ ok: true, consistent_with: 6 });
     expect(calls.find((c) => c.url === consistency)?.headers.authorization).toBe('Bearer x');
 
     // The proof of another tree: consistency failure.
     const forked = new SyntheticLog();
     for (let i = 0; i < 13; i += 1) forked.change(OTHER, i === 0 ? 'registered' : 'record_updated');
-    const bad = scripted({ [`${S}/custody`]: [200, answer], [KEYS]: [200, { keys: [key.publicJwk] }], [consistency]: [200, { from: 6, to: 13, proof: forked.consistency(6) }] });
-    expect(await fetchAndVerify({ fetch: bad.fetch, custodyUrl: `${S}/custody`, keysUrl: KEYS, known: seen, consistencyUrl: `${S}/v1/custody/consistency` })).toMatchObject({ ok: false, failure: { code: 'consistency' } });
+    const bad = scripted({
+      [`${S}/custody`]: [200, answer],
+      [KEYS]: [200, { keys: [key.publicJwk] }],
+      [consistency]: [200, { from: 6, to: 13, proof: forked.consistency(6) }],
+    });
+    expect(
+      await fetchAndVerify({ fetch: bad.fetch, custodyUrl: `${S}/custody`, keysUrl: KEYS, known: seen, consistencyUrl: `${S}/v1/custody/consistency` }),
+    ).toMatchObject({ ok: false, failure: { code: 'consistency' } });
   });
 
   it('a bigger checkpoint seen before: a rollback, without asking for a proof', async () => {
@@ -116,17 +129,29 @@ describe('fetchAndVerify', () => {
       failure: { code: 'fetch', status: 503, message: `GET ${S}/custody (the custody answer) answered 503: busy` },
     });
     const notYet = scripted({ [KEYS]: [200, { keys: [key.publicJwk] }] });
-    expect(await fetchAndVerify({ fetch: notYet.fetch, custodyUrl: `${S}/custody`, keysUrl: KEYS })).toMatchObject({ ok: false, failure: { code: 'fetch', status: 404, pending: true } });
+    expect(await fetchAndVerify({ fetch: notYet.fetch, custodyUrl: `${S}/custody`, keysUrl: KEYS })).toMatchObject({
+      ok: false,
+      failure: { code: 'fetch', status: 404, pending: true },
+    });
     const unreachable = scripted({
       [`${S}/custody`]: [200, answer],
       [KEYS]: () => {
         throw new TypeError('fetch failed');
       },
     });
-    expect(await fetchAndVerify({ fetch: unreachable.fetch, custodyUrl: `${S}/custody`, keysUrl: KEYS })).toMatchObject({ ok: false, failure: { code: 'fetch', message: `could not fetch the custody keys from ${KEYS}: fetch failed` } });
+    expect(await fetchAndVerify({ fetch: unreachable.fetch, custodyUrl: `${S}/custody`, keysUrl: KEYS })).toMatchObject({
+      ok: false,
+      failure: { code: 'fetch', message: `could not fetch the custody keys from ${KEYS}: fetch failed` },
+    });
     const html = scripted({ [`${S}/custody`]: [200, '<html>'], [KEYS]: [200, { keys: [key.publicJwk] }] });
-    expect(await fetchAndVerify({ fetch: html.fetch, custodyUrl: `${S}/custody`, keysUrl: KEYS })).toMatchObject({ ok: false, failure: { code: 'format', message: `the custody answer from ${S}/custody is not JSON` } });
+    expect(await fetchAndVerify({ fetch: html.fetch, custodyUrl: `${S}/custody`, keysUrl: KEYS })).toMatchObject({
+      ok: false,
+      failure: { code: 'format', message: `the custody answer from ${S}/custody is not JSON` },
+    });
     const record500 = scripted({ [`${S}/custody`]: [200, answer], [KEYS]: [200, { keys: [key.publicJwk] }], [`${S}/record`]: [500, 'oops'] });
-    expect(await fetchAndVerify({ fetch: record500.fetch, custodyUrl: `${S}/custody`, keysUrl: KEYS, recordUrl: `${S}/record` })).toMatchObject({ ok: false, failure: { code: 'fetch' } });
+    expect(await fetchAndVerify({ fetch: record500.fetch, custodyUrl: `${S}/custody`, keysUrl: KEYS, recordUrl: `${S}/record` })).toMatchObject({
+      ok: false,
+      failure: { code: 'fetch' },
+    });
   });
 });

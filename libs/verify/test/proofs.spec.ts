@@ -3,7 +3,18 @@
  * every inclusion and consistency proof of every tree size 1..40 verifies, and one flipped byte anywhere fails.
  */
 import { createHash } from 'node:crypto';
-import { appendLeaves, canonicalJson as domainCanonicalJson, consistencyRanges, Hash, hashRanges, inclusionRanges, leafHash, NodeKey, nodeKeyString, rootOf } from '@dtp/domain';
+import {
+  appendLeaves,
+  canonicalJson as domainCanonicalJson,
+  consistencyRanges,
+  Hash,
+  hashRanges,
+  inclusionRanges,
+  leafHash,
+  NodeKey,
+  nodeKeyString,
+  rootOf,
+} from '@dtp/domain';
 import { canonicalJson, consistencyProblem, rootFromInclusionProof, sha256Hex, verifyConsistency, verifyInclusion } from '../src';
 
 const MAX = 40;
@@ -57,9 +68,15 @@ describe('inclusion proofs (RFC 9162 2.1.3.2)', () => {
   it('refuses a leaf outside the tree, a proof too long or too short, a step that is not a hash', async () => {
     const proof = inclusion(5, 20);
     await expect(rootFromInclusionProof({ leafIndex: 20, treeSize: 20, entryHash: entryHashes[0], proof })).rejects.toThrow('leaf 20 is not in a tree of 20');
-    await expect(rootFromInclusionProof({ leafIndex: 5, treeSize: 20, entryHash: entryHashes[5], proof: [...proof, proof[0]] })).rejects.toThrow(/more than a tree of 20 needs/);
-    await expect(rootFromInclusionProof({ leafIndex: 5, treeSize: 20, entryHash: entryHashes[5], proof: proof.slice(1) })).rejects.toThrow(/fewer than a tree of 20 needs/);
-    await expect(rootFromInclusionProof({ leafIndex: 5, treeSize: 20, entryHash: entryHashes[5], proof: ['xyz'] })).rejects.toThrow(/step 0 of the inclusion proof/);
+    await expect(rootFromInclusionProof({ leafIndex: 5, treeSize: 20, entryHash: entryHashes[5], proof: [...proof, proof[0]] })).rejects.toThrow(
+      /more than a tree of 20 needs/,
+    );
+    await expect(rootFromInclusionProof({ leafIndex: 5, treeSize: 20, entryHash: entryHashes[5], proof: proof.slice(1) })).rejects.toThrow(
+      /fewer than a tree of 20 needs/,
+    );
+    await expect(rootFromInclusionProof({ leafIndex: 5, treeSize: 20, entryHash: entryHashes[5], proof: ['xyz'] })).rejects.toThrow(
+      /step 0 of the inclusion proof/,
+    );
   });
 });
 
@@ -91,11 +108,17 @@ describe('consistency proofs (RFC 9162 2.1.4.2)', () => {
   });
 
   it('a smaller newer tree is a rollback; empty and equal trees; an empty proof between different sizes', async () => {
-    expect(await consistencyProblem({ fromSize: 9, fromRoot: root(9), toSize: 8, toRoot: root(8), proof: [] })).toBe('the log was rolled back: tree size 8 is smaller than 9, seen before');
+    expect(await consistencyProblem({ fromSize: 9, fromRoot: root(9), toSize: 8, toRoot: root(8), proof: [] })).toBe(
+      'the log was rolled back: tree size 8 is smaller than 9, seen before',
+    );
     expect(await verifyConsistency({ fromSize: 0, fromRoot: root(1), toSize: 7, toRoot: root(7), proof: [] })).toBe(true);
     expect(await verifyConsistency({ fromSize: 7, fromRoot: root(7), toSize: 7, toRoot: root(7), proof: [] })).toBe(true);
-    expect(await consistencyProblem({ fromSize: 7, fromRoot: root(6), toSize: 7, toRoot: root(7), proof: [] })).toMatch(/two different roots for the same tree size 7/);
-    expect(await consistencyProblem({ fromSize: 3, fromRoot: root(3), toSize: 7, toRoot: root(7), proof: [] })).toBe('the consistency proof from 3 to 7 is empty');
+    expect(await consistencyProblem({ fromSize: 7, fromRoot: root(6), toSize: 7, toRoot: root(7), proof: [] })).toMatch(
+      /two different roots for the same tree size 7/,
+    );
+    expect(await consistencyProblem({ fromSize: 3, fromRoot: root(3), toSize: 7, toRoot: root(7), proof: [] })).toBe(
+      'the consistency proof from 3 to 7 is empty',
+    );
   });
 });
 
@@ -107,7 +130,7 @@ describe('hashing', () => {
   });
 
   it('canonicalJson is RFC 8785 and the same as the server side', () => {
-    const value = { b: [1, 1e21, 0.1, -0], a: { z: null, 'é': 'ü', '\u20ac': '\u0007' }, c: 1.5e-7 };
+    const value = { b: [1, 1e21, 0.1, -0], a: { z: null, é: 'ü', '\u20ac': '\u0007' }, c: 1.5e-7 };
     expect(canonicalJson(value)).toBe(domainCanonicalJson(value));
     expect(canonicalJson(value)).toBe('{"a":{"z":null,"é":"ü","€":"\\u0007"},"b":[1,1e+21,0.1,0],"c":1.5e-7}');
     expect(() => canonicalJson(undefined)).toThrow('value has no JSON form');

@@ -82,7 +82,11 @@ export class SyntheticLog {
    * A change of `diamondId`: a new record version and its entry, linked to the diamond's previous entry (or, for
    * a first entry, to `parent`'s latest entry, or null).
    */
-  change(diamondId: string, action: CustodyAction, opts: { actor?: string | null; parent?: string; fields?: Record<string, unknown> } = {}): IndexedCustodyEntry {
+  change(
+    diamondId: string,
+    action: CustodyAction,
+    opts: { actor?: string | null; parent?: string; fields?: Record<string, unknown> } = {},
+  ): IndexedCustodyEntry {
     const previous = this.head(diamondId);
     const prevRecord = previous ? this.records.get(previous.entry.version_id) : undefined;
     this.clock += 60_000;
@@ -91,7 +95,13 @@ export class SyntheticLog {
     const record =
       action === 'deleted'
         ? { diamond_id: diamondId }
-        : { ...(prevRecord ?? { diamond_id: diamondId, diamond_parent_id: opts.parent ?? null }), ...opts.fields, version_id, system_timestamp: occurred_at, last_action: action };
+        : {
+            ...(prevRecord ?? { diamond_id: diamondId, diamond_parent_id: opts.parent ?? null }),
+            ...opts.fields,
+            version_id,
+            system_timestamp: occurred_at,
+            last_action: action,
+          };
     this.records.set(version_id, record);
     const prev = previous ?? (opts.parent ? this.head(opts.parent) : null);
     return this.appendEntry({
@@ -133,7 +143,11 @@ export class SyntheticLog {
     const visible = this.entries.slice(0, size);
     const byHash = new Map(visible.map((e) => [e.entry_hash, e]));
     const chain: IndexedCustodyEntry[] = [];
-    for (let cur = [...visible].reverse().find((e) => e.entry.diamond_id === diamondId); cur; cur = cur.entry.prev_entry_hash ? byHash.get(cur.entry.prev_entry_hash) : undefined) {
+    for (
+      let cur = [...visible].reverse().find((e) => e.entry.diamond_id === diamondId);
+      cur;
+      cur = cur.entry.prev_entry_hash ? byHash.get(cur.entry.prev_entry_hash) : undefined
+    ) {
       chain.push(cur);
     }
     chain.sort((a, b) => a.leaf_index - b.leaf_index);

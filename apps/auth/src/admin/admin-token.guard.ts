@@ -50,5 +50,8 @@ export class AdminTokenGuard implements CanActivate {
 
 function lockedOut(msBeforeNext: number): RateLimitedError {
   const seconds = Math.max(1, Math.ceil(msBeforeNext / 1000));
-  return new RateLimitedError({ message: `admin API: too many wrong admin tokens from this address; retry in ${seconds} s`, reason: 'too_many_failures' }, seconds);
+  return new RateLimitedError(
+    { message: `admin API: too many wrong admin tokens from this address; retry in ${seconds} s`, reason: 'too_many_failures' },
+    seconds,
+  );
 }

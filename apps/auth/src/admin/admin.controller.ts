@@ -11,7 +11,9 @@ import { AdminTokenGuard } from './admin-token.guard';
  * an unknown id. Participant ids are UUIDs (compared lowercased); client ids are printable ASCII.
  */
 const ParticipantIdParam = () =>
-  Param('participant_id', new PathIdPipe(isUuid, { message: 'participant not found', reason: 'participant_not_found' }), { transform: (v: string) => v.toLowerCase() });
+  Param('participant_id', new PathIdPipe(isUuid, { message: 'participant not found', reason: 'participant_not_found' }), {
+    transform: (v: string) => v.toLowerCase(),
+  });
 const ClientIdParam = () => Param('client_id', new PathIdPipe(isCredentialText, { message: 'client not found', reason: 'client_not_found' }));
 
 const PARTICIPANT_ID = '3f1c2f8e-1111-4222-8333-444455556666';
@@ -40,7 +42,11 @@ const participantNotFound = { description: 'Unknown participant (or an id that i
   headers: { 'WWW-Authenticate': { description: '`Bearer realm="dtp-admin"` (RFC 6750).', required: true, schema: { type: 'string' } } },
 })
 @ApiErrors({
-  429: { description: 'Too many wrong admin tokens from this address (ADMIN_TOKEN_FAILURE_LIMIT per minute): every admin request from it, the right token included, until `Retry-After` seconds have passed.', reasons: ['too_many_failures'] },
+  429: {
+    description:
+      'Too many wrong admin tokens from this address (ADMIN_TOKEN_FAILURE_LIMIT per minute): every admin request from it, the right token included, until `Retry-After` seconds have passed.',
+    reasons: ['too_many_failures'],
+  },
   503: 'The database cannot be reached; retry later.',
 })
 @UseGuards(AdminTokenGuard)
@@ -114,9 +120,7 @@ export class AdminController {
   @ApiOperation({
     operationId: 'revokeClient',
     summary: 'Revoke a client credential: it can no longer obtain tokens (issued tokens live until they expire)',
-    description:
-      'Publishes `client.revoked`; the services then refuse the tokens it was issued before. Revoking it again ' +
-      'answers 204 too.',
+    description: 'Publishes `client.revoked`; the services then refuse the tokens it was issued before. Revoking it again ' + 'answers 204 too.',
   })
   @ApiParam({
     name: 'client_id',

@@ -27,8 +27,7 @@ export interface CliIo {
 }
 
 /** DATABASE_URL of `npm start`'s auth database, used when the variable is not set. */
-export const DEV_DATABASE_URL = (env: Record<string, string | undefined>) =>
-  `postgres://postgres:postgres@127.0.0.1:${env.DTP_PG_PORT ?? '54329'}/dtp_auth`;
+export const DEV_DATABASE_URL = (env: Record<string, string | undefined>) => `postgres://postgres:postgres@127.0.0.1:${env.DTP_PG_PORT ?? '54329'}/dtp_auth`;
 
 type Options = Record<string, string | undefined>;
 

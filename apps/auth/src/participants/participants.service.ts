@@ -99,7 +99,10 @@ export class ParticipantsService {
       : null;
     if (!revoked) throw new NotFoundError({ message: `client ${clientId} not found`, reason: 'client_not_found' });
     this.verified.forget(clientId);
-    this.logger?.info({ client_id: clientId, participant_id: revoked.participantId, revoked_at: revoked.revokedAt.toISOString(), again: !revoked.newly }, 'client revoked');
+    this.logger?.info(
+      { client_id: clientId, participant_id: revoked.participantId, revoked_at: revoked.revokedAt.toISOString(), again: !revoked.newly },
+      'client revoked',
+    );
   }
 
   /**

@@ -13,7 +13,10 @@ export class TokenIssuer {
   private readonly issuer: string;
   private readonly ttlSeconds: number;
 
-  constructor(@Inject(SigningKeys) private readonly keys: SigningKeys, @Inject(AUTH_CONFIG) config: AuthConfig) {
+  constructor(
+    @Inject(SigningKeys) private readonly keys: SigningKeys,
+    @Inject(AUTH_CONFIG) config: AuthConfig,
+  ) {
     this.issuer = config.AUTH_ISSUER;
     this.ttlSeconds = config.TOKEN_TTL_SECONDS;
   }

@@ -46,7 +46,13 @@ describe('parseTokenRequest', () => {
   });
 
   it('malformed Basic is invalid_client with the Basic challenge', () => {
-    for (const header of ['Basic', 'Basic ###', `Basic ${Buffer.from('nocolon').toString('base64')}`, `Basic ${Buffer.from(':secret').toString('base64')}`, `Basic ${Buffer.from('%E0%A4%A:x').toString('base64')}`]) {
+    for (const header of [
+      'Basic',
+      'Basic ###',
+      `Basic ${Buffer.from('nocolon').toString('base64')}`,
+      `Basic ${Buffer.from(':secret').toString('base64')}`,
+      `Basic ${Buffer.from('%E0%A4%A:x').toString('base64')}`,
+    ]) {
       const e = error(() => parseTokenRequest(base, header));
       expect(e).toMatchObject({ code: 'invalid_client', status: 401 });
       expect(e.headers['WWW-Authenticate']).toBe('Basic realm="dtp"');
@@ -66,8 +72,18 @@ describe('parseTokenRequest', () => {
   });
 
   it('refuses client ids and secrets that are not printable ASCII, in the body or in Basic', () => {
-    for (const [id, secret] of [['c\u0000', 's'], ['c', 's\u0000x'], ['c', 's\ud800'], ['c\u0001', 's'], ['c', 'é'], ['c', 'x'.repeat(257)]]) {
-      expect(error(() => parseTokenRequest({ ...base, client_id: id, client_secret: secret }, undefined))).toMatchObject({ code: 'invalid_client', status: 401 });
+    for (const [id, secret] of [
+      ['c\u0000', 's'],
+      ['c', 's\u0000x'],
+      ['c', 's\ud800'],
+      ['c\u0001', 's'],
+      ['c', 'é'],
+      ['c', 'x'.repeat(257)],
+    ]) {
+      expect(error(() => parseTokenRequest({ ...base, client_id: id, client_secret: secret }, undefined))).toMatchObject({
+        code: 'invalid_client',
+        status: 401,
+      });
     }
     const e = error(() => parseTokenRequest(base, `Basic ${Buffer.from('c:s%00x').toString('base64')}`));
     expect(e).toMatchObject({ code: 'invalid_client', status: 401 });

@@ -34,14 +34,24 @@ export async function deleteDiamonds(
   }
   const failed = results.filter((r): r is Extract<DeleteResult, { status: 'failure' }> => r.status === 'failure');
   if (opts.out) {
-    const rows = results.map((r) => ({ diamond_id: r.diamond_id, status: r.status, reason: r.status === 'failure' ? r.reason : '', descendants: r.descendants.join(' ') }));
+    const rows = results.map((r) => ({
+      diamond_id: r.diamond_id,
+      status: r.status,
+      reason: r.status === 'failure' ? r.reason : '',
+      descendants: r.descendants.join(' '),
+    }));
     writeFileSync(path.resolve(io.cwd, opts.out), stringify(rows, { header: true, columns: ['diamond_id', 'status', 'reason', 'descendants'] }));
   }
   if (opts.json) printJson(io, { deleted: results.length - failed.length, failed: failed.length, results });
   else {
     const descendants = results.reduce((n, r) => n + r.descendants.length, 0);
     io.out(`deleted ${results.length - failed.length} of ${results.length} diamonds${descendants ? ` (and ${descendants} descendants)` : ''}\n`);
-    if (failed.length > 0) printTable(io, ['diamond_id', 'reason'], failed.map((r) => [r.diamond_id, r.reason]));
+    if (failed.length > 0)
+      printTable(
+        io,
+        ['diamond_id', 'reason'],
+        failed.map((r) => [r.diamond_id, r.reason]),
+      );
   }
   if (failed.length === 0) return EXIT.ok;
   return failed.length === results.length ? EXIT.failure : EXIT.partial;

@@ -48,7 +48,12 @@ export async function diamondsHistory(io: CliIo, id: string, opts: Common): Prom
   const h = await unwrap(dtp.search.GET('/v1/diamonds/{diamond_id}/history', { params: { path: { diamond_id: id } } }));
   if (opts.json) printJson(io, h);
   else if (h.ancestors.length === 0) io.out(`${id} has no ancestors\n`);
-  else printTable(io, ['diamond_id', 'lifecycle_state', 'box_id', 'participant_id'], h.ancestors.map((a) => [a.diamond_id, a.lifecycle_state, str(a.box_id), str(a.participant_id)]));
+  else
+    printTable(
+      io,
+      ['diamond_id', 'lifecycle_state', 'box_id', 'participant_id'],
+      h.ancestors.map((a) => [a.diamond_id, a.lifecycle_state, str(a.box_id), str(a.participant_id)]),
+    );
   return EXIT.ok;
 }
 
@@ -87,7 +92,12 @@ export async function diamondsFiles(io: CliIo, id: string, opts: Common & { down
   }
   if (opts.json) printJson(io, { diamond_id: id, files });
   else if (files.length === 0) io.out(`${id} has no files\n`);
-  else printTable(io, ['kind', 'hash', 'filename', 'size'], files.map((f) => [f.kind, f.hash, f.filename, f.size]));
+  else
+    printTable(
+      io,
+      ['kind', 'hash', 'filename', 'size'],
+      files.map((f) => [f.kind, f.hash, f.filename, f.size]),
+    );
   return EXIT.ok;
 }
 
@@ -115,7 +125,12 @@ const MEDIA_TYPES: Record<string, string> = {
  * `POST /diamonds/{diamond_id}/files/{kind}`, a holder's credentials). A polished diamond needs a `scan_report`
  * before a grading lab can `dtp gis verify` or `validate` it (409 diamond_has_no_scan_report until then).
  */
-export async function diamondsAttach(io: CliIo, id: string, file: string, opts: Common & { kind: FileKind; description?: string; imageType?: string }): Promise<ExitCode> {
+export async function diamondsAttach(
+  io: CliIo,
+  id: string,
+  file: string,
+  opts: Common & { kind: FileKind; description?: string; imageType?: string },
+): Promise<ExitCode> {
   const source = path.resolve(io.cwd, file);
   let bytes: Buffer;
   try {
@@ -125,7 +140,11 @@ export async function diamondsAttach(io: CliIo, id: string, file: string, opts: 
   }
   const dtp = clientFor(io, opts.profile, 'platform');
   const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(bytes)], { type: MEDIA_TYPES[path.extname(source).toLowerCase()] ?? 'application/octet-stream' }), path.basename(source));
+  form.append(
+    'file',
+    new Blob([new Uint8Array(bytes)], { type: MEDIA_TYPES[path.extname(source).toLowerCase()] ?? 'application/octet-stream' }),
+    path.basename(source),
+  );
   if (opts.description !== undefined) form.append('description', opts.description);
   if (opts.imageType !== undefined) form.append('image_type', opts.imageType);
   const ref = await unwrap(

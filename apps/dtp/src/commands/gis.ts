@@ -39,10 +39,14 @@ export async function gisVerify(io: CliIo, id: string, opts: Common & { caratWei
   else {
     io.out(`not verified: ${id} does not match\n`);
     const { carat_weight: c, shape_group: g } = answer.data;
-    printTable(io, ['field', 'matched', 'registered', 'given'], [
-      ['carat_weight', String(c.matched), c.known_value, c.given_value],
-      ['shape_group', String(g.matched), g.known_value, g.given_value],
-    ]);
+    printTable(
+      io,
+      ['field', 'matched', 'registered', 'given'],
+      [
+        ['carat_weight', String(c.matched), c.known_value, c.given_value],
+        ['shape_group', String(g.matched), g.known_value, g.given_value],
+      ],
+    );
   }
   return EXIT.ok;
 }

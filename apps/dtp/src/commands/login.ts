@@ -46,7 +46,8 @@ export async function login(io: CliIo, opts: LoginOptions): Promise<ExitCode> {
   if (opts.clientSecretStdin) profile.client_secret = await readSecretFromStdin(io);
   else if (!profile.client_secret && io.stdin.isTTY && io.errIsTTY) profile.client_secret = await promptSecret(io, 'client secret: ');
   if (!profile.client_id) throw new UsageError('no client id: pass --client-id (or set DTP_CLIENT_ID)');
-  if (!profile.client_secret) throw new UsageError('no client secret: pass --client-secret-stdin and pipe it in, set DTP_CLIENT_SECRET, or run on a terminal to be asked');
+  if (!profile.client_secret)
+    throw new UsageError('no client secret: pass --client-secret-stdin and pipe it in, set DTP_CLIENT_SECRET, or run on a terminal to be asked');
   if (!profile.auth_url) throw new UsageError('no auth URL: pass --auth-url (or set DTP_AUTH_URL)');
   if (!profile.platform_url && !profile.search_url && !profile.gis_url) {
     throw new UsageError('no service URL: pass at least one of --platform-url, --search-url, --gis-url');

@@ -128,7 +128,11 @@ export async function roughImport(io: CliIo, file: string, opts: RoughImportOpti
         inFlight.delete(abort);
       }
       const secs = (performance.now() - started) / 1000;
-      if (!interrupts) bar?.update(counts.registered + counts.failed, { rate: secs > 0 ? ((counts.registered + counts.failed) / secs).toFixed(0) : '0', failed: counts.failed });
+      if (!interrupts)
+        bar?.update(counts.registered + counts.failed, {
+          rate: secs > 0 ? ((counts.registered + counts.failed) / secs).toFixed(0) : '0',
+          failed: counts.failed,
+        });
     }
   };
   try {
@@ -174,7 +178,14 @@ export async function roughImport(io: CliIo, file: string, opts: RoughImportOpti
 const INTERRUPTED = 'interrupted (Ctrl-C)';
 const ABANDONED = 'abandoned on a second Ctrl-C';
 
-function reportProblems(io: CliIo, file: string, problems: { line: number; field: string; msg: string }[], invalid: number, rows: number, opts: RoughImportOptions) {
+function reportProblems(
+  io: CliIo,
+  file: string,
+  problems: { line: number; field: string; msg: string }[],
+  invalid: number,
+  rows: number,
+  opts: RoughImportOptions,
+) {
   if (opts.json) return;
   io.err(`${file}: ${invalid} of ${rows} rows are invalid:\n`);
   for (const p of problems.slice(0, PROBLEMS_SHOWN)) io.err(`  line ${p.line}: ${p.field}: ${p.msg}\n`);

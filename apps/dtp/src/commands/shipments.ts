@@ -16,11 +16,7 @@ interface Common {
 export { SHIPMENT_TYPES } from '../choices';
 
 /** `dtp ship`: a transfer out of the named diamonds to a participant (one shipment, up to 1,000 diamonds). */
-export async function ship(
-  io: CliIo,
-  args: string[],
-  opts: Common & { to: string; name: string; type: ShipmentType; from?: string },
-): Promise<ExitCode> {
+export async function ship(io: CliIo, args: string[], opts: Common & { to: string; name: string; type: ShipmentType; from?: string }): Promise<ExitCode> {
   const ids = collectIds(io, args, opts.from, 'ship');
   if (ids.length > TRANSFER_LIMIT) throw new UsageError(`a shipment holds at most ${TRANSFER_LIMIT} diamonds; got ${ids.length}`);
   const dtp = clientFor(io, opts.profile, 'platform');
@@ -49,7 +45,15 @@ export async function inbound(io: CliIo, opts: Common & { type?: ShipmentType; p
     printTable(
       io,
       ['id', 'name', 'type', 'status', 'diamonds', 'pending', 'created_at'],
-      results.map((s) => [s.id, s.name, s.shipment_type, s.status, s.total_diamonds, s.diamonds.filter((d) => d.transfer_state === 'transfer_in_pending').length, s.created_at]),
+      results.map((s) => [
+        s.id,
+        s.name,
+        s.shipment_type,
+        s.status,
+        s.total_diamonds,
+        s.diamonds.filter((d) => d.transfer_state === 'transfer_in_pending').length,
+        s.created_at,
+      ]),
     );
     const first = pages[0];
     if (!opts.all && first.pages > first.page) io.out(`page ${first.page} of ${first.pages} (${first.total} shipments); --all for every page\n`);

@@ -24,7 +24,6 @@ interface StateFile {
   logs: Record<string, CustodyCheckpoint>;
 }
 
-
 /**
  * `dtp verify <diamond_id>`: fetches the diamond's custody answer and current record from search (a
  * non-participant's token), the custody keys from platform (or --keys), and checks them with @dtp/verify: the
@@ -47,15 +46,16 @@ export async function verifyDiamond(io: CliIo, id: string, opts: VerifyCommandOp
   const search = profile.search_url!.replace(/\/+$/, '');
   const token = await dtp.tokens!.getToken(dtp.audience('search'));
   const diamond = `${search}/v1/diamonds/${encodeURIComponent(id)}`;
-  const check = () => fetchAndVerify({
-    ...keys,
-    custodyUrl: `${diamond}/custody`,
-    recordUrl: diamond,
-    consistencyUrl: `${search}/v1/custody/consistency`,
-    headers: { authorization: `Bearer ${token}`, 'x-request-id': randomUUID() },
-    diamondId: id,
-    known: (logId) => state.logs[logId],
-  });
+  const check = () =>
+    fetchAndVerify({
+      ...keys,
+      custodyUrl: `${diamond}/custody`,
+      recordUrl: diamond,
+      consistencyUrl: `${search}/v1/custody/consistency`,
+      headers: { authorization: `Bearer ${token}`, 'x-request-id': randomUUID() },
+      diamondId: id,
+      known: (logId) => state.logs[logId],
+    });
   const until = Date.now() + (opts.wait ?? 0) * 1000;
   let result = await check();
   // A change made since the last checkpoint: not in the log (404, or a record newer than it) until the next one.
@@ -85,9 +85,13 @@ export async function verifyDiamond(io: CliIo, id: string, opts: VerifyCommandOp
     return EXIT.ok;
   }
   const own = verified.chain.filter((s) => !s.ancestor).length;
-  io.out(`Verified diamond ${id}: ${verified.entries} custody ${verified.entries === 1 ? 'entry' : 'entries'} (${own} of this diamond, ${verified.entries - own} of its ancestors); every entry hash, link and inclusion proof checked.\n`);
+  io.out(
+    `Verified diamond ${id}: ${verified.entries} custody ${verified.entries === 1 ? 'entry' : 'entries'} (${own} of this diamond, ${verified.entries - own} of its ancestors); every entry hash, link and inclusion proof checked.\n`,
+  );
   io.out(`  checkpoint:  tree size ${checkpoint.tree_size} at ${checkpoint.timestamp}, signed by key ${verified.checkpoint.kid} (log ${checkpoint.log_id})\n`);
-  io.out(`  record:      ${verified.record === 'matched' ? 'matches the latest entry' : verified.record === 'deleted' ? 'none: the diamond was deleted, as the latest entry says' : 'not checked'}\n`);
+  io.out(
+    `  record:      ${verified.record === 'matched' ? 'matches the latest entry' : verified.record === 'deleted' ? 'none: the diamond was deleted, as the latest entry says' : 'not checked'}\n`,
+  );
   io.out(
     `  consistency: ${before ? `the log extends tree size ${before.tree_size}, verified before` : 'first checkpoint of this log seen here'}; remembered in ${stateFile}\n`,
   );

@@ -66,7 +66,9 @@ export function parseRoughCsv(bytes: Buffer): ParsedRoughCsv {
         const unknown = header.filter((h) => !known.has(h));
         const repeated = header.filter((h, i) => header.indexOf(h) !== i);
         if (unknown.length > 0) {
-          throw new UsageError(`unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')}; the columns are: ${[...known].join(', ')}`);
+          throw new UsageError(
+            `unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `"${c}"`).join(', ')}; the columns are: ${[...known].join(', ')}`,
+          );
         }
         if (repeated.length > 0) throw new UsageError(`column "${repeated[0]}" appears twice`);
         columns = header;
@@ -95,7 +97,10 @@ export function parseRoughCsv(bytes: Buffer): ParsedRoughCsv {
       validateSync(plainToInstance(CreateRoughDiamondDto, body), { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true }),
       [],
     );
-    const rowProblems = [...cellProblems, ...detail.filter((d) => !cellProblems.some((p) => p.field === d.loc.join('.'))).map((d) => ({ line, field: d.loc.join('.'), msg: d.msg, type: d.type }))];
+    const rowProblems = [
+      ...cellProblems,
+      ...detail.filter((d) => !cellProblems.some((p) => p.field === d.loc.join('.'))).map((d) => ({ line, field: d.loc.join('.'), msg: d.msg, type: d.type })),
+    ];
     if (rowProblems.length > 0) invalidLines.add(line);
     problems.push(...rowProblems);
     rows.push({ line, body });

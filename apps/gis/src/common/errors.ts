@@ -47,7 +47,7 @@ export class ScanReportUnavailableError extends DomainError {
   constructor(readonly why: string) {
     super(
       'unavailable',
-      { detail: 'the diamond\'s scan report cannot be read from the file store yet; retry later' },
+      { detail: "the diamond's scan report cannot be read from the file store yet; retry later" },
       { retryAfterSeconds: SCAN_REPORT_RETRY_AFTER_SECONDS },
     );
   }

@@ -38,7 +38,6 @@ export const ApiRequestIdParam = () =>
     schema: { type: 'string', format: 'uuid', pattern: UUID_PATTERN.source, example: '7b2e4c1a-9f3d-4e6b-8a5c-2d1f0e9b8a7c' },
   });
 
-
 /** 404 `{detail}`. */
 export const ApiGisNotFound = (description: string) => ApiResponse({ status: 404, description, type: GisNotFoundResponse });
 
@@ -46,8 +45,7 @@ export const ApiGisNotFound = (description: string) => ApiResponse({ status: 404
 export const ApiGisIneligible = (description: string) => ApiResponse({ status: 409, description, type: IneligibleResponse });
 
 /** 410 `{reason: "diamond_has_been_deleted", detail: null}`. */
-export const ApiGisDeleted = () =>
-  ApiResponse({ status: 410, description: 'The diamond has been deleted.', type: DiamondDeletedResponse });
+export const ApiGisDeleted = () => ApiResponse({ status: 410, description: 'The diamond has been deleted.', type: DiamondDeletedResponse });
 
 /** 412 `{reason, detail}`: the step this one needs has not been done by the calling lab. */
 export const ApiGisPrerequisite = (description: string) => ApiResponse({ status: 412, description, type: PrerequisiteMissingResponse });
@@ -57,7 +55,7 @@ export const ApiGisPrerequisite = (description: string) => ApiResponse({ status:
  * with `scanReport`, also the diamond's scan report not readable from the file store yet (`{detail, request_id}`).
  */
 export function ApiGisUnavailable(options: { scanReport?: boolean } = {}): MethodDecorator & ClassDecorator {
-  const dependency = 'The database or the issuer\'s signing keys cannot be reached (`{message, request_id}`)';
+  const dependency = "The database or the issuer's signing keys cannot be reached (`{message, request_id}`)";
   if (!options.scanReport) {
     return ApiResponse({ status: 503, description: `${dependency}; retry later.`, type: MessageErrorResponse, headers: RETRY_AFTER });
   }

@@ -12,12 +12,7 @@ import { GisDiamondEntity } from './gis-diamond.entity';
 @Module({
   controllers: [DiamondEventsController],
   imports: [TypeOrmModule.forFeature([GisDiamondEntity, ScanReportEntity])],
-  providers: [
-    ScanReportRepository,
-    ScanReportsService,
-    DiamondsRepository,
-    EligibilityService,
-  ],
+  providers: [ScanReportRepository, ScanReportsService, DiamondsRepository, EligibilityService],
   exports: [ScanReportRepository, ScanReportsService, DiamondsRepository, EligibilityService],
 })
 export class DiamondsModule {}

@@ -42,7 +42,18 @@ export class DiamondsRepository {
          shape = EXCLUDED.shape, holder_participant_id = EXCLUDED.holder_participant_id,
          scan_report_hash = EXCLUDED.scan_report_hash, updated_at = clock_timestamp()
        WHERE NOT gis_diamonds.deleted`,
-      [v.diamond_id, v.revision, v.version_id, v.lifecycle_state, v.current_stage, v.unlock_status, v.carats, v.shape, v.holder_participant_id, v.scan_report_hash],
+      [
+        v.diamond_id,
+        v.revision,
+        v.version_id,
+        v.lifecycle_state,
+        v.current_stage,
+        v.unlock_status,
+        v.carats,
+        v.shape,
+        v.holder_participant_id,
+        v.scan_report_hash,
+      ],
     );
   }
 
@@ -59,7 +70,11 @@ export class DiamondsRepository {
 
   /** Stores a new gis_status and returns the eligibility event revision to publish it under. */
   async setEligibility(manager: EntityManager, diamondId: string, status: GisStatus | null, reason: GisIneligibilityReason | null): Promise<number> {
-    const row = await this.updateReturning(manager, diamondId, { gis_status: status, gis_reason: reason, eligibility_revision: () => 'eligibility_revision + 1' });
+    const row = await this.updateReturning(manager, diamondId, {
+      gis_status: status,
+      gis_reason: reason,
+      eligibility_revision: () => 'eligibility_revision + 1',
+    });
     return Number(row.eligibility_revision);
   }
 

@@ -78,11 +78,7 @@ export class EligibilityService {
    * Inside the caller's transaction: locks the diamond's row, recomputes its gis_status from the view and the
    * given report facts, and when it differs from the stored one stores it and writes the event to the outbox.
    */
-  async publishIfChanged(
-    manager: EntityManager,
-    diamondId: string,
-    known?: { hash: string | null; facts: ReportFacts },
-  ): Promise<Assessment | null> {
+  async publishIfChanged(manager: EntityManager, diamondId: string, known?: { hash: string | null; facts: ReportFacts }): Promise<Assessment | null> {
     const row = await this.diamonds.lock(manager, diamondId);
     if (!row) return null;
     const facts: DiamondFacts = row;
@@ -97,9 +93,7 @@ export class EligibilityService {
       data: { diamond_id: diamondId, gis_status: implied.status, reason: implied.reason },
       revision,
     });
-    await writeOutbox(manager, [
-      { topic: Topics.GIS_ELIGIBILITY, key: diamondId, eventType: envelope.event_type, revision, payload: envelope },
-    ]);
+    await writeOutbox(manager, [{ topic: Topics.GIS_ELIGIBILITY, key: diamondId, eventType: envelope.event_type, revision, payload: envelope }]);
     return assessment;
   }
 }

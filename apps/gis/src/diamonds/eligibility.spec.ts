@@ -16,7 +16,13 @@ const known = (over: Partial<ScanReportEntity>): ReportFacts => ({
   report: { hash: 'a'.repeat(64), outcome: 'parsed', extracted: null, detail: null, size_bytes: '10', parsed_at: new Date(), ...over },
 });
 const VALUES = {
-  shape: 'Round', estimated_weight_crt: '1', girdle_avg_mm: '1', table_avg_mm: '1', total_depth_mm: '1', crown_angle_avg_deg: null, pavilion_angle_avg_deg: null,
+  shape: 'Round',
+  estimated_weight_crt: '1',
+  girdle_avg_mm: '1',
+  table_avg_mm: '1',
+  total_depth_mm: '1',
+  crown_angle_avg_deg: null,
+  pavilion_angle_avg_deg: null,
 };
 const parsed = known({ outcome: 'parsed', extracted: VALUES });
 
@@ -37,7 +43,9 @@ describe('assessEligibility and gis_status', () => {
 
   it('a polished diamond without declared carats is missing_data', () => {
     expect(assessEligibility(diamond({ carats: null }), parsed)).toMatchObject({
-      reason: 'diamond_is_not_polished', gisStatus: 'missing_data', detail: 'the diamond has no declared polished carats',
+      reason: 'diamond_is_not_polished',
+      gisStatus: 'missing_data',
+      detail: 'the diamond has no declared polished carats',
     });
   });
 
@@ -55,17 +63,23 @@ describe('assessEligibility and gis_status', () => {
 
   it('not supported -> invalid_report; missing element -> missing_data; both answered scan_report_not_supported', () => {
     expect(assessEligibility(diamond(), known({ outcome: 'not_supported', detail: { generic_error: 'x' } }))).toMatchObject({
-      reason: 'scan_report_not_supported', detail: { generic_error: 'x' }, gisStatus: 'invalid_report',
+      reason: 'scan_report_not_supported',
+      detail: { generic_error: 'x' },
+      gisStatus: 'invalid_report',
     });
     expect(assessEligibility(diamond(), known({ outcome: 'missing_data', detail: { generic_error: 'y' } }))).toMatchObject({
-      reason: 'scan_report_not_supported', detail: { generic_error: 'y' }, gisStatus: 'missing_data',
+      reason: 'scan_report_not_supported',
+      detail: { generic_error: 'y' },
+      gisStatus: 'missing_data',
     });
   });
 
   it('a value that is not a decimal -> scan_report_parse_error with the detail / not_processable', () => {
     const detail = { girdle_avg_mm: [{ value: 'x', xpath: '/ScanReport/Measurements/GirdleAverage', error_type: 'value_not_a_decimal' }] };
     expect(assessEligibility(diamond(), known({ outcome: 'parse_error', detail: detail as never }))).toMatchObject({
-      reason: 'scan_report_parse_error', detail, gisStatus: 'not_processable',
+      reason: 'scan_report_parse_error',
+      detail,
+      gisStatus: 'not_processable',
     });
   });
 

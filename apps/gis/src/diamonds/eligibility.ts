@@ -1,11 +1,4 @@
-import {
-  GisIneligibilityReason,
-  GisStatus,
-  IneligibleResponse,
-  ShapeGroup,
-  isSupportedShapeGroup,
-  shapeGroupOf,
-} from '@dtp/domain';
+import { GisIneligibilityReason, GisStatus, IneligibleResponse, ShapeGroup, isSupportedShapeGroup, shapeGroupOf } from '@dtp/domain';
 import type { ScanReportEntity } from '../scan-reports/scan-report.entity';
 import type { ScanReportValues } from '../scan-reports/scan-report.parser';
 import type { GisDiamondEntity } from './gis-diamond.entity';

@@ -50,7 +50,7 @@ export class GradingController {
     },
   })
   @ApiCreatedResponse({
-    description: 'Stored; the platform adds it to the diamond\'s graded measurements.',
+    description: "Stored; the platform adds it to the diamond's graded measurements.",
     type: GradingAccepted,
     example: { grading_id: 'c4a1f2e3-5b6d-4c7e-8f9a-0b1c2d3e4f5a', diamond_id: '01jd3k8m5n2p7r4t6v9w1x3y5z', status: 'accepted' },
   })

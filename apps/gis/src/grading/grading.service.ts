@@ -1,16 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { UnitOfWork } from '@dtp/database';
-import {
-  EventTypes,
-  GRADING_DECIMAL_FIELDS,
-  GradingAccepted,
-  GradingSubmission,
-  GradingSubmissionDto,
-  Topics,
-  makeEnvelope,
-  toDecimalText,
-} from '@dtp/domain';
+import { EventTypes, GRADING_DECIMAL_FIELDS, GradingAccepted, GradingSubmission, GradingSubmissionDto, Topics, makeEnvelope, toDecimalText } from '@dtp/domain';
 import type { Caller } from '@dtp/auth-guard';
 import { writeOutbox } from '@dtp/events';
 import { DiamondDeletedError, DiamondNotFoundError, PrerequisiteMissingError } from '../common/errors';

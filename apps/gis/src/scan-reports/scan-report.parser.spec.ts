@@ -80,7 +80,9 @@ describe('parseScanReport: values that are not decimals', () => {
     ['plus sign', '<TotalDepth>+1.2</TotalDepth>', '+1.2'],
   ])('%s is not a decimal', (_name, element, value) => {
     const r = parseScanReport(
-      report(`<Shape>Round</Shape><EstimatedWeight>1</EstimatedWeight><Measurements><GirdleAverage>1</GirdleAverage><TableAverage>1</TableAverage>${element}</Measurements>`),
+      report(
+        `<Shape>Round</Shape><EstimatedWeight>1</EstimatedWeight><Measurements><GirdleAverage>1</GirdleAverage><TableAverage>1</TableAverage>${element}</Measurements>`,
+      ),
     );
     expect(r).toEqual({
       outcome: 'parse_error',
@@ -204,9 +206,15 @@ describe('parseScanReport: hostile input', () => {
     const attrs = Array.from({ length: 100_000 }, (_, i) => `a${i}="1"`).join(' ');
     const manyAttributes = report(`<Shape ${attrs}>Round</Shape><EstimatedWeight>1</EstimatedWeight>${MEASUREMENTS}`);
     expect(manyAttributes.length).toBeGreaterThan(1_000_000);
-    expect(parseScanReport(manyAttributes)).toEqual({ outcome: 'not_supported', generic_error: `the scan report has more than ${SCAN_REPORT_MAX_ATTRIBUTES} attributes` });
+    expect(parseScanReport(manyAttributes)).toEqual({
+      outcome: 'not_supported',
+      generic_error: `the scan report has more than ${SCAN_REPORT_MAX_ATTRIBUTES} attributes`,
+    });
     const manyElements = report(`${'<x/>'.repeat(SCAN_REPORT_MAX_ELEMENTS)}<Shape>Round</Shape><EstimatedWeight>1</EstimatedWeight>${MEASUREMENTS}`);
-    expect(parseScanReport(manyElements)).toEqual({ outcome: 'not_supported', generic_error: `the scan report has more than ${SCAN_REPORT_MAX_ELEMENTS} elements` });
+    expect(parseScanReport(manyElements)).toEqual({
+      outcome: 'not_supported',
+      generic_error: `the scan report has more than ${SCAN_REPORT_MAX_ELEMENTS} elements`,
+    });
     // Just under both caps it is parsed as usual.
     const under = Array.from({ length: SCAN_REPORT_MAX_ATTRIBUTES - 2 }, (_, i) => `a${i}="1"`).join(' ');
     expect(parseScanReport(report(`<Notes ${under}/><Shape>Round</Shape><EstimatedWeight>1</EstimatedWeight>${MEASUREMENTS}`)).outcome).toBe('parsed');

@@ -201,7 +201,9 @@ export function parseScanReport(bytes: Uint8Array, maxBytes: number = DEFAULT_SC
 
   const roots = Object.keys(doc);
   if (roots.length !== 1 || roots[0] !== 'ScanReport') {
-    return notSupported(`the root element is ${roots.length === 1 ? `<${roots[0]}>` : 'missing or not unique'}; expected <ScanReport format="${SCAN_REPORT_FORMAT}">`);
+    return notSupported(
+      `the root element is ${roots.length === 1 ? `<${roots[0]}>` : 'missing or not unique'}; expected <ScanReport format="${SCAN_REPORT_FORMAT}">`,
+    );
   }
   const root = doc.ScanReport;
   if (typeof root !== 'object' || root === null || Array.isArray(root)) {
@@ -209,7 +211,9 @@ export function parseScanReport(bytes: Uint8Array, maxBytes: number = DEFAULT_SC
   }
   const report = root as Record<string, unknown>;
   if (report['@_format'] !== SCAN_REPORT_FORMAT) {
-    return notSupported(`the <ScanReport> format attribute is ${typeof report['@_format'] === 'string' ? `"${preview(report['@_format'])}"` : 'missing'}; expected "${SCAN_REPORT_FORMAT}"`);
+    return notSupported(
+      `the <ScanReport> format attribute is ${typeof report['@_format'] === 'string' ? `"${preview(report['@_format'])}"` : 'missing'}; expected "${SCAN_REPORT_FORMAT}"`,
+    );
   }
 
   const shape = textAt(report, ['Shape']);

@@ -80,8 +80,7 @@ export class ScanReportsService {
       hash,
       outcome: outcome.outcome,
       extracted: outcome.outcome === 'parsed' ? outcome.values : null,
-      detail:
-        outcome.outcome === 'parsed' ? null : outcome.outcome === 'parse_error' ? outcome.detail : { generic_error: outcome.generic_error },
+      detail: outcome.outcome === 'parsed' ? null : outcome.outcome === 'parse_error' ? outcome.detail : { generic_error: outcome.generic_error },
       size_bytes: String(blob.size),
     });
     return { state: 'known', report };

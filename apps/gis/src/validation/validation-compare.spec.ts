@@ -26,7 +26,13 @@ describe('compareValidation', () => {
     });
     expect(r.parameters.shape).toEqual({ validation_result: 'matched', platform_value: 'Round', lab_value: 'Round' });
     expect(Object.keys(r.parameters).sort()).toEqual([
-      'crown_angle_avg_deg', 'estimated_weight_crt', 'girdle_avg_mm', 'pavilion_angle_avg_deg', 'shape', 'table_avg_mm', 'total_depth_mm',
+      'crown_angle_avg_deg',
+      'estimated_weight_crt',
+      'girdle_avg_mm',
+      'pavilion_angle_avg_deg',
+      'shape',
+      'table_avg_mm',
+      'total_depth_mm',
     ]);
   });
 
@@ -77,7 +83,13 @@ describe('compareValidation', () => {
   it('optional angles missing from the request or the report are `missing` and do not change the status', () => {
     const r = compareValidation({ ...EXACT, crown_angle_deg: undefined, pavillion_angle_deg: null }, REPORT);
     expect(r.status).toBe('Verified');
-    expect(r.parameters.crown_angle_avg_deg).toEqual({ validation_result: 'missing', platform_value: '34.5', lab_value: null, difference: null, tolerance: '1.1' });
+    expect(r.parameters.crown_angle_avg_deg).toEqual({
+      validation_result: 'missing',
+      platform_value: '34.5',
+      lab_value: null,
+      difference: null,
+      tolerance: '1.1',
+    });
     expect(r.parameters.pavilion_angle_avg_deg.validation_result).toBe('missing');
     const noReportAngles = compareValidation(EXACT, { ...REPORT, crown_angle_avg_deg: null, pavilion_angle_avg_deg: null });
     expect(noReportAngles.parameters.crown_angle_avg_deg).toMatchObject({ validation_result: 'missing', platform_value: null, lab_value: '34.5' });

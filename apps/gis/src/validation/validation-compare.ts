@@ -44,8 +44,7 @@ const OPTIONAL: readonly { param: NumericValidationParameter; lab: keyof Validat
   { param: 'pavilion_angle_avg_deg', lab: 'pavillion_angle_deg' },
 ];
 
-const labText = (value: unknown): string | null =>
-  typeof value === 'number' && Number.isFinite(value) ? toDecimal(value).toFixed() : null;
+const labText = (value: unknown): string | null => (typeof value === 'number' && Number.isFinite(value) ? toDecimal(value).toFixed() : null);
 
 function compareRequired(param: NumericValidationParameter, lab: string, platform: string): NumericParameterResult {
   const tolerance = TOLERANCES[param];

@@ -41,7 +41,7 @@ export class ValidationController {
     operationId: 'validateDiamond',
     summary: 'Validate measurements against the scan report (asynchronous)',
     description:
-      'Queues a comparison of the lab\'s measurements with the diamond\'s scan report and answers 202 Pending with ' +
+      "Queues a comparison of the lab's measurements with the diamond's scan report and answers 202 Pending with " +
       'the address to poll. Needs a successful verify of this diamond by the calling lab. `Verified` when the shape ' +
       'group and the four required measurements are within tolerance, else `Unverifiable`; the optional angles are ' +
       'reported and never change the status. Grading labs only.',
@@ -79,11 +79,7 @@ export class ValidationController {
     422: 'The body does not match ValidateJsonRequest, or `shape_group` is neither a shape nor a shape group (`type: "enum"`).',
   })
   @ApiGisUnavailable({ scanReport: true })
-  async validate(
-    @DiamondIdParam() diamondId: string,
-    @Body() body: ValidateJsonRequestDto,
-    @CurrentCaller() caller: Caller,
-  ): Promise<ValidateAccepted> {
+  async validate(@DiamondIdParam() diamondId: string, @Body() body: ValidateJsonRequestDto, @CurrentCaller() caller: Caller): Promise<ValidateAccepted> {
     return this.validations.accept(diamondId, body, caller);
   }
 

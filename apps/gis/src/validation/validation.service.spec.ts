@@ -35,7 +35,14 @@ describe('ValidationService.accept (in-memory repositories)', () => {
       verification_status: 'Pending',
     });
     expect(t.requests.rows).toEqual([
-      expect.objectContaining({ request_id: accepted.request_id, diamond_id: id, lab_participant_id: 'lab-1', scan_report_hash: HASH, status: 'Pending', request: body() }),
+      expect.objectContaining({
+        request_id: accepted.request_id,
+        diamond_id: id,
+        lab_participant_id: 'lab-1',
+        scan_report_hash: HASH,
+        status: 'Pending',
+        request: body(),
+      }),
     ]);
     // The stored gis_status already matched the assessment: no eligibility event.
     expect(t.uow.outboxWrites()).toEqual([]);

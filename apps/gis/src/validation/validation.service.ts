@@ -1,12 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import {
-  ValidateAccepted,
-  ValidateJsonRequestDto,
-  ValidationHistoryEntry,
-  ValidationPoll,
-  resolveShapeGroup,
-} from '@dtp/domain';
+import { ValidateAccepted, ValidateJsonRequestDto, ValidationHistoryEntry, ValidationPoll, resolveShapeGroup } from '@dtp/domain';
 import type { Caller } from '@dtp/auth-guard';
 import {
   DiamondIneligibleError,

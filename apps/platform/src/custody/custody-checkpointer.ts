@@ -146,7 +146,12 @@ export class CustodyCheckpointer implements OnApplicationBootstrap, OnModuleDest
       throw new Error(`custody checkpoint ${last.number} has ${last.frontier.length} frontier hashes, expected ${frontierKeys.length}`);
     }
     let known = new Map(frontierKeys.map((k, i) => [nodeKeyString(k), last!.frontier[i]]));
-    if (pending.length > 0) await this.repo.assignLeaves(tx, pending.map((p) => p.seq), size);
+    if (pending.length > 0)
+      await this.repo.assignLeaves(
+        tx,
+        pending.map((p) => p.seq),
+        size,
+      );
 
     const signer = await this.keys.active();
     const rows: CheckpointRow[] = [];

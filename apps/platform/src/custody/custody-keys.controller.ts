@@ -32,7 +32,16 @@ export class CustodyKeysController {
       'Access-Control-Allow-Origin': { description: '`*`.', required: true, schema: { type: 'string' } },
     },
     example: {
-      keys: [{ kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k', alg: 'EdDSA', use: 'sig' }],
+      keys: [
+        {
+          kty: 'OKP',
+          crv: 'Ed25519',
+          x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
+          kid: 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k',
+          alg: 'EdDSA',
+          use: 'sig',
+        },
+      ],
     },
   })
   @ApiErrors({ 503: 'The database cannot be reached right now; retry after `Retry-After` seconds.' })

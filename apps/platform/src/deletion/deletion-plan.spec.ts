@@ -51,8 +51,14 @@ describe('planDeletion', () => {
     expect(planDeletion(ME, [req('b')], forest).results[0]).toMatchObject({ participant_id: 'ref-b' });
   });
 
-  it('answers has_descendants without delete_descendants whatever the descendants\' state, and the descendants\' reasons with it', () => {
-    const forest = [node('a'), child('a1', 'a', { unlock_status: 'unlocked' }), node('b'), child('b1', 'b'), child('b2', 'b1', { possession_state: 'in_transit' })];
+  it("answers has_descendants without delete_descendants whatever the descendants' state, and the descendants' reasons with it", () => {
+    const forest = [
+      node('a'),
+      child('a1', 'a', { unlock_status: 'unlocked' }),
+      node('b'),
+      child('b1', 'b'),
+      child('b2', 'b1', { possession_state: 'in_transit' }),
+    ];
     expect(reasons(forest, [req('a'), req('b')])).toEqual(['has_descendants', 'has_descendants']);
     const plan = planDeletion(ME, [req('a', true), req('b', true)], forest);
     expect(plan.results).toMatchObject([

@@ -83,14 +83,24 @@ export function planDeletion(callerId: string, requests: readonly DeletionReques
     const descendants = descendantsOf(root.diamond_id, children, gone);
     if (descendants.length > 0 && !withDescendants) {
       results.push(
-        failure(diamondId, pid, 'has_descendants', `the diamond has ${descendants.length} descendant(s); set delete_descendants to true to delete them together`),
+        failure(
+          diamondId,
+          pid,
+          'has_descendants',
+          `the diamond has ${descendants.length} descendant(s); set delete_descendants to true to delete them together`,
+        ),
       );
       continue;
     }
     const unlocked = descendants.find((d) => d.unlock_status === 'unlocked');
     if (unlocked) {
       results.push(
-        failure(diamondId, pid, 'descendant_unlocked', `descendant ${unlocked.diamond_id} is unlocked; a diamond with an unlocked descendant cannot be deleted`),
+        failure(
+          diamondId,
+          pid,
+          'descendant_unlocked',
+          `descendant ${unlocked.diamond_id} is unlocked; a diamond with an unlocked descendant cannot be deleted`,
+        ),
       );
       continue;
     }

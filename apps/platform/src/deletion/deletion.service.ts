@@ -77,7 +77,10 @@ export class DeletionService {
     for (let i = 0; i < members.length; i += WRITE_CHUNK) {
       const chunk = members.slice(i, i + WRITE_CHUNK);
       const custody = custodyInsert(chunk.map((d) => deletionEntry(d.diamond_id, me, d.custody_head, now)));
-      const outbox = outboxInsert(chunk.flatMap((d) => diamondDeleted(d.diamond_id, Number(d.revision) + 1, now)), custody.values.length + 1);
+      const outbox = outboxInsert(
+        chunk.flatMap((d) => diamondDeleted(d.diamond_id, Number(d.revision) + 1, now)),
+        custody.values.length + 1,
+      );
       await sql.query(`WITH e AS (${custody.sql}) ${outbox.sql}`, [...custody.values, ...outbox.values]);
     }
     return plan;

@@ -51,7 +51,13 @@ describe('DiamondChanges.commit (in-memory repositories)', () => {
     expect(stored.version_id).not.toBe(row.version_id);
     expect(record).toMatchObject({ diamond_id: row.diamond_id, version_id: stored.version_id, unlock_status: 'unlocked' });
     expect(t.diamonds.entries.map((e) => e.entry)).toEqual([
-      expect.objectContaining({ diamond_id: row.diamond_id, version_id: stored.version_id, action: 'unlocked', actor_participant_id: 'holder-1', prev_entry_hash: 'h3' }),
+      expect.objectContaining({
+        diamond_id: row.diamond_id,
+        version_id: stored.version_id,
+        action: 'unlocked',
+        actor_participant_id: 'holder-1',
+        prev_entry_hash: 'h3',
+      }),
     ]);
     expect(stored.custody_head).toBe(t.diamonds.entries[0].entry_hash);
     expect(t.diamonds.events.map((e) => [e.eventType, e.key, e.revision])).toEqual([['diamond.upserted', row.diamond_id, 4]]);
@@ -60,14 +66,27 @@ describe('DiamondChanges.commit (in-memory repositories)', () => {
 
   it('writes only the patched columns and the bookkeeping ones (a stale copy of other columns is not written back)', async () => {
     const { t, row } = withDiamond();
-    await t.uow.run((tx: Tx) => t.changes.commit(tx, { ...row, box_description: 'stale copy' }, { unlock_status: 'unlocked' }, { action: 'unlocked', actor: 'holder-1' }));
+    await t.uow.run((tx: Tx) =>
+      t.changes.commit(tx, { ...row, box_description: 'stale copy' }, { unlock_status: 'unlocked' }, { action: 'unlocked', actor: 'holder-1' }),
+    );
     expect(t.diamonds.get(row.diamond_id)!.box_description).toBe(row.box_description);
   });
 
   it("shows the diamond's active graded measurement in the new record", async () => {
     const { t, row } = withDiamond();
     const at = new Date(0);
-    t.graded.rows.push({ id: 'g-1', diamond_id: row.diamond_id, source: 'gis', is_active: true, is_selectable: true, data: { carats: '1.01', shape: 'Round' }, created_by: null, created_at: at, updated_at: at, held_back_at: null });
+    t.graded.rows.push({
+      id: 'g-1',
+      diamond_id: row.diamond_id,
+      source: 'gis',
+      is_active: true,
+      is_selectable: true,
+      data: { carats: '1.01', shape: 'Round' },
+      created_by: null,
+      created_at: at,
+      updated_at: at,
+      held_back_at: null,
+    });
     const record = await t.uow.run((tx: Tx) => t.changes.commit(tx, row, {}, { action: 'grading_selected', actor: 'holder-1' }));
     expect(record.grading).toEqual([{ carats: '1.01', shape: 'Round', id: 'g-1', is_active: true, is_selectable: true, source: 'gis' }]);
   });
@@ -78,7 +97,12 @@ describe('DiamondChanges.commit (in-memory repositories)', () => {
     const b = sampleRow({ diamond_id: newDiamondId(), holder_id: 'holder-1', revision: '2', custody_head: 'hb', participant_id: 'B' });
     t.diamonds.seed(a, b);
     const records = await t.uow.run((tx: Tx) =>
-      t.changes.commitMany(tx, [b, a], () => ({ possession_state: 'in_transit' }), (r) => ({ action: 'shipped', actor: r.holder_id })),
+      t.changes.commitMany(
+        tx,
+        [b, a],
+        () => ({ possession_state: 'in_transit' }),
+        (r) => ({ action: 'shipped', actor: r.holder_id }),
+      ),
     );
     expect(records.map((r) => r.diamond_id)).toEqual([b.diamond_id, a.diamond_id]);
     expect([t.diamonds.get(a.diamond_id)!.revision, t.diamonds.get(b.diamond_id)!.revision]).toEqual([8, 3]);

@@ -86,13 +86,38 @@ export class DiamondChanges {
   ): Promise<DiamondV1[]> {
     if (befores.length === 0) return [];
     const patches = befores.map(patch);
-    const columns = [...new Set(patches.flatMap((p) => Object.keys(p) as (keyof DiamondRow)[])), 'revision', 'version_id', 'system_timestamp', 'custody_head'] as const;
-    const afters = befores.map((b, i): DiamondRow => ({ ...b, ...patches[i], revision: Number(b.revision) + 1, version_id: newVersionId(), system_timestamp: now }));
-    const active = new Map((await this.graded.activeMany(sql, afters.map((a) => a.diamond_id))).map((g) => [g.diamond_id, toGradingDataView(g)]));
+    const columns = [
+      ...new Set(patches.flatMap((p) => Object.keys(p) as (keyof DiamondRow)[])),
+      'revision',
+      'version_id',
+      'system_timestamp',
+      'custody_head',
+    ] as const;
+    const afters = befores.map((b, i): DiamondRow => ({
+      ...b,
+      ...patches[i],
+      revision: Number(b.revision) + 1,
+      version_id: newVersionId(),
+      system_timestamp: now,
+    }));
+    const active = new Map(
+      (
+        await this.graded.activeMany(
+          sql,
+          afters.map((a) => a.diamond_id),
+        )
+      ).map((g) => [g.diamond_id, toGradingDataView(g)]),
+    );
     const records = afters.map((a) => toDiamondV1(a, active.get(a.diamond_id) ?? null));
     const entries = records.map((r, i) => custodyEntryOf(r, custody(befores[i]), befores[i].custody_head));
     afters.forEach((a, i) => (a.custody_head = entries[i].entry_hash));
-    await this.diamonds.updateMany(sql, afters, columns, entries, records.map((r, i) => diamondUpserted(r, Number(afters[i].revision), now)));
+    await this.diamonds.updateMany(
+      sql,
+      afters,
+      columns,
+      entries,
+      records.map((r, i) => diamondUpserted(r, Number(afters[i].revision), now)),
+    );
     return records;
   }
 }

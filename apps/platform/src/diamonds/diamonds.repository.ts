@@ -70,13 +70,18 @@ export class DiamondsRepository {
   async insertManyWithOutbox(sql: Sql, writes: NewDiamondWrite[]): Promise<void> {
     const values: unknown[] = [];
     for (const { row } of writes) for (const c of DIAMOND_COLUMNS) values.push(value(row, c));
-    const custody = custodyInsert(writes.map((w) => w.entry), values.length + 1);
+    const custody = custodyInsert(
+      writes.map((w) => w.entry),
+      values.length + 1,
+    );
     const events = writes.length === 1 ? writes[0].events : writes.flatMap((w) => w.events);
     const outbox = outboxInsert(events, values.length + custody.values.length + 1);
     await sql.exec(
       `WITH d AS (INSERT INTO diamonds (${DIAMOND_COLUMN_LIST}) VALUES ${diamondRows(writes.length)}), e AS (${custody.sql}) ${outbox.sql}`,
       [...values, ...custody.values, ...outbox.values],
-      writes.length === 1 ? `diamond_insert_with_entry_and_${events.length}_events` : `diamonds_${writes.length}_insert_with_entries_and_${events.length}_events`,
+      writes.length === 1
+        ? `diamond_insert_with_entry_and_${events.length}_events`
+        : `diamonds_${writes.length}_insert_with_entries_and_${events.length}_events`,
     );
   }
 
@@ -138,7 +143,13 @@ export class DiamondsRepository {
    * Writes the given columns of many rows in one statement (each row's diamond_id selects it), with their custody
    * entries and outbox events folded in (CTEs).
    */
-  async updateMany(sql: Sql, rows: DiamondRow[], columns: readonly (keyof DiamondRow)[], entries: NewCustodyEntry[] = [], events: OutboxEvent[] = []): Promise<void> {
+  async updateMany(
+    sql: Sql,
+    rows: DiamondRow[],
+    columns: readonly (keyof DiamondRow)[],
+    entries: NewCustodyEntry[] = [],
+    events: OutboxEvent[] = [],
+  ): Promise<void> {
     if (rows.length === 0) return;
     const sets = columns.map((c) => `${c} = v.${c}`).join(', ');
     const data = rows.map((r) => Object.fromEntries(['diamond_id', ...columns].map((c) => [c, r[c as keyof DiamondRow]])));
@@ -171,10 +182,9 @@ export class DiamondsRepository {
   // raw SQL: FOR UPDATE in a stable order.
   /** Locks the given rows (in a stable order, so two deleters never deadlock) and returns which still exist. */
   async lockMany(sql: Sql, ids: string[]): Promise<string[]> {
-    const rows = await sql.rows<{ diamond_id: string }>(
-      `SELECT diamond_id FROM diamonds WHERE diamond_id = ANY($1::text[]) ORDER BY diamond_id FOR UPDATE`,
-      [ids],
-    );
+    const rows = await sql.rows<{ diamond_id: string }>(`SELECT diamond_id FROM diamonds WHERE diamond_id = ANY($1::text[]) ORDER BY diamond_id FOR UPDATE`, [
+      ids,
+    ]);
     return rows.map((r) => r.diamond_id);
   }
 

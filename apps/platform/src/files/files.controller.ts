@@ -44,7 +44,7 @@ export class FilesController {
     description:
       '`kind`: image, video, scan, scan_report, grading_certificate, supplementary. Multipart fields: `file` (required, exactly one), ' +
       '`description`, and `image_type` for images. The bytes are stored under their SHA-256 (search serves them), and the file ref ' +
-      'goes into the record\'s `polished` section as a new version (re-uploading the same bytes updates its ref; a new scan replaces the ' +
+      "goes into the record's `polished` section as a new version (re-uploading the same bytes updates its ref; a new scan replaces the " +
       'old one). 201 with the file ref: an ImageRef for images, a GradingCertificateRef for grading certificates, a FileRef otherwise.',
   })
   @ApiDiamondIdParam('A diamond you hold.')
@@ -56,7 +56,11 @@ export class FilesController {
       required: ['file'],
       additionalProperties: false,
       properties: {
-        file: { type: 'string', format: 'binary', description: 'The file; its name (last path segment, at most 256 characters) is kept as `filename`, its part\'s media type as `content_type`.' },
+        file: {
+          type: 'string',
+          format: 'binary',
+          description: "The file; its name (last path segment, at most 256 characters) is kept as `filename`, its part's media type as `content_type`.",
+        },
         description: { type: 'string', maxLength: DESCRIPTION_MAX_LENGTH, description: 'Free text.' },
         image_type: { type: 'string', maxLength: ID_MAX_LENGTH, description: 'Images only (free text).' },
       },

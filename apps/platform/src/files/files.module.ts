@@ -6,5 +6,9 @@ import { FilesService } from './files.service';
 import { ParticipantStorageEntity } from './participant-storage.entity';
 import { StorageQuotaRepository } from './storage-quota.repository';
 
-@Module({ imports: [TypeOrmModule.forFeature([ParticipantStorageEntity]), DiamondsModule], controllers: [FilesController], providers: [FilesService, StorageQuotaRepository] })
+@Module({
+  imports: [TypeOrmModule.forFeature([ParticipantStorageEntity]), DiamondsModule],
+  controllers: [FilesController],
+  providers: [FilesService, StorageQuotaRepository],
+})
 export class FilesModule {}

@@ -34,7 +34,7 @@ describe('applyRef', () => {
     expect(row.polished).toEqual({ scan: ref('old'), carats: '1.00' });
   });
 
-  it('writes grading certificate refs with exactly the spec\'s members', () => {
+  it("writes grading certificate refs with exactly the spec's members", () => {
     const { ref: out, polished } = applyRef(sampleRow(), 'grading_certificate', ref('g', 'GIA'), {});
     expect(out).toEqual({ hash: 'g', filename: 'g.bin', description: 'GIA' });
     expect(polished.grading_certificates).toEqual([out]);

@@ -68,7 +68,9 @@ export class FilesService {
       const max = this.config.FILES_PER_DIAMOND_MAX;
       const count = fileCount(polished);
       if (count > max && count > fileCount(row.polished)) {
-        throw new ConflictError(`diamond ${diamondId} already has ${count - 1} files, the most one diamond may have is ${max}`, 'too_many_files', { limit: max });
+        throw new ConflictError(`diamond ${diamondId} already has ${count - 1} files, the most one diamond may have is ${max}`, 'too_many_files', {
+          limit: max,
+        });
       }
       if (count > fileCount(row.polished) && !(await this.quota.add(sql, caller.participantId, upload.size, this.config.STORAGE_QUOTA_BYTES))) {
         throw quotaExceeded(await this.quota.used(sql, caller.participantId), this.config.STORAGE_QUOTA_BYTES);

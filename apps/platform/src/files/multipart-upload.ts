@@ -138,15 +138,11 @@ function translate(err: unknown, limitBytes: number): unknown {
     return invalidFields([{ loc: ['body'], msg: 'too many form fields', type: 'too_long' }]);
   }
   if (code === 'FST_PROTO_VIOLATION') {
-    return invalidFields([
-      { loc: ['body'], msg: 'field names __proto__, constructor and prototype are not allowed', type: 'extra_forbidden' },
-    ]);
+    return invalidFields([{ loc: ['body'], msg: 'field names __proto__, constructor and prototype are not allowed', type: 'extra_forbidden' }]);
   }
   if (err instanceof DomainError) return err;
   if (err instanceof StoreFailure) return new StoreFailedException(err.cause);
   // Anything else came from parsing the client's body (no or another boundary, truncated, malformed part headers).
   const reason = err instanceof Error ? err.message.replace(/[^\x20-\x7e]/g, '?').slice(0, 200) : 'unreadable body';
-  return invalidFields([
-    { loc: ['body'], msg: `the body is not valid multipart/form-data with a "file" part (${reason})`, type: 'multipart_parsing' },
-  ]);
+  return invalidFields([{ loc: ['body'], msg: `the body is not valid multipart/form-data with a "file" part (${reason})`, type: 'multipart_parsing' }]);
 }

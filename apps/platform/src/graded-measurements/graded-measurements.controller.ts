@@ -7,7 +7,10 @@ import { ApiDiamondAndGradingParams, ApiDiamondIdParam, ApiNoBodyErrors, ApiPath
 import { GradedMeasurementsService } from './graded-measurements.service';
 import { DiamondIdParam, GradingIdParam } from '../path-ids';
 
-const ROLE_OR_HOLDER = { description: 'A role other than producer, manufacturer or retailer, or another participant holds the diamond', reasons: ['not_holder'] };
+const ROLE_OR_HOLDER = {
+  description: 'A role other than producer, manufacturer or retailer, or another participant holds the diamond',
+  reasons: ['not_holder'],
+};
 
 @ApiTags('graded measurements')
 @Controller()
@@ -19,11 +22,16 @@ export class GradedMeasurementsController {
   @ApiOperation({
     operationId: 'listGradedMeasurements',
     summary: 'List the graded measurements of a diamond you hold',
-    description: '`{results: GradingDataView[]}`: the labs\' gradings (`source: gis`) and your own (`source: user`); at most one is active. 403 when another participant holds it; 404 when no such diamond exists.',
+    description:
+      "`{results: GradingDataView[]}`: the labs' gradings (`source: gis`) and your own (`source: user`); at most one is active. 403 when another participant holds it; 404 when no such diamond exists.",
   })
   @ApiDiamondIdParam('A diamond you hold.')
   @ApiPathErrors()
-  @ApiOkResponse({ description: 'Every graded measurement of the diamond.', type: GradedMeasurementsResponse, example: { results: [GRADING_EXAMPLE, USER_GRADING_EXAMPLE] } })
+  @ApiOkResponse({
+    description: 'Every graded measurement of the diamond.',
+    type: GradedMeasurementsResponse,
+    example: { results: [GRADING_EXAMPLE, USER_GRADING_EXAMPLE] },
+  })
   @ApiErrors({ 403: ROLE_OR_HOLDER, 404: Errors.diamondNotFound, 503: Errors.unavailable })
   async list(@CurrentCaller() caller: Caller, @DiamondIdParam() diamondId: string): Promise<GradedMeasurementsResponse> {
     return this.service.list(caller, diamondId);
@@ -42,7 +50,7 @@ export class GradedMeasurementsController {
     type: UserGradedMeasurementDto,
     examples: {
       ownMeasurement: {
-        summary: 'The holder\'s own grading of a polished stone',
+        summary: "The holder's own grading of a polished stone",
         value: { carats: 1.01, shape: 'Round', colour: 'H', clarity: 'VS2', graded_date: '2024-06-03T00:00:00Z', measurement_text: '6.40 - 6.46 x 3.97 mm' },
       },
     },
@@ -56,11 +64,7 @@ export class GradedMeasurementsController {
     422: Errors.invalidBody,
     503: Errors.unavailable,
   })
-  async add(
-    @CurrentCaller() caller: Caller,
-    @DiamondIdParam() diamondId: string,
-    @Body() body: UserGradedMeasurementDto,
-  ): Promise<GradingDataView> {
+  async add(@CurrentCaller() caller: Caller, @DiamondIdParam() diamondId: string, @Body() body: UserGradedMeasurementDto): Promise<GradingDataView> {
     return this.service.addUserRecord(caller, diamondId, body);
   }
 
@@ -83,11 +87,7 @@ export class GradedMeasurementsController {
     409: { description: `${Errors.inTransit}, or the record is not selectable`, reasons: ['in_transit', 'not_selectable'] },
     503: Errors.unavailable,
   })
-  async select(
-    @CurrentCaller() caller: Caller,
-    @DiamondIdParam() diamondId: string,
-    @GradingIdParam() gradingId: string,
-  ): Promise<GradingDataView> {
+  async select(@CurrentCaller() caller: Caller, @DiamondIdParam() diamondId: string, @GradingIdParam() gradingId: string): Promise<GradingDataView> {
     return this.service.select(caller, diamondId, gradingId);
   }
 
@@ -108,11 +108,7 @@ export class GradedMeasurementsController {
     409: { description: Errors.inTransit, reasons: ['in_transit'] },
     503: Errors.unavailable,
   })
-  async deselect(
-    @CurrentCaller() caller: Caller,
-    @DiamondIdParam() diamondId: string,
-    @GradingIdParam() gradingId: string,
-  ): Promise<GradingDataView> {
+  async deselect(@CurrentCaller() caller: Caller, @DiamondIdParam() diamondId: string, @GradingIdParam() gradingId: string): Promise<GradingDataView> {
     return this.service.deselect(caller, diamondId, gradingId);
   }
 }

@@ -10,13 +10,22 @@ const maker: Caller = { participantId: 'm-1', role: 'manufacturer', clientId: 'c
 describe('lifecycle rows', () => {
   it('keeps supplied members, carats as decimal text', () => {
     expect(roughFromSchema(plainToInstance(RoughSchemaDto, { carats: 0.5, colour: 'E' }))).toEqual({ carats: '0.5', colour: 'E' });
-    expect(polishedFromSchema(plainToInstance(PolishedSchemaDto, { carats: '0.70', shape: 'Round', depth: 61.2 }))).toEqual({ carats: '0.70', shape: 'Round', depth: 61.2 });
+    expect(polishedFromSchema(plainToInstance(PolishedSchemaDto, { carats: '0.70', shape: 'Round', depth: 61.2 }))).toEqual({
+      carats: '0.70',
+      shape: 'Round',
+      depth: 61.2,
+    });
   });
 
   it('makes a child linked to its parent, inheriting origin, held and locked by the caller', () => {
     const parent = sampleRow({ unlock_status: 'unlocked', holder_id: 'm-1' });
     const now = new Date('2024-05-01T00:00:00Z');
-    const child = newChildRow(parent, maker, { participantId: 'C-1', participantTimestamp: 't', stage: 'polished', rough: parent.rough, polished: { carats: '0.5' } }, now);
+    const child = newChildRow(
+      parent,
+      maker,
+      { participantId: 'C-1', participantTimestamp: 't', stage: 'polished', rough: parent.rough, polished: { carats: '0.5' } },
+      now,
+    );
     expect(child).toMatchObject({
       diamond_parent_id: parent.diamond_id,
       participant_parent_id: 'ERP-1',

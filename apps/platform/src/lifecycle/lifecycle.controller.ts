@@ -120,8 +120,22 @@ export class LifecycleController {
     example: {
       parent: parentAfter('split', '01hz0a2b4c6d8e0f2g4h6j8k0n'),
       cuts: [
-        { ...ROUGH_DIAMOND_EXAMPLE, diamond_id: '01hz0a2b4c6d8e0f2g4h6j8k1a', diamond_parent_id: EXAMPLE_IDS.roughDiamond, participant_id: 'SAWN-0815-A', participant_parent_id: 'STOCK-000123', rough: { carats: '1.40', colour: 'G' } },
-        { ...ROUGH_DIAMOND_EXAMPLE, diamond_id: '01hz0a2b4c6d8e0f2g4h6j8k1b', diamond_parent_id: EXAMPLE_IDS.roughDiamond, participant_id: 'SAWN-0815-B', participant_parent_id: 'STOCK-000123', rough: { carats: '0.90', colour: 'G' } },
+        {
+          ...ROUGH_DIAMOND_EXAMPLE,
+          diamond_id: '01hz0a2b4c6d8e0f2g4h6j8k1a',
+          diamond_parent_id: EXAMPLE_IDS.roughDiamond,
+          participant_id: 'SAWN-0815-A',
+          participant_parent_id: 'STOCK-000123',
+          rough: { carats: '1.40', colour: 'G' },
+        },
+        {
+          ...ROUGH_DIAMOND_EXAMPLE,
+          diamond_id: '01hz0a2b4c6d8e0f2g4h6j8k1b',
+          diamond_parent_id: EXAMPLE_IDS.roughDiamond,
+          participant_id: 'SAWN-0815-B',
+          participant_parent_id: 'STOCK-000123',
+          rough: { carats: '0.90', colour: 'G' },
+        },
       ],
     },
   })
@@ -130,7 +144,7 @@ export class LifecycleController {
     404: Errors.diamondNotFound,
     409: {
       description:
-        'The diamond is in transit, not a rough diamond, lighter than its cuts together (`parent_carats`, `carats` in the body), or already has a child with a cut\'s participant_id',
+        "The diamond is in transit, not a rough diamond, lighter than its cuts together (`parent_carats`, `carats` in the body), or already has a child with a cut's participant_id",
       reasons: ['in_transit', 'illegal_transition', 'cuts_exceed_parent_weight', 'diamond_not_unique'],
     },
     413: Errors.bodyTooLarge,
@@ -146,7 +160,9 @@ export class LifecycleController {
   @ApiBody({
     type: DestroyDiamondDto,
     required: false,
-    examples: { lostInManufacturing: { summary: 'Lost in manufacturing, with the time it happened', value: { participant_timestamp: '2024-06-01T08:30:00Z' } } },
+    examples: {
+      lostInManufacturing: { summary: 'Lost in manufacturing, with the time it happened', value: { participant_timestamp: '2024-06-01T08:30:00Z' } },
+    },
   })
   @ApiOperation({
     operationId: 'destroyDiamond',

@@ -1,13 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
-import {
-  ConflictError,
-  CreatePolishedDiamondDto,
-  DestroyDiamondDto,
-  DiamondV1,
-  SplitDiamondDto,
-  toDecimal,
-} from '@dtp/domain';
+import { ConflictError, CreatePolishedDiamondDto, DestroyDiamondDto, DiamondV1, SplitDiamondDto, toDecimal } from '@dtp/domain';
 import { Decimal } from 'decimal.js';
 import { PG_UNIQUE_VIOLATION, pgErrorCode, Sql, Tx, UnitOfWork } from '@dtp/database';
 import { DiamondChanges, insertNewDiamond } from '../diamonds/diamond-changes';
@@ -50,16 +43,21 @@ export class LifecycleService {
         { action: 'polished', actor: caller.participantId },
         now,
       );
-      const child = newChildRow(parent, caller, {
-        participantId: dto.participant_id,
-        participantTimestamp: dto.participant_timestamp,
-        stage: 'polished',
-        // The rough it was cut from travels with it (search shows the rough and polished data of one stone).
-        rough: parent.rough,
-        polished,
-        entitySpecificTags: dto.entity_specific_tags ?? null,
-        supplementaryTags: dto.supplementary_tags ?? null,
-      }, now);
+      const child = newChildRow(
+        parent,
+        caller,
+        {
+          participantId: dto.participant_id,
+          participantTimestamp: dto.participant_timestamp,
+          stage: 'polished',
+          // The rough it was cut from travels with it (search shows the rough and polished data of one stone).
+          rough: parent.rough,
+          polished,
+          entitySpecificTags: dto.entity_specific_tags ?? null,
+          supplementaryTags: dto.supplementary_tags ?? null,
+        },
+        now,
+      );
       // The child's chain starts at its parent's entry made just before (a polished stone's chain reaches its mine).
       return this.insert(sql, child, caller, polishedParent.entryHash, now);
     });
@@ -84,13 +82,18 @@ export class LifecycleService {
       );
       const cuts: DiamondV1[] = [];
       for (const [i, cut] of dto.cuts.entries()) {
-        const child = newChildRow(parent, caller, {
-          participantId: cut.participant_id,
-          participantTimestamp: cut.participant_timestamp ?? splitAt,
-          stage: 'rough',
-          rough: roughs[i],
-          polished: {},
-        }, now);
+        const child = newChildRow(
+          parent,
+          caller,
+          {
+            participantId: cut.participant_id,
+            participantTimestamp: cut.participant_timestamp ?? splitAt,
+            stage: 'rough',
+            rough: roughs[i],
+            polished: {},
+          },
+          now,
+        );
         cuts.push(await this.insert(sql, child, caller, entryHash, now));
       }
       return { parent: record, cuts };
@@ -136,9 +139,8 @@ function checkWeight(parent: DiamondRow, carats: Decimal, reason: string, what: 
   const parentCarats = parent.rough.carats;
   if (parentCarats === undefined || parentCarats === null) return;
   if (carats.lte(toDecimal(parentCarats))) return;
-  throw new ConflictError(
-    `${what} weigh(s) ${carats.toFixed()} ct, more than the ${parentCarats} ct of rough diamond ${parent.diamond_id}`,
-    reason,
-    { parent_carats: parentCarats, carats: carats.toFixed() },
-  );
+  throw new ConflictError(`${what} weigh(s) ${carats.toFixed()} ct, more than the ${parentCarats} ct of rough diamond ${parent.diamond_id}`, reason, {
+    parent_carats: parentCarats,
+    carats: carats.toFixed(),
+  });
 }

@@ -38,7 +38,11 @@ export class CustodyFrontier1764806400000 implements MigrationInterface {
       )`);
     const rows = (await q.query(`SELECT entry_hash FROM custody_entries WHERE leaf_index IS NOT NULL ORDER BY leaf_index`)) as { entry_hash: string }[];
     const store = new Map<string, Buffer>();
-    const { nodes } = appendLeaves(0, rows.map((r) => leafHash(Buffer.from(r.entry_hash, 'hex'))), (k) => store.get(nodeKeyString(k)));
+    const { nodes } = appendLeaves(
+      0,
+      rows.map((r) => leafHash(Buffer.from(r.entry_hash, 'hex'))),
+      (k) => store.get(nodeKeyString(k)),
+    );
     for (let i = 0; i < nodes.length; i += 5000) {
       const chunk = nodes.slice(i, i + 5000);
       await q.query(`INSERT INTO custody_tree_nodes (level, index, hash) SELECT * FROM unnest($1::int[], $2::bigint[], $3::bytea[])`, [

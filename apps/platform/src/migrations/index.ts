@@ -12,4 +12,17 @@ import { DiamondShares1764720000000 } from './1764720000000-diamond-shares';
 import { CustodyFrontier1764806400000 } from './1764806400000-custody-frontier';
 
 /** Every migration of the platform database, in order. Add new ones at the end. */
-export const platformMigrations = [Outbox1763769600000, Diamonds1764028800000, PlatformConsumerTables1764028800001, PlatformOutboxSignal1764028800002, Shipments1764201600000, OutboxPayloadJson1764288000000, ParticipantStorage1764374400000, IdempotencyKeys1764460800000, CustodyLog1764547200000, OutboxTraceparent1764633600000, DiamondShares1764720000000, CustodyFrontier1764806400000];
+export const platformMigrations = [
+  Outbox1763769600000,
+  Diamonds1764028800000,
+  PlatformConsumerTables1764028800001,
+  PlatformOutboxSignal1764028800002,
+  Shipments1764201600000,
+  OutboxPayloadJson1764288000000,
+  ParticipantStorage1764374400000,
+  IdempotencyKeys1764460800000,
+  CustodyLog1764547200000,
+  OutboxTraceparent1764633600000,
+  DiamondShares1764720000000,
+  CustodyFrontier1764806400000,
+];

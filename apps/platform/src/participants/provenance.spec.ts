@@ -14,7 +14,7 @@ const row = (provenance: ParticipantRow['provenance']): ParticipantRow => ({
 });
 
 describe('provenanceForRegistration', () => {
-  it('uses a producer\'s declared provenance, locked, with its country', () => {
+  it("uses a producer's declared provenance, locked, with its country", () => {
     expect(provenanceForRegistration(producer, row({ name: 'Jwaneng', type: 'mine', country_code: 'BW' }))).toEqual({
       provenance: { provenance_name: 'Jwaneng', provenance_type: 'mine', is_locked: true, is_country_code_available: true, country_code: 'BW' },
       pending: false,
@@ -28,7 +28,7 @@ describe('provenanceForRegistration', () => {
     });
   });
 
-  it('takes the token\'s name and marks it pending while the onboarding event has not arrived', () => {
+  it("takes the token's name and marks it pending while the onboarding event has not arrived", () => {
     expect(provenanceForRegistration(producer, null)).toEqual({
       provenance: { provenance_name: 'Acme Mining', provenance_type: null, is_locked: true, is_country_code_available: false },
       pending: true,
@@ -36,7 +36,7 @@ describe('provenanceForRegistration', () => {
     expect(provenanceForRegistration({ ...producer, name: undefined }, null).provenance.provenance_name).toBeNull();
   });
 
-  it('leaves a manufacturer\'s provenance for the platform to set', () => {
+  it("leaves a manufacturer's provenance for the platform to set", () => {
     expect(provenanceForRegistration({ ...producer, role: 'manufacturer' }, row({ name: 'X', type: 'mine' }))).toEqual({
       provenance: { provenance_name: null, provenance_type: null, is_locked: false, is_country_code_available: false },
       pending: false,

@@ -87,7 +87,10 @@ export class RegistrationWriter implements BeforeApplicationShutdown {
 
   private async statement(batch: Queued[]): Promise<void> {
     try {
-      await this.diamonds.insertManyWithOutbox(this.uow.standalone, batch.map((q) => q.write));
+      await this.diamonds.insertManyWithOutbox(
+        this.uow.standalone,
+        batch.map((q) => q.write),
+      );
       this.rowsPerStatement?.observe(batch.length);
     } catch (err) {
       if (batch.length === 1 || pgErrorCode(err) === undefined) {

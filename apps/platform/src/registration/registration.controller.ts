@@ -18,7 +18,7 @@ export class RegistrationController {
     operationId: 'CreateRoughDiamond',
     summary: 'Register a rough diamond',
     description:
-      'Registers a rough diamond against the caller\'s box, or against an accepted inbound rough shipment (`box_id` = the shipment id: ' +
+      "Registers a rough diamond against the caller's box, or against an accepted inbound rough shipment (`box_id` = the shipment id: " +
       'the diamonds registered against it may not pass its count, nor its weight plus 0.01 ct per diamond). 200 with the DiamondV1 record, ' +
       '`locked` and `held`; 409 `diamond_not_unique` when the participant_id is already registered in that box; 422 naming each bad field; ' +
       '403 for retailers.',

@@ -14,13 +14,33 @@ describe('RegistrationService (in-memory repositories)', () => {
 
     expect(isDiamondId(record.diamond_id)).toBe(true);
     expect(record).toMatchObject({ lifecycle_state: 'rough', current_stage: 'rough', box_id: 'BOX-1', participant_id: 'ERP-1', sight_no: 12 });
-    expect(record.provenance).toEqual({ provenance_name: 'Acme Mine', provenance_type: 'mine', is_locked: true, is_country_code_available: true, country_code: 'BW' });
+    expect(record.provenance).toEqual({
+      provenance_name: 'Acme Mine',
+      provenance_type: 'mine',
+      is_locked: true,
+      is_country_code_available: true,
+      country_code: 'BW',
+    });
     const row = t.diamonds.get(record.diamond_id)!;
-    expect(row).toMatchObject({ holder_id: 'producer-1', uploader_id: 'producer-1', box_scope: 'producer-1', revision: 1, provenance_pending: false, possession_state: 'held' });
+    expect(row).toMatchObject({
+      holder_id: 'producer-1',
+      uploader_id: 'producer-1',
+      box_scope: 'producer-1',
+      revision: 1,
+      provenance_pending: false,
+      possession_state: 'held',
+    });
     expect(t.diamonds.entries).toHaveLength(1);
-    expect(t.diamonds.entries[0].entry).toMatchObject({ diamond_id: record.diamond_id, action: 'registered', actor_participant_id: 'producer-1', prev_entry_hash: null });
+    expect(t.diamonds.entries[0].entry).toMatchObject({
+      diamond_id: record.diamond_id,
+      action: 'registered',
+      actor_participant_id: 'producer-1',
+      prev_entry_hash: null,
+    });
     expect(row.custody_head).toBe(t.diamonds.entries[0].entry_hash);
-    expect(t.diamonds.events.map((e) => [e.topic, e.eventType, e.key, e.revision])).toEqual([['platform.diamonds.v1', 'diamond.upserted', record.diamond_id, 1]]);
+    expect(t.diamonds.events.map((e) => [e.topic, e.eventType, e.key, e.revision])).toEqual([
+      ['platform.diamonds.v1', 'diamond.upserted', record.diamond_id, 1],
+    ]);
   });
 
   it('refuses a participant_id already registered in the same box: 409 diamond_not_unique, nothing written', async () => {

@@ -56,10 +56,7 @@ export class RegistrationService {
       });
     } catch (err) {
       if (pgErrorCode(err) === PG_UNIQUE_VIOLATION && pgConstraint(err) === UNIQUE_INDEX) {
-        throw new ConflictError(
-          `diamond is not unique: participant_id ${dto.participant_id} is already registered in box ${dto.box_id}`,
-          'diamond_not_unique',
-        );
+        throw new ConflictError(`diamond is not unique: participant_id ${dto.participant_id} is already registered in box ${dto.box_id}`, 'diamond_not_unique');
       }
       throw err;
     }
@@ -108,7 +105,6 @@ export function newRoughRow(
     now,
   );
 }
-
 
 /** sight_no/sight_year are stored as bigint; integers beyond JavaScript's safe range would not round-trip. */
 function checkSafeIntegers(dto: CreateRoughDiamondDto): void {

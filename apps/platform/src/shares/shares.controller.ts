@@ -30,8 +30,16 @@ export class SharesController {
   })
   @ApiDiamondIdParam('A diamond you hold.')
   @ApiPathErrors()
-  @ApiBody({ type: CreateShareRequest, required: false, examples: { noExpiry: { summary: 'Until revoked', value: {} }, expiring: { summary: 'Expires', value: { expires_at: '2030-01-01T00:00:00Z' } } } })
-  @ApiCreatedResponse({ description: 'The new link.', type: ShareLink, example: { share_id: 'q5Jx0C3c9tq3p0C5rQyWZw', url: 'https://search.example.com/passport/q5Jx0C3c9tq3p0C5rQyWZw', expires_at: null } })
+  @ApiBody({
+    type: CreateShareRequest,
+    required: false,
+    examples: { noExpiry: { summary: 'Until revoked', value: {} }, expiring: { summary: 'Expires', value: { expires_at: '2030-01-01T00:00:00Z' } } },
+  })
+  @ApiCreatedResponse({
+    description: 'The new link.',
+    type: ShareLink,
+    example: { share_id: 'q5Jx0C3c9tq3p0C5rQyWZw', url: 'https://search.example.com/passport/q5Jx0C3c9tq3p0C5rQyWZw', expires_at: null },
+  })
   @ApiErrors({
     403: { description: `${Errors.role(HOLDER_ROLES)} Or another participant holds the diamond.`, reasons: ['not_holder'] },
     404: Errors.diamondNotFound,
@@ -49,10 +57,15 @@ export class SharesController {
   @ApiOperation({
     operationId: 'revokeShareLink',
     summary: 'Revoke a passport share link of a diamond you hold now',
-    description: 'Whoever holds the diamond now may revoke any of its links; the page then answers 404. Revoking it again answers 204 too. 404 when the link is not one of this diamond.',
+    description:
+      'Whoever holds the diamond now may revoke any of its links; the page then answers 404. Revoking it again answers 204 too. 404 when the link is not one of this diamond.',
   })
   @ApiDiamondIdParam('A diamond you hold.')
-  @ApiParam({ name: 'share_id', description: 'A link of this diamond. Out of format answers 404 like an unknown link.', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{22}$', example: 'q5Jx0C3c9tq3p0C5rQyWZw' } })
+  @ApiParam({
+    name: 'share_id',
+    description: 'A link of this diamond. Out of format answers 404 like an unknown link.',
+    schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{22}$', example: 'q5Jx0C3c9tq3p0C5rQyWZw' },
+  })
   @ApiPathErrors()
   @ApiNoContentResponse({ description: 'Revoked (or already revoked).' })
   @ApiNoBodyErrors()

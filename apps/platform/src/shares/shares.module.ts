@@ -7,5 +7,9 @@ import { SharesRepository } from './shares.repository';
 import { SharesService } from './shares.service';
 
 /** Passport share links: `POST/DELETE {base_url}/diamonds/{id}/share[/{share_id}]`. */
-@Module({ imports: [DiamondsModule, TypeOrmModule.forFeature([DiamondShareEntity])], controllers: [SharesController], providers: [SharesService, SharesRepository] })
+@Module({
+  imports: [DiamondsModule, TypeOrmModule.forFeature([DiamondShareEntity])],
+  controllers: [SharesController],
+  providers: [SharesService, SharesRepository],
+})
 export class SharesModule {}

@@ -6,10 +6,13 @@ import type { ShareRow } from './diamond-share.entity';
 @Injectable()
 export class SharesRepository {
   async insert(sql: Sql, row: Pick<ShareRow, 'share_id' | 'diamond_id' | 'created_by' | 'created_at' | 'expires_at'>): Promise<void> {
-    await sql.exec(
-      `INSERT INTO diamond_shares (share_id, diamond_id, created_by, created_at, expires_at, revision) VALUES ($1, $2, $3, $4, $5, 1)`,
-      [row.share_id, row.diamond_id, row.created_by, row.created_at, row.expires_at],
-    );
+    await sql.exec(`INSERT INTO diamond_shares (share_id, diamond_id, created_by, created_at, expires_at, revision) VALUES ($1, $2, $3, $4, $5, 1)`, [
+      row.share_id,
+      row.diamond_id,
+      row.created_by,
+      row.created_at,
+      row.expires_at,
+    ]);
   }
 
   /** The share of `diamondId` named `shareId`, locked for the revocation; null when there is none. */

@@ -52,7 +52,12 @@ export class SharesService {
       if (share.revoked_at !== null) return;
       const now = new Date();
       await this.shares.revoke(sql, shareId, caller.participantId, now);
-      const envelope = makeEnvelope({ event_type: EventTypes.SHARE_REVOKED, data: { share_id: shareId, diamond_id: diamondId, revoked_at: now.toISOString() }, revision: 2, occurred_at: now });
+      const envelope = makeEnvelope({
+        event_type: EventTypes.SHARE_REVOKED,
+        data: { share_id: shareId, diamond_id: diamondId, revoked_at: now.toISOString() },
+        revision: 2,
+        occurred_at: now,
+      });
       await writeOutbox(sql, [{ topic: topicOf(EventTypes.SHARE_REVOKED), key: shareId, eventType: EventTypes.SHARE_REVOKED, revision: 2, payload: envelope }]);
     });
   }

@@ -29,7 +29,10 @@ export class ShipmentListService {
       limit: q.page_size,
       offset: (q.page - 1) * q.page_size,
     });
-    const entries = await this.shipments.entriesOf(null, rows.map((r) => r.shipment_id));
+    const entries = await this.shipments.entriesOf(
+      null,
+      rows.map((r) => r.shipment_id),
+    );
     const results = rows.map((s) => toShipmentView(s, entries.get(s.shipment_id) ?? []));
     const path = party === 'recipient' ? INBOUND_PATH : OUTBOUND_PATH;
     return envelope(this.config.PUBLIC_BASE_URL, path, { page: q.page, pageSize: q.page_size, filters: { shipment_type: q.shipment_type } }, total, results);

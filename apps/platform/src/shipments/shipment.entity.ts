@@ -1,5 +1,13 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, Unique } from 'typeorm';
-import type { DiamondV1Provenance, LifecycleState, ShipmentPolishedSummary, ShipmentRoughSummary, ShipmentStatus, ShipmentType, TransferState } from '@dtp/domain';
+import type {
+  DiamondV1Provenance,
+  LifecycleState,
+  ShipmentPolishedSummary,
+  ShipmentRoughSummary,
+  ShipmentStatus,
+  ShipmentType,
+  TransferState,
+} from '@dtp/domain';
 
 /**
  * `shipments` (migration 1764201600000-shipments). Property names are the column names, so a raw-SQL row is a

@@ -26,15 +26,28 @@ const shipment = (over: Partial<ShipmentRow> = {}): ShipmentRow => ({
 describe('shipment mapper', () => {
   it('summarises rough data (carats as text, sight fields as numbers, nulls for what is missing)', () => {
     expect(roughSummary(sampleRow({ rough: { carats: '1.25', colour: 'D' }, sight_no: '12', sight_year: '2024', box_id: 'B' }))).toEqual({
-      carats: '1.25', colour: 'D', model: null, quality: null, stress: null, box_id: 'B', sight_year: 2024, sight_number: 12,
+      carats: '1.25',
+      colour: 'D',
+      model: null,
+      quality: null,
+      stress: null,
+      box_id: 'B',
+      sight_year: 2024,
+      sight_number: 12,
     });
     expect(roughSummary(sampleRow({ rough: {} }))).toBeNull();
   });
 
   it('summarises polished data only at the polished stage', () => {
     expect(polishedSummary(sampleRow())).toBeNull();
-    expect(polishedSummary(sampleRow({ current_stage: 'polished', lifecycle_state: 'polished', polished: { carats: '0.5', shape: 'Round', images: [] } }))).toEqual({
-      carats: '0.5', clarity: null, colour: null, cut_grade: null, shape: 'Round',
+    expect(
+      polishedSummary(sampleRow({ current_stage: 'polished', lifecycle_state: 'polished', polished: { carats: '0.5', shape: 'Round', images: [] } })),
+    ).toEqual({
+      carats: '0.5',
+      clarity: null,
+      colour: null,
+      cut_grade: null,
+      shape: 'Round',
     });
   });
 
@@ -53,18 +66,43 @@ describe('shipment mapper', () => {
     });
   });
 
-  it('renders the spec\'s shipment with minute timestamps and the event with ISO ones', () => {
+  it("renders the spec's shipment with minute timestamps and the event with ISO ones", () => {
     const entry: ShipmentDiamondRow = {
-      shipment_id: '01hv5x4k2m8q9r7s6t5u4v3w2z', diamond_id: 'd1', position: 0, transfer_state: 'transfer_in_confirmed', lifecycle_state: 'rough',
-      rough: null, polished: null, created_at: new Date('2024-03-01T08:05:00Z'), updated_at: new Date('2024-03-02T23:59:30Z'),
+      shipment_id: '01hv5x4k2m8q9r7s6t5u4v3w2z',
+      diamond_id: 'd1',
+      position: 0,
+      transfer_state: 'transfer_in_confirmed',
+      lifecycle_state: 'rough',
+      rough: null,
+      polished: null,
+      created_at: new Date('2024-03-01T08:05:00Z'),
+      updated_at: new Date('2024-03-02T23:59:30Z'),
     };
     expect(toShipmentView(shipment(), [entry])).toEqual({
-      id: '01hv5x4k2m8q9r7s6t5u4v3w2z', name: 'Parcel', sender: 'https://live.example', shipment_type: 'rough', status: 'action_required',
-      total_diamonds: 3, created_at: '2024-03-01T08:05+0000',
-      diamonds: [{ created_at: '2024-03-01T08:05+0000', updated_at: '2024-03-02T23:59+0000', diamond_id: 'd1', lifecycle_state: 'rough', transfer_state: 'transfer_in_confirmed', rough: null, polished: null }],
+      id: '01hv5x4k2m8q9r7s6t5u4v3w2z',
+      name: 'Parcel',
+      sender: 'https://live.example',
+      shipment_type: 'rough',
+      status: 'action_required',
+      total_diamonds: 3,
+      created_at: '2024-03-01T08:05+0000',
+      diamonds: [
+        {
+          created_at: '2024-03-01T08:05+0000',
+          updated_at: '2024-03-02T23:59+0000',
+          diamond_id: 'd1',
+          lifecycle_state: 'rough',
+          transfer_state: 'transfer_in_confirmed',
+          rough: null,
+          polished: null,
+        },
+      ],
     });
     expect(toShipmentChanged(shipment(), [entry])).toMatchObject({
-      sender_participant_id: 'p-1', recipient_participant_id: 'p-2', created_at: '2024-03-01T08:05:59.999Z', diamonds: [{ diamond_id: 'd1', transfer_state: 'transfer_in_confirmed' }],
+      sender_participant_id: 'p-1',
+      recipient_participant_id: 'p-2',
+      created_at: '2024-03-01T08:05:59.999Z',
+      diamonds: [{ diamond_id: 'd1', transfer_state: 'transfer_in_confirmed' }],
     });
   });
 

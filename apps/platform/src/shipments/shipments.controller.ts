@@ -26,7 +26,9 @@ const MAX_OFFSET = 1_000_000_000;
 
 function checkOffset(q: InboundShipmentQueryDto): InboundShipmentQueryDto {
   if ((q.page - 1) * q.page_size > MAX_OFFSET) {
-    throw invalidFields([{ loc: ['query', 'page'], msg: `page must be at most ${Math.floor(MAX_OFFSET / q.page_size) + 1} for page_size ${q.page_size}`, type: 'less_than_equal' }]);
+    throw invalidFields([
+      { loc: ['query', 'page'], msg: `page must be at most ${Math.floor(MAX_OFFSET / q.page_size) + 1} for page_size ${q.page_size}`, type: 'less_than_equal' },
+    ]);
   }
   return q;
 }
@@ -46,7 +48,7 @@ const DECISION_ERRORS = {
   409: {
     description:
       'A listed diamond is not awaiting an answer in this shipment (`diamond_ids`, `not_in_shipment`, `already_answered` in the body), or a ' +
-      'rough shipment\'s body does not list every pending diamond (`missing_diamond_ids`); nothing changed',
+      "rough shipment's body does not list every pending diamond (`missing_diamond_ids`); nothing changed",
     reasons: ['not_pending', 'rough_shipment_all_or_nothing'],
   },
   413: Errors.bodyTooLarge,
@@ -86,11 +88,20 @@ export class ShipmentsController {
     examples: {
       roughToManufacturer: {
         summary: 'A producer ships a rough diamond to a manufacturer',
-        value: { recipient_participant_id: EXAMPLE_IDS.manufacturer, name: 'May rough to cutting', shipment_type: 'rough', diamond_ids: [EXAMPLE_IDS.roughDiamond] },
+        value: {
+          recipient_participant_id: EXAMPLE_IDS.manufacturer,
+          name: 'May rough to cutting',
+          shipment_type: 'rough',
+          diamond_ids: [EXAMPLE_IDS.roughDiamond],
+        },
       },
     },
   })
-  @ApiCreatedResponse({ description: 'The new shipment, `action_required`, every diamond `transfer_in_pending`.', type: InboundShipment, example: ROUGH_SHIPMENT_EXAMPLE })
+  @ApiCreatedResponse({
+    description: 'The new shipment, `action_required`, every diamond `transfer_in_pending`.',
+    type: InboundShipment,
+    example: ROUGH_SHIPMENT_EXAMPLE,
+  })
   @ApiErrors({
     403: {
       description:
@@ -147,7 +158,11 @@ export class ShipmentsController {
   @ApiShipmentIdParam()
   @ApiPathErrors()
   @ApiBody(DECISION_BODY)
-  @ApiOkResponse({ description: 'The shipment after the answer (`completed` once no diamond awaits one).', type: InboundShipment, example: ACCEPTED_SHIPMENT_EXAMPLE })
+  @ApiOkResponse({
+    description: 'The shipment after the answer (`completed` once no diamond awaits one).',
+    type: InboundShipment,
+    example: ACCEPTED_SHIPMENT_EXAMPLE,
+  })
   @ApiErrors(DECISION_ERRORS)
   async accept(@CurrentCaller() caller: Caller, @ShipmentIdParam() shipmentId: string, @Body() body: TransferDecisionDto): Promise<InboundShipment> {
     return this.inbound.decide(caller, shipmentId, body, 'accept');

@@ -47,7 +47,12 @@ export class ShipmentsRepository {
 
   async insert(tx: Tx, s: ShipmentRow, entries: ShipmentDiamondRow[]): Promise<void> {
     // updateEntity(false): `s` stays as the caller built it (no RETURNING of the defaulted columns merged into it).
-    await this.shipmentsOn(tx).createQueryBuilder().insert().values({ ...s, revision: String(s.revision) }).updateEntity(false).execute();
+    await this.shipmentsOn(tx)
+      .createQueryBuilder()
+      .insert()
+      .values({ ...s, revision: String(s.revision) })
+      .updateEntity(false)
+      .execute();
     // raw SQL: one statement and one parameter for all entries (up to 1,000): the JSON array becomes typed rows.
     await tx.exec(
       `INSERT INTO shipment_diamonds (shipment_id, diamond_id, position, transfer_state, lifecycle_state, rough, polished, created_at, updated_at)

@@ -10,7 +10,14 @@ function setUp(n = 2, recipientRole: Role = 'manufacturer') {
   t.participants.onboard('sender-1', 'producer');
   t.participants.onboard('recipient-1', recipientRole);
   const rows = Array.from({ length: n }, (_, i) =>
-    sampleRow({ diamond_id: newDiamondId(), holder_id: 'sender-1', uploader_id: 'sender-1', producer_uuid: 'sender-1', participant_id: `ERP-${i}`, custody_head: `h${i}` }),
+    sampleRow({
+      diamond_id: newDiamondId(),
+      holder_id: 'sender-1',
+      uploader_id: 'sender-1',
+      producer_uuid: 'sender-1',
+      participant_id: `ERP-${i}`,
+      custody_head: `h${i}`,
+    }),
   );
   t.diamonds.seed(...rows);
   const ids = rows.map((r) => r.diamond_id);
@@ -33,7 +40,14 @@ describe('TransferOutService (in-memory repositories)', () => {
 
     expect(view).toMatchObject({ name: 'Parcel 7', sender: 'https://platform.example', shipment_type: 'rough', status: 'action_required' });
     const [shipment] = [...t.shipments.shipments.values()];
-    expect(shipment).toMatchObject({ shipment_id: view.id, sender_id: 'sender-1', recipient_id: 'recipient-1', total_diamonds: 2, total_carats: '2.5', revision: 1 });
+    expect(shipment).toMatchObject({
+      shipment_id: view.id,
+      sender_id: 'sender-1',
+      recipient_id: 'recipient-1',
+      total_diamonds: 2,
+      total_carats: '2.5',
+      revision: 1,
+    });
     expect(t.shipments.entries.get(view.id)!.map((e) => [e.diamond_id, e.position, e.transfer_state])).toEqual([
       [ids[1], 0, 'transfer_in_pending'],
       [ids[0], 1, 'transfer_in_pending'],
@@ -83,7 +97,10 @@ describe('TransferOutService (in-memory repositories)', () => {
     const { t, ids, dto } = setUp(2);
     t.diamonds.seed({ ...t.diamonds.get(ids[1])!, holder_id: 'someone-else' });
     const r = await refusal(t.transferOut.transferOut(sender, dto()));
-    expect(r).toEqual({ kind: 'forbidden', body: { message: `only the holder of a diamond may ship it; you do not hold: ${ids[1]}`, reason: 'not_holder', diamond_ids: [ids[1]] } });
+    expect(r).toEqual({
+      kind: 'forbidden',
+      body: { message: `only the holder of a diamond may ship it; you do not hold: ${ids[1]}`, reason: 'not_holder', diamond_ids: [ids[1]] },
+    });
     expect(t.diamonds.get(ids[0])).toMatchObject({ possession_state: 'held', revision: '3' });
     expect(t.diamonds.events).toEqual([]);
   });
@@ -97,7 +114,11 @@ describe('TransferOutService (in-memory repositories)', () => {
     const wrong = await refusal(t.transferOut.transferOut(sender, dto({ diamond_ids: [ids[1]], shipment_type: 'polished' })));
     expect(wrong).toEqual({
       kind: 'conflict',
-      body: { message: `a polished shipment holds diamonds whose lifecycle_state is polished only; not: ${ids[1]} (rough)`, reason: 'wrong_lifecycle_state', diamond_ids: [ids[1]] },
+      body: {
+        message: `a polished shipment holds diamonds whose lifecycle_state is polished only; not: ${ids[1]} (rough)`,
+        reason: 'wrong_lifecycle_state',
+        diamond_ids: [ids[1]],
+      },
     });
     expect(t.shipments.shipments.size).toBe(0);
   });

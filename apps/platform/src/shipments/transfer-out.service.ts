@@ -60,8 +60,18 @@ export class TransferOutService {
       }
       const { shipment, entries } = newShipment(caller, dto, ordered, this.config.PUBLIC_BASE_URL, now);
       await this.shipments.insert(sql, shipment, entries);
-      const custody = { action: 'shipped', actor: caller.participantId, context: { shipment_id: shipment.shipment_id, counterparty_participant_id: shipment.recipient_id } } as const;
-      await this.changes.commitMany(sql, ordered, () => ({ possession_state: 'in_transit' }), () => custody, now);
+      const custody = {
+        action: 'shipped',
+        actor: caller.participantId,
+        context: { shipment_id: shipment.shipment_id, counterparty_participant_id: shipment.recipient_id },
+      } as const;
+      await this.changes.commitMany(
+        sql,
+        ordered,
+        () => ({ possession_state: 'in_transit' }),
+        () => custody,
+        now,
+      );
       await writeOutbox(sql, [shipmentChanged(shipment, entries, now)]);
       return toShipmentView(shipment, entries);
     });
@@ -85,7 +95,11 @@ export class TransferOutService {
       );
     }
     if (!PLATFORM_ROLES.includes(recipient.role)) {
-      throw badField('recipient_participant_id', `participant ${rid} is a ${recipient.role}; shipments go to producers, manufacturers and retailers`, 'value_error.recipient_role');
+      throw badField(
+        'recipient_participant_id',
+        `participant ${rid} is a ${recipient.role}; shipments go to producers, manufacturers and retailers`,
+        'value_error.recipient_role',
+      );
     }
     if (dto.shipment_type === 'rough' && recipient.role === 'retailer') {
       throw badField('recipient_participant_id', `participant ${rid} is a retailer; retailers receive polished shipments only`, 'value_error.recipient_role');
@@ -99,11 +113,21 @@ function notFound(ids: string[]): NotFoundError {
 
 /** Diamonds that exist but that another participant holds: only their holder may ship them (`{message, reason, diamond_ids}`). */
 function notHeldByCaller(ids: string[]): DomainError {
-  return new DomainError('forbidden', { message: `only the holder of a diamond may ship it; you do not hold: ${idList(ids)}`, reason: 'not_holder', diamond_ids: ids });
+  return new DomainError('forbidden', {
+    message: `only the holder of a diamond may ship it; you do not hold: ${idList(ids)}`,
+    reason: 'not_holder',
+    diamond_ids: ids,
+  });
 }
 
 /** The new shipment row and its entries (each diamond's summary as shipped, pending). */
-export function newShipment(caller: Caller, dto: TransferOutDto, rows: DiamondRow[], baseUrl: string, now: Date): { shipment: ShipmentRow; entries: ShipmentDiamondRow[] } {
+export function newShipment(
+  caller: Caller,
+  dto: TransferOutDto,
+  rows: DiamondRow[],
+  baseUrl: string,
+  now: Date,
+): { shipment: ShipmentRow; entries: ShipmentDiamondRow[] } {
   const origin = inheritedOrigin(rows);
   const shipment: ShipmentRow = {
     shipment_id: newDiamondId(),
@@ -123,18 +147,16 @@ export function newShipment(caller: Caller, dto: TransferOutDto, rows: DiamondRo
     created_at: now,
     updated_at: now,
   };
-  const entries = rows.map(
-    (r, i): ShipmentDiamondRow => ({
-      shipment_id: shipment.shipment_id,
-      diamond_id: r.diamond_id,
-      position: i,
-      transfer_state: 'transfer_in_pending',
-      lifecycle_state: r.lifecycle_state,
-      rough: roughSummary(r),
-      polished: polishedSummary(r),
-      created_at: now,
-      updated_at: now,
-    }),
-  );
+  const entries = rows.map((r, i): ShipmentDiamondRow => ({
+    shipment_id: shipment.shipment_id,
+    diamond_id: r.diamond_id,
+    position: i,
+    transfer_state: 'transfer_in_pending',
+    lifecycle_state: r.lifecycle_state,
+    rough: roughSummary(r),
+    polished: polishedSummary(r),
+    created_at: now,
+    updated_at: now,
+  }));
   return { shipment, entries };
 }

@@ -17,12 +17,17 @@ export class UnlockController {
   @Roles('producer', 'manufacturer', 'retailer')
   @ApiOperation({
     operationId: 'unlockDiamond',
-    summary: 'Unlock a diamond (the portal\'s manual unlock)',
-    description: 'Holder only; `unlock_status` becomes `unlocked` for good. Idempotent. 200 with the record; 403 when another participant holds it; 404 when no such diamond exists.',
+    summary: "Unlock a diamond (the portal's manual unlock)",
+    description:
+      'Holder only; `unlock_status` becomes `unlocked` for good. Idempotent. 200 with the record; 403 when another participant holds it; 404 when no such diamond exists.',
   })
   @ApiDiamondIdParam('A diamond you hold.')
   @ApiPathErrors()
-  @ApiOkResponse({ description: 'The record, unlocked.', type: DiamondV1, example: { ...ROUGH_DIAMOND_EXAMPLE, unlock_status: 'unlocked', version_id: '01hy8a2b4c6d8e0f2g4h6j8k0m' } })
+  @ApiOkResponse({
+    description: 'The record, unlocked.',
+    type: DiamondV1,
+    example: { ...ROUGH_DIAMOND_EXAMPLE, unlock_status: 'unlocked', version_id: '01hy8a2b4c6d8e0f2g4h6j8k0m' },
+  })
   @ApiNoBodyErrors()
   @ApiErrors({
     403: { description: 'A role other than producer, manufacturer or retailer, or another participant holds the diamond', reasons: ['not_holder'] },

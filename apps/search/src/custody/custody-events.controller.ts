@@ -45,8 +45,14 @@ export class CustodyEventsController {
         ctx.tx.afterCommit(() => {
           this.mismatches.inc();
           this.logger.error(
-            { log_id: checkpoint.log_id, checkpoint: event.revision, tree_size: checkpoint.tree_size, signed_root: checkpoint.root_hash, own_root: applied.root },
-            'custody checkpoint root differs from the root of search\'s tree: not served',
+            {
+              log_id: checkpoint.log_id,
+              checkpoint: event.revision,
+              tree_size: checkpoint.tree_size,
+              signed_root: checkpoint.root_hash,
+              own_root: applied.root,
+            },
+            "custody checkpoint root differs from the root of search's tree: not served",
           );
         });
       }

@@ -28,9 +28,21 @@ export const SEARCH_ERRORS = {
 /** `{diamond_id}` as search's other diamond routes take it. */
 export const ApiSearchDiamondIdParam = () =>
   applyDecorators(
-    ApiParam({ name: 'diamond_id', description: 'Any diamond (also a deleted one: its log stays). Out of format answers 404 like an unknown id.', schema: diamondIdField() as object }),
-    ApiResponse({ status: 400, description: 'A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`).', type: MessageErrorResponse }),
-    ApiResponse({ status: 414, description: 'A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`).', type: MessageErrorResponse }),
+    ApiParam({
+      name: 'diamond_id',
+      description: 'Any diamond (also a deleted one: its log stays). Out of format answers 404 like an unknown id.',
+      schema: diamondIdField() as object,
+    }),
+    ApiResponse({
+      status: 400,
+      description: 'A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`).',
+      type: MessageErrorResponse,
+    }),
+    ApiResponse({
+      status: 414,
+      description: 'A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`).',
+      type: MessageErrorResponse,
+    }),
   );
 
 const notFound = (message: string) => new NotFoundException({ message });
@@ -56,7 +68,10 @@ export class CustodyController {
   })
   @ApiSearchDiamondIdParam()
   @ApiOkResponse({ description: 'The checkpoint and the proven entries.', type: CustodyAnswerRecord, example: CUSTODY_ANSWER_EXAMPLE })
-  @ApiErrors({ ...SEARCH_ERRORS, 404: 'No custody entry of this diamond is covered by a checkpoint yet (or an unknown id, or one out of format): `{message}`.' })
+  @ApiErrors({
+    ...SEARCH_ERRORS,
+    404: 'No custody entry of this diamond is covered by a checkpoint yet (or an unknown id, or one out of format): `{message}`.',
+  })
   async custody(@DiamondIdParam() diamondId: string): Promise<CustodyAnswer> {
     const answer = await this.queries.answerFor(diamondId);
     if (!answer) throw notFound(`no custody entries of diamond ${diamondId}`);
@@ -81,10 +96,14 @@ export class CustodyController {
   @ApiOperation({
     operationId: 'getCustodyConsistencyProof',
     summary: 'Consistency proof between two tree sizes',
-    description: 'RFC 9162 2.1.4 proof that the tree of `from` leaves is a prefix of the tree of `to` leaves (1 <= from <= to <= the latest checkpoint\'s `tree_size`).',
+    description:
+      "RFC 9162 2.1.4 proof that the tree of `from` leaves is a prefix of the tree of `to` leaves (1 <= from <= to <= the latest checkpoint's `tree_size`).",
   })
   @ApiOkResponse({ description: 'The proof.', type: ConsistencyAnswerRecord, example: CONSISTENCY_ANSWER_EXAMPLE })
-  @ApiErrors({ ...SEARCH_ERRORS, 422: '`from` or `to` missing, not an integer, below 1, `from` greater than `to`, or `to` beyond the latest checkpoint: `{detail}` names the field.' })
+  @ApiErrors({
+    ...SEARCH_ERRORS,
+    422: '`from` or `to` missing, not an integer, below 1, `from` greater than `to`, or `to` beyond the latest checkpoint: `{detail}` names the field.',
+  })
   async consistency(@Query() query: ConsistencyQueryDto): Promise<ConsistencyAnswer> {
     return this.queries.consistency(query.from, query.to);
   }

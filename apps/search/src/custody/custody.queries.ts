@@ -75,7 +75,9 @@ export class CustodyQueries {
     const cp = await this.repo.latestGoodCheckpoint();
     const latest = cp?.tree_size ?? 0;
     if (to > latest) {
-      throw invalidFields([{ loc: ['query', 'to'], msg: `to (${to}) must not be greater than the latest checkpoint's tree size (${latest})`, type: 'less_than_equal' }]);
+      throw invalidFields([
+        { loc: ['query', 'to'], msg: `to (${to}) must not be greater than the latest checkpoint's tree size (${latest})`, type: 'less_than_equal' },
+      ]);
     }
     const ranges = consistencyRanges(from, to);
     const nodes = await this.repo.nodes(nodesFor(ranges));

@@ -98,7 +98,9 @@ export class CustodyRepository {
     // Entries already held: a redelivery (or a replay after a reset of the consumer's progress) must repeat them exactly.
     const held = entries.filter((e) => e.leaf_index < size);
     if (held.length > 0) {
-      const rows = (await tx.query('SELECT leaf_index, entry_hash FROM custody_entries WHERE leaf_index = ANY($1::bigint[])', [held.map((e) => e.leaf_index)])) as {
+      const rows = (await tx.query('SELECT leaf_index, entry_hash FROM custody_entries WHERE leaf_index = ANY($1::bigint[])', [
+        held.map((e) => e.leaf_index),
+      ])) as {
         leaf_index: string;
         entry_hash: string;
       }[];

@@ -26,21 +26,39 @@ function etagMatches(header: string | undefined, hash: string): boolean {
  */
 const ApiDiamondIdParam = () =>
   applyDecorators(
-    ApiParam({ name: 'diamond_id', description: 'Any diamond (locked or unlocked). Out of format answers 404 like an unknown id.', schema: diamondIdField() as object }),
-    ApiResponse({ status: 400, description: 'A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`).', type: MessageErrorResponse }),
-    ApiResponse({ status: 414, description: 'A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`).', type: MessageErrorResponse }),
+    ApiParam({
+      name: 'diamond_id',
+      description: 'Any diamond (locked or unlocked). Out of format answers 404 like an unknown id.',
+      schema: diamondIdField() as object,
+    }),
+    ApiResponse({
+      status: 400,
+      description: 'A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`).',
+      type: MessageErrorResponse,
+    }),
+    ApiResponse({
+      status: 414,
+      description: 'A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`).',
+      type: MessageErrorResponse,
+    }),
   );
 
 /** Errors every search operation can give besides its 404. */
 const ERRORS = {
   403: 'The caller is not a non-participant (the search API is for authenticated non-participants only).',
-  503: 'The read model\'s database (or the token issuer\'s keys) cannot be reached right now; retry after `Retry-After` seconds.',
+  503: "The read model's database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds.",
 } as const;
 
 const NOT_FOUND = 'Unknown or deleted diamond (or an id out of format): `{message}`.';
 
-const CACHE_CONTROL = { description: '`private, max-age=0, must-revalidate`: cache it, but ask again (with If-None-Match) before using it.', schema: { type: 'string' } };
-const ETAG = { description: 'The quoted lowercase SHA-256 of the bytes (strong; the bytes of a hash never change).', schema: { type: 'string', pattern: '^"[0-9a-f]{64}"$' } };
+const CACHE_CONTROL = {
+  description: '`private, max-age=0, must-revalidate`: cache it, but ask again (with If-None-Match) before using it.',
+  schema: { type: 'string' },
+};
+const ETAG = {
+  description: 'The quoted lowercase SHA-256 of the bytes (strong; the bytes of a hash never change).',
+  schema: { type: 'string', pattern: '^"[0-9a-f]{64}"$' },
+};
 
 /** A scan report as search serves it (the format GIS reads; DESIGN.md "GIS"). */
 const SCAN_REPORT_XML =
@@ -91,14 +109,14 @@ export class DiamondsController {
     operationId: 'getDiamondFile',
     summary: 'The bytes of a file attached to the diamond',
     description:
-      'Any file the diamond\'s current record lists (images, videos, the scan, scan reports, grading certificates, supplementary files), ' +
+      "Any file the diamond's current record lists (images, videos, the scan, scan reports, grading certificates, supplementary files), " +
       'with the media type it was uploaded with (`application/octet-stream` when none was given). The ETag is the quoted SHA-256; ' +
       'If-None-Match with it answers 304 without the bytes.',
   })
   @ApiDiamondIdParam()
   @ApiParam({
     name: 'file_hash',
-    description: 'The file ref\'s `hash`: the SHA-256 of the bytes, 64 hex digits (either case). Out of format answers 404 like an unknown hash.',
+    description: "The file ref's `hash`: the SHA-256 of the bytes, 64 hex digits (either case). Out of format answers 404 like an unknown hash.",
     schema: { type: 'string', pattern: '^[0-9a-fA-F]{64}$', example: EXAMPLE_IDS.scanReportHash },
   })
   @ApiHeader({
@@ -109,11 +127,14 @@ export class DiamondsController {
   })
   @ApiResponse({
     status: 200,
-    description: 'The file\'s bytes, with the media type it was uploaded with.',
+    description: "The file's bytes, with the media type it was uploaded with.",
     headers: {
       ETag: ETAG,
       'Content-Length': { description: 'Size in bytes.', schema: { type: 'integer', minimum: 0 } },
-      'Content-Disposition': { description: '`inline`, with the file\'s name when it has one (`filename` and the RFC 5987 `filename*`).', schema: { type: 'string' } },
+      'Content-Disposition': {
+        description: "`inline`, with the file's name when it has one (`filename` and the RFC 5987 `filename*`).",
+        schema: { type: 'string' },
+      },
       'Cache-Control': CACHE_CONTROL,
       'X-Content-Type-Options': { description: '`nosniff`.', schema: { type: 'string' } },
     },
@@ -125,7 +146,7 @@ export class DiamondsController {
       '*/*': { schema: { type: 'string', format: 'binary', description: 'Any other file: its bytes, with the media type it was uploaded with.' } },
     },
   })
-  @ApiResponse({ status: 304, description: 'If-None-Match named this file\'s ETag: no body.', headers: { ETag: ETAG, 'Cache-Control': CACHE_CONTROL } })
+  @ApiResponse({ status: 304, description: "If-None-Match named this file's ETag: no body.", headers: { ETag: ETAG, 'Cache-Control': CACHE_CONTROL } })
   @ApiErrors({ ...ERRORS, 404: 'Unknown or deleted diamond, or a hash not attached to its current record (or out of format): `{message}`.' })
   async file(
     @DiamondIdParam() diamondId: string,

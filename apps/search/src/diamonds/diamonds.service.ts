@@ -33,9 +33,10 @@ export class DiamondsService {
    * neither parses nor serialises it.
    */
   async currentJson(diamondId: string): Promise<string> {
-    const rows = await this.uow.standalone.rows<{ record: string }>('SELECT record::text AS record FROM search_diamonds WHERE diamond_id = $1 AND record IS NOT NULL', [
-      diamondId,
-    ]);
+    const rows = await this.uow.standalone.rows<{ record: string }>(
+      'SELECT record::text AS record FROM search_diamonds WHERE diamond_id = $1 AND record IS NOT NULL',
+      [diamondId],
+    );
     if (rows.length === 0) throw notFound(`diamond ${diamondId} not found`);
     return rows[0].record;
   }

@@ -37,10 +37,13 @@ export class EpcisController {
   @ApiSearchDiamondIdParam()
   @ApiResponse({
     status: 200,
-    description: 'The EPCIS 2.0 document (valid against GS1\'s EPCIS 2.0 JSON Schema).',
+    description: "The EPCIS 2.0 document (valid against GS1's EPCIS 2.0 JSON Schema).",
     content: { [EPCIS_MEDIA_TYPE]: { schema: { $ref: getSchemaPath(EpcisDocumentRecord) }, example: EXAMPLE } },
   })
-  @ApiErrors({ ...SEARCH_ERRORS, 404: 'No custody entry of this diamond is covered by a checkpoint yet (or an unknown id, or one out of format): `{message}`.' })
+  @ApiErrors({
+    ...SEARCH_ERRORS,
+    404: 'No custody entry of this diamond is covered by a checkpoint yet (or an unknown id, or one out of format): `{message}`.',
+  })
   async document(@DiamondIdParam() diamondId: string, @Res({ passthrough: true }) reply: FastifyReply): Promise<EpcisDocument> {
     const doc = await this.epcis.documentFor(diamondId);
     if (!doc) throw new NotFoundException({ message: `no custody entries of diamond ${diamondId}` });

@@ -25,7 +25,8 @@ export class EpcisService {
     // entry made active when that entry is a selection (a later deselection or another selection has its own entry).
     const gradings = new Map<string, GradingDataView>();
     const latestGrading = new Map<string, (typeof chain.entries)[number]>();
-    for (const e of chain.entries) if (e.entry.action === 'grading_selected' || e.entry.action === 'grading_deselected') latestGrading.set(e.entry.diamond_id, e);
+    for (const e of chain.entries)
+      if (e.entry.action === 'grading_selected' || e.entry.action === 'grading_deselected') latestGrading.set(e.entry.diamond_id, e);
     for (const [id, e] of latestGrading) {
       if (e.entry.action !== 'grading_selected') continue;
       const active = (await this.records.find(id))?.grading?.[0];

@@ -149,11 +149,13 @@ export async function renderPassport(view: PassportView, keysUrl: string): Promi
   const photos =
     view.photos.length > 0
       ? `<div class="photos">${view.photos.map((p) => `<img src="${esc(p.src)}" alt="${esc(p.alt)}" loading="lazy">`).join('')}</div>`
-      : `<p class="placeholder">${view.hiddenPhotos > 0 ? 'No public photo: this diamond\'s image files are in formats the page does not show.' : 'No photo of this diamond has been published.'}</p>`;
+      : `<p class="placeholder">${view.hiddenPhotos > 0 ? "No public photo: this diamond's image files are in formats the page does not show." : 'No photo of this diamond has been published.'}</p>`;
   const journey = view.journey.length
     ? `<ol class="journey">${view.journey
         .map((s) => `<li><h3>${esc(s.title)}</h3><time datetime="${esc(s.at)}">${esc(dateText(s.at))}</time>${s.detail ? `<p>${esc(s.detail)}</p>` : ''}</li>`)
-        .join('')}</ol>${view.journeyFromLog ? '' : '<p>The custody log has not published this diamond\'s latest steps yet; the journey above is taken from its records.</p>'}`
+        .join(
+          '',
+        )}</ol>${view.journeyFromLog ? '' : "<p>The custody log has not published this diamond's latest steps yet; the journey above is taken from its records.</p>"}`
     : '<p>No steps recorded yet.</p>';
   const grading = view.grading
     ? `${view.grading.lab ? `<p>Graded by <strong>${esc(view.grading.lab)}</strong>.</p>` : ''}${facts(view.grading.facts)}`

@@ -2,7 +2,15 @@ import type { ConsistencyAnswer, CustodyAnswer } from '@dtp/domain';
 import { Controller, Get, Inject, NotFoundException, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CONSISTENCY_ANSWER_EXAMPLE, ConsistencyAnswerRecord, ConsistencyQueryDto, CUSTODY_ANSWER_EXAMPLE, CustodyAnswerRecord, DiamondV1, POLISHED_DIAMOND_EXAMPLE } from '@dtp/domain';
+import {
+  CONSISTENCY_ANSWER_EXAMPLE,
+  ConsistencyAnswerRecord,
+  ConsistencyQueryDto,
+  CUSTODY_ANSWER_EXAMPLE,
+  CustodyAnswerRecord,
+  DiamondV1,
+  POLISHED_DIAMOND_EXAMPLE,
+} from '@dtp/domain';
 import { buildBrowserBundle } from '@dtp/verify/bundle';
 import { ApiErrors, Public } from '@dtp/service-kit';
 import { SearchConfig } from '../config';
@@ -16,7 +24,7 @@ const SHARE_PARAM = {
 } as const;
 
 const GONE = 'The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`.';
-const UNAVAILABLE = 'The read model\'s database cannot be reached right now; retry after `Retry-After` seconds.';
+const UNAVAILABLE = "The read model's database cannot be reached right now; retry after `Retry-After` seconds.";
 
 const HTML_EXAMPLE = '<!DOCTYPE html>\n<html lang="en">...<h1>Diamond passport</h1>...</html>\n';
 
@@ -44,7 +52,7 @@ export class PassportController {
   @Get('assets/verify.js')
   @ApiOperation({
     operationId: 'getPassportVerifyBundle',
-    summary: 'The browser bundle of @dtp/verify the passport\'s badge runs',
+    summary: "The browser bundle of @dtp/verify the passport's badge runs",
     description: 'One script that defines `DtpVerify` (`fetchAndVerify`, `verifyCustody`): anyone can run the same checks on any page. Built once per process.',
   })
   @ApiProduces('text/javascript')
@@ -52,7 +60,12 @@ export class PassportController {
     status: 200,
     description: 'The script.',
     headers: { 'Cache-Control': { description: '`public, max-age=300`.', schema: { type: 'string' } } },
-    content: { 'text/javascript': { schema: { type: 'string', description: 'A JavaScript (IIFE) script.' }, example: '"use strict";(()=>{ ... globalThis.DtpVerify = ... })();' } },
+    content: {
+      'text/javascript': {
+        schema: { type: 'string', description: 'A JavaScript (IIFE) script.' },
+        example: '"use strict";(()=>{ ... globalThis.DtpVerify = ... })();',
+      },
+    },
   })
   async verifyBundle(@Res() reply: FastifyReply): Promise<void> {
     const script = await buildBrowserBundle();
@@ -60,13 +73,18 @@ export class PassportController {
   }
 
   @Get('assets/favicon.svg')
-  @ApiOperation({ operationId: 'getPassportFavicon', summary: 'The passport page\'s icon', description: 'An SVG image; the same for every passport.' })
+  @ApiOperation({ operationId: 'getPassportFavicon', summary: "The passport page's icon", description: 'An SVG image; the same for every passport.' })
   @ApiProduces('image/svg+xml')
   @ApiResponse({
     status: 200,
     description: 'The icon.',
     headers: { 'Cache-Control': { description: '`public, max-age=86400`.', schema: { type: 'string' } } },
-    content: { 'image/svg+xml': { schema: { type: 'string', description: 'An SVG document.' }, example: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">...</svg>' } },
+    content: {
+      'image/svg+xml': {
+        schema: { type: 'string', description: 'An SVG document.' },
+        example: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">...</svg>',
+      },
+    },
   })
   async favicon(@Res() reply: FastifyReply): Promise<void> {
     await reply.status(200).type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON_SVG);
@@ -77,7 +95,7 @@ export class PassportController {
     operationId: 'getPassportPage',
     summary: 'The public passport page of a shared diamond (HTML, no token)',
     description:
-      'Server-rendered HTML: photos (or a placeholder when none is public), the journey from the custody log with participants\' public names, the active grading, ' +
+      "Server-rendered HTML: photos (or a placeholder when none is public), the journey from the custody log with participants' public names, the active grading, " +
       'the GIS verification status, a QR code of the link, and a "verified" badge the page\'s script computes in the browser with @dtp/verify. ' +
       'Unknown, revoked or expired links answer a 404 HTML page.',
   })
@@ -86,7 +104,12 @@ export class PassportController {
   @ApiResponse({
     status: 200,
     description: 'The passport page.',
-    headers: { 'Content-Security-Policy': { description: 'Scripts from this service and the page\'s own hashed inline script; fetches to this service and the platform\'s keys.', schema: { type: 'string' } } },
+    headers: {
+      'Content-Security-Policy': {
+        description: "Scripts from this service and the page's own hashed inline script; fetches to this service and the platform's keys.",
+        schema: { type: 'string' },
+      },
+    },
     content: { 'text/html': { schema: { type: 'string', description: 'An HTML document.' }, example: HTML_EXAMPLE } },
   })
   @ApiResponse({
@@ -107,7 +130,12 @@ export class PassportController {
       if (!(err instanceof NotFoundException)) throw err;
       // A browser (Accept: text/html) gets the 404 page; any other client the API's JSON `{message}`.
       if (!/\btext\/html\b|\bapplication\/xhtml\+xml\b/i.test(request.headers.accept ?? '')) throw err;
-      await reply.status(404).type('text/html; charset=utf-8').header('content-security-policy', NOT_FOUND_CSP).header('cache-control', 'no-store').send(renderNotFound());
+      await reply
+        .status(404)
+        .type('text/html; charset=utf-8')
+        .header('content-security-policy', NOT_FOUND_CSP)
+        .header('cache-control', 'no-store')
+        .send(renderNotFound());
       return;
     }
     await reply
@@ -122,7 +150,8 @@ export class PassportController {
   @ApiOperation({
     operationId: 'getPassportCustody',
     summary: 'The custody answer of a shared diamond (public JSON)',
-    description: 'What `GET /v1/diamonds/{id}/custody` answers for the shared diamond, without a token: the latest checkpoint and the diamond\'s entries with their inclusion proofs. The passport\'s badge verifies it.',
+    description:
+      "What `GET /v1/diamonds/{id}/custody` answers for the shared diamond, without a token: the latest checkpoint and the diamond's entries with their inclusion proofs. The passport's badge verifies it.",
   })
   @ApiParam(SHARE_PARAM)
   @ApiOkResponse({
@@ -141,7 +170,7 @@ export class PassportController {
     summary: 'A consistency proof of the custody log (public JSON)',
     description:
       'What `GET /v1/custody/consistency` answers, without a token, for anyone holding a live link: the badge remembers the last checkpoint it verified ' +
-      '(in the browser\'s local storage) and checks on the next visit that the log only grew since (a rolled-back log cannot prove it).',
+      "(in the browser's local storage) and checks on the next visit that the log only grew since (a rolled-back log cannot prove it).",
   })
   @ApiParam(SHARE_PARAM)
   @ApiOkResponse({ description: 'The proof.', type: ConsistencyAnswerRecord, example: CONSISTENCY_ANSWER_EXAMPLE })
@@ -158,7 +187,8 @@ export class PassportController {
   @ApiOperation({
     operationId: 'getPassportRecord',
     summary: 'The current record of a shared diamond (public JSON)',
-    description: 'The DiamondV1 search holds for the shared diamond (what `GET /v1/diamonds/{id}` answers), without a token: the badge checks its hash against the custody log.',
+    description:
+      'The DiamondV1 search holds for the shared diamond (what `GET /v1/diamonds/{id}` answers), without a token: the badge checks its hash against the custody log.',
   })
   @ApiParam(SHARE_PARAM)
   @ApiOkResponse({ description: 'The current DiamondV1 record.', type: DiamondV1, example: POLISHED_DIAMOND_EXAMPLE })
@@ -171,13 +201,14 @@ export class PassportController {
   @ApiOperation({
     operationId: 'getPassportPhoto',
     summary: 'A photo of a shared diamond (no token)',
-    description: 'The `n`th (from 1) raster image (JPEG, PNG, WebP, GIF, AVIF) of the record\'s `polished.images`, as the page shows it; other image files are not served.',
+    description:
+      "The `n`th (from 1) raster image (JPEG, PNG, WebP, GIF, AVIF) of the record's `polished.images`, as the page shows it; other image files are not served.",
   })
   @ApiParam(SHARE_PARAM)
-  @ApiParam({ name: 'n', description: 'The photo\'s position on the page, from 1.', schema: { type: 'integer', minimum: 1, example: 1 } })
+  @ApiParam({ name: 'n', description: "The photo's position on the page, from 1.", schema: { type: 'integer', minimum: 1, example: 1 } })
   @ApiResponse({
     status: 200,
-    description: 'The image\'s bytes.',
+    description: "The image's bytes.",
     headers: { 'Cache-Control': { description: '`no-store`: a revoked link stops showing it at once.', schema: { type: 'string' } } },
     content: { 'image/*': { schema: { type: 'string', format: 'binary', description: 'The image.' }, example: '(bytes)' } },
   })
@@ -199,4 +230,3 @@ export class PassportController {
     return `${request.protocol}://${request.headers.host ?? 'localhost'}`;
   }
 }
-

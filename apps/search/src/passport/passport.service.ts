@@ -25,8 +25,14 @@ export function publicPhotos(record: DiamondV1): { hash: string; contentType: st
   const images = ((record.polished as { images?: unknown } | undefined)?.images ?? []) as ImageRefLike[];
   if (!Array.isArray(images)) return [];
   return images
-    .filter((i) => typeof i?.hash === 'string' && typeof i.content_type === 'string' && (PHOTO_TYPES as readonly string[]).includes(i.content_type.toLowerCase()))
-    .map((i) => ({ hash: i.hash as string, contentType: (i.content_type as string).toLowerCase(), label: typeof i.image_type === 'string' && i.image_type.trim() !== '' ? i.image_type.trim() : null }));
+    .filter(
+      (i) => typeof i?.hash === 'string' && typeof i.content_type === 'string' && (PHOTO_TYPES as readonly string[]).includes(i.content_type.toLowerCase()),
+    )
+    .map((i) => ({
+      hash: i.hash as string,
+      contentType: (i.content_type as string).toLowerCase(),
+      label: typeof i.image_type === 'string' && i.image_type.trim() !== '' ? i.image_type.trim() : null,
+    }));
 }
 
 export interface PhotoDownload {

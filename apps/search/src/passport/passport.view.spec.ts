@@ -24,7 +24,15 @@ const record = (over: Partial<DiamondV1>): DiamondV1 =>
   }) as DiamondV1;
 
 const entry = (diamond_id: string, action: IndexedCustodyEntry['entry']['action'], actor: string | null, counterparty?: string): IndexedCustodyEntry => ({
-  entry: { diamond_id, version_id: 'v', action, actor_participant_id: actor, occurred_at: '2024-03-02T00:00:00.000Z', record_sha256: '0'.repeat(64), prev_entry_hash: null },
+  entry: {
+    diamond_id,
+    version_id: 'v',
+    action,
+    actor_participant_id: actor,
+    occurred_at: '2024-03-02T00:00:00.000Z',
+    record_sha256: '0'.repeat(64),
+    prev_entry_hash: null,
+  },
   entry_hash: '1'.repeat(64),
   leaf_index: 0,
   ...(counterparty ? { context: { counterparty_participant_id: counterparty } } : {}),
@@ -39,11 +47,17 @@ describe('passport view', () => {
 
   it('describes the origin from the provenance (country only when the record says it is available)', () => {
     expect(originOf(record({}))).toBe('Karowe Mine, a mine in Botswana');
-    expect(originOf(record({ provenance: { provenance_name: 'Karowe Mine', provenance_type: 'mine', is_locked: true, is_country_code_available: false, country_code: 'BW' } }))).toBe('Karowe Mine, a mine');
+    expect(
+      originOf(
+        record({
+          provenance: { provenance_name: 'Karowe Mine', provenance_type: 'mine', is_locked: true, is_country_code_available: false, country_code: 'BW' },
+        }),
+      ),
+    ).toBe('Karowe Mine, a mine');
     expect(originOf(record({ provenance: { provenance_name: null, provenance_type: null, is_locked: false, is_country_code_available: false } }))).toBeNull();
   });
 
-  it('turns custody entries into steps; a cut stone\'s own first entry is left to its parent\'s polishing', () => {
+  it("turns custody entries into steps; a cut stone's own first entry is left to its parent's polishing", () => {
     const rough = record({});
     const polished = record({ diamond_id: 'd-pol', diamond_parent_id: 'd-rough', lifecycle_state: 'polished' });
     const steps = journeyFromEntries(
@@ -69,7 +83,15 @@ describe('passport view', () => {
   });
 
   it('falls back to the records while the log has no checkpoint, and reports the GIS status in words', () => {
-    const v = passportView({ record: record({ gis_status: 'eligible' }), ancestors: [], custody: null, participants, photos: [], hiddenPhotos: 0, shareUrl: 'https://s/passport/x' });
+    const v = passportView({
+      record: record({ gis_status: 'eligible' }),
+      ancestors: [],
+      custody: null,
+      participants,
+      photos: [],
+      hiddenPhotos: 0,
+      shareUrl: 'https://s/passport/x',
+    });
     expect(v.journeyFromLog).toBe(false);
     expect(v.journey.map((s) => s.title)).toEqual(['Mined and registered']);
     expect(v.gis.status).toBe('Verified');

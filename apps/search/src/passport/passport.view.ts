@@ -98,7 +98,14 @@ function stoneFacts(record: DiamondV1): [string, string][] {
   const rough = record.rough as Record<string, unknown>;
   const carats = (polished?.carats ?? rough?.carats) as string | undefined;
   const facts: [string, string | undefined][] = [
-    ['Stage', record.lifecycle_state === 'rough' ? 'Rough diamond' : record.lifecycle_state === 'polished' ? 'Polished diamond' : String(record.lifecycle_state).replace(/_/g, ' ')],
+    [
+      'Stage',
+      record.lifecycle_state === 'rough'
+        ? 'Rough diamond'
+        : record.lifecycle_state === 'polished'
+          ? 'Polished diamond'
+          : String(record.lifecycle_state).replace(/_/g, ' '),
+    ],
     ['Carat weight', carats !== undefined ? `${carats} ct` : undefined],
     ['Shape', polished?.shape as string | undefined],
     ['Colour', (polished?.colour ?? rough?.colour) as string | undefined],
@@ -112,7 +119,11 @@ function stoneFacts(record: DiamondV1): [string, string][] {
  * bookkeeping, a child's first entry that repeats its parent's polishing, is left out). `records` maps a diamond id
  * to its record (the diamond and its ancestors); nothing of an id reaches the text.
  */
-export function journeyFromEntries(entries: IndexedCustodyEntry[], records: Map<string, DiamondV1>, participants: Map<string, PublicParticipant>): JourneyStep[] {
+export function journeyFromEntries(
+  entries: IndexedCustodyEntry[],
+  records: Map<string, DiamondV1>,
+  participants: Map<string, PublicParticipant>,
+): JourneyStep[] {
   const steps: JourneyStep[] = [];
   for (const { entry, context } of entries) {
     const actor = who(participants, entry.actor_participant_id);
@@ -179,7 +190,11 @@ export function journeyFromRecords(chain: DiamondV1[], participants: Map<string,
   chain.forEach((r, i) => {
     if (i === 0) {
       const origin = originOf(r);
-      steps.push({ at: r.participant_timestamp, title: 'Mined and registered', detail: `Registered by ${who(participants, r.producer_uuid)}${origin ? `. Origin: ${origin}` : ''}.` });
+      steps.push({
+        at: r.participant_timestamp,
+        title: 'Mined and registered',
+        detail: `Registered by ${who(participants, r.producer_uuid)}${origin ? `. Origin: ${origin}` : ''}.`,
+      });
     } else {
       steps.push({ at: r.participant_timestamp, title: 'Cut and polished', detail: 'Cut and polished from the stone above.' });
     }
@@ -215,7 +230,9 @@ export function passportView(input: ViewInput): PassportView {
     journey: fromLog ? journeyFromEntries(custody.entries, records, participants) : journeyFromRecords(chain, participants),
     journeyFromLog: fromLog,
     grading: g ? { lab: g.grading_lab ?? null, facts: gradingFacts(g) } : null,
-    gis: gis ? { status: gis === 'eligible' ? 'Verified' : 'Not verified', text: GIS_WORDS[gis] ?? gis } : { status: 'Not checked', text: 'The grading integration has not checked this diamond.' },
+    gis: gis
+      ? { status: gis === 'eligible' ? 'Verified' : 'Not verified', text: GIS_WORDS[gis] ?? gis }
+      : { status: 'Not checked', text: 'The grading integration has not checked this diamond.' },
     photos: input.photos,
     hiddenPhotos: input.hiddenPhotos,
     shareUrl: input.shareUrl,

@@ -97,9 +97,9 @@ export class ReadModelRepository {
 
   /** The current record, or null when unknown or deleted. */
   async find(diamondId: string): Promise<DiamondV1 | null> {
-    const rows = (await this.db.query('SELECT record FROM search_diamonds WHERE diamond_id = $1 AND record IS NOT NULL', [
-      diamondId,
-    ])) as { record: DiamondV1 }[];
+    const rows = (await this.db.query('SELECT record FROM search_diamonds WHERE diamond_id = $1 AND record IS NOT NULL', [diamondId])) as {
+      record: DiamondV1;
+    }[];
     return rows[0]?.record ?? null;
   }
 

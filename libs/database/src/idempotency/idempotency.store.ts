@@ -49,10 +49,7 @@ export class IdempotencyStore {
 
   /** Takes the (participant, key) lock for the rest of the transaction; false at once when another request holds it. */
   async tryLock(tx: Sql, participantId: string, key: string): Promise<boolean> {
-    const [row] = await tx.rows<{ locked: boolean }>(
-      `SELECT pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext($1)) AS locked`,
-      [`${participantId}\n${key}`],
-    );
+    const [row] = await tx.rows<{ locked: boolean }>(`SELECT pg_try_advisory_xact_lock(${LOCK_CLASS}, hashtext($1)) AS locked`, [`${participantId}\n${key}`]);
     return row.locked;
   }
 

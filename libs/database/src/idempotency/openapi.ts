@@ -37,7 +37,10 @@ const SCHEMAS: Record<string, SchemaObject> = {
     description: 'A request with this Idempotency-Key is still running; retry later to get its answer.',
     required: ['message', 'reason'],
     properties: { message: { type: 'string' }, reason: { type: 'string', enum: [IDEMPOTENCY_KEY_IN_USE] } },
-    example: { message: 'a request with this Idempotency-Key is still being processed; retry after it has finished to get its answer', reason: IDEMPOTENCY_KEY_IN_USE },
+    example: {
+      message: 'a request with this Idempotency-Key is still being processed; retry after it has finished to get its answer',
+      reason: IDEMPOTENCY_KEY_IN_USE,
+    },
   },
   [KEY_ERROR_SCHEMA]: {
     type: 'object',

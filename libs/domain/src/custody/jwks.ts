@@ -11,7 +11,10 @@ export class CustodyJwk {
   @ApiProperty({ description: 'The public key, base64url.', pattern: '^[A-Za-z0-9_-]+$', example: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' })
   x!: string;
 
-  @ApiProperty({ description: 'The key id, named in the protected header of the checkpoints it signed.', example: 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k' })
+  @ApiProperty({
+    description: 'The key id, named in the protected header of the checkpoints it signed.',
+    example: 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k',
+  })
   kid!: string;
 
   @ApiProperty({ enum: ['EdDSA'], example: 'EdDSA' })

@@ -1,7 +1,22 @@
-import { appendLeaves, consistencyRanges, EMPTY_ROOT, Hash, hashRanges, inclusionRanges, leafHash, NodeKey, nodeHash, nodeKeyString, rootOf, sha256, splitPoint } from './merkle';
+import {
+  appendLeaves,
+  consistencyRanges,
+  EMPTY_ROOT,
+  Hash,
+  hashRanges,
+  inclusionRanges,
+  leafHash,
+  NodeKey,
+  nodeHash,
+  nodeKeyString,
+  rootOf,
+  sha256,
+  splitPoint,
+} from './merkle';
 
 // The reference: RFC 9162 2.1.1-2.1.4 written as literally as possible (recursive, from the leaves).
-const mth = (d: Hash[]): Hash => (d.length === 0 ? EMPTY_ROOT : d.length === 1 ? d[0] : nodeHash(mth(d.slice(0, splitPoint(d.length))), mth(d.slice(splitPoint(d.length)))));
+const mth = (d: Hash[]): Hash =>
+  d.length === 0 ? EMPTY_ROOT : d.length === 1 ? d[0] : nodeHash(mth(d.slice(0, splitPoint(d.length))), mth(d.slice(splitPoint(d.length))));
 const path = (m: number, d: Hash[]): Hash[] => {
   if (d.length <= 1) return [];
   const k = splitPoint(d.length);

@@ -22,9 +22,7 @@ describe('OnboardParticipantDto', () => {
     expect(fails('name', 'x'.repeat(201))).toEqual(['name']);
     expect(fails('name', REMOVE)).toEqual(['name']);
   });
-  it.each(['producer', 'manufacturer', 'retailer', 'grading_lab', 'non_participant'])('role accepts %p', (role) =>
-    expect(fails('role', role)).toEqual([]),
-  );
+  it.each(['producer', 'manufacturer', 'retailer', 'grading_lab', 'non_participant'])('role accepts %p', (role) => expect(fails('role', role)).toEqual([]));
   it.each(['admin', REMOVE, 'Producer'])('role rejects %p', (role) => expect(fails('role', role)).toEqual(['role']));
   it('checks provenance members', () => {
     expect(fails('provenance', { type: 'mine' })).toEqual(['provenance.name']);

@@ -1,18 +1,7 @@
 import 'reflect-metadata'; // class-transformer's @Type reads design:type metadata
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiSchema, ApiSchemaOptions, getSchemaPath } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  IsISO31661Alpha2,
-  IsIn,
-  IsNotEmpty,
-  IsObject,
-  IsOptional,
-  IsString,
-  Length,
-  Matches,
-  MaxLength,
-  ValidateNested,
-} from 'class-validator';
+import { IsISO31661Alpha2, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { ROLE_VALUES, Role } from '../enums/participant';
 import { ID_MAX_LENGTH, NAME_MAX_LENGTH } from '../rules/limits';
 
@@ -25,10 +14,16 @@ const COUNTRY_CODE_MESSAGE = 'country_code must be an ISO 3166-1 alpha-2 code (t
 @ApiSchema(requestSchema('ProvenanceInput', 'The provenance a producer declares at onboarding.'))
 export class ProvenanceInputDto {
   @ApiProperty({ type: 'string', minLength: 1, maxLength: ID_MAX_LENGTH, example: 'Karowe' })
-  @IsString() @IsNotEmpty() @MaxLength(ID_MAX_LENGTH) name!: string;
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(ID_MAX_LENGTH)
+  name!: string;
 
   @ApiProperty({ type: 'string', minLength: 1, maxLength: ID_MAX_LENGTH, example: 'mine' })
-  @IsString() @IsNotEmpty() @MaxLength(ID_MAX_LENGTH) type!: string;
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(ID_MAX_LENGTH)
+  type!: string;
 
   /** ISO 3166-1 alpha-2, two uppercase letters. */
   @ApiPropertyOptional({ type: 'string', nullable: true, pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 (an assigned code).', example: 'BW' })
@@ -89,7 +84,11 @@ export class TokenRequestDto {
   })
   audience!: string;
 
-  @ApiPropertyOptional({ ...CREDENTIAL_TEXT, description: 'With `client_secret`, unless the client authenticates with HTTP Basic.', example: 'dtp_q3v9Kx2LmN8pR4sT6uW1yA' })
+  @ApiPropertyOptional({
+    ...CREDENTIAL_TEXT,
+    description: 'With `client_secret`, unless the client authenticates with HTTP Basic.',
+    example: 'dtp_q3v9Kx2LmN8pR4sT6uW1yA',
+  })
   client_id?: string;
 
   @ApiPropertyOptional({ ...CREDENTIAL_TEXT, description: 'Not together with HTTP Basic.', example: 'Zx8c1Q2w3E4r5T6y7U8i9O0pAsDfGhJkLzXcVbNm1q2' })

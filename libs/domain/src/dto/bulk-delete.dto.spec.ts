@@ -13,9 +13,7 @@ describe('BulkDeleteRequestDto', () => {
 
   it('rejects 1001 entries naming the limit', () => {
     expect(failedPaths(BulkDeleteRequestDto, { diamonds: entries(1001) })).toEqual(['diamonds']);
-    expect(messages(BulkDeleteRequestDto, { diamonds: entries(1001) })).toEqual([
-      'diamonds must contain at most 1000 entries',
-    ]);
+    expect(messages(BulkDeleteRequestDto, { diamonds: entries(1001) })).toEqual(['diamonds must contain at most 1000 entries']);
   });
 
   it('rejects an empty list, a missing list and a non-array', () => {
@@ -31,18 +29,12 @@ describe('BulkDeleteRequestDto', () => {
 
   it('delete_descendants is an optional boolean (absent means false)', () => {
     expect(failedPaths(BulkDeleteRequestDto, { diamonds: [{ diamond_id: 'x', delete_descendants: true }] })).toEqual([]);
-    expect(failedPaths(BulkDeleteRequestDto, { diamonds: [{ diamond_id: 'x', delete_descendants: 'yes' }] })).toEqual([
-      'diamonds.0.delete_descendants',
-    ]);
-    expect(failedPaths(BulkDeleteRequestDto, { diamonds: [{ diamond_id: 'x', delete_descendants: null }] })).toEqual([
-      'diamonds.0.delete_descendants',
-    ]);
+    expect(failedPaths(BulkDeleteRequestDto, { diamonds: [{ diamond_id: 'x', delete_descendants: 'yes' }] })).toEqual(['diamonds.0.delete_descendants']);
+    expect(failedPaths(BulkDeleteRequestDto, { diamonds: [{ diamond_id: 'x', delete_descendants: null }] })).toEqual(['diamonds.0.delete_descendants']);
   });
 
   it('rejects unknown fields at both levels', () => {
     expect(failedPaths(BulkDeleteRequestDto, { diamonds: entries(1), force: true })).toEqual(['force']);
-    expect(failedPaths(BulkDeleteRequestDto, { diamonds: [{ diamond_id: 'x', cascade: true }] })).toEqual([
-      'diamonds.0.cascade',
-    ]);
+    expect(failedPaths(BulkDeleteRequestDto, { diamonds: [{ diamond_id: 'x', cascade: true }] })).toEqual(['diamonds.0.cascade']);
   });
 });

@@ -10,7 +10,12 @@ import { IsOptionalNonNull } from './validators';
 @ApiSchema(closedSchema('BulkDeleteEntry', 'One diamond to delete. Unknown fields are rejected.'))
 export class BulkDeleteEntryDto {
   /** Any string up to 256 characters; an unknown id is reported per diamond as `not_found`, not as a 422. */
-  @ApiProperty({ type: 'string', maxLength: ID_MAX_LENGTH, description: 'Any string; an unknown id is reported in its result entry as `not_found`.', example: DIAMOND_ID_EXAMPLE })
+  @ApiProperty({
+    type: 'string',
+    maxLength: ID_MAX_LENGTH,
+    description: 'Any string; an unknown id is reported in its result entry as `not_found`.',
+    example: DIAMOND_ID_EXAMPLE,
+  })
   @IsString()
   @MaxLength(ID_MAX_LENGTH)
   diamond_id!: string;
@@ -25,7 +30,13 @@ export class BulkDeleteEntryDto {
 /** Body of `POST {base_url}/bulk/diamonds/delete`: 1 to 1,000 entries. */
 @ApiSchema(closedSchema('BulkDeleteRequest', 'Diamonds you uploaded to delete, for good. Unknown fields are rejected.'))
 export class BulkDeleteRequestDto {
-  @ApiProperty({ type: () => BulkDeleteEntryDto, isArray: true, minItems: 1, maxItems: DELETE_LIMIT, description: `1 to ${DELETE_LIMIT} entries, each handled on its own.` })
+  @ApiProperty({
+    type: () => BulkDeleteEntryDto,
+    isArray: true,
+    minItems: 1,
+    maxItems: DELETE_LIMIT,
+    description: `1 to ${DELETE_LIMIT} entries, each handled on its own.`,
+  })
   @IsArray()
   @ArrayMinSize(1, { message: 'diamonds must contain at least 1 entry' })
   @ArrayMaxSize(DELETE_LIMIT, { message: `diamonds must contain at most ${DELETE_LIMIT} entries` })

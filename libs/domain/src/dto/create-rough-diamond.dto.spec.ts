@@ -28,9 +28,17 @@ describe('CreateRoughDiamondDto', () => {
       sight_year: 2024,
       supplementary_tags: { any: { nested: true } },
       rough: {
-        carats: '2.50', colour: 'D', display_colour: 'Fancy Vivid Yellow', fancy_colour: 'Y', fancy_colour_intensity: 'FV',
-        fancy_colour_overtone: 'greenish', fluorescence_colour: 'B', fluorescence_intensity: 'VS', model: 'm',
-        quality: 'q', stress: 'light stress',
+        carats: '2.50',
+        colour: 'D',
+        display_colour: 'Fancy Vivid Yellow',
+        fancy_colour: 'Y',
+        fancy_colour_intensity: 'FV',
+        fancy_colour_overtone: 'greenish',
+        fluorescence_colour: 'B',
+        fluorescence_intensity: 'VS',
+        model: 'm',
+        quality: 'q',
+        stress: 'light stress',
       },
     };
     expect(failedPaths(CreateRoughDiamondDto, full)).toEqual([]);
@@ -39,10 +47,22 @@ describe('CreateRoughDiamondDto', () => {
   it('accepts null for every nullable optional member', () => {
     const nulls = {
       ...valid,
-      box_description: null, entity_specific_tags: null, sight_no: null, sight_year: null, supplementary_tags: null,
+      box_description: null,
+      entity_specific_tags: null,
+      sight_no: null,
+      sight_year: null,
+      supplementary_tags: null,
       rough: {
-        carats: 1, colour: null, display_colour: null, fancy_colour: null, fancy_colour_intensity: null,
-        fancy_colour_overtone: null, fluorescence_colour: null, fluorescence_intensity: null, model: null, quality: null,
+        carats: 1,
+        colour: null,
+        display_colour: null,
+        fancy_colour: null,
+        fancy_colour_intensity: null,
+        fancy_colour_overtone: null,
+        fluorescence_colour: null,
+        fluorescence_intensity: null,
+        model: null,
+        quality: null,
         stress: null,
       },
     };
@@ -63,13 +83,9 @@ describe('CreateRoughDiamondDto', () => {
 
   describe('participant_id', () => {
     it('accepts inner spaces', () => expect(fails('participant_id', 'ERP 0001')).toEqual([]));
-    it.each([REMOVE, '', null, 7, ' ERP', 'ERP '])('rejects %p', (v) =>
-      expect(fails('participant_id', v)).toEqual(['participant_id']),
-    );
+    it.each([REMOVE, '', null, 7, ' ERP', 'ERP '])('rejects %p', (v) => expect(fails('participant_id', v)).toEqual(['participant_id']));
     it('explains whitespace plainly', () => {
-      expect(messages(CreateRoughDiamondDto, { ...valid, participant_id: ' x ' })).toEqual([
-        'participant_id must not have leading or trailing whitespace',
-      ]);
+      expect(messages(CreateRoughDiamondDto, { ...valid, participant_id: ' x ' })).toEqual(['participant_id must not have leading or trailing whitespace']);
     });
   });
 
@@ -88,9 +104,7 @@ describe('CreateRoughDiamondDto', () => {
 
   describe('assurance_level', () => {
     it.each(['assured', 'declared', REMOVE])('accepts %p', (v) => expect(fails('assurance_level', v)).toEqual([]));
-    it.each(['ASSURED', 'other', null])('rejects %p', (v) =>
-      expect(fails('assurance_level', v)).toEqual(['assurance_level']),
-    );
+    it.each(['ASSURED', 'other', null])('rejects %p', (v) => expect(fails('assurance_level', v)).toEqual(['assurance_level']));
   });
 
   it('box_description must be a string', () => {
@@ -120,9 +134,7 @@ describe('RoughSchemaDto', () => {
 
   describe('carats', () => {
     it.each([1, 0.5, '1.25', '12'])('accepts %p', (v) => expect(rough({ carats: v })).toEqual([]));
-    it.each([0, -1, '0', '-1', 'abc', '1e5', NaN, Infinity, true, null])('rejects %p', (v) =>
-      expect(rough({ carats: v })).toEqual(['carats']),
-    );
+    it.each([0, -1, '0', '-1', 'abc', '1e5', NaN, Infinity, true, null])('rejects %p', (v) => expect(rough({ carats: v })).toEqual(['carats']));
     it('is required', () => expect(failedPaths(RoughSchemaDto, {})).toEqual(['carats']));
   });
 

@@ -29,7 +29,8 @@ export class CreateRoughDiamondDto {
     type: 'string',
     minLength: 1,
     maxLength: ID_MAX_LENGTH,
-    description: 'The source batch: the producer\'s box id, or the id of an accepted inbound rough shipment (its diamonds\' count and weight then bound the registrations).',
+    description:
+      "The source batch: the producer's box id, or the id of an accepted inbound rough shipment (its diamonds' count and weight then bound the registrations).",
     example: 'BOX-2024-0042',
   })
   @IsString()

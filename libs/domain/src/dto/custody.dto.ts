@@ -18,7 +18,7 @@ export class ConsistencyQueryDto {
   @Max(Number.MAX_SAFE_INTEGER)
   from!: number;
 
-  @ApiProperty({ type: 'integer', minimum: 1, description: 'The newer tree size: at most the latest checkpoint\'s `tree_size`.', example: 3 })
+  @ApiProperty({ type: 'integer', minimum: 1, description: "The newer tree size: at most the latest checkpoint's `tree_size`.", example: 3 })
   @Type(() => Number)
   @IsDefined({ message: (a) => `${a.property} is required` })
   @IsInt()

@@ -38,8 +38,17 @@ export const SupplementaryTagsMember = () => stacked(ApiPropertyOptional(tagsFie
 
 /** `entity_specific_tags`: a bounded JSON object whose known keys are checked (`dit_session_id`), or null. */
 export const EntitySpecificTagsMember = () =>
-  stacked(ApiPropertyOptional(entitySpecificTagsField({ nullable: true })), IsOptional(), IsEntitySpecificTags(), IsBoundedJsonObject({ requireObject: false }));
+  stacked(
+    ApiPropertyOptional(entitySpecificTagsField({ nullable: true })),
+    IsOptional(),
+    IsEntitySpecificTags(),
+    IsBoundedJsonObject({ requireObject: false }),
+  );
 
 /** An optional, nullable member of one of the spec's closed scales: `scale` is its ApiEnums entry (name and values). */
 export const OptionalEnumMember = (scale: { enum: readonly string[]; enumName: string }, example?: string) =>
-  stacked(ApiPropertyOptional({ ...scale, enum: [...scale.enum], nullable: true, ...(example !== undefined ? { example } : {}) }), IsOptional(), IsIn(scale.enum));
+  stacked(
+    ApiPropertyOptional({ ...scale, enum: [...scale.enum], nullable: true, ...(example !== undefined ? { example } : {}) }),
+    IsOptional(),
+    IsIn(scale.enum),
+  );

@@ -53,24 +53,45 @@ export class ValidateJsonRequestDto {
   shape_group!: string;
 
   @ApiProperty(MEASUREMENT('Estimated weight, carats (tolerance 0.02).', 1.02, CARATS_MAX))
-  @IsNumber(FINITE) @Min(0) @Max(CARATS_MAX) estimated_weight_crt!: number;
+  @IsNumber(FINITE)
+  @Min(0)
+  @Max(CARATS_MAX)
+  estimated_weight_crt!: number;
 
   @ApiProperty(MEASUREMENT('Girdle average, mm (tolerance 0.5).', 7.55))
-  @IsNumber(FINITE) @Min(0) girdle_avg_mm!: number;
+  @IsNumber(FINITE)
+  @Min(0)
+  girdle_avg_mm!: number;
 
   @ApiProperty(MEASUREMENT('Table size average, mm (tolerance 0.143).', 3.71))
-  @IsNumber(FINITE) @Min(0) table_avg_mm!: number;
+  @IsNumber(FINITE)
+  @Min(0)
+  table_avg_mm!: number;
 
   @ApiProperty(MEASUREMENT('Total depth, mm (tolerance 0.073).', 4.2))
-  @IsNumber(FINITE) @Min(0) total_depth_mm!: number;
+  @IsNumber(FINITE)
+  @Min(0)
+  total_depth_mm!: number;
 
   /** Compared when available; reported as `crown_angle_avg_deg`. */
-  @ApiPropertyOptional({ ...MEASUREMENT('Crown angle average, degrees (tolerance 1.1); compared when sent, reported as `crown_angle_avg_deg`.', 34.5), nullable: true })
-  @IsOptional() @IsNumber(FINITE) @Min(0) crown_angle_deg?: number | null;
+  @ApiPropertyOptional({
+    ...MEASUREMENT('Crown angle average, degrees (tolerance 1.1); compared when sent, reported as `crown_angle_avg_deg`.', 34.5),
+    nullable: true,
+  })
+  @IsOptional()
+  @IsNumber(FINITE)
+  @Min(0)
+  crown_angle_deg?: number | null;
 
   /** Compared when available; reported as `pavilion_angle_avg_deg`. */
-  @ApiPropertyOptional({ ...MEASUREMENT('Pavilion angle average, degrees (tolerance 0.27); compared when sent, reported as `pavilion_angle_avg_deg`.', 40.8), nullable: true })
-  @IsOptional() @IsNumber(FINITE) @Min(0) pavillion_angle_deg?: number | null;
+  @ApiPropertyOptional({
+    ...MEASUREMENT('Pavilion angle average, degrees (tolerance 0.27); compared when sent, reported as `pavilion_angle_avg_deg`.', 40.8),
+    nullable: true,
+  })
+  @IsOptional()
+  @IsNumber(FINITE)
+  @Min(0)
+  pavillion_angle_deg?: number | null;
 }
 
 /**
@@ -85,16 +106,24 @@ export class ValidateJsonRequestDto {
 )
 export class GradingSubmissionDto extends GradingFieldsDto {
   @ApiProperty({ type: 'string', minLength: 1, maxLength: ID_MAX_LENGTH, example: '2141438167' })
-  @IsString() @IsNotEmpty() @MaxLength(ID_MAX_LENGTH) grader_certificate_number!: string;
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(ID_MAX_LENGTH)
+  grader_certificate_number!: string;
 
   @ApiProperty({ type: 'string', minLength: 1, maxLength: ID_MAX_LENGTH, example: '2141438167' })
-  @IsString() @IsNotEmpty() @MaxLength(ID_MAX_LENGTH) grader_report_number!: string;
+  @IsString()
+  @IsNotEmpty()
+  @MaxLength(ID_MAX_LENGTH)
+  grader_report_number!: string;
 
   @ApiProperty({ enum: GRADING_LAB_VALUES, enumName: 'GradingLab', example: 'GIA' })
-  @IsIn(GRADING_LAB_VALUES) grading_lab!: GradingLab;
+  @IsIn(GRADING_LAB_VALUES)
+  grading_lab!: GradingLab;
 
   @ApiProperty(isoTextField({ description: 'ISO 8601 date-time (RFC 3339 recommended); kept as sent.', example: '2025-03-04T10:00:00Z' }))
-  @IsIsoDateTime() graded_date!: string;
+  @IsIsoDateTime()
+  graded_date!: string;
 
   @ApiProperty({
     description: `A number or decimal text, greater than 0, at most ${CARATS_MAX}, with at most ${CARATS_MAX_DECIMALS} decimal places.`,
@@ -104,8 +133,10 @@ export class GradingSubmissionDto extends GradingFieldsDto {
     ],
     example: 1.02,
   })
-  @IsCaratWeight() carats!: number | string;
+  @IsCaratWeight()
+  carats!: number | string;
 
   @ApiProperty({ enum: SHAPE_VALUES, enumName: 'Shape', example: 'Round' })
-  @IsIn(SHAPE_VALUES) shape!: Shape;
+  @IsIn(SHAPE_VALUES)
+  shape!: Shape;
 }

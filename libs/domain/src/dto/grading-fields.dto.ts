@@ -1,6 +1,19 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, MaxLength } from 'class-validator';
-import { Clarity, Colour, CuletCondition, CuletSize, CutGrade, FancyColour, FancyColourIntensity, FluorescenceColour, FluorescenceIntensity, GirdleCondition, GirdleThickness, Symmetry } from '../enums/grading-scales';
+import {
+  Clarity,
+  Colour,
+  CuletCondition,
+  CuletSize,
+  CutGrade,
+  FancyColour,
+  FancyColourIntensity,
+  FluorescenceColour,
+  FluorescenceIntensity,
+  GirdleCondition,
+  GirdleThickness,
+  Symmetry,
+} from '../enums/grading-scales';
 import type { ValidationLevel } from '../enums/grading';
 import { ApiEnums, positiveDecimalInput } from '../records/api-fields';
 import { DESCRIPTION_MAX_LENGTH, ID_MAX_LENGTH, STRING_LIST_MAX_ITEMS, TAGS_MAX_BYTES } from '../rules/limits';
@@ -37,51 +50,106 @@ export abstract class GradingFieldsDto {
 
   // Decimal text (carats is declared in the subclasses)
   @ApiPropertyOptional(positiveDecimalInput({ nullable: true }))
-  @IsOptional() @IsPositiveDecimal() crown_angle?: number | string | null;
+  @IsOptional()
+  @IsPositiveDecimal()
+  crown_angle?: number | string | null;
   @ApiPropertyOptional(positiveDecimalInput({ nullable: true }))
-  @IsOptional() @IsPositiveDecimal() crown_height?: number | string | null;
+  @IsOptional()
+  @IsPositiveDecimal()
+  crown_height?: number | string | null;
   @ApiPropertyOptional(positiveDecimalInput({ nullable: true, example: '3.98' }))
-  @IsOptional() @IsPositiveDecimal() depth?: number | string | null;
+  @IsOptional()
+  @IsPositiveDecimal()
+  depth?: number | string | null;
   @ApiPropertyOptional(positiveDecimalInput({ nullable: true }))
-  @IsOptional() @IsPositiveDecimal() depth_percent?: number | string | null;
+  @IsOptional()
+  @IsPositiveDecimal()
+  depth_percent?: number | string | null;
   @ApiPropertyOptional(positiveDecimalInput({ nullable: true }))
-  @IsOptional() @IsPositiveDecimal() diameter_maximum?: number | string | null;
+  @IsOptional()
+  @IsPositiveDecimal()
+  diameter_maximum?: number | string | null;
   @ApiPropertyOptional(positiveDecimalInput({ nullable: true }))
-  @IsOptional() @IsPositiveDecimal() diameter_minimum?: number | string | null;
+  @IsOptional()
+  @IsPositiveDecimal()
+  diameter_minimum?: number | string | null;
   @ApiPropertyOptional(positiveDecimalInput({ nullable: true }))
-  @IsOptional() @IsPositiveDecimal() length?: number | string | null;
+  @IsOptional()
+  @IsPositiveDecimal()
+  length?: number | string | null;
   @ApiPropertyOptional(positiveDecimalInput({ nullable: true }))
-  @IsOptional() @IsPositiveDecimal() pavillion_angle?: number | string | null;
+  @IsOptional()
+  @IsPositiveDecimal()
+  pavillion_angle?: number | string | null;
   @ApiPropertyOptional(positiveDecimalInput({ nullable: true }))
-  @IsOptional() @IsPositiveDecimal() pavillion_percent?: number | string | null;
+  @IsOptional()
+  @IsPositiveDecimal()
+  pavillion_percent?: number | string | null;
   @ApiPropertyOptional(positiveDecimalInput({ nullable: true, example: '57' }))
-  @IsOptional() @IsPositiveDecimal() table_percent?: number | string | null;
+  @IsOptional()
+  @IsPositiveDecimal()
+  table_percent?: number | string | null;
   @ApiPropertyOptional(positiveDecimalInput({ nullable: true }))
-  @IsOptional() @IsPositiveDecimal() width?: number | string | null;
+  @IsOptional()
+  @IsPositiveDecimal()
+  width?: number | string | null;
 
   // Free strings: descriptions and comments at most 1,000 characters, the others 256
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH })
-  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) display_colour?: string | null;
+  @IsOptional()
+  @IsString()
+  @MaxLength(ID_MAX_LENGTH)
+  display_colour?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH })
-  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) fancy_colour_overtone?: string | null;
+  @IsOptional()
+  @IsString()
+  @MaxLength(ID_MAX_LENGTH)
+  fancy_colour_overtone?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: DESCRIPTION_MAX_LENGTH })
-  @IsOptional() @IsString() @MaxLength(DESCRIPTION_MAX_LENGTH) grader_clarity_characteristics?: string | null;
+  @IsOptional()
+  @IsString()
+  @MaxLength(DESCRIPTION_MAX_LENGTH)
+  grader_clarity_characteristics?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH })
-  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) grader_colour?: string | null;
+  @IsOptional()
+  @IsString()
+  @MaxLength(ID_MAX_LENGTH)
+  grader_colour?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: DESCRIPTION_MAX_LENGTH })
-  @IsOptional() @IsString() @MaxLength(DESCRIPTION_MAX_LENGTH) grader_report_comments?: string | null;
+  @IsOptional()
+  @IsString()
+  @MaxLength(DESCRIPTION_MAX_LENGTH)
+  grader_report_comments?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH })
-  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) grader_report_type?: string | null;
+  @IsOptional()
+  @IsString()
+  @MaxLength(ID_MAX_LENGTH)
+  grader_report_type?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH })
-  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) grader_shape?: string | null;
+  @IsOptional()
+  @IsString()
+  @MaxLength(ID_MAX_LENGTH)
+  grader_shape?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: DESCRIPTION_MAX_LENGTH })
-  @IsOptional() @IsString() @MaxLength(DESCRIPTION_MAX_LENGTH) grading_certificate_description?: string | null;
+  @IsOptional()
+  @IsString()
+  @MaxLength(DESCRIPTION_MAX_LENGTH)
+  grading_certificate_description?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH })
-  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) grading_certificate_filename?: string | null;
+  @IsOptional()
+  @IsString()
+  @MaxLength(ID_MAX_LENGTH)
+  grading_certificate_filename?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH })
-  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) grading_certificate_hash?: string | null;
+  @IsOptional()
+  @IsString()
+  @MaxLength(ID_MAX_LENGTH)
+  grading_certificate_hash?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH })
-  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) measurement_text?: string | null;
+  @IsOptional()
+  @IsString()
+  @MaxLength(ID_MAX_LENGTH)
+  measurement_text?: string | null;
 
   // Structured
   @ApiPropertyOptional({
@@ -114,7 +182,17 @@ export abstract class GradingFieldsDto {
 
 /** Names of the decimal-text members of GradingDataView (all stored as decimal text). */
 export const GRADING_DECIMAL_FIELDS = [
-  'carats', 'crown_angle', 'crown_height', 'depth', 'depth_percent', 'diameter_maximum', 'diameter_minimum',
-  'length', 'pavillion_angle', 'pavillion_percent', 'table_percent', 'width',
+  'carats',
+  'crown_angle',
+  'crown_height',
+  'depth',
+  'depth_percent',
+  'diameter_maximum',
+  'diameter_minimum',
+  'length',
+  'pavillion_angle',
+  'pavillion_percent',
+  'table_percent',
+  'width',
 ] as const;
 export type GradingDecimalField = (typeof GRADING_DECIMAL_FIELDS)[number];

@@ -1,11 +1,4 @@
-import {
-  CARATS_MAX,
-  DESCRIPTION_MAX_LENGTH,
-  ID_MAX_LENGTH,
-  STRING_LIST_MAX_ITEMS,
-  TAGS_MAX_BYTES,
-  TAGS_MAX_DEPTH,
-} from '../rules/limits';
+import { CARATS_MAX, DESCRIPTION_MAX_LENGTH, ID_MAX_LENGTH, STRING_LIST_MAX_ITEMS, TAGS_MAX_BYTES, TAGS_MAX_DEPTH } from '../rules/limits';
 import { OnboardParticipantDto } from './auth.dto';
 import { BulkDeleteRequestDto } from './bulk-delete.dto';
 import { CreateRoughDiamondDto } from './create-rough-diamond.dto';
@@ -153,13 +146,28 @@ describe('free strings are at most 256 characters (descriptions and comments 1,0
     expect(failedPaths(PolishedSchemaDto, { carats: 1, shape: 'Round', [key]: long(ID_MAX_LENGTH + 1) })).toEqual([key]);
   });
 
-  const submission = { grader_certificate_number: 'C', grader_report_number: 'R', grading_lab: 'GIA', graded_date: '2024-06-01T00:00:00Z', carats: '1.01', shape: 'Round' };
+  const submission = {
+    grader_certificate_number: 'C',
+    grader_report_number: 'R',
+    grading_lab: 'GIA',
+    graded_date: '2024-06-01T00:00:00Z',
+    carats: '1.01',
+    shape: 'Round',
+  };
   const graded: [string, number][] = [
-    ['display_colour', ID_MAX_LENGTH], ['fancy_colour_overtone', ID_MAX_LENGTH], ['grader_certificate_number', ID_MAX_LENGTH],
-    ['grader_clarity_characteristics', DESCRIPTION_MAX_LENGTH], ['grader_colour', ID_MAX_LENGTH],
-    ['grader_report_comments', DESCRIPTION_MAX_LENGTH], ['grader_report_number', ID_MAX_LENGTH], ['grader_report_type', ID_MAX_LENGTH],
-    ['grader_shape', ID_MAX_LENGTH], ['grading_certificate_description', DESCRIPTION_MAX_LENGTH],
-    ['grading_certificate_filename', ID_MAX_LENGTH], ['grading_certificate_hash', ID_MAX_LENGTH], ['measurement_text', ID_MAX_LENGTH],
+    ['display_colour', ID_MAX_LENGTH],
+    ['fancy_colour_overtone', ID_MAX_LENGTH],
+    ['grader_certificate_number', ID_MAX_LENGTH],
+    ['grader_clarity_characteristics', DESCRIPTION_MAX_LENGTH],
+    ['grader_colour', ID_MAX_LENGTH],
+    ['grader_report_comments', DESCRIPTION_MAX_LENGTH],
+    ['grader_report_number', ID_MAX_LENGTH],
+    ['grader_report_type', ID_MAX_LENGTH],
+    ['grader_shape', ID_MAX_LENGTH],
+    ['grading_certificate_description', DESCRIPTION_MAX_LENGTH],
+    ['grading_certificate_filename', ID_MAX_LENGTH],
+    ['grading_certificate_hash', ID_MAX_LENGTH],
+    ['measurement_text', ID_MAX_LENGTH],
   ];
   describe.each([
     ['UserGradedMeasurementDto', UserGradedMeasurementDto, {}],

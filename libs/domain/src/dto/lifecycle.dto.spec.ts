@@ -11,12 +11,33 @@ describe('PolishedSchemaDto', () => {
   it('accepts a full record', () => {
     expect(
       polished({
-        clarity: 'VVS1', colour: 'E', cut_grade: 'EX', polish_quality: 'VG-EX', symmetry: 'G-VG', fluorescence_colour: 'B',
-        fluorescence_intensity: 'F', fancy_colour: 'P', fancy_colour_intensity: 'I', fancy_colour_overtone: 'purplish',
-        display_colour: 'E', culet_condition: 'A', culet_size: 'VS', girdle_condition: 'F',
-        girdle_thickness_from: 'Thin', girdle_thickness_to: 'Slightly Thick', crown_angle: 34.5, crown_height: 15,
-        depth: 4.1, depth_percent: 61.8, diameter_maximum: 6.52, diameter_minimum: 6.48, length: 6.52,
-        pavillion_angle: 40.8, pavillion_percent: 43, table_percent: 57, width: 6.48,
+        clarity: 'VVS1',
+        colour: 'E',
+        cut_grade: 'EX',
+        polish_quality: 'VG-EX',
+        symmetry: 'G-VG',
+        fluorescence_colour: 'B',
+        fluorescence_intensity: 'F',
+        fancy_colour: 'P',
+        fancy_colour_intensity: 'I',
+        fancy_colour_overtone: 'purplish',
+        display_colour: 'E',
+        culet_condition: 'A',
+        culet_size: 'VS',
+        girdle_condition: 'F',
+        girdle_thickness_from: 'Thin',
+        girdle_thickness_to: 'Slightly Thick',
+        crown_angle: 34.5,
+        crown_height: 15,
+        depth: 4.1,
+        depth_percent: 61.8,
+        diameter_maximum: 6.52,
+        diameter_minimum: 6.48,
+        length: 6.52,
+        pavillion_angle: 40.8,
+        pavillion_percent: 43,
+        table_percent: 57,
+        width: 6.48,
       }),
     ).toEqual([]);
   });
@@ -34,10 +55,19 @@ describe('PolishedSchemaDto', () => {
   });
 
   it.each([
-    ['clarity', 'SI1', 'SI4'], ['colour', 'K', 'A'], ['cut_grade', 'NA', 'EXCELLENT'], ['polish_quality', 'F-G', 'VG-G'],
-    ['symmetry', 'P', 'X'], ['fluorescence_colour', 'W', 'Z'], ['fluorescence_intensity', 'SL', 'L'],
-    ['fancy_colour', 'Y_O', 'O_Y_B'], ['fancy_colour_intensity', 'FL', 'M'], ['culet_condition', 'C', 'B'],
-    ['culet_size', 'EL', 'XL'], ['girdle_condition', 'B', 'A'], ['girdle_thickness_from', 'Extremely Thin', 'thin'],
+    ['clarity', 'SI1', 'SI4'],
+    ['colour', 'K', 'A'],
+    ['cut_grade', 'NA', 'EXCELLENT'],
+    ['polish_quality', 'F-G', 'VG-G'],
+    ['symmetry', 'P', 'X'],
+    ['fluorescence_colour', 'W', 'Z'],
+    ['fluorescence_intensity', 'SL', 'L'],
+    ['fancy_colour', 'Y_O', 'O_Y_B'],
+    ['fancy_colour_intensity', 'FL', 'M'],
+    ['culet_condition', 'C', 'B'],
+    ['culet_size', 'EL', 'XL'],
+    ['girdle_condition', 'B', 'A'],
+    ['girdle_thickness_from', 'Extremely Thin', 'thin'],
     ['girdle_thickness_to', 'Very Thick', 'Thickest'],
   ])('%s accepts %p, rejects %p and accepts null', (key, good, bad) => {
     expect(polished({ [key]: good })).toEqual([]);
@@ -45,8 +75,19 @@ describe('PolishedSchemaDto', () => {
     expect(polished({ [key]: bad })).toEqual([key]);
   });
 
-  it.each(['crown_angle', 'crown_height', 'depth', 'depth_percent', 'diameter_maximum', 'diameter_minimum', 'length',
-    'pavillion_angle', 'pavillion_percent', 'table_percent', 'width'])('%s is a non-negative number', (key) => {
+  it.each([
+    'crown_angle',
+    'crown_height',
+    'depth',
+    'depth_percent',
+    'diameter_maximum',
+    'diameter_minimum',
+    'length',
+    'pavillion_angle',
+    'pavillion_percent',
+    'table_percent',
+    'width',
+  ])('%s is a non-negative number', (key) => {
     expect(polished({ [key]: 0 })).toEqual([]);
     expect(polished({ [key]: 12.5 })).toEqual([]);
     expect(polished({ [key]: -0.1 })).toEqual([key]);
@@ -81,13 +122,9 @@ describe('CreatePolishedDiamondDto', () => {
     expect(instance.polished).toBeInstanceOf(PolishedSchemaDto);
   });
 
-  it.each([REMOVE, 'ABC', 'short', 1])('parent_diamond_id rejects %p', (v) =>
-    expect(fails('parent_diamond_id', v)).toEqual(['parent_diamond_id']),
-  );
+  it.each([REMOVE, 'ABC', 'short', 1])('parent_diamond_id rejects %p', (v) => expect(fails('parent_diamond_id', v)).toEqual(['parent_diamond_id']));
   it.each([REMOVE, '', ' x'])('participant_id rejects %p', (v) => expect(fails('participant_id', v)).toEqual(['participant_id']));
-  it.each([REMOVE, 'x'])('participant_timestamp rejects %p', (v) =>
-    expect(fails('participant_timestamp', v)).toEqual(['participant_timestamp']),
-  );
+  it.each([REMOVE, 'x'])('participant_timestamp rejects %p', (v) => expect(fails('participant_timestamp', v)).toEqual(['participant_timestamp']));
   it('polished is required', () => expect(fails('polished', REMOVE)).toEqual(['polished']));
   it('rejects unknown fields inside polished', () => {
     expect(fails('polished', { carats: 1, shape: 'Round', weight: 2 })).toEqual(['polished.weight']);
@@ -103,7 +140,12 @@ describe('CreatePolishedDiamondDto', () => {
 });
 
 describe('lifecycle bounds (DESIGN.md "Input bounds")', () => {
-  const polished = { parent_diamond_id: 'a'.repeat(26), participant_id: 'P', participant_timestamp: '2024-06-01T08:30:00Z', polished: { carats: '0.5', shape: 'Round' } };
+  const polished = {
+    parent_diamond_id: 'a'.repeat(26),
+    participant_id: 'P',
+    participant_timestamp: '2024-06-01T08:30:00Z',
+    polished: { carats: '0.5', shape: 'Round' },
+  };
   it('participant_id at most 256 characters (polish and each cut)', () => {
     expect(failedPaths(CreatePolishedDiamondDto, { ...polished, participant_id: 'p'.repeat(256) })).toEqual([]);
     expect(failedPaths(CreatePolishedDiamondDto, { ...polished, participant_id: 'p'.repeat(257) })).toEqual(['participant_id']);
@@ -117,7 +159,9 @@ describe('lifecycle bounds (DESIGN.md "Input bounds")', () => {
     expect(failedPaths(CreatePolishedDiamondDto, { ...polished, supplementary_tags: { a: 'x'.repeat(100) } })).toEqual([]);
     expect(failedPaths(CreatePolishedDiamondDto, { ...polished, supplementary_tags: { a: 'x'.repeat(17 * 1024) } })).toEqual(['supplementary_tags']);
     expect(failedPaths(CreatePolishedDiamondDto, { ...polished, supplementary_tags: deep })).toEqual(['supplementary_tags']);
-    expect(failedPaths(CreatePolishedDiamondDto, { ...polished, entity_specific_tags: { dit_session_id: 'x', big: 'x'.repeat(17 * 1024) } })).toEqual(['entity_specific_tags']);
+    expect(failedPaths(CreatePolishedDiamondDto, { ...polished, entity_specific_tags: { dit_session_id: 'x', big: 'x'.repeat(17 * 1024) } })).toEqual([
+      'entity_specific_tags',
+    ]);
   });
 });
 
@@ -137,15 +181,10 @@ describe('SplitDiamondDto', () => {
     expect(messages(SplitDiamondDto, { ...valid, cuts: [cut('A')] })).toEqual(['cuts must contain at least 2 entries']);
   });
   it('rejects duplicate participant_id values', () => {
-    expect(messages(SplitDiamondDto, { ...valid, cuts: [cut('A'), cut('A')] })).toEqual([
-      'cuts must have distinct participant_id values',
-    ]);
+    expect(messages(SplitDiamondDto, { ...valid, cuts: [cut('A'), cut('A')] })).toEqual(['cuts must have distinct participant_id values']);
   });
   it('validates each cut', () => {
-    expect(fails('cuts', [cut('A'), { participant_id: 'B ', rough: { carats: 0 } }])).toEqual([
-      'cuts.1.participant_id',
-      'cuts.1.rough.carats',
-    ]);
+    expect(fails('cuts', [cut('A'), { participant_id: 'B ', rough: { carats: 0 } }])).toEqual(['cuts.1.participant_id', 'cuts.1.rough.carats']);
     expect(fails('cuts', [cut('A'), { participant_id: 'B' }])).toEqual(['cuts.1.rough']);
   });
   it('rejects unknown fields in a cut and in its rough', () => {

@@ -1,6 +1,19 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsIn, IsNumber, IsOptional, IsString, MaxLength, Min } from 'class-validator';
-import { Clarity, Colour, CuletCondition, CuletSize, CutGrade, FancyColour, FancyColourIntensity, FluorescenceColour, FluorescenceIntensity, GirdleCondition, GirdleThickness, Symmetry } from '../enums/grading-scales';
+import {
+  Clarity,
+  Colour,
+  CuletCondition,
+  CuletSize,
+  CutGrade,
+  FancyColour,
+  FancyColourIntensity,
+  FluorescenceColour,
+  FluorescenceIntensity,
+  GirdleCondition,
+  GirdleThickness,
+  Symmetry,
+} from '../enums/grading-scales';
 import { SHAPE_VALUES, Shape } from '../enums/shape';
 import { ApiEnums, caratsInput, closedSchema } from '../records/api-fields';
 import { ID_MAX_LENGTH } from '../rules/limits';
@@ -35,9 +48,15 @@ export class PolishedSchemaDto {
   @OptionalEnumMember(ApiEnums.FancyColour) fancy_colour?: FancyColour | null;
   @OptionalEnumMember(ApiEnums.FancyColourIntensity) fancy_colour_intensity?: FancyColourIntensity | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH })
-  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) fancy_colour_overtone?: string | null;
+  @IsOptional()
+  @IsString()
+  @MaxLength(ID_MAX_LENGTH)
+  fancy_colour_overtone?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH })
-  @IsOptional() @IsString() @MaxLength(ID_MAX_LENGTH) display_colour?: string | null;
+  @IsOptional()
+  @IsString()
+  @MaxLength(ID_MAX_LENGTH)
+  display_colour?: string | null;
   @OptionalEnumMember(ApiEnums.CuletCondition) culet_condition?: CuletCondition | null;
   @OptionalEnumMember(ApiEnums.CuletSize) culet_size?: CuletSize | null;
   @OptionalEnumMember(ApiEnums.GirdleCondition) girdle_condition?: GirdleCondition | null;
@@ -46,32 +65,74 @@ export class PolishedSchemaDto {
 
   // Measurements: non-negative finite numbers.
   @ApiPropertyOptional({ type: 'number', minimum: 0, nullable: true })
-  @IsOptional() @IsNumber(FINITE) @Min(0) crown_angle?: number | null;
+  @IsOptional()
+  @IsNumber(FINITE)
+  @Min(0)
+  crown_angle?: number | null;
   @ApiPropertyOptional({ type: 'number', minimum: 0, nullable: true })
-  @IsOptional() @IsNumber(FINITE) @Min(0) crown_height?: number | null;
+  @IsOptional()
+  @IsNumber(FINITE)
+  @Min(0)
+  crown_height?: number | null;
   @ApiPropertyOptional({ type: 'number', minimum: 0, nullable: true, example: 3.98 })
-  @IsOptional() @IsNumber(FINITE) @Min(0) depth?: number | null;
+  @IsOptional()
+  @IsNumber(FINITE)
+  @Min(0)
+  depth?: number | null;
   @ApiPropertyOptional({ type: 'number', minimum: 0, nullable: true, example: 61.9 })
-  @IsOptional() @IsNumber(FINITE) @Min(0) depth_percent?: number | null;
+  @IsOptional()
+  @IsNumber(FINITE)
+  @Min(0)
+  depth_percent?: number | null;
   @ApiPropertyOptional({ type: 'number', minimum: 0, nullable: true })
-  @IsOptional() @IsNumber(FINITE) @Min(0) diameter_maximum?: number | null;
+  @IsOptional()
+  @IsNumber(FINITE)
+  @Min(0)
+  diameter_maximum?: number | null;
   @ApiPropertyOptional({ type: 'number', minimum: 0, nullable: true })
-  @IsOptional() @IsNumber(FINITE) @Min(0) diameter_minimum?: number | null;
+  @IsOptional()
+  @IsNumber(FINITE)
+  @Min(0)
+  diameter_minimum?: number | null;
   @ApiPropertyOptional({ type: 'number', minimum: 0, nullable: true, example: 6.41 })
-  @IsOptional() @IsNumber(FINITE) @Min(0) length?: number | null;
+  @IsOptional()
+  @IsNumber(FINITE)
+  @Min(0)
+  length?: number | null;
   @ApiPropertyOptional({ type: 'number', minimum: 0, nullable: true })
-  @IsOptional() @IsNumber(FINITE) @Min(0) pavillion_angle?: number | null;
+  @IsOptional()
+  @IsNumber(FINITE)
+  @Min(0)
+  pavillion_angle?: number | null;
   @ApiPropertyOptional({ type: 'number', minimum: 0, nullable: true })
-  @IsOptional() @IsNumber(FINITE) @Min(0) pavillion_percent?: number | null;
+  @IsOptional()
+  @IsNumber(FINITE)
+  @Min(0)
+  pavillion_percent?: number | null;
   @ApiPropertyOptional({ type: 'number', minimum: 0, nullable: true, example: 57 })
-  @IsOptional() @IsNumber(FINITE) @Min(0) table_percent?: number | null;
+  @IsOptional()
+  @IsNumber(FINITE)
+  @Min(0)
+  table_percent?: number | null;
   @ApiPropertyOptional({ type: 'number', minimum: 0, nullable: true, example: 6.45 })
-  @IsOptional() @IsNumber(FINITE) @Min(0) width?: number | null;
+  @IsOptional()
+  @IsNumber(FINITE)
+  @Min(0)
+  width?: number | null;
 }
 
 /** Names of the numeric measurement members of PolishedSchemaDto / DiamondV1Polished. */
 export const POLISHED_MEASUREMENT_FIELDS = [
-  'crown_angle', 'crown_height', 'depth', 'depth_percent', 'diameter_maximum', 'diameter_minimum', 'length',
-  'pavillion_angle', 'pavillion_percent', 'table_percent', 'width',
+  'crown_angle',
+  'crown_height',
+  'depth',
+  'depth_percent',
+  'diameter_maximum',
+  'diameter_minimum',
+  'length',
+  'pavillion_angle',
+  'pavillion_percent',
+  'table_percent',
+  'width',
 ] as const;
 export type PolishedMeasurementField = (typeof POLISHED_MEASUREMENT_FIELDS)[number];

@@ -22,7 +22,9 @@ export function IsFutureInstant(options?: ValidationOptions): PropertyDecorator 
 
 /** `POST {base_url}/diamonds/{diamond_id}/share`: an optional expiry of the passport link (default: none). */
 export class CreateShareRequest {
-  @ApiPropertyOptional(dateTimeField({ description: 'When the link stops working (a future instant); absent: it works until revoked.', example: '2030-01-01T00:00:00.000Z' }))
+  @ApiPropertyOptional(
+    dateTimeField({ description: 'When the link stops working (a future instant); absent: it works until revoked.', example: '2030-01-01T00:00:00.000Z' }),
+  )
   @IsOptionalNonNull()
   @IsIsoDateTime()
   @IsFutureInstant()
@@ -34,7 +36,12 @@ export class ShareLink {
   @ApiProperty({ type: 'string', pattern: '^[A-Za-z0-9_-]{22}$', description: 'Unguessable (128 random bits, base64url).', example: 'q5Jx0C3c9tq3p0C5rQyWZw' })
   share_id!: string;
 
-  @ApiProperty({ type: 'string', format: 'uri', description: 'The public passport page: `{search_url}/passport/{share_id}`; anyone with it can open the page.', example: 'https://search.example.com/passport/q5Jx0C3c9tq3p0C5rQyWZw' })
+  @ApiProperty({
+    type: 'string',
+    format: 'uri',
+    description: 'The public passport page: `{search_url}/passport/{share_id}`; anyone with it can open the page.',
+    example: 'https://search.example.com/passport/q5Jx0C3c9tq3p0C5rQyWZw',
+  })
   url!: string;
 
   @ApiProperty(dateTimeField({ nullable: true, description: 'When the link stops working, or null: until revoked.', example: null }))

@@ -31,9 +31,7 @@ describe('TransferOutDto', () => {
   it('diamond_ids: 1..1000 unique non-empty strings', () => {
     expect(fails('diamond_ids', ids(1000))).toEqual([]);
     expect(fails('diamond_ids', ids(1001))).toEqual(['diamond_ids']);
-    expect(messages(TransferOutDto, { ...valid, diamond_ids: ids(1001) })).toEqual([
-      'diamond_ids must contain at most 1000 entries',
-    ]);
+    expect(messages(TransferOutDto, { ...valid, diamond_ids: ids(1001) })).toEqual(['diamond_ids must contain at most 1000 entries']);
     expect(fails('diamond_ids', [])).toEqual(['diamond_ids']);
     expect(fails('diamond_ids', ['a', 'a'])).toEqual(['diamond_ids']);
     expect(fails('diamond_ids', ['a', 2])).toEqual(['diamond_ids']);
@@ -74,9 +72,14 @@ describe('InboundShipmentQueryDto', () => {
   });
 
   it.each([
-    [{ page: '0' }, 'page'], [{ page: 'two' }, 'page'], [{ page: '1.5' }, 'page'],
-    [{ page_size: '0' }, 'page_size'], [{ page_size: '101' }, 'page_size'], [{ page_size: 'x' }, 'page_size'],
-    [{ shipment_type: 'mixed' }, 'shipment_type'], [{ status: 'open' }, 'status'],
+    [{ page: '0' }, 'page'],
+    [{ page: 'two' }, 'page'],
+    [{ page: '1.5' }, 'page'],
+    [{ page_size: '0' }, 'page_size'],
+    [{ page_size: '101' }, 'page_size'],
+    [{ page_size: 'x' }, 'page_size'],
+    [{ shipment_type: 'mixed' }, 'shipment_type'],
+    [{ status: 'open' }, 'status'],
   ])('rejects %p on %s', (query, field) => {
     expect(failedPaths(InboundShipmentQueryDto, query)).toEqual([field]);
   });

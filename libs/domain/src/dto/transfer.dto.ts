@@ -1,21 +1,7 @@
 import 'reflect-metadata'; // class-transformer's @Type reads design:type metadata
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  ArrayMaxSize,
-  ArrayMinSize,
-  ArrayUnique,
-  IsArray,
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  IsUUID,
-  Max,
-  MaxLength,
-  Min,
-} from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { SHIPMENT_TYPE_VALUES, ShipmentType } from '../enums/shipment';
 import { ApiEnums, closedSchema, DIAMOND_ID_EXAMPLE, uuidField } from '../records/api-fields';
 import { DEFAULT_PAGE_SIZE, ID_MAX_LENGTH, MAX_PAGE_SIZE, NAME_MAX_LENGTH, TRANSFER_LIMIT } from '../rules/limits';
@@ -46,7 +32,7 @@ function DiamondIds(description: string): PropertyDecorator {
 /** Body of `POST {base_url}/v2/transfer/out`. */
 @ApiSchema(closedSchema('TransferOut', 'A shipment of diamonds you hold to another participant. Unknown fields are rejected.'))
 export class TransferOutDto {
-  @ApiProperty(uuidField({ description: 'The recipient\'s participant id (an onboarded producer, manufacturer or retailer; not yourself).' }))
+  @ApiProperty(uuidField({ description: "The recipient's participant id (an onboarded producer, manufacturer or retailer; not yourself)." }))
   @IsUUID('all', { message: 'recipient_participant_id must be a UUID' })
   recipient_participant_id!: string;
 
@@ -56,7 +42,11 @@ export class TransferOutDto {
   @MaxLength(NAME_MAX_LENGTH)
   name!: string;
 
-  @ApiProperty({ ...ApiEnums.ShipmentType, description: '`rough`: rough diamonds only (retailers cannot send or receive them); `polished`: polished ones only.', example: 'rough' })
+  @ApiProperty({
+    ...ApiEnums.ShipmentType,
+    description: '`rough`: rough diamonds only (retailers cannot send or receive them); `polished`: polished ones only.',
+    example: 'rough',
+  })
   @IsIn(SHIPMENT_TYPE_VALUES)
   shipment_type!: ShipmentType;
 
@@ -79,7 +69,12 @@ export class InboundShipmentQueryDto {
   shipment_type?: ShipmentType;
 
   /** From 1. */
-  @ApiPropertyOptional({ type: 'integer', minimum: 1, default: 1, description: 'The page, from 1 (the offset `(page - 1) * page_size` may not pass 1,000,000,000).' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    default: 1,
+    description: 'The page, from 1 (the offset `(page - 1) * page_size` may not pass 1,000,000,000).',
+  })
   @Type(() => Number)
   @IsOptional()
   @IsInt()

@@ -23,10 +23,7 @@ describe('toValidationDetail', () => {
   });
 
   it('uses numbers for array indices and honours the root', () => {
-    const detail = toValidationDetail(
-      [{ property: 'cuts', children: [{ property: '1', children: [], constraints: { x: 'bad' } }] }],
-      ['query'],
-    );
+    const detail = toValidationDetail([{ property: 'cuts', children: [{ property: '1', children: [], constraints: { x: 'bad' } }] }], ['query']);
     expect(detail).toEqual([{ loc: ['query', 'cuts', 1], msg: 'bad', type: 'x' }]);
   });
 

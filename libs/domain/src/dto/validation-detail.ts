@@ -43,10 +43,7 @@ export function validationErrorType(constraint: string): string {
  * (`@IsDefined`) that is absent gets its one `missing` entry: the checks of its value (integer, minimum...) have
  * nothing to say about a value that is not there.
  */
-export function toValidationDetail(
-  errors: readonly ValidationError[],
-  root: (string | number)[] = ['body'],
-): ValidationDetailItem[] {
+export function toValidationDetail(errors: readonly ValidationError[], root: (string | number)[] = ['body']): ValidationDetailItem[] {
   const out: ValidationDetailItem[] = [];
   const walk = (list: readonly ValidationError[], path: (string | number)[]) => {
     for (const error of list) {

@@ -44,14 +44,35 @@ describe('custom validators', () => {
     it.each([1, 0.01, 1e5, '1.25', '3', '0.001', '00012.50'])('accepts %p', (v) => {
       expect(fails('positive', v)).toEqual([]);
     });
-    it.each([0, -1, '0', '0.00', '-1', 'abc', '1e5', '', ' 1.2', '1.2 ', '.5', '5.', '1,5', NaN, Infinity,
-      -Infinity, true, false, null, undefined, {}, [], ['1']])('rejects %p', (v) => {
+    it.each([
+      0,
+      -1,
+      '0',
+      '0.00',
+      '-1',
+      'abc',
+      '1e5',
+      '',
+      ' 1.2',
+      '1.2 ',
+      '.5',
+      '5.',
+      '1,5',
+      NaN,
+      Infinity,
+      -Infinity,
+      true,
+      false,
+      null,
+      undefined,
+      {},
+      [],
+      ['1'],
+    ])('rejects %p', (v) => {
       expect(fails('positive', v)).toEqual(['positive']);
     });
     it('names the field and the reason', () => {
-      expect(messages(Probe, { ...valid, positive: 'abc' })).toEqual([
-        'positive must be a number greater than 0 or decimal text such as "1.25"',
-      ]);
+      expect(messages(Probe, { ...valid, positive: 'abc' })).toEqual(['positive must be a number greater than 0 or decimal text such as "1.25"']);
     });
   });
 
@@ -70,21 +91,16 @@ describe('custom validators', () => {
 
   describe('IsDiamondIdFormat', () => {
     it.each(['a'.repeat(20), '0'.repeat(98)])('accepts %p', (v) => expect(fails('diamond_id', v)).toEqual([]));
-    it.each(['a'.repeat(19), 'a'.repeat(99), '01HX5Q8K2M3N4P5R6S7T8V9W0Y', 'abc-def-ghi-jkl-mno-pqr', 123])(
-      'rejects %p',
-      (v) => expect(fails('diamond_id', v)).toEqual(['diamond_id']),
+    it.each(['a'.repeat(19), 'a'.repeat(99), '01HX5Q8K2M3N4P5R6S7T8V9W0Y', 'abc-def-ghi-jkl-mno-pqr', 123])('rejects %p', (v) =>
+      expect(fails('diamond_id', v)).toEqual(['diamond_id']),
     );
   });
 
   describe('IsEntitySpecificTags', () => {
-    it.each([{}, { dit_session_id: null }, { dit_session_id: 's', extra: { a: 1 } }])('accepts %p', (v) =>
-      expect(fails('tags', v)).toEqual([]),
-    );
+    it.each([{}, { dit_session_id: null }, { dit_session_id: 's', extra: { a: 1 } }])('accepts %p', (v) => expect(fails('tags', v)).toEqual([]));
     it('rejects a non-string dit_session_id with a message naming it', () => {
       expect(fails('tags', { dit_session_id: 5 })).toEqual(['tags']);
-      expect(messages(Probe, { ...valid, tags: { dit_session_id: 5 } })).toEqual([
-        'tags.dit_session_id must be a string or null',
-      ]);
+      expect(messages(Probe, { ...valid, tags: { dit_session_id: 5 } })).toEqual(['tags.dit_session_id must be a string or null']);
     });
     it.each(['x', [], 1])('rejects non-object %p', (v) => expect(fails('tags', v)).toEqual(['tags']));
   });
@@ -101,12 +117,8 @@ describe('custom validators', () => {
   });
 
   describe('IsIsoDateTime', () => {
-    it.each(['2024-05-01T10:00:00Z', '2024-05-01T10:00:00.123+02:00', '2024-05-01T10:00'])('accepts %p', (v) =>
-      expect(fails('at', v)).toEqual([]),
-    );
-    it.each(['yesterday', '2023-02-30T10:00:00Z', '2024-13-01T00:00:00Z', 1714557600000, ''])('rejects %p', (v) =>
-      expect(fails('at', v)).toEqual(['at']),
-    );
+    it.each(['2024-05-01T10:00:00Z', '2024-05-01T10:00:00.123+02:00', '2024-05-01T10:00'])('accepts %p', (v) => expect(fails('at', v)).toEqual([]));
+    it.each(['yesterday', '2023-02-30T10:00:00Z', '2024-13-01T00:00:00Z', 1714557600000, ''])('rejects %p', (v) => expect(fails('at', v)).toEqual(['at']));
   });
 
   describe('IsOptionalNonNull', () => {

@@ -1,10 +1,4 @@
-import {
-  IsISO8601,
-  ValidateIf,
-  ValidationArguments,
-  ValidationOptions,
-  registerDecorator,
-} from 'class-validator';
+import { IsISO8601, ValidateIf, ValidationArguments, ValidationOptions, registerDecorator } from 'class-validator';
 import { DECIMAL_TEXT_PATTERN, toDecimal } from '../rules/decimal';
 import { isDiamondId } from '../rules/ids';
 import { CARATS_MAX, CARATS_MAX_DECIMALS, TAGS_MAX_BYTES, TAGS_MAX_DEPTH } from '../rules/limits';
@@ -38,8 +32,7 @@ export function IsPositiveDecimal(options?: ValidationOptions): PropertyDecorato
       target: target.constructor,
       propertyName: propertyName as string,
       options: {
-        message: (a: ValidationArguments) =>
-          `${a.property} must be a number greater than 0 or decimal text such as "1.25"`,
+        message: (a: ValidationArguments) => `${a.property} must be a number greater than 0 or decimal text such as "1.25"`,
         ...options,
       },
       validator: { validate: (value: unknown) => decimalCheck(value, false) },
@@ -54,8 +47,7 @@ export function IsNonNegativeDecimal(options?: ValidationOptions): PropertyDecor
       target: target.constructor,
       propertyName: propertyName as string,
       options: {
-        message: (a: ValidationArguments) =>
-          `${a.property} must be a number greater than or equal to 0 or decimal text such as "1.25"`,
+        message: (a: ValidationArguments) => `${a.property} must be a number greater than or equal to 0 or decimal text such as "1.25"`,
         ...options,
       },
       validator: { validate: (value: unknown) => decimalCheck(value, true) },
@@ -85,8 +77,7 @@ export function IsDiamondIdFormat(options?: ValidationOptions): PropertyDecorato
       target: target.constructor,
       propertyName: propertyName as string,
       options: {
-        message: (a: ValidationArguments) =>
-          `${a.property} must be a diamond id (20 to 98 lowercase letters and digits)`,
+        message: (a: ValidationArguments) => `${a.property} must be a diamond id (20 to 98 lowercase letters and digits)`,
         ...options,
       },
       validator: { validate: (value: unknown) => isDiamondId(value) },
@@ -109,9 +100,7 @@ export function IsEntitySpecificTags(options?: ValidationOptions): PropertyDecor
       propertyName: propertyName as string,
       options: {
         message: (a: ValidationArguments) =>
-          isPlainObject(a.value)
-            ? `${a.property}.dit_session_id must be a string or null`
-            : `${a.property} must be an object`,
+          isPlainObject(a.value) ? `${a.property}.dit_session_id must be a string or null` : `${a.property} must be an object`,
         ...options,
       },
       validator: {
@@ -148,18 +137,14 @@ export function IsStringMap(options?: ValidationOptions): PropertyDecorator {
         ...options,
       },
       validator: {
-        validate: (value: unknown) =>
-          isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string'),
+        validate: (value: unknown) => isPlainObject(value) && Object.values(value).every((v) => typeof v === 'string'),
       },
     });
 }
 
 /** ISO 8601 date-time text, with calendar checks (rejects 2023-02-30). */
 export function IsIsoDateTime(options?: ValidationOptions): PropertyDecorator {
-  return IsISO8601(
-    { strict: true },
-    { message: (a: ValidationArguments) => `${a.property} must be an ISO 8601 date-time string`, ...options },
-  );
+  return IsISO8601({ strict: true }, { message: (a: ValidationArguments) => `${a.property} must be an ISO 8601 date-time string`, ...options });
 }
 
 /**
@@ -355,8 +340,7 @@ export function IsWellFormedText(options?: ValidationOptions): PropertyDecorator
       target: target.constructor,
       propertyName: propertyName as string,
       options: {
-        message: (a: ValidationArguments) =>
-          `${a.property} ${typeof a.value === 'string' ? (textProblem(a.value) ?? 'is invalid') : 'is invalid'}`,
+        message: (a: ValidationArguments) => `${a.property} ${typeof a.value === 'string' ? (textProblem(a.value) ?? 'is invalid') : 'is invalid'}`,
         ...options,
       },
       validator: { validate: (value: unknown) => typeof value !== 'string' || textProblem(value) === null },

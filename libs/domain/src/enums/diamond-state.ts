@@ -25,9 +25,7 @@ export const AssuranceLevel = enumObject(ASSURANCE_LEVEL_VALUES);
 export type AssuranceLevel = (typeof ASSURANCE_LEVEL_VALUES)[number];
 
 /** `gis_status` of a diamond record (lab eligibility); the record field itself may also be null. */
-export const GIS_STATUS_VALUES = [
-  'eligible', 'missing_report', 'invalid_report', 'not_processable', 'missing_data', 'shape_not_supported',
-] as const;
+export const GIS_STATUS_VALUES = ['eligible', 'missing_report', 'invalid_report', 'not_processable', 'missing_data', 'shape_not_supported'] as const;
 export const GisStatus = enumObject(GIS_STATUS_VALUES);
 export type GisStatus = (typeof GIS_STATUS_VALUES)[number];
 

@@ -35,8 +35,13 @@ function diamond(): DiamondV1 {
 }
 
 const grading = {
-  grader_certificate_number: 'C-1', grader_report_number: 'R-1', grading_lab: 'GIA' as const,
-  graded_date: '2024-06-01T00:00:00Z', carats: '1.01', shape: 'Round' as const, colour: 'E' as const,
+  grader_certificate_number: 'C-1',
+  grader_report_number: 'R-1',
+  grading_lab: 'GIA' as const,
+  graded_date: '2024-06-01T00:00:00Z',
+  carats: '1.01',
+  shape: 'Round' as const,
+  colour: 'E' as const,
 };
 
 describe('topics', () => {
@@ -76,9 +81,7 @@ describe('makeEnvelope', () => {
     expect(Number.isNaN(Date.parse(env.occurred_at))).toBe(false);
     expect(env.key).toBe(DIAMOND_ID);
     expect(env.revision).toBe(1);
-    expect(makeEnvelope({ event_type: 'diamond.deleted', data: { diamond_id: DIAMOND_ID }, revision: 2 }).event_id).not.toBe(
-      env.event_id,
-    );
+    expect(makeEnvelope({ event_type: 'diamond.deleted', data: { diamond_id: DIAMOND_ID }, revision: 2 }).event_id).not.toBe(env.event_id);
   });
 
   it('honours given occurred_at and refuses a bad revision', () => {
@@ -110,10 +113,16 @@ describe('validateEnvelope', () => {
     'shipment.changed': makeEnvelope({
       event_type: 'shipment.changed',
       data: {
-        shipment_id: 'shp1', name: 'June', shipment_type: 'rough', status: 'action_required',
-        sender_participant_id: PARTICIPANT, recipient_participant_id: 'r1', total_diamonds: 1,
+        shipment_id: 'shp1',
+        name: 'June',
+        shipment_type: 'rough',
+        status: 'action_required',
+        sender_participant_id: PARTICIPANT,
+        recipient_participant_id: 'r1',
+        total_diamonds: 1,
         diamonds: [{ diamond_id: DIAMOND_ID, transfer_state: 'transfer_in_pending' }],
-        created_at: '2024-06-01T00:00:00Z', updated_at: '2024-06-01T00:00:00Z',
+        created_at: '2024-06-01T00:00:00Z',
+        updated_at: '2024-06-01T00:00:00Z',
       },
       revision: 1,
     }),
@@ -184,9 +193,7 @@ describe('validateEnvelope', () => {
     expect(reasonFor(Topics.AUTH_PARTICIPANTS, { ...r, data: noTime })).toMatch(/data\.revoked_at/);
     expect(reasonFor(Topics.PLATFORM_DIAMONDS, r)).toMatch(/not published on topic platform.diamonds.v1/);
     const g = valid['grading.submitted'];
-    expect(reasonFor(Topics.GIS_GRADINGS, { ...g, data: { ...g.data, data: { ...grading, carats: 'x' } } })).toMatch(
-      /data\.data\.carats/,
-    );
+    expect(reasonFor(Topics.GIS_GRADINGS, { ...g, data: { ...g.data, data: { ...grading, carats: 'x' } } })).toMatch(/data\.data\.carats/);
     const s = valid['shipment.changed'];
     expect(
       reasonFor(Topics.PLATFORM_SHIPMENTS, {

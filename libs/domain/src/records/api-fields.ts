@@ -158,37 +158,36 @@ export const participantIdField = (description: string): Options => ({
 });
 
 /** A free-form JSON object (tags): at most 16 KiB as JSON and 8 levels deep. */
-export const tagsField = (extra: Options = {}): Options => ({
-  type: 'object',
-  additionalProperties: true,
-  description: `Free-form JSON object (at most ${TAGS_MAX_BYTES} bytes as JSON, nested at most ${TAGS_MAX_DEPTH} levels).`,
-  example: { lot: 'A-17' },
-  ...extra,
-}) as Options;
+export const tagsField = (extra: Options = {}): Options =>
+  ({
+    type: 'object',
+    additionalProperties: true,
+    description: `Free-form JSON object (at most ${TAGS_MAX_BYTES} bytes as JSON, nested at most ${TAGS_MAX_DEPTH} levels).`,
+    example: { lot: 'A-17' },
+    ...extra,
+  }) as Options;
 
 /**
  * `entity_specific_tags`: extra keys allowed; the known key `dit_session_id` is a string or null.
  */
-export const entitySpecificTagsField = (extra: Options = {}): Options => ({
-  type: 'object',
-  additionalProperties: true,
-  properties: { dit_session_id: raw({ type: ['string', 'null'] }) },
-  description:
-    `Extra keys allowed; the known key \`dit_session_id\` is a string or null (at most ${TAGS_MAX_BYTES} bytes as JSON, ` +
-    `nested at most ${TAGS_MAX_DEPTH} levels).`,
-  example: { dit_session_id: 'dit-2024-05-01-0007' },
-  ...extra,
-}) as Options;
+export const entitySpecificTagsField = (extra: Options = {}): Options =>
+  ({
+    type: 'object',
+    additionalProperties: true,
+    properties: { dit_session_id: raw({ type: ['string', 'null'] }) },
+    description:
+      `Extra keys allowed; the known key \`dit_session_id\` is a string or null (at most ${TAGS_MAX_BYTES} bytes as JSON, ` +
+      `nested at most ${TAGS_MAX_DEPTH} levels).`,
+    example: { dit_session_id: 'dit-2024-05-01-0007' },
+    ...extra,
+  }) as Options;
 
 /**
  * A decimal in a request: a number greater than 0, or plain decimal text greater than 0 ("1.25"; no sign, no
  * exponent, at most 40 characters). Stored and answered as decimal text.
  */
 export const positiveDecimalInput = (extra: Options = {}): Options => ({
-  oneOf: [
-    raw({ type: 'number', exclusiveMinimum: 0 }),
-    { type: 'string', pattern: DECIMAL_TEXT_PATTERN.source, maxLength: 40 },
-  ],
+  oneOf: [raw({ type: 'number', exclusiveMinimum: 0 }), { type: 'string', pattern: DECIMAL_TEXT_PATTERN.source, maxLength: 40 }],
   description: 'A number greater than 0, or decimal text greater than 0 such as "1.25"; stored and answered as decimal text.',
   example: '1.25',
   ...extra,
@@ -199,10 +198,7 @@ export const positiveDecimalInput = (extra: Options = {}): Options => ({
  * text ("1.25"). Stored and answered as decimal text.
  */
 export const caratsInput = (extra: Options = {}): Options => ({
-  oneOf: [
-    raw({ type: 'number', exclusiveMinimum: 0, maximum: CARATS_MAX }),
-    { type: 'string', pattern: DECIMAL_TEXT_PATTERN.source, maxLength: 40 },
-  ],
+  oneOf: [raw({ type: 'number', exclusiveMinimum: 0, maximum: CARATS_MAX }), { type: 'string', pattern: DECIMAL_TEXT_PATTERN.source, maxLength: 40 }],
   description:
     `Weight in carats: greater than 0, at most ${CARATS_MAX}, at most 3 decimal places; a number or decimal text ` +
     '("1.25"). Stored and answered as decimal text.',
@@ -214,5 +210,4 @@ export const caratsInput = (extra: Options = {}): Options => ({
  * A request body's schema: named as the spec names it, refusing members it does not list (`additionalProperties:
  * false`), since the validation pipe rejects unknown fields with 422 `extra_forbidden`.
  */
-export const closedSchema = (name: string, description: string): ApiSchemaOptions =>
-  ({ name, description, additionalProperties: false }) as ApiSchemaOptions;
+export const closedSchema = (name: string, description: string): ApiSchemaOptions => ({ name, description, additionalProperties: false }) as ApiSchemaOptions;

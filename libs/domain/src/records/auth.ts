@@ -33,8 +33,13 @@ export class TokenResponse {
 }
 
 export const OAUTH_ERROR_CODES = [
-  'invalid_request', 'invalid_client', 'invalid_grant', 'unauthorized_client', 'unsupported_grant_type',
-  'invalid_scope', 'invalid_target',
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'invalid_target',
 ] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 
@@ -92,7 +97,10 @@ export class Jwk {
   @ApiProperty({ description: 'The y coordinate, base64url.', pattern: '^[A-Za-z0-9_-]+$', example: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0' })
   y!: string;
 
-  @ApiProperty({ description: 'The key id (its RFC 7638 thumbprint), named in the header of the tokens it signed.', example: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs' })
+  @ApiProperty({
+    description: 'The key id (its RFC 7638 thumbprint), named in the header of the tokens it signed.',
+    example: 'NzbLsXh8uDCcd-6MNwXF4W_7noWXFZAfHkxZsRGC9Xs',
+  })
   kid!: string;
 
   @ApiProperty({ enum: ['ES256'], example: 'ES256' })

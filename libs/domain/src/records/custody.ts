@@ -1,14 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema, ApiSchemaOptions } from '@nestjs/swagger';
 import { CUSTODY_ACTION_VALUES, SHA256_HEX_PATTERN } from '../custody/actions';
 import type { CustodyAction } from '../custody/actions';
-import type {
-  ConsistencyAnswer,
-  CustodyAnswer,
-  CustodyCheckpoint,
-  CustodyEntry,
-  CustodyEntryContext,
-  ProvenCustodyEntry,
-} from '../custody/entry';
+import type { ConsistencyAnswer, CustodyAnswer, CustodyCheckpoint, CustodyEntry, CustodyEntryContext, ProvenCustodyEntry } from '../custody/entry';
 import { entryHash, recordSha256 } from '../custody/hashing';
 import { appendLeaves, consistencyRanges, Hash, hashRanges, inclusionRanges, leafHash, NodeKey, nodeKeyString, rootOf } from '../custody/merkle';
 import { dateTimeField, diamondIdField } from './api-fields';
@@ -18,7 +11,8 @@ import { dateTimeField, diamondIdField } from './api-fields';
  * the interfaces of custody/entry.ts; these classes implement them under the same schema names.
  */
 
-const sha256Field = (description: string, example?: string) => ({ type: 'string', pattern: SHA256_HEX_PATTERN.source, description, ...(example ? { example } : {}) }) as const;
+const sha256Field = (description: string, example?: string) =>
+  ({ type: 'string', pattern: SHA256_HEX_PATTERN.source, description, ...(example ? { example } : {}) }) as const;
 const proofField = (description: string) => ({ type: 'array', items: { type: 'string', pattern: SHA256_HEX_PATTERN.source }, description }) as const;
 
 @ApiSchema({ name: 'CustodyEntry', description: 'One custody log entry: exactly the object whose RFC 8785 (JCS) canonical JSON is hashed into `entry_hash`.' })
@@ -48,7 +42,10 @@ export class CustodyEntryRecord implements CustodyEntry {
   prev_entry_hash!: string | null;
 }
 
-@ApiSchema({ name: 'CustodyEntryContext', description: 'What platform knew of a change beyond the entry (not covered by `entry_hash`: an annotation, never evidence).' })
+@ApiSchema({
+  name: 'CustodyEntryContext',
+  description: 'What platform knew of a change beyond the entry (not covered by `entry_hash`: an annotation, never evidence).',
+})
 export class CustodyEntryContextRecord implements CustodyEntryContext {
   @ApiPropertyOptional({ type: 'string', description: 'The shipment of a `shipped`, `accepted` or `rejected` entry.' })
   shipment_id?: string;
@@ -59,7 +56,8 @@ export class CustodyEntryContextRecord implements CustodyEntryContext {
 
 @ApiSchema({
   name: 'CustodyCheckpoint',
-  description: 'A signed tree head of the custody log: `jws` is a JWS compact (EdDSA, `kid` in its header, keys at `{base_url}/.well-known/custody-keys.json`) whose payload is the JCS of the four other members.',
+  description:
+    'A signed tree head of the custody log: `jws` is a JWS compact (EdDSA, `kid` in its header, keys at `{base_url}/.well-known/custody-keys.json`) whose payload is the JCS of the four other members.',
 })
 export class CustodyCheckpointRecord implements CustodyCheckpoint {
   @ApiProperty({ type: 'string', description: 'The log (one per platform instance).' })
@@ -78,7 +76,7 @@ export class CustodyCheckpointRecord implements CustodyCheckpoint {
   jws!: string;
 }
 
-@ApiSchema({ name: 'ProvenCustodyEntry', description: 'An entry with its leaf index and its inclusion proof against the answer\'s checkpoint.' })
+@ApiSchema({ name: 'ProvenCustodyEntry', description: "An entry with its leaf index and its inclusion proof against the answer's checkpoint." })
 export class ProvenCustodyEntryRecord implements ProvenCustodyEntry {
   @ApiProperty({ type: () => CustodyEntryRecord })
   entry!: CustodyEntryRecord;
@@ -92,7 +90,7 @@ export class ProvenCustodyEntryRecord implements ProvenCustodyEntry {
   @ApiPropertyOptional({ type: () => CustodyEntryContextRecord })
   context?: CustodyEntryContextRecord;
 
-  @ApiProperty(proofField('RFC 9162 2.1.3 inclusion proof (audit path) of the leaf in the checkpoint\'s tree, hex, leaf side first.'))
+  @ApiProperty(proofField("RFC 9162 2.1.3 inclusion proof (audit path) of the leaf in the checkpoint's tree, hex, leaf side first."))
   inclusion_proof!: string[];
 }
 
@@ -159,7 +157,10 @@ export class EpcisEventRecord {
   @ApiPropertyOptional({ type: 'string', format: 'uri', description: 'TransformationEvent: `{base}/id/transformation/{entry_hash}`.' })
   transformationID?: string;
 
-  @ApiProperty({ type: 'string', description: 'CBV 2.0 business step (`commissioning`, `shipping`, `receiving`, `inspecting`, `destroying`, `decommissioning`, `other`).' })
+  @ApiProperty({
+    type: 'string',
+    description: 'CBV 2.0 business step (`commissioning`, `shipping`, `receiving`, `inspecting`, `destroying`, `decommissioning`, `other`).',
+  })
   bizStep!: string;
 
   @ApiPropertyOptional({ type: 'string', description: 'CBV 2.0 disposition.' })
@@ -215,7 +216,12 @@ export class EpcisDocumentRecord {
   @ApiProperty({
     name: '@context',
     type: 'array',
-    items: { oneOf: [{ type: 'string', format: 'uri' }, { type: 'object', additionalProperties: { type: 'string' } }] },
+    items: {
+      oneOf: [
+        { type: 'string', format: 'uri' },
+        { type: 'object', additionalProperties: { type: 'string' } },
+      ],
+    },
     description: "The GS1 EPCIS 2.0 JSON-LD context, then `{dtp: <platform public base>/ns/epcis#}` (the platform's extension namespace).",
   })
   '@context'!: (string | Record<string, string>)[];
@@ -259,7 +265,11 @@ function exampleLog() {
   add('accepted', MANUFACTURER, '2024-05-03T14:15:00.000Z', { shipment_id: '01j0k7a1b2c3d4e5f6g7h8j9k0', counterparty_participant_id: PRODUCER });
   const hashes = entries.map((e) => entryHash(e.entry));
   const store = new Map<string, Hash>();
-  const { nodes } = appendLeaves(0, hashes.map((h) => leafHash(Buffer.from(h, 'hex'))), () => undefined);
+  const { nodes } = appendLeaves(
+    0,
+    hashes.map((h) => leafHash(Buffer.from(h, 'hex'))),
+    () => undefined,
+  );
   for (const n of nodes) store.set(nodeKeyString(n.key), n.hash);
   const lookup = (k: NodeKey) => store.get(nodeKeyString(k));
   const size = entries.length;

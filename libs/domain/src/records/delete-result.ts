@@ -7,7 +7,7 @@ export class DeleteSuccessEntry {
   @ApiProperty(diamondIdField())
   diamond_id!: string;
 
-  @ApiProperty({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH, description: 'The diamond\'s participant_id.', example: 'STOCK-000123' })
+  @ApiProperty({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH, description: "The diamond's participant_id.", example: 'STOCK-000123' })
   participant_id!: string | null;
 
   @ApiProperty({ type: 'string', enum: ['success'], example: 'success' })
@@ -20,11 +20,22 @@ export class DeleteSuccessEntry {
 
 /** DESIGN.md: failures carry a reason and a plain-language detail, and never descendants. */
 export class DeleteFailureEntry {
-  @ApiProperty({ type: 'string', maxLength: ID_MAX_LENGTH, description: 'The id as requested (any string; an unknown one fails with `not_found`).', example: '01j0k6v8m2x4c9d7f3h5n1p0qr' })
+  @ApiProperty({
+    type: 'string',
+    maxLength: ID_MAX_LENGTH,
+    description: 'The id as requested (any string; an unknown one fails with `not_found`).',
+    example: '01j0k6v8m2x4c9d7f3h5n1p0qr',
+  })
   diamond_id!: string;
 
   /** The diamond's participant_id; null when the diamond is not found. */
-  @ApiProperty({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH, description: 'The diamond\'s participant_id; null for `not_found` and `not_owner`.', example: 'STOCK-000123' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    maxLength: ID_MAX_LENGTH,
+    description: "The diamond's participant_id; null for `not_found` and `not_owner`.",
+    example: 'STOCK-000123',
+  })
   participant_id!: string | null;
 
   @ApiProperty({ type: 'string', enum: ['failure'], example: 'failure' })

@@ -26,16 +26,7 @@ import type {
 } from '../enums/grading-scales';
 import type { Shape } from '../enums/shape';
 import { DESCRIPTION_MAX_LENGTH, ID_MAX_LENGTH } from '../rules/limits';
-import {
-  ApiEnums,
-  dateTimeField,
-  decimalTextField,
-  diamondIdField,
-  entitySpecificTagsField,
-  isoTextField,
-  tagsField,
-  uuidField,
-} from './api-fields';
+import { ApiEnums, dateTimeField, decimalTextField, diamondIdField, entitySpecificTagsField, isoTextField, tagsField, uuidField } from './api-fields';
 import { FileRef, GradingCertificateRef, ImageRef } from './file-refs';
 import type { ScanRef, ScanReportRef } from './file-refs';
 import { GradingDataView } from './grading-data-view';
@@ -43,7 +34,12 @@ import { GradingDataView } from './grading-data-view';
 /** Provenance of a diamond: the four observed members plus the country when known. */
 export class DiamondV1Provenance {
   /** Null until known (a manufacturer's rough gets provenance after traceability checks). */
-  @ApiProperty({ type: 'string', nullable: true, description: 'Null until known (a manufacturer\'s rough gets provenance after traceability checks).', example: 'Example Mining Co' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: "Null until known (a manufacturer's rough gets provenance after traceability checks).",
+    example: 'Example Mining Co',
+  })
   provenance_name!: string | null;
 
   @ApiProperty({ type: 'string', nullable: true, example: 'mine' })
@@ -56,7 +52,13 @@ export class DiamondV1Provenance {
   is_country_code_available!: boolean;
 
   /** ISO 3166-1 alpha-2, present when is_country_code_available. */
-  @ApiPropertyOptional({ type: 'string', nullable: true, pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2; present when `is_country_code_available`.', example: 'BW' })
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    pattern: '^[A-Z]{2}$',
+    description: 'ISO 3166-1 alpha-2; present when `is_country_code_available`.',
+    example: 'BW',
+  })
   country_code?: string | null;
 }
 
@@ -195,7 +197,11 @@ export class DiamondV1 {
   @ApiProperty({ type: () => DiamondV1Rough, description: 'Rough data; members without data are omitted.' })
   rough!: DiamondV1Rough;
 
-  @ApiProperty({ type: 'boolean', description: 'True once rough objective verification has passed; always false before the diamond is unlocked.', example: false })
+  @ApiProperty({
+    type: 'boolean',
+    description: 'True once rough objective verification has passed; always false before the diamond is unlocked.',
+    example: false,
+  })
   rough_check!: boolean;
 
   @ApiProperty(objectiveVerification)
@@ -229,7 +235,13 @@ export class DiamondV1 {
   @ApiPropertyOptional({ ...ApiEnums.GisStatus, nullable: true, description: 'Lab eligibility (from the grading integration), or null.', example: null })
   gis_status?: GisStatus | null;
 
-  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH, description: 'The participant\'s own identifier of the diamond (ERP/stock id).', example: 'STOCK-000123' })
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    maxLength: ID_MAX_LENGTH,
+    description: "The participant's own identifier of the diamond (ERP/stock id).",
+    example: 'STOCK-000123',
+  })
   participant_id?: string | null;
 
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH, description: 'The participant identifier of the parent.', example: null })
@@ -287,10 +299,24 @@ export class DiamondV1 {
 
 /** Members every DiamondV1 must carry (spec "Required in every record"). */
 export const DIAMOND_V1_REQUIRED_FIELDS = [
-  'assurance_level', 'current_stage', 'diamond_id', 'id', 'is_current', 'lifecycle_state', 'participant_timestamp',
-  'polished', 'provenance', 'possession_state', 'producer_uuid', 'rough', 'rough_check',
-  'polished_objective_verification_results', 'rough_objective_verification_results', 'system_timestamp',
-  'unlock_status', 'version_id',
+  'assurance_level',
+  'current_stage',
+  'diamond_id',
+  'id',
+  'is_current',
+  'lifecycle_state',
+  'participant_timestamp',
+  'polished',
+  'provenance',
+  'possession_state',
+  'producer_uuid',
+  'rough',
+  'rough_check',
+  'polished_objective_verification_results',
+  'rough_objective_verification_results',
+  'system_timestamp',
+  'unlock_status',
+  'version_id',
 ] as const satisfies readonly (keyof DiamondV1)[];
 
 /** Search `GET /v1/diamonds/{id}/history` (DESIGN.md "Search"). */

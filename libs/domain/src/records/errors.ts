@@ -41,7 +41,10 @@ export class MessageErrorResponse {
   @ApiPropertyOptional({ description: 'What went wrong, for programs (stable snake_case values listed per operation).', example: 'not_found' })
   reason?: string;
 
-  @ApiPropertyOptional({ description: 'The request id (also in the `X-Request-Id` header); sent with 5xx answers.', example: '3f2c1a9e-5b1d-4e8a-9c3b-1d2e3f4a5b6c' })
+  @ApiPropertyOptional({
+    description: 'The request id (also in the `X-Request-Id` header); sent with 5xx answers.',
+    example: '3f2c1a9e-5b1d-4e8a-9c3b-1d2e3f4a5b6c',
+  })
   request_id?: string;
 }
 

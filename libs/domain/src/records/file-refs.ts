@@ -7,16 +7,35 @@ import { dateTimeField, fileHashField, isoTextField } from './api-fields';
  * blob-store key); the spec leaves most members "not shown", so the common ones are ours.
  */
 export class FileRef {
-  @ApiProperty(fileHashField({ description: 'Lowercase hex SHA-256 of the bytes: the file\'s key (search serves it at `/v1/diamonds/{diamond_id}/files/{hash}`).' }))
+  @ApiProperty(
+    fileHashField({ description: "Lowercase hex SHA-256 of the bytes: the file's key (search serves it at `/v1/diamonds/{diamond_id}/files/{hash}`)." }),
+  )
   hash!: string;
 
-  @ApiProperty({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH, description: 'The uploaded file\'s name (its last path segment).', example: 'report.xml' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    maxLength: ID_MAX_LENGTH,
+    description: "The uploaded file's name (its last path segment).",
+    example: 'report.xml',
+  })
   filename!: string | null;
 
-  @ApiProperty({ type: 'string', nullable: true, maxLength: DESCRIPTION_MAX_LENGTH, description: 'The upload\'s `description` field.', example: 'Scan report of the polished stone' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    maxLength: DESCRIPTION_MAX_LENGTH,
+    description: "The upload's `description` field.",
+    example: 'Scan report of the polished stone',
+  })
   description!: string | null;
 
-  @ApiProperty({ type: 'string', nullable: true, description: 'The media type the file was uploaded with, when it sent a well-formed one.', example: 'application/xml' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'The media type the file was uploaded with, when it sent a well-formed one.',
+    example: 'application/xml',
+  })
   content_type!: string | null;
 
   /** Bytes. */
@@ -30,7 +49,7 @@ export class FileRef {
 
 /** Images carry an `image_type` (free text from the upload form) and the observed gallery members. */
 export class ImageRef extends FileRef {
-  @ApiProperty({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH, description: 'The upload\'s `image_type` field (free text).', example: 'face_up' })
+  @ApiProperty({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH, description: "The upload's `image_type` field (free text).", example: 'face_up' })
   image_type!: string | null;
 
   @ApiPropertyOptional({ type: 'string', nullable: true, description: 'Observed in the spec; not set by this platform.' })
@@ -50,7 +69,7 @@ export type ScanReportRef = FileRef;
  * GradingCertificateRef: exactly the spec's members (its unknown fields are rejected), `hash` required.
  */
 export class GradingCertificateRef {
-  @ApiProperty(fileHashField({ description: 'Lowercase hex SHA-256 of the certificate file\'s bytes.' }))
+  @ApiProperty(fileHashField({ description: "Lowercase hex SHA-256 of the certificate file's bytes." }))
   hash!: string;
 
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: DESCRIPTION_MAX_LENGTH, example: 'Grading certificate' })

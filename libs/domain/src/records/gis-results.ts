@@ -52,8 +52,7 @@ export class VerifyCaratWeightResult {
 /** `data.shape_group` of a failed verify. */
 @ApiSchema({
   description:
-    "`known_value`: the group of the diamond's declared polished shape; `given_value`: the `shape_group` sent, as a group " +
-    '(a shape stands for its group).',
+    "`known_value`: the group of the diamond's declared polished shape; `given_value`: the `shape_group` sent, as a group " + '(a shape stands for its group).',
 })
 export class VerifyShapeGroupResult {
   @ApiProperty({ example: true })
@@ -117,7 +116,11 @@ export class ValidateAccepted {
 
 /** Numeric parameters of a validation result (keys as reported, not as requested). */
 export const NUMERIC_VALIDATION_PARAMETERS = [
-  'crown_angle_avg_deg', 'estimated_weight_crt', 'girdle_avg_mm', 'pavilion_angle_avg_deg', 'table_avg_mm',
+  'crown_angle_avg_deg',
+  'estimated_weight_crt',
+  'girdle_avg_mm',
+  'pavilion_angle_avg_deg',
+  'table_avg_mm',
   'total_depth_mm',
 ] as const;
 export type NumericValidationParameter = (typeof NUMERIC_VALIDATION_PARAMETERS)[number];
@@ -153,7 +156,7 @@ export class NumericParameterResult {
 /** `shape` compares strings (shape groups); no difference or tolerance. */
 @ApiSchema({
   description:
-    "The shape comparison: `validation_result` `matched` or `out_of_tolerance`; `platform_value` the group of the scan " +
+    'The shape comparison: `validation_result` `matched` or `out_of_tolerance`; `platform_value` the group of the scan ' +
     "report's shape, `lab_value` the `shape_group` sent, as a group.",
 })
 export class ShapeParameterResult {

@@ -96,7 +96,7 @@ export class GradingData {
 
 /** GradingDataView: a graded-measurement record. */
 export class GradingDataView extends GradingData {
-  @ApiProperty(gradingIdField({ description: 'The record\'s id: a UUID for the holder\'s own records, the lab\'s grading id for `source: gis`.' }))
+  @ApiProperty(gradingIdField({ description: "The record's id: a UUID for the holder's own records, the lab's grading id for `source: gis`." }))
   id!: string;
 
   @ApiProperty({ type: 'boolean', description: 'The active record is the one the diamond record shows (`grading`); at most one is active.', example: true })
@@ -105,7 +105,7 @@ export class GradingDataView extends GradingData {
   @ApiProperty({ type: 'boolean', description: 'Whether `select` may make it active.', example: true })
   is_selectable!: boolean;
 
-  @ApiProperty({ ...ApiEnums.GradedMeasurementSource, description: '`gis`: a lab\'s grading; `user`: added by the holder.', example: 'gis' })
+  @ApiProperty({ ...ApiEnums.GradedMeasurementSource, description: "`gis`: a lab's grading; `user`: added by the holder.", example: 'gis' })
   source!: GradedMeasurementSource;
 }
 

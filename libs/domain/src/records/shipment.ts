@@ -9,7 +9,12 @@ import { ApiEnums, decimalTextField, diamondIdField } from './api-fields';
 
 /** `YYYY-MM-DDTHH:MM+0000` (rules/timestamps.ts): the spec's shipment timestamps, always UTC, to the minute. */
 const shipmentTimestamp = (description: string) =>
-  ({ type: 'string', pattern: SHIPMENT_TIMESTAMP_PATTERN.source, description: `${description} (form \`YYYY-MM-DDTHH:MM+0000\`, UTC).`, example: '2024-05-01T10:00+0000' }) as const;
+  ({
+    type: 'string',
+    pattern: SHIPMENT_TIMESTAMP_PATTERN.source,
+    description: `${description} (form \`YYYY-MM-DDTHH:MM+0000\`, UTC).`,
+    example: '2024-05-01T10:00+0000',
+  }) as const;
 
 /** Rough summary inside a shipment diamond entry. */
 export class ShipmentRoughSummary {
@@ -28,13 +33,18 @@ export class ShipmentRoughSummary {
   @ApiProperty({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH, example: null })
   stress!: string | null;
 
-  @ApiProperty({ type: 'string', maxLength: ID_MAX_LENGTH, description: 'The box the diamond was registered against (empty when it has none).', example: 'BOX-2024-0042' })
+  @ApiProperty({
+    type: 'string',
+    maxLength: ID_MAX_LENGTH,
+    description: 'The box the diamond was registered against (empty when it has none).',
+    example: 'BOX-2024-0042',
+  })
   box_id!: string;
 
   @ApiProperty({ type: 'integer', nullable: true, example: 2024 })
   sight_year!: number | null;
 
-  @ApiProperty({ type: 'integer', nullable: true, description: 'The record\'s `sight_no`.', example: 5 })
+  @ApiProperty({ type: 'integer', nullable: true, description: "The record's `sight_no`.", example: 5 })
   sight_number!: number | null;
 }
 
@@ -70,7 +80,11 @@ export class ShipmentDiamondEntry {
   @ApiProperty({ ...ApiEnums.LifecycleState, description: 'As shipped.', example: 'rough' })
   lifecycle_state!: LifecycleState;
 
-  @ApiProperty({ ...ApiEnums.TransferState, description: '`transfer_in_pending` until the recipient accepts (`transfer_in_confirmed`) or rejects (`transfer_in_rejected`) it.', example: 'transfer_in_pending' })
+  @ApiProperty({
+    ...ApiEnums.TransferState,
+    description: '`transfer_in_pending` until the recipient accepts (`transfer_in_confirmed`) or rejects (`transfer_in_rejected`) it.',
+    example: 'transfer_in_pending',
+  })
   transfer_state!: TransferState;
 
   @ApiProperty({ type: () => ShipmentRoughSummary, nullable: true, description: 'Null when the diamond has no rough data.' })
@@ -82,20 +96,28 @@ export class ShipmentDiamondEntry {
 
 /** A shipment as listed by `GET {base_url}/v2/shipment/inbound` and returned by transfer out. */
 export class InboundShipment {
-  @ApiProperty(diamondIdField({ description: 'The shipment id assigned by the platform (minted like a diamond id); the `box_id` to register its rough diamonds against once accepted.' }))
+  @ApiProperty(
+    diamondIdField({
+      description: 'The shipment id assigned by the platform (minted like a diamond id); the `box_id` to register its rough diamonds against once accepted.',
+    }),
+  )
   id!: string;
 
   @ApiProperty({ type: 'string', minLength: 1, maxLength: NAME_MAX_LENGTH, example: 'May rough to cutting' })
   name!: string;
 
   /** Base address of the sender's instance. */
-  @ApiProperty({ type: 'string', description: 'Base address of the sender\'s instance.', example: 'https://platform.example.com' })
+  @ApiProperty({ type: 'string', description: "Base address of the sender's instance.", example: 'https://platform.example.com' })
   sender!: string;
 
   @ApiProperty({ ...ApiEnums.ShipmentType, example: 'rough' })
   shipment_type!: ShipmentType;
 
-  @ApiProperty({ ...ApiEnums.ShipmentStatus, description: '`action_required` while a diamond awaits the recipient\'s answer, then `completed`.', example: 'action_required' })
+  @ApiProperty({
+    ...ApiEnums.ShipmentStatus,
+    description: "`action_required` while a diamond awaits the recipient's answer, then `completed`.",
+    example: 'action_required',
+  })
   status!: ShipmentStatus;
 
   @ApiProperty({ type: 'integer', minimum: 1, maximum: TRANSFER_LIMIT, example: 1 })
@@ -121,10 +143,20 @@ export interface ListEnvelope<T> {
 
 /** The shipment lists' envelope (`GET /v2/shipment/inbound`, `/v2/shipment/outbound`). */
 export class ShipmentList implements ListEnvelope<InboundShipment> {
-  @ApiProperty({ type: 'string', nullable: true, description: 'Absolute link to the next page; null from the last page on.', example: 'https://platform.example.com/v2/shipment/inbound?page=2&page_size=50' })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Absolute link to the next page; null from the last page on.',
+    example: 'https://platform.example.com/v2/shipment/inbound?page=2&page_size=50',
+  })
   next!: string | null;
 
-  @ApiProperty({ type: 'string', nullable: true, description: 'Absolute link to the previous page (the last page, from past the end); null on the first page.', example: null })
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description: 'Absolute link to the previous page (the last page, from past the end); null on the first page.',
+    example: null,
+  })
   previous!: string | null;
 
   @ApiProperty({ type: 'integer', minimum: 1, description: 'This page (from 1).', example: 1 })
@@ -136,6 +168,6 @@ export class ShipmentList implements ListEnvelope<InboundShipment> {
   @ApiProperty({ type: 'integer', minimum: 0, description: 'Number of shipments in the list.', example: 51 })
   total!: number;
 
-  @ApiProperty({ type: () => InboundShipment, isArray: true, maxItems: MAX_PAGE_SIZE, description: 'This page\'s shipments, oldest first.' })
+  @ApiProperty({ type: () => InboundShipment, isArray: true, maxItems: MAX_PAGE_SIZE, description: "This page's shipments, oldest first." })
   results!: InboundShipment[];
 }

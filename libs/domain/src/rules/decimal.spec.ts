@@ -4,9 +4,7 @@ import { absDifference, isDecimalValue, toDecimal, toDecimalText } from './decim
 describe('decimal helpers', () => {
   it('isDecimalValue accepts finite numbers and plain decimal text only', () => {
     expect([1, 0, -2.5, '1.25', '7'].map(isDecimalValue)).toEqual([true, true, true, true, true]);
-    expect([NaN, Infinity, '1e5', ' 1', '-1', '', 'abc', true, null].map(isDecimalValue)).toEqual(
-      Array(9).fill(false),
-    );
+    expect([NaN, Infinity, '1e5', ' 1', '-1', '', 'abc', true, null].map(isDecimalValue)).toEqual(Array(9).fill(false));
   });
 
   it('toDecimalText keeps caller text and writes numbers without exponent', () => {

@@ -29,9 +29,16 @@ describe('lifecycle transitions', () => {
   });
 
   it.each([
-    ['rough', 'polished', true], ['rough', 'split', true], ['rough', 'destroyed', true], ['rough', 'rough', false],
-    ['split', 'polished', false], ['polished', 'destroyed', false], ['polished', 'rough', false],
-    ['destroyed', 'rough', false], ['unknown', 'rough', false], ['rough', 'unknown', false],
+    ['rough', 'polished', true],
+    ['rough', 'split', true],
+    ['rough', 'destroyed', true],
+    ['rough', 'rough', false],
+    ['split', 'polished', false],
+    ['polished', 'destroyed', false],
+    ['polished', 'rough', false],
+    ['destroyed', 'rough', false],
+    ['unknown', 'rough', false],
+    ['rough', 'unknown', false],
   ])('%s -> %s: %p', (from, to, allowed) => expect(canTransition(from, to)).toBe(allowed));
 
   it('split, polished and destroyed are terminal', () => {

@@ -15,9 +15,7 @@ export const ROLE_AUDIENCE_KIND: Readonly<Record<Role, AudienceKind>> = Object.f
 
 /** The audience kind a role may request (anything else -> `invalid_target`); undefined for unknown roles. */
 export function audienceKindForRole(role: Role | string): AudienceKind | undefined {
-  return Object.prototype.hasOwnProperty.call(ROLE_AUDIENCE_KIND, role)
-    ? ROLE_AUDIENCE_KIND[role as Role]
-    : undefined;
+  return Object.prototype.hasOwnProperty.call(ROLE_AUDIENCE_KIND, role) ? ROLE_AUDIENCE_KIND[role as Role] : undefined;
 }
 
 export function mayRequestAudience(role: Role | string, kind: AudienceKind): boolean {

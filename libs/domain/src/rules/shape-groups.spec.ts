@@ -1,11 +1,5 @@
 import { SHAPE_VALUES } from '../enums/shape';
-import {
-  SHAPE_GROUPS,
-  SHAPE_GROUP_INPUT_VALUES,
-  isSupportedShapeGroup,
-  resolveShapeGroup,
-  shapeGroupOf,
-} from './shape-groups';
+import { SHAPE_GROUPS, SHAPE_GROUP_INPUT_VALUES, isSupportedShapeGroup, resolveShapeGroup, shapeGroupOf } from './shape-groups';
 
 describe('shape groups', () => {
   it('has the DESIGN.md groups and members', () => {
@@ -24,20 +18,34 @@ describe('shape groups', () => {
   });
 
   it.each([
-    ['Round', 'Round'], ['Cushion Modified Brilliant', 'Cushion'], ['Square Emerald', 'Emerald'],
-    ['Square Radiant', 'Radiant'], ['Asscher', 'Asscher'], ['Princess', 'Princess'],
+    ['Round', 'Round'],
+    ['Cushion Modified Brilliant', 'Cushion'],
+    ['Square Emerald', 'Emerald'],
+    ['Square Radiant', 'Radiant'],
+    ['Asscher', 'Asscher'],
+    ['Princess', 'Princess'],
   ])('%s is in group %s', (shape, group) => expect(shapeGroupOf(shape)).toBe(group));
 
-  it.each(['Kite', 'Trilliant', 'Trillion', 'Other', 'Baguette', 'round', 'Nonsense', '', null, undefined])(
-    '%p falls back to Other',
-    (shape) => expect(shapeGroupOf(shape)).toBe('Other'),
+  it.each(['Kite', 'Trilliant', 'Trillion', 'Other', 'Baguette', 'round', 'Nonsense', '', null, undefined])('%p falls back to Other', (shape) =>
+    expect(shapeGroupOf(shape)).toBe('Other'),
   );
 
   it('every Shape value maps to a group', () => {
     const grouped = SHAPE_VALUES.filter((s) => shapeGroupOf(s) !== 'Other');
     expect(grouped).toEqual([
-      'Asscher', 'Cushion', 'Cushion Modified Brilliant', 'Emerald', 'Heart', 'Marquise', 'Oval', 'Pear', 'Princess',
-      'Radiant', 'Round', 'Square Emerald', 'Square Radiant',
+      'Asscher',
+      'Cushion',
+      'Cushion Modified Brilliant',
+      'Emerald',
+      'Heart',
+      'Marquise',
+      'Oval',
+      'Pear',
+      'Princess',
+      'Radiant',
+      'Round',
+      'Square Emerald',
+      'Square Radiant',
     ]);
   });
 

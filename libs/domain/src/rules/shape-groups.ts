@@ -41,6 +41,4 @@ export function resolveShapeGroup(input: string): ShapeGroup | undefined {
 }
 
 /** Every value accepted as `shape_group` by verify: all Shape values and all group names. */
-export const SHAPE_GROUP_INPUT_VALUES: readonly string[] = Object.freeze(
-  Array.from(new Set<string>([...SHAPE_VALUES, ...SHAPE_GROUP_VALUES])),
-);
+export const SHAPE_GROUP_INPUT_VALUES: readonly string[] = Object.freeze(Array.from(new Set<string>([...SHAPE_VALUES, ...SHAPE_GROUP_VALUES])));

@@ -101,7 +101,11 @@ export class MessageApplier<T extends string> {
               const cj = checks[j];
               if (cj.kind === 'event') run.push({ envelope: cj.envelope, message: messages[j], heldRevision: null });
             }
-            const got = await p.claims.claim(tx, message.topic, run.map((r) => r.envelope));
+            const got = await p.claims.claim(
+              tx,
+              message.topic,
+              run.map((r) => r.envelope),
+            );
             const claimed: ConsumedEvent<T>[] = [];
             run.forEach((r, k) => {
               const g = got[k];
@@ -144,7 +148,11 @@ export class MessageApplier<T extends string> {
   private async applyClaimed(claimed: ConsumedEvent<T>[], tx: Tx): Promise<void> {
     const { handle, handleMany } = this.p.handler;
     if (handleMany) {
-      if (claimed.length > 0) await this.p.spans.inBatch(claimed.map((c) => c.message), () => handleMany(claimed, { tx, manager: tx.manager }));
+      if (claimed.length > 0)
+        await this.p.spans.inBatch(
+          claimed.map((c) => c.message),
+          () => handleMany(claimed, { tx, manager: tx.manager }),
+        );
       return;
     }
     for (const r of claimed) {
@@ -208,7 +216,11 @@ export class MessageApplier<T extends string> {
       const state = p.health.failed(message);
       if (await p.databaseAnswers()) state.counted += 1;
       if (state.counted >= p.maxTransientAttempts) {
-        await this.park(message, 'retries_exhausted', `retries_exhausted: failed ${state.counted} times with a temporary error while the database answered: ${detail}`);
+        await this.park(
+          message,
+          'retries_exhausted',
+          `retries_exhausted: failed ${state.counted} times with a temporary error while the database answered: ${detail}`,
+        );
         return;
       }
       p.log.warn(

@@ -14,16 +14,29 @@ describe('RevisionClaims (real PostgreSQL)', () => {
     await ds?.destroy();
   });
   const held = async (consumer: string, key: string) =>
-    ((await ds.query('SELECT revision FROM consumer_state WHERE consumer = $1 AND topic = $2 AND key = $3', [consumer, 't', key])) as { revision: string }[]).map((r) => Number(r.revision));
+    (
+      (await ds.query('SELECT revision FROM consumer_state WHERE consumer = $1 AND topic = $2 AND key = $3', [consumer, 't', key])) as { revision: string }[]
+    ).map((r) => Number(r.revision));
 
   it('claims newer revisions only, per key, saying what was held before', async () => {
     const claims = new RevisionClaims('c1');
-    expect(await uow.run((tx) => claims.claim(tx, 't', [{ key: 'a', revision: 2 }, { key: 'b', revision: 1 }]))).toEqual([{ held: null }, { held: null }]);
-    expect(await uow.run((tx) => claims.claim(tx, 't', [{ key: 'b', revision: 1 }, { key: 'a', revision: 5 }, { key: 'c', revision: 1 }]))).toEqual([
-      false,
-      { held: 2 },
-      { held: null },
-    ]);
+    expect(
+      await uow.run((tx) =>
+        claims.claim(tx, 't', [
+          { key: 'a', revision: 2 },
+          { key: 'b', revision: 1 },
+        ]),
+      ),
+    ).toEqual([{ held: null }, { held: null }]);
+    expect(
+      await uow.run((tx) =>
+        claims.claim(tx, 't', [
+          { key: 'b', revision: 1 },
+          { key: 'a', revision: 5 },
+          { key: 'c', revision: 1 },
+        ]),
+      ),
+    ).toEqual([false, { held: 2 }, { held: null }]);
     expect(await held('c1', 'a')).toEqual([5]);
     // Another state name keeps its own progress.
     expect(await uow.run((tx) => new RevisionClaims('c2').claim(tx, 't', [{ key: 'a', revision: 1 }]))).toEqual([{ held: null }]);

@@ -48,7 +48,11 @@ export class RevisionClaims {
 
   /** For a tombstone: locks the key's row and returns the revision held (null: none). The row stays. */
   async held(tx: Tx, topic: string, key: string): Promise<number | null> {
-    const rows = (await tx.rows('SELECT revision FROM consumer_state WHERE consumer = $1 AND topic = $2 AND key = $3 FOR UPDATE', [this.stateName, topic, key])) as {
+    const rows = (await tx.rows('SELECT revision FROM consumer_state WHERE consumer = $1 AND topic = $2 AND key = $3 FOR UPDATE', [
+      this.stateName,
+      topic,
+      key,
+    ])) as {
       revision: string;
     }[];
     return rows.length > 0 ? Number(rows[0].revision) : null;

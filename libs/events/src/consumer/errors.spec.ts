@@ -40,7 +40,11 @@ describe('errorText', () => {
   it('is the message of an error, the text of anything else, and never throws', () => {
     expect(errorText(new Error('boom'))).toBe('boom');
     expect(errorText(42)).toBe('42');
-    const hostile = { toString: () => { throw new Error('no'); } };
+    const hostile = {
+      toString: () => {
+        throw new Error('no');
+      },
+    };
     expect(errorText(hostile)).toBe('unprintable error');
   });
 });

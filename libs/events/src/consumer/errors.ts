@@ -38,8 +38,17 @@ const TRANSIENT_SQLSTATE_CLASSES = /^(08|40|53|58)/;
 const TRANSIENT_SQLSTATES = new Set(['55P03', '57014', '57P01', '57P02', '57P03']);
 /** Node network errors. */
 const TRANSIENT_NET_CODES = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
-  'ENOTFOUND', 'EAI_AGAIN', 'ESOCKETTIMEDOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ESOCKETTIMEDOUT',
 ]);
 /** Driver errors without a code (node-postgres, the TypeORM pool). */
 const TRANSIENT_MESSAGES =
@@ -54,7 +63,14 @@ export function isTransientError(err: unknown): boolean {
   for (let depth = 0; depth < 5 && e !== null && e !== undefined; depth += 1) {
     if (e instanceof RetryEventError) return true;
     if (e instanceof ParkEventError) return false;
-    const x = e as { code?: unknown; message?: unknown; $retryable?: unknown; $metadata?: { httpStatusCode?: unknown }; driverError?: unknown; cause?: unknown };
+    const x = e as {
+      code?: unknown;
+      message?: unknown;
+      $retryable?: unknown;
+      $metadata?: { httpStatusCode?: unknown };
+      driverError?: unknown;
+      cause?: unknown;
+    };
     const code = typeof x.code === 'string' ? x.code : undefined;
     if (code && /^[0-9A-Z]{5}$/.test(code) && (TRANSIENT_SQLSTATE_CLASSES.test(code) || TRANSIENT_SQLSTATES.has(code))) return true;
     if (code && TRANSIENT_NET_CODES.has(code)) return true;

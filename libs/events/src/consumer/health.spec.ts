@@ -2,7 +2,12 @@ import type { IncomingMessage } from '../transport';
 import { ConsumerHealth, POSITION_FRESH_MS, STUCK_FRESH_MS } from './health';
 
 const msg = (partition: number, offset: number, highWatermark?: number): IncomingMessage => ({
-  topic: 't', partition, offset: String(offset), key: 'k', value: null, ...(highWatermark === undefined ? {} : { highWatermark: String(highWatermark) }),
+  topic: 't',
+  partition,
+  offset: String(offset),
+  key: 'k',
+  value: null,
+  ...(highWatermark === undefined ? {} : { highWatermark: String(highWatermark) }),
 });
 
 describe('ConsumerHealth', () => {
@@ -10,7 +15,7 @@ describe('ConsumerHealth', () => {
   const health = (extra: Partial<ConstructorParameters<typeof ConsumerHealth>[0]> = {}) =>
     new ConsumerHealth({ stuckAfterFailures: 3, lagThreshold: 10, now: () => now, ...extra });
 
-  it('counts the lag from the partitions\' ends as of their last fetch, and forgets partitions not fetched from for long', () => {
+  it("counts the lag from the partitions' ends as of their last fetch, and forgets partitions not fetched from for long", () => {
     const h = health();
     h.track(msg(0, 100, 105));
     h.track(msg(1, 7, 8));
@@ -21,7 +26,12 @@ describe('ConsumerHealth', () => {
     expect(h.snapshot()).toMatchObject({ lag: 20, degraded: true });
     now += POSITION_FRESH_MS;
     expect(h.snapshot()).toMatchObject({ lag: 0, degraded: false });
-    expect(h.settledOffsets()).toEqual(new Map([[0, 101], [1, 7]]));
+    expect(h.settledOffsets()).toEqual(
+      new Map([
+        [0, 101],
+        [1, 7],
+      ]),
+    );
   });
 
   it('counts outcomes and parked messages by reason', () => {

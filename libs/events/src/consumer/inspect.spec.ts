@@ -4,7 +4,11 @@ import { inspectMessage } from './inspect';
 
 const topic = Topics.AUTH_PARTICIPANTS;
 const id = '6f1c2d3e-4a5b-4c6d-8e7f-901234567890';
-const envelope = makeEnvelope({ event_type: 'participant.onboarded', data: { participant_id: id, name: 'P', role: 'producer', provenance: null }, revision: 1 });
+const envelope = makeEnvelope({
+  event_type: 'participant.onboarded',
+  data: { participant_id: id, name: 'P', role: 'producer', provenance: null },
+  revision: 1,
+});
 const limits = { maxMessageBytes: 2048, maxDepth: 8, validate: validateEnvelope };
 const message = (value: unknown, extra: Partial<IncomingMessage> = {}): IncomingMessage => ({ topic, partition: 0, offset: '0', key: id, value, ...extra });
 
@@ -25,7 +29,16 @@ describe('inspectMessage', () => {
 
   it('parks a value bigger than maxMessageBytes before decoding it (its raw bytes, its text, or its JSON)', () => {
     const big = 'x'.repeat(3000);
-    const fromRaw = inspectMessage({ ...message(undefined), raw: Buffer.from(big), get value(): unknown { throw new Error('decoded'); } }, limits);
+    const fromRaw = inspectMessage(
+      {
+        ...message(undefined),
+        raw: Buffer.from(big),
+        get value(): unknown {
+          throw new Error('decoded');
+        },
+      },
+      limits,
+    );
     expect(fromRaw).toEqual({ kind: 'park', park: { reason: 'too_large', text: 'too_large: 3000 bytes, more than the 2048 a message may have' } });
     expect(inspectMessage(message(big), limits)).toMatchObject({ kind: 'park', park: { reason: 'too_large' } });
     const parked = inspectMessage(message({ ...envelope, filler: big }), limits);
@@ -42,9 +55,15 @@ describe('inspectMessage', () => {
   });
 
   it('parks what is not JSON, not an envelope of the topic, or keyed otherwise', () => {
-    expect(inspectMessage(message('{not json'), limits)).toEqual({ kind: 'park', park: { reason: 'invalid', text: 'invalid event: message value is not valid JSON' } });
+    expect(inspectMessage(message('{not json'), limits)).toEqual({
+      kind: 'park',
+      park: { reason: 'invalid', text: 'invalid event: message value is not valid JSON' },
+    });
     const other = inspectMessage(message({ ...envelope, event_type: 'diamond.deleted' }), limits);
-    expect(other).toMatchObject({ kind: 'park', park: { reason: 'invalid', text: expect.stringMatching(/^invalid event: event_type diamond.deleted is not published on topic/) } });
+    expect(other).toMatchObject({
+      kind: 'park',
+      park: { reason: 'invalid', text: expect.stringMatching(/^invalid event: event_type diamond.deleted is not published on topic/) },
+    });
     expect(inspectMessage(message(envelope, { key: 'another' }), limits)).toEqual({
       kind: 'park',
       park: { reason: 'invalid', text: `message key another differs from envelope key ${id}` },
@@ -52,7 +71,12 @@ describe('inspectMessage', () => {
   });
 
   it('parks as undecodable whatever throws while decoding or validating, and never throws itself', () => {
-    const throwing = { ...limits, validate: () => { throw new Error('validator bug'); } };
+    const throwing = {
+      ...limits,
+      validate: () => {
+        throw new Error('validator bug');
+      },
+    };
     expect(inspectMessage(message(envelope), throwing)).toEqual({
       kind: 'park',
       park: { reason: 'undecodable', text: 'undecodable: decoding or validating it failed: validator bug' },

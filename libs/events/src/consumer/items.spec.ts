@@ -5,7 +5,15 @@ import type { BatchContext, ConsumeContext, EventItem } from './types';
 describe('itemHandlers', () => {
   const message: IncomingMessage = { topic: 't', partition: 0, offset: '5', key: 'k1', value: null };
   const ctx = { tx: {}, manager: {} } as unknown as BatchContext;
-  const envelope = { event_id: 'e', event_type: 'diamond.deleted', schema_version: 1, occurred_at: '2024-01-01T00:00:00Z', key: 'k1', revision: 3, data: { diamond_id: 'k1' } } as const;
+  const envelope = {
+    event_id: 'e',
+    event_type: 'diamond.deleted',
+    schema_version: 1,
+    occurred_at: '2024-01-01T00:00:00Z',
+    key: 'k1',
+    revision: 3,
+    data: { diamond_id: 'k1' },
+  } as const;
 
   it('gives events and tombstones to one function as items', async () => {
     const calls: { items: EventItem[]; ctx: BatchContext }[] = [];

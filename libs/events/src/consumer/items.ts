@@ -10,7 +10,11 @@ export function itemHandlers<T extends string>(
   { tombstones = true }: { tombstones?: boolean } = {},
 ): Required<Pick<RunConsumerOptions<T>, 'handleMany'>> & Pick<RunConsumerOptions<T>, 'onTombstone'> {
   return {
-    handleMany: (events, ctx) => apply(events.map((e) => ({ event: e.envelope, key: e.envelope.key, heldRevision: e.heldRevision, message: e.message })), ctx),
+    handleMany: (events, ctx) =>
+      apply(
+        events.map((e) => ({ event: e.envelope, key: e.envelope.key, heldRevision: e.heldRevision, message: e.message })),
+        ctx,
+      ),
     onTombstone: tombstones ? (key, ctx) => apply([{ event: null, key, heldRevision: ctx.heldRevision, message: ctx.message }], ctx) : undefined,
   };
 }

@@ -26,11 +26,14 @@ describe('consumer metrics', () => {
     new ConsumerMetrics(undefined, { group: 'g', topic: 't' }).settled('applied');
   });
 
-  it('gauges read each registered consumer\'s health at scrape time, until it is taken off', async () => {
+  it("gauges read each registered consumer's health at scrape time, until it is taken off", async () => {
     const registry = new Registry();
     let snapshot: ConsumerHealthSnapshot = { lag: 3, stuckPartitions: 0, degraded: false, parked: {} };
     const off = registerConsumerGauges(registry, { labels: { group: 'g', topic: 't' }, health: () => snapshot });
-    registerConsumerGauges(registry, { labels: { group: 'h', topic: 't' }, health: () => ({ lag: 0, stuckPartitions: 1, degraded: true, parked: {}, assignedPartitions: [1] }) });
+    registerConsumerGauges(registry, {
+      labels: { group: 'h', topic: 't' },
+      health: () => ({ lag: 0, stuckPartitions: 1, degraded: true, parked: {}, assignedPartitions: [1] }),
+    });
     expect(await value(registry, 'consumer_lag_messages')).toEqual([
       { labels: { group: 'g', topic: 't' }, value: 3 },
       { labels: { group: 'h', topic: 't' }, value: 0 },

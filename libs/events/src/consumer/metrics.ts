@@ -23,20 +23,24 @@ export function registerConsumerGauges(registry: Registry, source: GaugeSource):
   sources.add(source);
   const labelNames = ['group', 'topic'] as const;
   const gauge = (name: string, help: string, value: (h: ConsumerHealthSnapshot) => number | undefined) =>
-    metric(registry, name, (registers) =>
-      new Gauge({
-        name,
-        help,
-        labelNames,
-        registers,
-        collect(this: Gauge<'group' | 'topic'>) {
-          this.reset();
-          for (const s of gaugeSources.get(registry) ?? []) {
-            const v = value(s.health());
-            if (v !== undefined) this.set(s.labels, v);
-          }
-        },
-      }));
+    metric(
+      registry,
+      name,
+      (registers) =>
+        new Gauge({
+          name,
+          help,
+          labelNames,
+          registers,
+          collect(this: Gauge<'group' | 'topic'>) {
+            this.reset();
+            for (const s of gaugeSources.get(registry) ?? []) {
+              const v = value(s.health());
+              if (v !== undefined) this.set(s.labels, v);
+            }
+          },
+        }),
+    );
   gauge('consumer_lag_messages', 'Messages behind the end of the partitions, as of their last fetch', (h) => h.lag);
   gauge('consumer_stuck_partitions', 'Partitions whose next message keeps failing', (h) => h.stuckPartitions);
   gauge('consumer_degraded', '1 while the consumer is stuck or lagging past its threshold', (h) => (h.degraded ? 1 : 0));
@@ -60,25 +64,39 @@ export class ConsumerMetrics {
     private readonly labels: { group: string; topic: string },
   ) {
     const labelNames = ['group', 'topic'] as const;
-    this.applied = metric(registry, 'consumer_applied_total', (registers) =>
-      new Counter({ name: 'consumer_applied_total', help: 'Events applied by consumers', labelNames, registers }));
-    this.duplicates = metric(registry, 'consumer_duplicates_total', (registers) =>
-      new Counter({ name: 'consumer_duplicates_total', help: 'Events skipped because their revision was not newer', labelNames, registers }));
-    this.parked = metric(registry, 'consumer_parked_total', (registers) =>
-      new Counter({
-        name: 'consumer_parked_total',
-        help: 'Events parked because they could not be applied, by reason (too_large, too_deep, invalid, undecodable, refused, handler_error, retries_exhausted)',
-        labelNames: ['group', 'topic', 'reason'] as const,
-        registers,
-      }));
-    this.duration = metric(registry, 'consumer_apply_seconds', (registers) =>
-      new Histogram({
-        name: 'consumer_apply_seconds',
-        help: 'Time to settle one consumed message',
-        labelNames,
-        buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
-        registers,
-      }));
+    this.applied = metric(
+      registry,
+      'consumer_applied_total',
+      (registers) => new Counter({ name: 'consumer_applied_total', help: 'Events applied by consumers', labelNames, registers }),
+    );
+    this.duplicates = metric(
+      registry,
+      'consumer_duplicates_total',
+      (registers) => new Counter({ name: 'consumer_duplicates_total', help: 'Events skipped because their revision was not newer', labelNames, registers }),
+    );
+    this.parked = metric(
+      registry,
+      'consumer_parked_total',
+      (registers) =>
+        new Counter({
+          name: 'consumer_parked_total',
+          help: 'Events parked because they could not be applied, by reason (too_large, too_deep, invalid, undecodable, refused, handler_error, retries_exhausted)',
+          labelNames: ['group', 'topic', 'reason'] as const,
+          registers,
+        }),
+    );
+    this.duration = metric(
+      registry,
+      'consumer_apply_seconds',
+      (registers) =>
+        new Histogram({
+          name: 'consumer_apply_seconds',
+          help: 'Time to settle one consumed message',
+          labelNames,
+          buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+          registers,
+        }),
+    );
   }
 
   settled(outcome: ConsumeOutcome, reason?: ParkReason): void {

@@ -5,7 +5,14 @@ import type { IncomingMessage } from '../transport';
 import { eventsDatabase } from '../../test/helpers';
 import { ParkedStore, parkedRows, RAW_KEEP_CHARS } from './parked-store';
 
-const message = (value: unknown, extra: Partial<IncomingMessage> = {}): IncomingMessage => ({ topic: 't', partition: 1, offset: '42', key: 'k', value, ...extra });
+const message = (value: unknown, extra: Partial<IncomingMessage> = {}): IncomingMessage => ({
+  topic: 't',
+  partition: 1,
+  offset: '42',
+  key: 'k',
+  value,
+  ...extra,
+});
 
 describe('parkedRows', () => {
   it('keeps the payload as JSON first, then an excerpt, then nothing but the reason', () => {
@@ -36,7 +43,10 @@ describe('ParkedStore (real PostgreSQL)', () => {
     await ds?.destroy();
   });
   const rows = async (consumer: string) =>
-    (await ds.query('SELECT topic, key, partition, "offset", payload, raw, reason FROM parked_events WHERE consumer = $1 ORDER BY id', [consumer])) as Record<string, unknown>[];
+    (await ds.query('SELECT topic, key, partition, "offset", payload, raw, reason FROM parked_events WHERE consumer = $1 ORDER BY id', [consumer])) as Record<
+      string,
+      unknown
+    >[];
 
   it('stores a parked message with its payload and reason', async () => {
     await new ParkedStore('s1', ds, log).park(message({ a: 1 }), { reason: 'refused', text: 'no such diamond' }, () => false);

@@ -89,12 +89,19 @@ export class ParkedStore {
         this.log.debug({ err: errorText(err) }, 'parked row refused; storing less of it');
       }
     }
-    if (!stored) this.log.error({ key: message.key, partition: message.partition, offset: message.offset, reason: park.reason }, 'could not store the parked event; moving on');
+    if (!stored)
+      this.log.error(
+        { key: message.key, partition: message.partition, offset: message.offset, reason: park.reason },
+        'could not store the parked event; moving on',
+      );
     this.logParked(message, park);
   }
 
   /** The warn line of every parked message. */
   logParked(message: IncomingMessage, park: Park): void {
-    this.log.warn({ key: message.key, partition: message.partition, offset: message.offset, reason: park.reason, detail: park.text.slice(0, 1000) }, 'event parked: cannot be applied');
+    this.log.warn(
+      { key: message.key, partition: message.partition, offset: message.offset, reason: park.reason, detail: park.text.slice(0, 1000) },
+      'event parked: cannot be applied',
+    );
   }
 }

@@ -1,13 +1,4 @@
-import {
-  DynamicModule,
-  Inject,
-  Injectable,
-  INestApplication,
-  INestMicroservice,
-  Module,
-  OnApplicationBootstrap,
-  OnModuleDestroy,
-} from '@nestjs/common';
+import { DynamicModule, Inject, Injectable, INestApplication, INestMicroservice, Module, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { NestMicroservice } from '@nestjs/microservices';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
@@ -66,13 +57,29 @@ export class OutboxRelayHost implements OnApplicationBootstrap, OnModuleDestroy 
   readonly relay: OutboxRelay;
   private readonly signal?: OutboxSignal;
 
-  constructor(@Inject(EVENTS_OPTIONS) opts: EventsModuleOptions, @Inject(LOGGER) logger: Logger, metrics: ServiceMetrics, uow: UnitOfWork, readiness: Readiness) {
+  constructor(
+    @Inject(EVENTS_OPTIONS) opts: EventsModuleOptions,
+    @Inject(LOGGER) logger: Logger,
+    metrics: ServiceMetrics,
+    uow: UnitOfWork,
+    readiness: Readiness,
+  ) {
     const { wake, ...relayOptions } = opts.relay ?? {};
-    this.relay = new OutboxRelay({ ...relayOptions, service: opts.service, databaseUrl: opts.databaseUrl, transport: opts.transport, logger, registry: metrics.registry });
+    this.relay = new OutboxRelay({
+      ...relayOptions,
+      service: opts.service,
+      databaseUrl: opts.databaseUrl,
+      transport: opts.transport,
+      logger,
+      registry: metrics.registry,
+    });
     readiness.addReport('events', async () => {
       const outbox = this.relay.status();
       const behind = outbox.oldest_seconds !== undefined && outbox.oldest_seconds >= OUTBOX_DEGRADED_AFTER_SECONDS;
-      return { ...(behind ? { degraded: `outbox behind (${outbox.backlog} unpublished, oldest ${Math.round(outbox.oldest_seconds!)} s)` } : {}), detail: { outbox } };
+      return {
+        ...(behind ? { degraded: `outbox behind (${outbox.backlog} unpublished, oldest ${Math.round(outbox.oldest_seconds!)} s)` } : {}),
+        detail: { outbox },
+      };
     });
     if (wake === 'commit') {
       const signal = new OutboxSignal((channel) => uow.sql.query('SELECT pg_notify($1, $2)', [channel, '']));
@@ -133,7 +140,12 @@ export class OutboxPurgerHost implements OnApplicationBootstrap, OnModuleDestroy
   readonly purger: OutboxPurger;
 
   constructor(@Inject(EVENTS_OPTIONS) opts: EventsModuleOptions, @Inject(LOGGER) logger: Logger, metrics: ServiceMetrics, uow: UnitOfWork) {
-    this.purger = new OutboxPurger({ sql: uow.sql, retentionHours: opts.relay?.retentionHours ?? DEFAULT_OUTBOX_RETENTION_HOURS, logger, registry: metrics.registry });
+    this.purger = new OutboxPurger({
+      sql: uow.sql,
+      retentionHours: opts.relay?.retentionHours ?? DEFAULT_OUTBOX_RETENTION_HOURS,
+      logger,
+      registry: metrics.registry,
+    });
   }
 
   onApplicationBootstrap(): void {

@@ -56,7 +56,9 @@ export class EventBatchContext extends BaseRpcContext<[BatchContext]> {
  * `afterCommit`; `manager` is the same transaction's EntityManager), the message, and the revision the service
  * held for the key before this event.
  */
-export class EventContext extends BaseRpcContext<[ConsumeContext | { key: string; tombstone: true; manager: EntityManager; tx: Tx; message: IncomingMessage }]> {
+export class EventContext extends BaseRpcContext<
+  [ConsumeContext | { key: string; tombstone: true; manager: EntityManager; tx: Tx; message: IncomingMessage }]
+> {
   get tx(): Tx {
     return this.args[0].tx;
   }
@@ -108,7 +110,10 @@ const CATCH_UP_POLL_MS = 500;
 
 /** `<host>-<pid>-<random>`, restricted to what a group name may hold. */
 export function defaultInstanceName(): string {
-  const host = hostname().replace(/[^A-Za-z0-9_.-]/g, '-').slice(0, 60) || 'host';
+  const host =
+    hostname()
+      .replace(/[^A-Za-z0-9_.-]/g, '-')
+      .slice(0, 60) || 'host';
   return `${host}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -241,7 +246,14 @@ export class EventsServer extends Server implements CustomTransportStrategy {
         const name = route.name ?? topic;
         const scope = route.scope ?? 'service';
         const group = scope === 'instance' ? `${this.opts.group}-${name}.${this.instance}` : this.opts.group;
-        routes.push({ topic, route, handler: h, group, stateName: scope === 'instance' ? group : (route.stateName ?? group), label: `the ${topic} consumer${route.name ? ` (${route.name})` : ''}` });
+        routes.push({
+          topic,
+          route,
+          handler: h,
+          group,
+          stateName: scope === 'instance' ? group : (route.stateName ?? group),
+          label: `the ${topic} consumer${route.name ? ` (${route.name})` : ''}`,
+        });
       }
     }
     const clash = routes.find((r, i) => routes.some((o, j) => j < i && o.group === r.group && o.topic === r.topic));

@@ -1,6 +1,20 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsISO8601, IsNotEmpty, IsObject, IsOptional, IsString, Matches, Min, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsISO8601,
+  IsNotEmpty,
+  IsObject,
+  IsOptional,
+  IsString,
+  Matches,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { CUSTODY_ACTION_VALUES, CUSTODY_EVENT_MAX_ENTRIES, CustodyAction, SHA256_HEX_PATTERN } from '../../custody/actions';
 import type { CustodyCheckpoint, CustodyEntry, CustodyEntryContext, IndexedCustodyEntry } from '../../custody/entry';
 

@@ -1,25 +1,8 @@
 import 'reflect-metadata'; // class-transformer's @Type reads design:type metadata
 import { Type } from 'class-transformer';
-import {
-  IsArray,
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsObject,
-  IsOptional,
-  IsString,
-  Min,
-  ValidateNested,
-} from 'class-validator';
+import { IsArray, IsIn, IsInt, IsNotEmpty, IsObject, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import { IsIsoDateTime } from '../../dto/validators';
-import {
-  SHIPMENT_STATUS_VALUES,
-  SHIPMENT_TYPE_VALUES,
-  ShipmentStatus,
-  ShipmentType,
-  TRANSFER_STATE_VALUES,
-  TransferState,
-} from '../../enums/shipment';
+import { SHIPMENT_STATUS_VALUES, SHIPMENT_TYPE_VALUES, ShipmentStatus, ShipmentType, TRANSFER_STATE_VALUES, TransferState } from '../../enums/shipment';
 
 /**
  * `shipment.changed` on platform.shipments.v1; key = shipment_id. Published on transfer out and on
