@@ -1,42 +1,6 @@
-import { DataSource } from 'typeorm';
-import { createDataSource, entityColumns, runMigrations } from '@dtp/database';
-import { createTestDatabase } from '@dtp/testing';
+import { describeEntities } from '@dtp/testing';
 import { authEntities } from '../src/entities';
 import { authMigrations } from '../src/migrations';
 
-/**
- * The entities are the one description of auth's tables in code (the migrations are their history): every property
- * is named after its column (snake_case, as in every service), so a raw-SQL row is an entity as it is, and every
- * column of each entity's table is declared with the type the migrations gave it.
- */
-describe('auth entities', () => {
-  let ds: DataSource;
-  beforeAll(async () => {
-    const opts = { url: await createTestDatabase('auth_entities'), service: 'auth', entities: authEntities, migrations: authMigrations };
-    await runMigrations(opts);
-    ds = createDataSource(opts);
-    await ds.initialize();
-  });
-  afterAll(() => ds?.destroy());
-
-  it('name every property after its column', () => {
-    for (const entity of authEntities as (new () => object)[]) {
-      for (const c of entityColumns(entity)) expect(`${entity.name}.${c.property}`).toBe(`${entity.name}.${c.name}`);
-    }
-  });
-
-  it("declare exactly their table's migrated columns, with the migrated types", async () => {
-    for (const meta of ds.entityMetadatas) {
-      const rows: { column_name: string; udt_name: string }[] = await ds.query(
-        `SELECT column_name, udt_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name = $1 ORDER BY column_name`,
-        [meta.tableName],
-      );
-      const declared = meta.columns.map((c) => [c.databaseName, String(c.type)]).sort(([a], [b]) => a.localeCompare(b));
-      const udt: Record<string, string> = { int4: 'integer', int8: 'bigint', bool: 'boolean' };
-      expect({ table: meta.tableName, columns: declared }).toEqual({
-        table: meta.tableName,
-        columns: rows.map((r) => [r.column_name, udt[r.udt_name] ?? r.udt_name]),
-      });
-    }
-  });
-});
+// Every auth entity named after its columns and held to the migrated table (libs/testing/src/entities.ts).
+describeEntities('auth', authEntities, authMigrations, { schemaBuilder: false });

@@ -5,3 +5,4 @@ export * from './kafka';
 export * from './hostile';
 export * from './contract';
 export * from './kafka-proxy';
+export * from './entities';
