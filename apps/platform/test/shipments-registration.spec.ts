@@ -161,4 +161,27 @@ describe('registration against an accepted rough shipment (box_id = shipment id)
     expect(d.box_id).toBe('01hzzzzzzzzzzzzzzzzzzzzzzz');
     expect(d.producer_uuid).toBe(maker.participant_id);
   });
+
+  it("links its `registered` entry to the shipped diamonds' latest entries (sorted); an own-box registration has no links", async () => {
+    const { shipment, diamonds } = await accepted(['1.00', '2.00']);
+    const own = await register(f, maker);
+    const res = await registerAgainst(maker, shipment.id, '1.50', { participant_id: 'LINKED-1' });
+    expect(res.status).toBe(200);
+    const entry = async (id: string) =>
+      (
+        await f.db.query<{ prev_entry_hash: string | null; links: string[] | null; entry_hash: string }>(
+          `SELECT prev_entry_hash, links, entry_hash FROM custody_entries WHERE diamond_id = $1 ORDER BY seq`,
+          [id],
+        )
+      ).rows;
+    const heads = (
+      await f.db.query<{ custody_head: string }>(`SELECT custody_head FROM diamonds WHERE diamond_id = ANY($1::text[])`, [diamonds.map((d) => d.diamond_id)])
+    ).rows.map((r) => r.custody_head);
+    const [reg] = await entry((res.body as DiamondV1).diamond_id);
+    expect(reg.prev_entry_hash).toBeNull();
+    expect(reg.links).toEqual([...heads].sort());
+    const shippedEntries = (await Promise.all(diamonds.map((d) => entry(d.diamond_id)))).map((rows) => rows.at(-1)!.entry_hash);
+    expect([...shippedEntries].sort()).toEqual(reg.links);
+    expect((await entry(own.diamond_id))[0].links).toBeNull();
+  });
 });

@@ -254,8 +254,8 @@ export class FakeBoxes extends BoxResolver {
     return this.shipmentBoxes.get(boxId) ?? { kind: 'own', scope: caller.participantId };
   }
   /** A shipment box taking at most `capacity` registrations (409 `shipment_full` after, as the real reservation). */
-  shipmentBox(boxId: string, capacity: number, producerUuid = 'producer-of-the-shipment'): { reserved: string[] } {
-    const state = { reserved: [] as string[] };
+  shipmentBox(boxId: string, capacity: number, producerUuid = 'producer-of-the-shipment'): { reserved: string[]; links: string[] } {
+    const state = { reserved: [] as string[], links: [] as string[] };
     this.shipmentBoxes.set(boxId, {
       kind: 'shipment',
       scope: `shipment-${boxId}`,
@@ -265,6 +265,7 @@ export class FakeBoxes extends BoxResolver {
         if (state.reserved.length >= capacity) throw new ConflictError(`shipment ${boxId} is full`, 'shipment_full');
         state.reserved.push(carats);
       },
+      links: async () => state.links,
     });
     return state;
   }

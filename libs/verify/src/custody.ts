@@ -216,6 +216,13 @@ function checkFormat(answer: unknown): asserts answer is CustodyAnswer {
       fail('format', `${where}.entry.actor_participant_id is neither a text nor null`, at);
     if (!isHex(x.record_sha256)) fail('format', `${where}.entry.record_sha256 is not a lower-case hex SHA-256`, at);
     if (x.prev_entry_hash !== null && !isHex(x.prev_entry_hash)) fail('format', `${where}.entry.prev_entry_hash is neither a hex SHA-256 nor null`, at);
+    if (x.links !== undefined) {
+      const links = x.links as unknown;
+      if (!Array.isArray(links) || links.length === 0 || !links.every(isHex))
+        fail('format', `${where}.entry.links is not a non-empty list of lower-case hex SHA-256`, at);
+      if ((links as string[]).some((h, i, all) => i > 0 && all[i - 1] >= h)) fail('format', `${where}.entry.links is not sorted and distinct`, at);
+      if (x.action !== 'registered') fail('format', `${where}.entry.links is on a ${String(x.action)} entry; only a registration links to a shipment`, at);
+    }
   });
 }
 
@@ -250,9 +257,10 @@ async function checkSignature(cp: CustodyCheckpoint, keys: CustodyKeys): Promise
 }
 
 /**
- * Walks the hash links from the diamond's latest entry back to a root (prev_entry_hash null). Every link must
- * reach an entry of the answer at an earlier leaf; once the walk leaves a diamond (for its parent) it never comes
- * back; every entry of the answer must be on the walk.
+ * Walks the hash links from the diamond's latest entry back to the roots (prev_entry_hash null, no links): each
+ * entry's `prev_entry_hash` and, on a registration against a shipment, each of its `links` (the shipped diamonds'
+ * latest entries). Every link must reach an entry of the answer at an earlier leaf; following `prev_entry_hash`, a
+ * walk that left a diamond (for its parent) never comes back to it; every entry of the answer must be reached.
  */
 function checkChain(entries: ProvenCustodyEntry[], diamondId: string): { chain: VerifiedStep[]; latest: ProvenCustodyEntry; own: ProvenCustodyEntry[] } {
   const own = entries.filter((e) => e.entry.diamond_id === diamondId);
@@ -265,20 +273,32 @@ function checkChain(entries: ProvenCustodyEntry[], diamondId: string): { chain: 
   }
   const latest = own[own.length - 1];
   const onChain = new Set<string>();
-  const left = new Set<string>();
-  for (let cur = latest; ;) {
-    onChain.add(cur.entry_hash);
-    const prev = cur.entry.prev_entry_hash;
-    if (prev === null) break;
-    const p = byHash.get(prev);
-    const what = `entry at leaf ${cur.leaf_index} (${cur.entry.action} of ${cur.entry.diamond_id === diamondId ? 'this diamond' : `ancestor ${cur.entry.diamond_id}`})`;
-    if (!p) fail('chain', `${what} links to entry ${prev}, which the answer does not have: an entry is missing`, cur.leaf_index);
-    if (p!.leaf_index >= cur.leaf_index) fail('chain', `${what} links to the entry at leaf ${p!.leaf_index}, which is not earlier in the log`, cur.leaf_index);
-    if (p!.entry.diamond_id !== cur.entry.diamond_id) {
-      left.add(cur.entry.diamond_id);
-      if (left.has(p!.entry.diamond_id)) fail('chain', `${what} links back to diamond ${p!.entry.diamond_id}, which the chain already left`, cur.leaf_index);
+  // Each walk: a start entry and the diamonds its prev_entry_hash walk has left so far.
+  const walks: { start: ProvenCustodyEntry; left: Set<string> }[] = [{ start: latest, left: new Set() }];
+  while (walks.length > 0) {
+    const { start, left } = walks.pop()!;
+    for (let cur: ProvenCustodyEntry | undefined = start; cur && !onChain.has(cur.entry_hash);) {
+      onChain.add(cur.entry_hash);
+      const what = `entry at leaf ${cur.leaf_index} (${cur.entry.action} of ${cur.entry.diamond_id === diamondId ? 'this diamond' : `ancestor ${cur.entry.diamond_id}`})`;
+      for (const link of cur.entry.links ?? []) {
+        const l = byHash.get(link);
+        if (!l) fail('chain', `${what} links to shipped diamond entry ${link}, which the answer does not have: an entry is missing`, cur.leaf_index);
+        if (l!.leaf_index >= cur.leaf_index)
+          fail('chain', `${what} links to the entry at leaf ${l!.leaf_index}, which is not earlier in the log`, cur.leaf_index);
+        walks.push({ start: l!, left: new Set() });
+      }
+      const prev = cur.entry.prev_entry_hash;
+      if (prev === null) break;
+      const p = byHash.get(prev);
+      if (!p) fail('chain', `${what} links to entry ${prev}, which the answer does not have: an entry is missing`, cur.leaf_index);
+      if (p!.leaf_index >= cur.leaf_index)
+        fail('chain', `${what} links to the entry at leaf ${p!.leaf_index}, which is not earlier in the log`, cur.leaf_index);
+      if (p!.entry.diamond_id !== cur.entry.diamond_id) {
+        left.add(cur.entry.diamond_id);
+        if (left.has(p!.entry.diamond_id)) fail('chain', `${what} links back to diamond ${p!.entry.diamond_id}, which the chain already left`, cur.leaf_index);
+      }
+      cur = p!;
     }
-    cur = p!;
   }
   for (const e of entries) {
     if (!onChain.has(e.entry_hash)) {

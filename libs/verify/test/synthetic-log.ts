@@ -85,7 +85,7 @@ export class SyntheticLog {
   change(
     diamondId: string,
     action: CustodyAction,
-    opts: { actor?: string | null; parent?: string; fields?: Record<string, unknown> } = {},
+    opts: { actor?: string | null; parent?: string; fields?: Record<string, unknown>; links?: string[] } = {},
   ): IndexedCustodyEntry {
     const previous = this.head(diamondId);
     const prevRecord = previous ? this.records.get(previous.entry.version_id) : undefined;
@@ -112,6 +112,7 @@ export class SyntheticLog {
       occurred_at,
       record_sha256: recordSha256(record),
       prev_entry_hash: prev ? prev.entry_hash : null,
+      ...(opts.links ? { links: [...opts.links].sort() } : {}),
     });
   }
 
@@ -143,12 +144,12 @@ export class SyntheticLog {
     const visible = this.entries.slice(0, size);
     const byHash = new Map(visible.map((e) => [e.entry_hash, e]));
     const chain: IndexedCustodyEntry[] = [];
-    for (
-      let cur = [...visible].reverse().find((e) => e.entry.diamond_id === diamondId);
-      cur;
-      cur = cur.entry.prev_entry_hash ? byHash.get(cur.entry.prev_entry_hash) : undefined
-    ) {
-      chain.push(cur);
+    const starts = [[...visible].reverse().find((e) => e.entry.diamond_id === diamondId)];
+    while (starts.length > 0) {
+      for (let cur = starts.pop(); cur && !chain.includes(cur); cur = cur.entry.prev_entry_hash ? byHash.get(cur.entry.prev_entry_hash) : undefined) {
+        chain.push(cur);
+        for (const l of cur.entry.links ?? []) starts.push(byHash.get(l));
+      }
     }
     chain.sort((a, b) => a.leaf_index - b.leaf_index);
     const entries: ProvenCustodyEntry[] = chain.map((e) => ({ ...e, inclusion_proof: this.inclusion(e.leaf_index, size) }));

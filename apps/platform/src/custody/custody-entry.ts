@@ -1,4 +1,4 @@
-import { CustodyAction, CustodyEntry, CustodyEntryContext, DiamondV1, entryHash, newVersionId, recordSha256 } from '@dtp/domain';
+import { CustodyAction, CustodyEntry, CustodyEntryContext, DiamondV1, entryHash, entryMembers, newVersionId, recordSha256 } from '@dtp/domain';
 import { entityColumns } from '@dtp/database';
 import { CustodyEntryEntity } from './custody.entity';
 
@@ -8,6 +8,11 @@ export interface CustodyChange {
   actor: string | null;
   /** Not hashed: what platform knew of the change beyond the entry (the other party of a shipment). */
   context?: CustodyEntryContext;
+  /**
+   * Hashed, `registered` against a shipment only: the latest entries of the shipment's diamonds (sorted and made
+   * distinct here; an empty list is no member at all).
+   */
+  links?: string[];
 }
 
 /** An entry about to be written, with its hash (the diamond's next `custody_head`). */
@@ -21,16 +26,8 @@ export interface NewCustodyEntry {
  * Exactly the hashed members of an entry, taken from anything that has them (a custody_entries row carries more:
  * seq, entry_hash, context, leaf_index). The one place that says which fields make the entry.
  */
-export function entryFields(row: CustodyEntry): CustodyEntry {
-  return {
-    diamond_id: row.diamond_id,
-    version_id: row.version_id,
-    action: row.action,
-    actor_participant_id: row.actor_participant_id,
-    occurred_at: row.occurred_at,
-    record_sha256: row.record_sha256,
-    prev_entry_hash: row.prev_entry_hash,
-  };
+export function entryFields(row: Omit<CustodyEntry, 'links'> & { links?: string[] | null }): CustodyEntry {
+  return entryMembers(row);
 }
 
 function sealed(entry: CustodyEntry, context: CustodyEntryContext | undefined): NewCustodyEntry {
@@ -52,6 +49,7 @@ export function custodyEntryOf(record: DiamondV1, change: CustodyChange, prev: s
       occurred_at: record.system_timestamp,
       record_sha256: recordSha256(record),
       prev_entry_hash: prev,
+      ...(change.links && change.links.length > 0 ? { links: [...new Set(change.links)].sort() } : {}),
     },
     change.context,
   );
@@ -86,10 +84,15 @@ const COLUMNS = entityColumns(CustodyEntryEntity)
 export function custodyInsert(entries: NewCustodyEntry[], firstParam = 1): { sql: string; values: unknown[] } {
   const values: unknown[] = [];
   const rows = entries.map((e, i) => {
-    const row: Record<string, unknown> = { ...entryFields(e.entry), entry_hash: e.entry_hash, context: e.context === null ? null : JSON.stringify(e.context) };
+    const row: Record<string, unknown> = {
+      ...entryFields(e.entry),
+      links: e.entry.links ?? null,
+      entry_hash: e.entry_hash,
+      context: e.context === null ? null : JSON.stringify(e.context),
+    };
     for (const c of COLUMNS) values.push(row[c]);
     const o = firstParam - 1 + i * COLUMNS.length;
-    return `(${COLUMNS.map((c, j) => `$${o + j + 1}${c === 'context' ? '::jsonb' : ''}`).join(', ')})`;
+    return `(${COLUMNS.map((c, j) => `$${o + j + 1}${c === 'context' ? '::jsonb' : c === 'links' ? '::text[]' : ''}`).join(', ')})`;
   });
   return { sql: `INSERT INTO custody_entries (${COLUMNS.join(', ')}) VALUES ${rows.join(', ')}`, values };
 }

@@ -35,6 +35,10 @@ export class CustodyEntryEntity {
   @Column('text', { nullable: true })
   prev_entry_hash!: string | null;
 
+  /** Only on the `registered` entry of a registration against a shipment (migration 1764900000000-custody-links). */
+  @Column('text', { array: true, nullable: true })
+  links!: string[] | null;
+
   @Column('text')
   entry_hash!: string;
 

@@ -43,7 +43,7 @@ export class CustodyRepository {
    */
   async pending(sql: Sql, limit: number): Promise<PendingEntry[]> {
     const rows = await sql.rows<EntryRow>(
-      `SELECT seq, diamond_id, version_id, action, actor_participant_id, occurred_at, record_sha256, prev_entry_hash, entry_hash, context
+      `SELECT seq, diamond_id, version_id, action, actor_participant_id, occurred_at, record_sha256, prev_entry_hash, links, entry_hash, context
          FROM custody_entries WHERE leaf_index IS NULL ORDER BY seq LIMIT $1`,
       [limit],
     );

@@ -21,6 +21,11 @@ export interface ShipmentBox {
   producerUuid: string;
   provenance: DiamondV1Provenance;
   reserve(tx: Tx, carats: string): Promise<void>;
+  /**
+   * In the registration's transaction: the latest custody entries (`custody_head`) of the shipment's accepted
+   * diamonds that this platform holds, the new diamond's `registered` entry's `links` (DESIGN.md "Provenance").
+   */
+  links(tx: Tx): Promise<string[]>;
 }
 
 export type ResolvedBox = OwnBox | ShipmentBox;

@@ -134,8 +134,9 @@ export async function insertNewDiamond(
   actor: string,
   prev: string | null,
   now: Date,
+  links?: string[],
 ): Promise<CommittedChange> {
-  const { change, write } = newDiamondWrite(row, actor, prev, now);
+  const { change, write } = newDiamondWrite(row, actor, prev, now, links);
   await diamonds.insertWithOutbox(sql, write.row, write.events, write.entry);
   return change;
 }
@@ -144,9 +145,15 @@ export async function insertNewDiamond(
  * What `insertNewDiamond` writes, without writing it (the registration hot path hands it to RegistrationWriter):
  * the record, the first custody entry and the `diamond.upserted` event of `row`, whose custody_head it sets.
  */
-export function newDiamondWrite(row: DiamondRow, actor: string, prev: string | null, now: Date): { change: CommittedChange; write: NewDiamondWrite } {
+export function newDiamondWrite(
+  row: DiamondRow,
+  actor: string,
+  prev: string | null,
+  now: Date,
+  links?: string[],
+): { change: CommittedChange; write: NewDiamondWrite } {
   const record = toDiamondV1(row, null);
-  const entry = custodyEntryOf(record, { action: 'registered', actor }, prev);
+  const entry = custodyEntryOf(record, { action: 'registered', actor, ...(links ? { links } : {}) }, prev);
   row.custody_head = entry.entry_hash;
   return { change: { record, entryHash: entry.entry_hash }, write: { row, events: [diamondUpserted(record, 1, now)], entry } };
 }

@@ -10,6 +10,7 @@ import { CustodyLog1764547200000 } from './1764547200000-custody-log';
 import { OutboxTraceparent1764633600000 } from './1764633600000-outbox-traceparent';
 import { DiamondShares1764720000000 } from './1764720000000-diamond-shares';
 import { CustodyFrontier1764806400000 } from './1764806400000-custody-frontier';
+import { CustodyLinks1764900000000 } from './1764900000000-custody-links';
 
 /** Every migration of the platform database, in order. Add new ones at the end. */
 export const platformMigrations = [
@@ -25,4 +26,5 @@ export const platformMigrations = [
   OutboxTraceparent1764633600000,
   DiamondShares1764720000000,
   CustodyFrontier1764806400000,
+  CustodyLinks1764900000000,
 ];

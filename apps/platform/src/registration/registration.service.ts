@@ -36,7 +36,8 @@ export class RegistrationService {
         const row = newRoughRow(caller, dto, box, { provenance: box.provenance, pending: false }, box.producerUuid, now);
         return await this.uow.run(async (sql) => {
           await box.reserve(sql, row.rough.carats!);
-          return this.insert(sql, row, caller, now);
+          // Not a root: its first entry links to the shipped diamonds' latest entries, so the chain reaches the producer.
+          return (await insertNewDiamond(this.diamonds, sql, row, caller.participantId, null, now, await box.links(sql))).record;
         });
       }
       const decision = provenanceForRegistration(caller, await this.directory.get(caller.participantId));
@@ -62,7 +63,7 @@ export class RegistrationService {
     }
   }
 
-  /** The diamond, its first custody entry (`registered`, a root) and its event: one statement. */
+  /** The diamond, its first custody entry (`registered`, a root: its own box) and its event: one statement. */
   private async insert(sql: Sql, row: DiamondRow, caller: Caller, now: Date): Promise<DiamondV1> {
     return (await insertNewDiamond(this.diamonds, sql, row, caller.participantId, null, now)).record;
   }

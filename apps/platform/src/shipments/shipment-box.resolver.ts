@@ -44,6 +44,7 @@ export class ShipmentBoxResolver extends BoxResolver {
       producerUuid: s.producer_uuid,
       provenance: s.provenance,
       reserve: (tx: Tx, carats: string) => this.reserve(tx, s.shipment_id, carats),
+      links: (tx: Tx) => this.shipments.acceptedHeads(tx, s.shipment_id),
     };
   }
 

@@ -78,6 +78,20 @@ export class ShipmentsRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * The custody heads (latest entry hashes) of the shipment's accepted diamonds that still exist here, sorted and
+   * distinct: what a registration against the shipment links to. A diamond deleted since has no head to link.
+   */
+  async acceptedHeads(sql: Sql, shipmentId: string): Promise<string[]> {
+    const rows = await sql.rows<{ custody_head: string }>(
+      `SELECT DISTINCT d.custody_head FROM shipment_diamonds sd JOIN diamonds d ON d.diamond_id = sd.diamond_id
+        WHERE sd.shipment_id = $1 AND sd.transfer_state = 'transfer_in_confirmed' AND d.custody_head IS NOT NULL
+        ORDER BY d.custody_head`,
+      [shipmentId],
+    );
+    return rows.map((r) => r.custody_head);
+  }
+
   /** The entries of one shipment, in shipping order. */
   async entries(tx: Tx, shipmentId: string): Promise<ShipmentDiamondRow[]> {
     return this.entriesOn(tx).find({ where: { shipment_id: shipmentId }, order: { position: 'ASC' } });

@@ -6,6 +6,7 @@ import {
   CustodyEntry,
   CustodyEntryContext,
   entryHash,
+  entryMembers,
   Hash,
   IndexedCustodyEntry,
   leafHash,
@@ -46,18 +47,8 @@ interface EntryRow {
   context: CustodyEntryContext | null;
 }
 
-/** The order of an entry's members as DESIGN.md lists them (jsonb keeps its own key order). */
-function entryInOrder(e: CustodyEntry): CustodyEntry {
-  return {
-    diamond_id: e.diamond_id,
-    version_id: e.version_id,
-    action: e.action,
-    actor_participant_id: e.actor_participant_id,
-    occurred_at: e.occurred_at,
-    record_sha256: e.record_sha256,
-    prev_entry_hash: e.prev_entry_hash,
-  };
-}
+/** The order of an entry's members as DESIGN.md lists them (jsonb keeps its own key order); `links` only when present. */
+const entryInOrder = (e: CustodyEntry): CustodyEntry => entryMembers(e);
 
 const toIndexed = (r: EntryRow): IndexedCustodyEntry => ({
   entry: entryInOrder(r.entry),
@@ -191,8 +182,10 @@ export class CustodyRepository {
 
   /**
    * The diamond's entries below `treeSize` and the ancestor entries its chain links to: the first entry's
-   * `prev_entry_hash` names the parent's entry; the parent's entries up to that one are included, and so on to a
-   * root (at most 1,000 generations). Oldest first. Empty when the diamond has no entry below `treeSize`.
+   * `prev_entry_hash` names the parent's entry, and a registration against a shipment `links` the latest entries of
+   * the shipped diamonds; each linked diamond's entries up to the linked one are included, and so on to the roots
+   * (at most 1,000 generations). A diamond reached along several links contributes its entries up to the latest
+   * one linked. Oldest first. Empty when the diamond has no entry below `treeSize`.
    */
   async chain(diamondId: string, treeSize: number): Promise<IndexedCustodyEntry[]> {
     const rows = (await this.db.query(
@@ -202,17 +195,23 @@ export class CustodyRepository {
          SELECT p.diamond_id, p.leaf_index, c.depth + 1
          FROM chain c
          CROSS JOIN LATERAL (
-           SELECT e.entry->>'prev_entry_hash' AS prev FROM custody_entries e
+           SELECT e.entry FROM custody_entries e
            WHERE e.diamond_id = c.diamond_id AND e.leaf_index <= c.upto ORDER BY e.leaf_index LIMIT 1
          ) f
-         JOIN custody_entries p ON p.entry_hash = f.prev
-         WHERE c.depth < 1000 AND p.diamond_id <> c.diamond_id
-       )
+         CROSS JOIN LATERAL (
+           SELECT f.entry->>'prev_entry_hash' AS hash
+           UNION ALL
+           SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(f.entry->'links') = 'array' THEN f.entry->'links' ELSE '[]'::jsonb END)
+         ) l
+         JOIN custody_entries p ON p.entry_hash = l.hash
+         WHERE c.depth < 1000 AND p.diamond_id <> c.diamond_id AND p.leaf_index < $2::bigint
+       ),
+       reached AS (SELECT diamond_id, max(upto) AS upto FROM chain GROUP BY diamond_id)
        -- LATERAL (kept a subquery by OFFSET 0, so the planner cannot turn it into a hash join over the whole log on
-       -- stale statistics): each diamond's entries by the (diamond_id, leaf_index) index. A diamond appears once:
-       -- prev_entry_hash links are hashes of earlier entries, so they cannot cycle.
+       -- stale statistics): each diamond's entries by the (diamond_id, leaf_index) index. Links are hashes of
+       -- earlier entries, so they cannot cycle.
        SELECT e.leaf_index, e.entry, e.entry_hash, e.context
-       FROM chain c
+       FROM reached c
        CROSS JOIN LATERAL (
          SELECT x.leaf_index, x.entry, x.entry_hash, x.context FROM custody_entries x
          WHERE x.diamond_id = c.diamond_id AND x.leaf_index <= c.upto

@@ -32,6 +32,8 @@ export interface EpcisEvent {
   'dtp:recordSha256': string;
   'dtp:actor'?: string;
   'dtp:shipmentId'?: string;
+  /** A registration against a shipment: the entry hashes it links to (the shipped diamonds' latest entries). */
+  'dtp:links'?: string[];
   'dtp:grading'?: { [member: string]: Json };
 }
 
@@ -95,6 +97,7 @@ export function toEpcisDocument(input: EpcisInput): EpcisDocument {
   const base = input.base.replace(/\/+$/, '');
   const diamond = (id: string) => `${base}/id/diamond/${encodeURIComponent(id)}`;
   const party = (id: string) => `${base}/id/participant/${encodeURIComponent(id)}`;
+  const diamondOfEntry = new Map(input.entries.map((e) => [e.entry_hash, e.entry.diamond_id]));
   const eventList = input.entries.map((e): EpcisEvent => {
     const { entry, context } = e;
     const actor = entry.actor_participant_id;
@@ -124,6 +127,22 @@ export function toEpcisDocument(input: EpcisInput): EpcisDocument {
         bizStep: 'commissioning',
         disposition: 'active',
         ...extension,
+      };
+    }
+    if (entry.action === 'registered' && entry.links && entry.links.length > 0) {
+      // Registered against an accepted shipment: the shipped rough diamonds (inputs) became this one (output), an
+      // aggregation of the shipped box read as a transformation (EPCIS 2.0 7.4.6), so the journey reaches the producer.
+      const inputs = [...new Set(entry.links.map((h) => diamondOfEntry.get(h)).filter((id): id is string => id !== undefined))];
+      return {
+        type: 'TransformationEvent',
+        ...common,
+        ...(inputs.length > 0 ? { inputEPCList: inputs.map(diamond) } : {}),
+        outputEPCList: [diamond(entry.diamond_id)],
+        transformationID: `${base}/id/transformation/${e.entry_hash}`,
+        bizStep: 'commissioning',
+        disposition: 'active',
+        ...extension,
+        'dtp:links': entry.links,
       };
     }
     const mapped = OBJECT_EVENTS[entry.action];

@@ -85,7 +85,11 @@ export class PassportService {
     const ancestors = (await this.diamonds.ancestors(record.diamond_id)) ?? [];
     const custody = await this.custody.answerFor(record.diamond_id);
     const chain = [...ancestors].reverse().concat(record);
-    const participants = await this.passports.participants(participantIdsOf(chain, custody));
+    // The diamonds the chain reaches through a registration's links (the shipped rough, and their own ancestors).
+    const known = new Set(chain.map((r) => r.diamond_id));
+    const linkedIds = [...new Set((custody?.entries ?? []).map((e) => e.entry.diamond_id).filter((id) => !known.has(id)))];
+    const linked = (await Promise.all(linkedIds.map((id) => this.diamonds.find(id)))).filter((r): r is DiamondV1 => r !== null);
+    const participants = await this.passports.participants(participantIdsOf(chain.concat(linked), custody));
     const images = ((record.polished as { images?: unknown[] } | undefined)?.images ?? []).length;
     // The link's holder shares the diamond's photos with it: raster images only, addressed by position (no hash in
     // the page); other image files are counted for the placeholder.
@@ -94,7 +98,7 @@ export class PassportService {
       src: `${encodeURIComponent(shareId)}/photos/${i + 1}`,
       alt: `Photo ${i + 1} of the diamond${p.label ? ` (${p.label.replace(/_/g, ' ')})` : ''}`,
     }));
-    return passportView({ record, ancestors, custody, participants, photos, hiddenPhotos: images - shown.length, shareUrl });
+    return passportView({ record, ancestors, custody, linked, participants, photos, hiddenPhotos: images - shown.length, shareUrl });
   }
 
   /** The `n`th (1-based) public photo of a shared diamond; 404 when there is none. */

@@ -133,6 +133,14 @@ export function journeyFromEntries(
     switch (entry.action) {
       case 'registered': {
         if (record?.diamond_parent_id) break; // a cut stone's first entry: its parent's polishing/splitting says it
+        if (entry.links && entry.links.length > 0) {
+          steps.push({
+            at,
+            title: 'Registered from a received shipment',
+            detail: `Registered by ${actor} from the rough diamonds received in the shipment above.`,
+          });
+          break;
+        }
         const origin = record ? originOf(record) : null;
         steps.push({ at, title: 'Mined and registered', detail: `Registered by ${actor}${origin ? `. Origin: ${origin}` : ''}.` });
         break;
@@ -210,6 +218,8 @@ export interface ViewInput {
   /** Nearest first. */
   ancestors: DiamondV1[];
   custody: CustodyAnswer | null;
+  /** The records of the other diamonds the custody chain reaches through links (the shipped rough diamonds). */
+  linked?: DiamondV1[];
   participants: Map<string, PublicParticipant>;
   photos: PassportPhoto[];
   hiddenPhotos: number;
@@ -219,7 +229,7 @@ export interface ViewInput {
 export function passportView(input: ViewInput): PassportView {
   const { record, ancestors, custody, participants } = input;
   const chain = [...ancestors].reverse().concat(record);
-  const records = new Map(chain.map((r) => [r.diamond_id, r]));
+  const records = new Map([...(input.linked ?? []), ...chain].map((r) => [r.diamond_id, r]));
   const g = activeGrading(record);
   const fromLog = custody !== null && custody.entries.length > 0;
   const gis = record.gis_status ?? null;

@@ -18,6 +18,35 @@ export interface CustodyEntry {
   record_sha256: string;
   /** Hex entry_hash of the diamond's previous entry; for a child's first entry the parent's latest; null for a root. */
   prev_entry_hash: string | null;
+  /**
+   * Only on the `registered` entry of a diamond registered against an accepted shipment (`box_id` = the shipment
+   * id): the sorted, distinct entry hashes of the latest entries of the shipment's diamonds at registration, so
+   * the chain reaches the producer. ABSENT on every other entry (never null, never empty): entries written before
+   * the member existed keep their hashes.
+   */
+  links?: string[];
+}
+
+/** Every entry an entry links to: its `prev_entry_hash` (when not null) and its `links`. */
+export function linkedHashes(entry: CustodyEntry): string[] {
+  return [...(entry.prev_entry_hash !== null ? [entry.prev_entry_hash] : []), ...(entry.links ?? [])];
+}
+
+/**
+ * Exactly the hashed members of an entry, in DESIGN.md's order, from anything that has them (a stored row carries
+ * more): `links` only when it is a non-empty list, so an entry without links hashes as it always did.
+ */
+export function entryMembers(e: Omit<CustodyEntry, 'links'> & { links?: string[] | null }): CustodyEntry {
+  return {
+    diamond_id: e.diamond_id,
+    version_id: e.version_id,
+    action: e.action,
+    actor_participant_id: e.actor_participant_id,
+    occurred_at: e.occurred_at,
+    record_sha256: e.record_sha256,
+    prev_entry_hash: e.prev_entry_hash,
+    ...(Array.isArray(e.links) && e.links.length > 0 ? { links: e.links } : {}),
+  };
 }
 
 /**

@@ -40,6 +40,15 @@ export class CustodyEntryRecord implements CustodyEntry {
     nullable: true,
   })
   prev_entry_hash!: string | null;
+
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', pattern: SHA256_HEX_PATTERN.source },
+    minItems: 1,
+    description:
+      "Only on the `registered` entry of a diamond registered against an accepted shipment: the sorted entry hashes of the latest entries of the shipment's diamonds at registration (their chains lead to the producer). Absent on every other entry.",
+  })
+  links?: string[];
 }
 
 @ApiSchema({

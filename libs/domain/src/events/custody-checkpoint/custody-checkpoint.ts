@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  ArrayMinSize,
   IsArray,
   IsIn,
   IsInt,
@@ -37,6 +38,7 @@ export class CustodyEntryPayload implements CustodyEntry {
   @IsISO8601({ strict: true }) occurred_at!: string;
   @Matches(SHA256_HEX_PATTERN) record_sha256!: string;
   @ValidateIf((_o, v) => v !== null) @Matches(SHA256_HEX_PATTERN) prev_entry_hash!: string | null;
+  @IsOptional() @IsArray() @ArrayMinSize(1) @Matches(SHA256_HEX_PATTERN, { each: true }) links?: string[];
 }
 
 export class CustodyEntryContextPayload implements CustodyEntryContext {
