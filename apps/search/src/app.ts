@@ -9,6 +9,7 @@ import { DiamondsModule } from './diamonds/diamonds.module';
 import { SEARCH_BLOB_STORE } from './diamonds/diamonds.service';
 import { searchEntities } from './entities';
 import { EpcisModule } from './epcis/epcis.module';
+import { LookupModule } from './lookup/lookup.module';
 import { searchMigrations } from './migrations';
 import { PassportModule } from './passport/passport.module';
 import { ReadModelModule } from './read-model/read-model.module';
@@ -53,7 +54,7 @@ export const searchService = defineService<SearchConfig, SearchDeps>({
   }),
   // Search writes nothing through its API: no Idempotency-Key.
   api: (config) => ({ tokens: config.tokenVerifierOptions(config.SEARCH_AUDIENCE), rateLimits: config, idempotency: false }),
-  features: [ReadModelModule, DiamondsModule, CustodyModule, EpcisModule, PassportModule],
+  features: [ReadModelModule, DiamondsModule, LookupModule, CustodyModule, EpcisModule, PassportModule],
 });
 
 /** Search's database options (migrations, search:rebuild, tests). */

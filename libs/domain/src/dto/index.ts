@@ -12,3 +12,4 @@ export * from './gis.dto';
 export * from './auth.dto';
 export * from './custody.dto';
 export * from './share.dto';
+export * from './lookup.dto';
