@@ -15,6 +15,7 @@ const commands = {
   diamonds: () => import('./commands/diamonds'),
   gis: () => import('./commands/gis'),
   login: () => import('./commands/login'),
+  lookup: () => import('./commands/lookup'),
   roughImport: () => import('./commands/rough-import'),
   shipments: () => import('./commands/shipments'),
   verify: () => import('./commands/verify'),
@@ -181,6 +182,23 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .action(
       run(async (id: string, file: string, opts: { kind: (typeof FILE_KINDS)[number]; description?: string; imageType?: string }, cmd: Command) =>
         (await commands.diamonds()).diamondsAttach(io, id, file, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      ),
+    );
+
+  program
+    .command('lookup')
+    .description(
+      'find diamonds by what people who meet them hold: a grading report number (optionally with its lab), a girdle inscription or a ' +
+        "certificate number, on their active grading; exact, any case, at most 20 (the search API: a non-participant's credentials)",
+    )
+    .option('--report-number <number>', "the grading report's number")
+    .option('--lab <lab>', 'with --report-number: the grading lab (GIA, IGI, HRD, ...)')
+    .option('--inscription <text>', 'a laser inscription on the girdle')
+    .option('--certificate-number <number>', "the grading certificate's number")
+    .addOption(json())
+    .action(
+      run(async (opts: { reportNumber?: string; lab?: string; inscription?: string; certificateNumber?: string }, cmd: Command) =>
+        (await commands.lookup()).lookup(io, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
       ),
     );
 

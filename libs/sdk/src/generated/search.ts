@@ -62,6 +62,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Diamonds by grading report number, inscription or certificate number
+         * @description Exactly one of `grader_report_number` (optionally with `grading_lab`), `inscription` or `certificate_number`, compared exactly and case-insensitively with the diamond's ACTIVE graded measurement only (a deselected or replaced grading no longer finds it, once search has the new record: typically within a fraction of a second). At most 20 diamonds, ordered by `diamond_id`; none: 200 with `[]`.
+         */
+        get: operations["lookupDiamonds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/diamonds/{diamond_id}/custody": {
         parameters: {
             query?: never;
@@ -136,6 +156,30 @@ export interface paths {
         get: operations["getDiamondEpcis"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/passport/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public "look up by report number" form (HTML, no token)
+         * @description A form that opens a diamond's passport from its grading report number, when the diamond's holder has shared it.
+         */
+        get: operations["getPassportLookupForm"];
+        put?: never;
+        /**
+         * Open a shared diamond's passport by its grading report number (HTML form, no token)
+         * @description Compared exactly (surrounding spaces removed) and case-insensitively with the report number of each diamond's active grading, and its lab when chosen. Only diamonds whose holder has a live share link are found: one -> 303 to that link's passport; several (labs can share numbers) -> a page linking each; anything else -> the same 404 page whether or not a diamond has that number. Limited per client address: 429 with `Retry-After`.
+         */
+        post: operations["lookupPassport"];
         delete?: never;
         options?: never;
         head?: never;
@@ -366,6 +410,7 @@ export interface components {
              */
             content_type: string | null;
             /**
+             * Format: int64
              * @description Size in bytes.
              * @example 20480
              */
@@ -385,7 +430,10 @@ export interface components {
             asset_id?: string | null;
             /** @description Observed in the spec; not set by this platform. */
             gallery?: string | null;
-            /** @description Observed in the spec; not set by this platform. */
+            /**
+             * Format: int64
+             * @description Observed in the spec; not set by this platform.
+             */
             gallery_priority?: number | null;
         };
         FileRef: {
@@ -410,6 +458,7 @@ export interface components {
              */
             content_type: string | null;
             /**
+             * Format: int64
              * @description Size in bytes.
              * @example 20480
              */
@@ -781,9 +830,15 @@ export interface components {
             box_id?: string | null;
             /** @example Sight 5, 2024 */
             box_description?: string | null;
-            /** @example 5 */
+            /**
+             * Format: int64
+             * @example 5
+             */
             sight_no?: number | null;
-            /** @example 2024 */
+            /**
+             * Format: int64
+             * @example 2024
+             */
             sight_year?: number | null;
             /**
              * @description Extra keys allowed; the known key `dit_session_id` is a string or null (at most 16384 bytes as JSON, nested at most 8 levels).
@@ -858,11 +913,52 @@ export interface components {
             /** @description Its ancestors, nearest first: parent, grandparent, ...; empty for an original rough. */
             ancestors: components["schemas"]["DiamondV1"][];
         };
+        LookupAnswer: {
+            /** @description The current DiamondV1 of each matching diamond (what `GET /v1/diamonds/{id}` answers), ordered by `diamond_id`, at most 20; empty when none matches. */
+            results: components["schemas"]["DiamondV1"][];
+        };
+        ValidationDetailEntry: {
+            /**
+             * @description Where the bad value is: `body`, `query`, `path` or `header`, then field names and array indexes.
+             * @example [
+             *       "body",
+             *       "rough",
+             *       "carats"
+             *     ]
+             */
+            loc: (string | number)[];
+            /**
+             * @description What is wrong, for people.
+             * @example Input should be greater than 0
+             */
+            msg: string;
+            /**
+             * @description What is wrong, for programs (FastAPI-style error type).
+             * @example greater_than
+             */
+            type: string;
+        };
+        ValidationErrorResponse: {
+            detail: components["schemas"]["ValidationDetailEntry"][];
+            /**
+             * @description The entries of `detail` as one sentence.
+             * @example rough.carats: Input should be greater than 0
+             */
+            message?: string;
+            /**
+             * Format: int64
+             * @description How many further entries were left out of `detail` (it holds at most 50).
+             */
+            detail_omitted?: number;
+        };
         /** @description A signed tree head of the custody log: `jws` is a JWS compact (EdDSA, `kid` in its header, keys at `{base_url}/.well-known/custody-keys.json`) whose payload is the JCS of the four other members. */
         CustodyCheckpoint: {
             /** @description The log (one per platform instance). */
             log_id: string;
-            /** @description Leaves in the tree. */
+            /**
+             * Format: int64
+             * @description Leaves in the tree.
+             */
             tree_size: number;
             /** @description RFC 9162 Merkle tree hash of the first `tree_size` leaves. */
             root_hash: string;
@@ -903,6 +999,8 @@ export interface components {
             record_sha256: string;
             /** @description The diamond's previous entry; for a child's first entry its parent's entry at the time; null for a root. */
             prev_entry_hash: string | null;
+            /** @description Only on the `registered` entry of a diamond registered against an accepted shipment: the sorted entry hashes of the latest entries of the shipment's diamonds at registration (their chains lead to the producer). Absent on every other entry. */
+            links?: string[];
         };
         /** @description What platform knew of a change beyond the entry (not covered by `entry_hash`: an annotation, never evidence). */
         CustodyEntryContext: {
@@ -916,7 +1014,10 @@ export interface components {
             entry: components["schemas"]["CustodyEntry"];
             /** @description SHA-256 of the JCS canonical `entry`; the leaf is SHA-256(0x00 || entry_hash bytes). */
             entry_hash: string;
-            /** @description Position of the leaf in the tree. */
+            /**
+             * Format: int64
+             * @description Position of the leaf in the tree.
+             */
             leaf_index: number;
             context?: components["schemas"]["CustodyEntryContext"];
             /** @description RFC 9162 2.1.3 inclusion proof (audit path) of the leaf in the checkpoint's tree, hex, leaf side first. */
@@ -929,41 +1030,12 @@ export interface components {
         };
         /** @description RFC 9162 2.1.4 consistency proof between two tree sizes. */
         ConsistencyAnswer: {
+            /** Format: int64 */
             from: number;
+            /** Format: int64 */
             to: number;
             /** @description Hex hashes, RFC 9162 2.1.4.1 order (empty when from = to). */
             proof: string[];
-        };
-        ValidationDetailEntry: {
-            /**
-             * @description Where the bad value is: `body`, `query`, `path` or `header`, then field names and array indexes.
-             * @example [
-             *       "body",
-             *       "rough",
-             *       "carats"
-             *     ]
-             */
-            loc: (string | number)[];
-            /**
-             * @description What is wrong, for people.
-             * @example Input should be greater than 0
-             */
-            msg: string;
-            /**
-             * @description What is wrong, for programs (FastAPI-style error type).
-             * @example greater_than
-             */
-            type: string;
-        };
-        ValidationErrorResponse: {
-            detail: components["schemas"]["ValidationDetailEntry"][];
-            /**
-             * @description The entries of `detail` as one sentence.
-             * @example rough.carats: Input should be greater than 0
-             */
-            message?: string;
-            /** @description How many further entries were left out of `detail` (it holds at most 50). */
-            detail_omitted?: number;
         };
         /** @description One EPCIS 2.0 event (ObjectEvent or TransformationEvent) with the platform extension members (`dtp:` prefix). */
         EPCISEvent: {
@@ -1016,7 +1088,10 @@ export interface components {
             }[];
             /** @description The custody entry the event was made from. */
             "dtp:entryHash": string;
-            /** @description The entry's leaf index in the custody log. */
+            /**
+             * Format: int64
+             * @description The entry's leaf index in the custody log.
+             */
             "dtp:leafIndex": number;
             /**
              * @description The custody entry's `action`.
@@ -1083,6 +1158,14 @@ export interface operations {
             /** @description The current DiamondV1 record. */
             200: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1204,6 +1287,14 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1224,6 +1315,14 @@ export interface operations {
             /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
             403: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1233,6 +1332,14 @@ export interface operations {
             /** @description Unknown or deleted diamond (or an id out of format): `{message}`. */
             404: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1242,6 +1349,14 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1304,6 +1419,14 @@ export interface operations {
             /** @description The diamond id and its ancestors, nearest first. */
             200: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1373,6 +1496,14 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1393,6 +1524,14 @@ export interface operations {
             /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
             403: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1402,6 +1541,14 @@ export interface operations {
             /** @description Unknown or deleted diamond (or an id out of format): `{message}`. */
             404: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1411,6 +1558,14 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1478,6 +1633,14 @@ export interface operations {
             /** @description The file's bytes, with the media type it was uploaded with. */
             200: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     /** @description The quoted lowercase SHA-256 of the bytes (strong; the bytes of a hash never change). */
                     ETag?: string;
                     /** @description Size in bytes. */
@@ -1523,6 +1686,14 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1543,6 +1714,14 @@ export interface operations {
             /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
             403: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1552,6 +1731,14 @@ export interface operations {
             /** @description Unknown or deleted diamond, or a hash not attached to its current record (or out of format): `{message}`. */
             404: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1561,10 +1748,255 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are accepted again. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 here). */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The read model's database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    lookupDiamonds: {
+        parameters: {
+            query?: {
+                /** @description The grading report's number (`grader_report_number` of the active graded measurement). */
+                grader_report_number?: string;
+                /** @description Only with `grader_report_number`: the lab that issued the report (any case). */
+                grading_lab?: "GIA" | "IGI" | "HRD" | "AGS" | "GCAL" | "EGL" | "GSI" | "PGS" | "DCLA" | "SGL" | "IIDGR" | "NGTC" | "CGL" | "GHI" | "IGL" | "AIGS" | "GRS" | "SSEF" | "Other";
+                /** @description A laser inscription on the girdle: one of `grader_inscription_numbers` of the active graded measurement. */
+                inscription?: string;
+                /** @description The grading certificate's number (`grader_certificate_number` of the active graded measurement). */
+                certificate_number?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The matching diamonds (their current DiamondV1 records). */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "diamond_id": "01hz2a4b6c8d0e2f4g6h8j0k2m",
+                     *           "diamond_parent_id": "01hy7k3m5n7p9q1r3s5t7v9w1x",
+                     *           "id": "d2e3f4a5-b6c7-4d8e-9fa0-1b2c3d4e5f60",
+                     *           "parent_id": "c1d2e3f4-a5b6-4c7d-8e9f-0a1b2c3d4e5f",
+                     *           "version_id": "01hz9c1d3e5f7g9h1j3k5m7n9p",
+                     *           "is_current": true,
+                     *           "schema_version": "1",
+                     *           "current_stage": "polished",
+                     *           "lifecycle_state": "polished",
+                     *           "possession_state": "held",
+                     *           "unlock_status": "unlocked",
+                     *           "gis_status": "eligible",
+                     *           "assurance_level": "assured",
+                     *           "participant_id": "CUT-2024-0815",
+                     *           "participant_parent_id": "STOCK-000123",
+                     *           "participant_timestamp": "2024-06-01T08:30:00Z",
+                     *           "system_timestamp": "2024-06-12T14:20:05.120Z",
+                     *           "archived_at": null,
+                     *           "box_id": "BOX-2024-0042",
+                     *           "box_description": "Sight 5, 2024",
+                     *           "sight_no": 5,
+                     *           "sight_year": 2024,
+                     *           "entity_specific_tags": null,
+                     *           "supplementary_tags": null,
+                     *           "producer_uuid": "6f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f",
+                     *           "provenance": {
+                     *             "provenance_name": "Example Mining Co",
+                     *             "provenance_type": "mine",
+                     *             "is_locked": true,
+                     *             "is_country_code_available": true,
+                     *             "country_code": "BW"
+                     *           },
+                     *           "rough": {
+                     *             "carats": "2.35",
+                     *             "colour": "G",
+                     *             "model": "Sawable",
+                     *             "quality": "Gem",
+                     *             "stress": "light stress"
+                     *           },
+                     *           "polished": {
+                     *             "carats": "1.01",
+                     *             "shape": "Round",
+                     *             "clarity": "VS1",
+                     *             "colour": "G",
+                     *             "cut_grade": "EX",
+                     *             "polish_quality": "EX",
+                     *             "symmetry": "VG",
+                     *             "fluorescence_intensity": "N",
+                     *             "depth_percent": 61.9,
+                     *             "table_percent": 57,
+                     *             "images": [
+                     *               {
+                     *                 "hash": "2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae",
+                     *                 "filename": "face-up.jpg",
+                     *                 "description": "Face-up photograph",
+                     *                 "content_type": "image/jpeg",
+                     *                 "size": 734003,
+                     *                 "uploaded_at": "2024-06-02T09:16:00.000Z",
+                     *                 "image_type": "face_up"
+                     *               }
+                     *             ],
+                     *             "scan_reports": [
+                     *               {
+                     *                 "hash": "5d41402abc4b2a76b9719d911017c592aa9b6b7c6e5d4c3b2a1908f7e6d5c4b3",
+                     *                 "filename": "scan-report.xml",
+                     *                 "description": "Scan report of the polished stone",
+                     *                 "content_type": "application/xml",
+                     *                 "size": 20480,
+                     *                 "uploaded_at": "2024-06-02T09:15:00.000Z"
+                     *               }
+                     *             ]
+                     *           },
+                     *           "rough_check": false,
+                     *           "rough_objective_verification_results": [],
+                     *           "polished_objective_verification_results": [],
+                     *           "grading": [
+                     *             {
+                     *               "id": "7d9f0e7a-1c55-4c0e-9a43-2f8f6f1b5b11",
+                     *               "is_active": true,
+                     *               "is_selectable": true,
+                     *               "source": "gis",
+                     *               "grading_lab": "GIA",
+                     *               "grader_certificate_number": "2141438172",
+                     *               "grader_report_number": "R-2141438172",
+                     *               "graded_date": "2024-06-10T00:00:00Z",
+                     *               "carats": "1.01",
+                     *               "shape": "Round",
+                     *               "colour": "G",
+                     *               "clarity": "VS1",
+                     *               "cut_grade": "EX",
+                     *               "polish_quality": "EX",
+                     *               "symmetry": "VG",
+                     *               "fluorescence_intensity": "N",
+                     *               "depth_percent": "61.9",
+                     *               "table_percent": "57",
+                     *               "length": "6.41",
+                     *               "width": "6.45",
+                     *               "depth": "3.98",
+                     *               "grader_inscription_numbers": [
+                     *                 "GIA 2141438172"
+                     *               ]
+                     *             }
+                     *           ],
+                     *           "data_requests": [],
+                     *           "three_d_plan_available": false,
+                     *           "verification_status": "Verified",
+                     *           "verification_description": "verified record",
+                     *           "verification_status_modified_at": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LookupAnswer"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No criterion, several criteria, `grading_lab` without `grader_report_number`, an unknown `grading_lab`, a repeated parameter, an empty value or one longer than 256 characters, or an unknown parameter: `{detail}` names the members. */
+            422: {
+                headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds. */
@@ -1623,6 +2055,14 @@ export interface operations {
             /** @description The checkpoint and the proven entries. */
             200: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1703,6 +2143,14 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1723,6 +2171,14 @@ export interface operations {
             /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
             403: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1732,6 +2188,14 @@ export interface operations {
             /** @description No custody entry of this diamond is covered by a checkpoint yet (or an unknown id, or one out of format): `{message}`. */
             404: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1741,6 +2205,14 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1800,6 +2272,14 @@ export interface operations {
             /** @description The signed tree head. */
             200: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1829,6 +2309,14 @@ export interface operations {
             /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
             403: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1838,6 +2326,14 @@ export interface operations {
             /** @description No checkpoint yet: `{message}`. */
             404: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1902,6 +2398,14 @@ export interface operations {
             /** @description The proof. */
             200: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1932,6 +2436,14 @@ export interface operations {
             /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
             403: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1941,6 +2453,14 @@ export interface operations {
             /** @description `from` or `to` missing, not an integer, below 1, `from` greater than `to`, or `to` beyond the latest checkpoint: `{detail}` names the field. */
             422: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2003,6 +2523,14 @@ export interface operations {
             /** @description The EPCIS 2.0 document (valid against GS1's EPCIS 2.0 JSON Schema). */
             200: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2106,6 +2634,14 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2126,6 +2662,14 @@ export interface operations {
             /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
             403: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2135,6 +2679,14 @@ export interface operations {
             /** @description No custody entry of this diamond is covered by a checkpoint yet (or an unknown id, or one out of format): `{message}`. */
             404: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2144,6 +2696,14 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2191,6 +2751,183 @@ export interface operations {
             };
         };
     };
+    getPassportLookupForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The form. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description No script; the pages' styles by hash; the form posts to this service only. */
+                    "Content-Security-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are accepted again. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 here). */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    lookupPassport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @example 2141438172 */
+                    report_number: string;
+                    /**
+                     * @description Empty: any lab.
+                     * @example GIA
+                     * @enum {string}
+                     */
+                    grading_lab?: "" | "GIA" | "IGI" | "HRD" | "AGS" | "GCAL" | "EGL" | "GSI" | "PGS" | "DCLA" | "SGL" | "IIDGR" | "NGTC" | "CGL" | "GHI" | "IGL" | "AIGS" | "GRS" | "SSEF" | "Other";
+                };
+            };
+        };
+        responses: {
+            /** @description Several shared diamonds have that number: links to their passports. */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description No script; the pages' styles by hash; the form posts to this service only. */
+                    "Content-Security-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The diamond's passport: `Location` is `/passport/{share_id}` of its live share link. */
+            303: {
+                headers: {
+                    /** @description The passport page of the shared diamond (a path on this service). */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No shared passport for that number: always the same page. */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    /** @description No script; the pages' styles by hash; the form posts to this service only. */
+                    "Content-Security-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No report number, one longer than 256 characters, or an unknown lab: the form with the reason. */
+            422: {
+                headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Too many look-ups from this address (PASSPORT_LOOKUP_PER_IP per PASSPORT_LOOKUP_WINDOW_SECONDS): a page saying when to try again. */
+            429: {
+                headers: {
+                    /** @description Seconds until look-ups are accepted again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The read model's database cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
     getPassportVerifyBundle: {
         parameters: {
             query?: never;
@@ -2203,6 +2940,14 @@ export interface operations {
             /** @description The script. */
             200: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     /** @description `public, max-age=300`. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2254,6 +2999,14 @@ export interface operations {
             /** @description The icon. */
             200: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     /** @description `public, max-age=86400`. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2308,6 +3061,14 @@ export interface operations {
             /** @description The passport page. */
             200: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     /** @description Scripts from this service and the page's own hashed inline script; fetches to this service and the platform's keys. */
                     "Content-Security-Policy"?: string;
                     [name: string]: unknown;
@@ -2323,6 +3084,14 @@ export interface operations {
             /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format).: an HTML page saying so for a browser (`Accept: text/html`), `{message}` for any other client. */
             404: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2386,6 +3155,14 @@ export interface operations {
             /** @description The custody answer. */
             200: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2466,6 +3243,14 @@ export interface operations {
             /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`. Also before the custody log has a checkpoint covering the diamond. */
             404: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2533,6 +3318,14 @@ export interface operations {
             /** @description The proof. */
             200: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2552,6 +3345,14 @@ export interface operations {
             /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`. */
             404: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2561,6 +3362,14 @@ export interface operations {
             /** @description `from` or `to` missing, not an integer, below 1, `from` greater than `to`, or `to` beyond the latest checkpoint: `{detail}` names the field. */
             422: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2623,6 +3432,14 @@ export interface operations {
             /** @description The current DiamondV1 record. */
             200: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2744,6 +3561,14 @@ export interface operations {
             /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`. */
             404: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2808,6 +3633,14 @@ export interface operations {
             /** @description The image's bytes. */
             200: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     /** @description `no-store`: a revoked link stops showing it at once. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -2820,6 +3653,14 @@ export interface operations {
             /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`. Or no such photo. */
             404: {
                 headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
                     [name: string]: unknown;
                 };
                 content: {
