@@ -1,4 +1,4 @@
-import { IsInt, IsOptional, IsString, IsUrl, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUrl, Max, Min } from 'class-validator';
 import { TokenCheckingConfig } from '@dtp/auth-guard';
 
 const url = { require_tld: false, require_protocol: true };
@@ -24,6 +24,23 @@ export class SearchConfig extends TokenCheckingConfig {
   @IsOptional()
   @IsUrl(url)
   SEARCH_PUBLIC_URL?: string;
+
+  /**
+   * The passport's "look up by report number" form (POST /passport/lookup): look-ups per client address (request.ip,
+   * X-Forwarded-For believed from TRUSTED_PROXIES only) per PASSPORT_LOOKUP_WINDOW_SECONDS; past it 429 with
+   * Retry-After. Always on (it guards against guessing report numbers); 0 turns it off.
+   */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  PASSPORT_LOOKUP_PER_IP: number = 10;
+
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(86_400)
+  PASSPORT_LOOKUP_WINDOW_SECONDS: number = 60;
 
   @IsString()
   BLOB_STORE_DIR: string = '.data/blobs';

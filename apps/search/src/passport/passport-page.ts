@@ -7,8 +7,8 @@ export function esc(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }
 
-/** Colours chosen for WCAG AA contrast (4.5:1 or better) on their backgrounds. */
-const STYLE = `
+/** Colours chosen for WCAG AA contrast (4.5:1 or better) on their backgrounds. Exported for the look-up pages (passport-lookup-page.ts). */
+export const STYLE = `
 :root{color-scheme:light;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1a1a;background:#fff}
 body{margin:0;line-height:1.5}
 header,main,footer{max-width:46rem;margin:0 auto;padding:1rem 1.25rem}
@@ -195,6 +195,6 @@ export function renderNotFound(): string {
   return layout(
     'Passport not found',
     `<header><p>Diamond traceability platform</p><h1>Passport not found</h1></header>
-<main><p>This passport link is unknown, has expired or was revoked by the diamond's holder.</p><p>Ask the holder for a new link.</p></main>`,
+<main><p>This passport link is unknown, has expired or was revoked by the diamond's holder.</p><p>Ask the holder for a new link.</p><p>Have the diamond's grading report? <a href="/passport/lookup">Look up its passport by report number</a>.</p></main>`,
   );
 }
