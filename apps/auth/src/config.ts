@@ -32,12 +32,35 @@ export function isStrongAdminToken(token: string | undefined): boolean {
 export class AuthConfig extends BaseServiceConfig {
   override PORT: number = 3001;
 
+  /** HTTPS beside PORT, for mutual TLS (with TLS_CERT_FILE and TLS_KEY_FILE; `npm start -- --tls`: 3441). Unset: no HTTPS. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  AUTH_TLS_PORT?: number;
+
+  override get tlsPort(): number | undefined {
+    return this.AUTH_TLS_PORT;
+  }
+
+  override get tlsPortVariable(): string {
+    return 'AUTH_TLS_PORT';
+  }
+
   @IsUrl({ ...url, protocols: ['postgres', 'postgresql'] })
   DATABASE_URL!: string;
 
   /** `iss` of every token: this service's public base address ({auth_url}). */
   @IsUrl(url)
   AUTH_ISSUER: string = 'http://localhost:3001';
+
+  /**
+   * Optional: where clients reach this service over mutual TLS when that is not AUTH_ISSUER (its HTTPS port, or an
+   * ingress host that asks for client certificates): advertised as `mtls_endpoint_aliases` (RFC 8705 5).
+   */
+  @IsOptional()
+  @IsUrl(url)
+  AUTH_MTLS_URL?: string;
 
   /**
    * Bearer token for the admin API (onboarding). Required; `npm start` uses the documented dev value. In

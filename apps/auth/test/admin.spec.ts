@@ -131,8 +131,11 @@ describe('admin API', () => {
         role: 'producer',
         provenance: { name: 'Pit', type: 'mine', country_code: null },
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+        integration_started_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
         clients: [{ client_id: p.client_id, created_at: expect.any(String), revoked_at: null }],
       });
+      // not given at onboarding: the integration started then
+      expect(body.integration_started_at).toBe(body.created_at);
       expect(JSON.stringify(body)).not.toMatch(/secret|scrypt/);
     });
 

@@ -6,6 +6,21 @@ const url = { require_tld: false, require_protocol: true };
 export class GisConfig extends TokenCheckingConfig {
   override PORT: number = 3004;
 
+  /** HTTPS beside PORT, for mutual TLS (with TLS_CERT_FILE and TLS_KEY_FILE; `npm start -- --tls`: 3444). Unset: no HTTPS. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  GIS_TLS_PORT?: number;
+
+  override get tlsPort(): number | undefined {
+    return this.GIS_TLS_PORT;
+  }
+
+  override get tlsPortVariable(): string {
+    return 'GIS_TLS_PORT';
+  }
+
   @IsUrl({ ...url, protocols: ['postgres', 'postgresql'] })
   DATABASE_URL!: string;
 

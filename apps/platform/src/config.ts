@@ -8,6 +8,21 @@ const url = { require_tld: false, require_protocol: true };
 export class PlatformConfig extends TokenCheckingConfig {
   override PORT: number = 3002;
 
+  /** HTTPS beside PORT, for mutual TLS (with TLS_CERT_FILE and TLS_KEY_FILE; `npm start -- --tls`: 3442). Unset: no HTTPS. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PLATFORM_TLS_PORT?: number;
+
+  override get tlsPort(): number | undefined {
+    return this.PLATFORM_TLS_PORT;
+  }
+
+  override get tlsPortVariable(): string {
+    return 'PLATFORM_TLS_PORT';
+  }
+
   /** This service's own database (postgres://user:pass@host:port/dtp_platform). */
   @IsUrl({ ...url, protocols: ['postgres', 'postgresql'] })
   DATABASE_URL!: string;

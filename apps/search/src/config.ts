@@ -6,6 +6,21 @@ const url = { require_tld: false, require_protocol: true };
 export class SearchConfig extends TokenCheckingConfig {
   override PORT: number = 3003;
 
+  /** HTTPS beside PORT, for mutual TLS (with TLS_CERT_FILE and TLS_KEY_FILE; `npm start -- --tls`: 3443). Unset: no HTTPS. */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  SEARCH_TLS_PORT?: number;
+
+  override get tlsPort(): number | undefined {
+    return this.SEARCH_TLS_PORT;
+  }
+
+  override get tlsPortVariable(): string {
+    return 'SEARCH_TLS_PORT';
+  }
+
   @IsUrl({ ...url, protocols: ['postgres', 'postgresql'] })
   DATABASE_URL!: string;
 

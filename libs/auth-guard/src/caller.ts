@@ -8,6 +8,13 @@ export interface Caller {
   clientId: string;
   /** Display name of the participant, when the token carries it. */
   name?: string;
+  /**
+   * The client certificate (RFC 8705 `x5t#S256`) the caller is tied to: the token's `cnf` (a certificate-bound
+   * token, accepted only on requests made with that certificate), or the certificate of a legacy mTLS call.
+   */
+  certificateThumbprint?: string;
+  /** How the caller authenticated: an access token (the default) or a registered client certificate alone (legacy mTLS). */
+  via?: 'token' | 'mtls';
 }
 
 export const ROLES_KEY = 'dtp:roles';

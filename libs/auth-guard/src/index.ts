@@ -6,3 +6,4 @@ export * from './jwt.strategy';
 export * from './token-verifier';
 export * from './deny-list';
 export * from './revocation-events.controller';
+export * from './certificate-registry';

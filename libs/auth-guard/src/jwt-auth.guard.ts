@@ -2,7 +2,7 @@ import { ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard, AuthModuleOptions } from '@nestjs/passport';
 import { ForbiddenError, UnauthenticatedError, UnavailableError } from '@dtp/domain';
-import { IS_PUBLIC_KEY } from '@dtp/service-kit';
+import { ClientCertificate, IS_PUBLIC_KEY, UnreadableClientCertificate } from '@dtp/service-kit';
 import type { Role } from '@dtp/domain';
 import { Caller, ROLES_KEY } from './caller';
 import { readAuthorization, TokenRequest } from './jwt.strategy';
@@ -13,7 +13,13 @@ interface GuardedRequest extends TokenRequest {
   id?: string;
   caller?: Caller;
   log?: { error(obj: object, msg: string): void };
+  /** Set by the kit on requests made with a client certificate (service-kit client-certificate.ts). */
+  clientCertificate?: ClientCertificate | UnreadableClientCertificate;
 }
+
+/** A legacy call's client id (rate limits, logs): the certificate's thumbprint, not a credential of auth's. */
+export const MTLS_CLIENT_PREFIX = 'mtls:';
+export const BOUND_TOKEN_MESSAGE = 'token is bound to a client certificate (cnf x5t#S256): make the request over mutual TLS with that certificate';
 
 /** Seconds a client is asked to wait when the issuer's keys cannot be fetched. */
 const KEYS_RETRY_AFTER_SECONDS = 5;
@@ -43,12 +49,48 @@ export class JwtAuthGuard extends AuthGuard() {
     const targets = [ctx.getHandler(), ctx.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC_KEY, targets)) return true;
     const req = this.getRequest(ctx);
+    const certificate = req.clientCertificate;
+    // Legacy mode: a request over mutual TLS with no token acts as the certificate's participant (docs/auth.md).
+    if (certificate !== undefined && !hasAuthorization(req)) {
+      req.caller = this.legacyCaller(certificate);
+      return this.checkRole(req.caller, targets);
+    }
     // A token verified before (the verified-token cache, the deny-list still consulted) skips passport's
     // per-request machinery too: about 10 us of CPU per request, a tenth of a cached search read (bench search).
     const cached = this.cachedCaller(req);
     if (cached) req.caller = cached;
     else await super.canActivate(ctx);
     const caller = req.caller!;
+    // RFC 8705 3: a certificate-bound token only on a request made with that certificate.
+    if (caller.certificateThumbprint !== undefined) {
+      const presented = certificate !== undefined && 'x5tS256' in certificate ? certificate.x5tS256 : undefined;
+      if (presented !== caller.certificateThumbprint) throw invalidToken(BOUND_TOKEN_MESSAGE);
+    }
+    return this.checkRole(caller, targets);
+  }
+
+  /**
+   * The caller of a legacy mTLS call: the participant a registered, unexpired certificate belongs to, with its role.
+   * Anything else is 401 invalid_token with the reason (RFC 6750), never a fall-through to "no token".
+   */
+  private legacyCaller(certificate: ClientCertificate | UnreadableClientCertificate): Caller {
+    if ('problem' in certificate) throw invalidToken(certificate.problem);
+    const registered = this.verifier.certificates.find(certificate.x5tS256);
+    if (!registered) {
+      throw invalidToken('the client certificate is not registered for a legacy (mutual TLS) integration; send an access token');
+    }
+    if (registered.notAfter <= Date.now()) throw invalidToken('the client certificate has expired');
+    return {
+      participantId: registered.participantId,
+      role: registered.role,
+      clientId: `${MTLS_CLIENT_PREFIX}${registered.x5tS256}`,
+      name: registered.name,
+      certificateThumbprint: registered.x5tS256,
+      via: 'mtls',
+    };
+  }
+
+  private checkRole(caller: Caller, targets: Parameters<Reflector['getAllAndOverride']>[1]): boolean {
     const roles = this.reflector.getAllAndOverride<Role[] | undefined>(ROLES_KEY, targets);
     if (roles && !roles.includes(caller.role)) {
       throw new ForbiddenError(`role "${caller.role}" may not perform this operation; allowed: ${roles.join(', ')}`);
@@ -91,6 +133,12 @@ export class JwtAuthGuard extends AuthGuard() {
       throw refusal instanceof KeysUnavailableError ? keysUnavailable(req, refusal) : invalidToken(refusal.message);
     }) as TUser;
   }
+}
+
+/** Whether the request carries an Authorization header at all (then it is a token request, whatever the certificate). */
+function hasAuthorization(req: GuardedRequest): boolean {
+  const value = req.headers.authorization;
+  return typeof value === 'string' ? value.trim() !== '' : Array.isArray(value) && value.length > 0;
 }
 
 /** 503 with `Retry-After` and the body every 503 of an unreachable dependency has: the message and the request id. */

@@ -2,7 +2,7 @@ import { Controller, Inject, OnModuleInit } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { Logger } from 'pino';
 import type { Gauge } from 'prom-client';
-import { ClientRevokedData, EnvelopeOf, EventTypes, Topics } from '@dtp/domain';
+import { ClientCertificateChangedData, ClientRevokedData, EnvelopeOf, EventTypes, Topics } from '@dtp/domain';
 import type { EventContext, EventRoute } from '@dtp/events';
 import { gaugeOf, LOGGER, ServiceMetrics } from '@dtp/service-kit';
 import { TokenVerifier } from './token-verifier';
@@ -32,6 +32,14 @@ export class RevocationEventsController implements OnModuleInit {
 
   onModuleInit(): void {
     const denyList = this.verifier.denyList;
+    const certificates = this.verifier.certificates;
+    gaugeOf(this.metrics.registry, {
+      name: 'mtls_registered_certificates',
+      help: 'Client certificates of legacy (mutual TLS) participants this instance accepts',
+      collect(this: Gauge) {
+        this.set(certificates.size);
+      },
+    });
     gaugeOf(this.metrics.registry, {
       name: 'token_revoked_clients',
       help: 'Revoked clients whose tokens this instance refuses (revocations whose tokens may not have expired yet)',
@@ -46,8 +54,21 @@ export class RevocationEventsController implements OnModuleInit {
     switch (envelope.event_type) {
       case EventTypes.CLIENT_REVOKED:
         return this.revoke(envelope.data);
+      case EventTypes.CLIENT_CERTIFICATE_CHANGED:
+        return this.certificateChanged(envelope.data, envelope.revision);
       case EventTypes.PARTICIPANT_ONBOARDED:
         return; // not ours
+    }
+  }
+
+  /** A legacy participant's client certificate registered or removed (DESIGN.md "Legacy integrations: mutual TLS"). */
+  private certificateChanged(data: ClientCertificateChangedData, revision: number): void {
+    if (this.verifier.certificates.apply(data, revision)) {
+      const { certificate_id, participant_id, x5t_s256, removed_at } = data;
+      this.logger.info(
+        { component: 'certificates', certificate_id, participant_id, x5t_s256, removed: removed_at !== null },
+        removed_at === null ? 'client certificate registered: legacy mTLS calls with it are accepted' : 'client certificate removed: it is refused',
+      );
     }
   }
 

@@ -5,6 +5,7 @@ import type { VerifyOptions } from 'jsonwebtoken';
 import { Strategy as PassportJwtStrategy } from 'passport-jwt';
 import type { Caller } from './caller';
 import { ClientDenyList } from './deny-list';
+import { CertificateRegistry } from './certificate-registry';
 
 export interface TokenVerifierOptions {
   /** Expected `iss`: the auth service's base address. */
@@ -106,6 +107,8 @@ export class TokenVerifier {
    * cached token or not: a token of a client revoked after it was cached is refused from the next request on.
    */
   readonly denyList: ClientDenyList;
+  /** Legacy participants' registered client certificates (fed by `client_certificate.changed`: RevocationEventsController). */
+  readonly certificates = new CertificateRegistry();
   /** passport-jwt's options for these tokens (also used by `verify`). */
   readonly jwtOptions: JwtCheckOptions;
   private readonly clockTolerance: number;
@@ -194,11 +197,14 @@ export class TokenVerifier {
     if (typeof participantId !== 'string' || participantId === '' || typeof role !== 'string' || !ROLES.has(role)) {
       throw new TokenError('token lacks participant_id or role');
     }
+    const bound = certificateBinding(payload.cnf);
+    if (bound === null) throw new TokenError('token claim "cnf" is not acceptable (invalid)');
     const caller: Caller = {
       participantId,
       role: role as Caller['role'],
       clientId: typeof payload.client_id === 'string' ? payload.client_id : String(payload.sub),
       name: typeof payload.name === 'string' ? payload.name : undefined,
+      ...(bound !== undefined ? { certificateThumbprint: bound } : {}),
     };
     const iat = payload.iat as number;
     if (this.denyList.refuses(caller.clientId, iat)) throw new TokenError(REVOKED_TOKEN_MESSAGE);
@@ -256,6 +262,17 @@ export class TokenVerifier {
     if (payload.exp > now + this.ttl + this.skew) return 'token claim "exp" is further in the future than the token lifetime';
     return undefined;
   }
+}
+
+/**
+ * RFC 8705 3.1: the `x5t#S256` of a certificate-bound token's `cnf`; undefined when the token has no `cnf`, null when
+ * its `cnf` is not one this verifier understands (such a token is refused: it must not be taken as unbound).
+ */
+function certificateBinding(cnf: unknown): string | undefined | null {
+  if (cnf === undefined) return undefined;
+  if (!isPlainObject(cnf)) return null;
+  const thumbprint = cnf['x5t#S256'];
+  return typeof thumbprint === 'string' && /^[A-Za-z0-9_-]{43}$/.test(thumbprint) ? thumbprint : null;
 }
 
 const notAcceptable = (claim: string, reason: 'missing' | 'check_failed' | 'invalid') => `token claim "${claim}" is not acceptable (${reason})`;

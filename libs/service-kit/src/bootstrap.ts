@@ -17,6 +17,17 @@ import { buildOpenApiDocument, DocsOptions } from './openapi';
 import { PinoNestLogger } from './logger';
 import { ApiValidationPipe } from './validation.pipe';
 import { registerBodyDrain } from './body-drain';
+import { ClientCertificate, clientCertificateOf, UnreadableClientCertificate } from './client-certificate';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * The client certificate the request was made with (mutual TLS on the service's HTTPS listener, or forwarded by
+     * a TRUSTED_PROXIES ingress), an unreadable forwarded one, or undefined: client-certificate.ts.
+     */
+    clientCertificate?: ClientCertificate | UnreadableClientCertificate;
+  }
+}
 
 export interface HttpAppOptions {
   ctx: ServiceContext;
@@ -112,6 +123,7 @@ export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyAp
     abortOnError: false,
   });
   const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  fastify.decorateRequest('clientCertificate', undefined);
 
   // The hooks take Fastify's callback form: an async hook costs a promise and a microtask on every request.
   fastify.addHook('onRequest', (request, reply, done) => {
@@ -124,6 +136,13 @@ export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyAp
       }
     }
     if (request.protocol === 'https') void reply.header('strict-transport-security', HSTS);
+    if (
+      (request.raw.socket as { encrypted?: boolean }).encrypted ||
+      request.headers['ssl-client-cert'] !== undefined ||
+      request.headers['x-forwarded-client-cert'] !== undefined
+    ) {
+      request.clientCertificate = clientCertificateOf(request, ctx.http.trustsPeer);
+    }
     done();
   });
 

@@ -15,6 +15,7 @@ export interface HttpConfig {
  */
 export class HttpSettings {
   private trust: (address: string, hop: number) => boolean = () => false;
+  private proxies: TrustedProxies = TrustedProxies.parse('');
   docsEnabled = true;
   metricsOnMainPort = true;
   /** Set when a graceful shutdown starts: answers carry `Connection: close` so keep-alive clients move on. */
@@ -23,8 +24,12 @@ export class HttpSettings {
   /** Fastify's `trustProxy` function (stable identity; follows the config applied later). */
   readonly trustProxy = (address: string, hop: number): boolean => this.trust(address, hop);
 
+  /** Whether a socket peer is a TRUSTED_PROXIES hop (whose forwarded client certificate is believed). */
+  readonly trustsPeer = (address: string): boolean => this.proxies.entries.length > 0 && this.proxies.trusts(address);
+
   apply(config: HttpConfig): void {
-    this.trust = TrustedProxies.parse(config.TRUSTED_PROXIES).trustFunction();
+    this.proxies = TrustedProxies.parse(config.TRUSTED_PROXIES);
+    this.trust = this.proxies.trustFunction();
     this.docsEnabled = config.DOCS_ENABLED !== false;
     this.metricsOnMainPort = config.METRICS_PORT === undefined || config.METRICS_PORT === null;
   }

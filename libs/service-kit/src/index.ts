@@ -23,3 +23,6 @@ export * from './contract-hook';
 export * from './nest-interceptor-context';
 export * from './rate-limit';
 export * from './metric';
+export * from './client-certificate';
+export * from './tls-listener';
+export * from './dev-certificates';

@@ -8,6 +8,8 @@ import { ServiceMetrics } from './metrics';
 import { Readiness } from './readiness';
 import { BaseServiceConfig, RunningService, sleep } from './service';
 import type { Logger } from 'pino';
+import type { FastifyInstance } from 'fastify';
+import { closeTlsListener, startTlsListener } from './tls-listener';
 
 /**
  * A service's logger, metrics and readiness. Readiness reports the `events` component from the consumer gauges
@@ -83,6 +85,23 @@ export async function listenService(opts: {
     metrics?.server.close();
     throw err;
   }
+  // HTTPS beside the plain port (mutual TLS): the same Fastify routing, on a TLS server asking for client certificates.
+  let tls: Awaited<ReturnType<typeof startTlsListener>> | undefined;
+  if (config.tlsPort !== undefined && config.TLS_CERT_FILE && config.TLS_KEY_FILE) {
+    const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+    try {
+      tls = await startTlsListener(
+        { TLS_CERT_FILE: config.TLS_CERT_FILE, TLS_KEY_FILE: config.TLS_KEY_FILE, TLS_CLIENT_CA_FILE: config.TLS_CLIENT_CA_FILE },
+        config.tlsPort,
+        config.HOST,
+        (req, res) => fastify.routing(req, res),
+      );
+    } catch (err) {
+      await app.close();
+      metrics?.server.close();
+      throw err;
+    }
+  }
   // Event consumers (the app's microservices, e.g. @dtp/events' EventsServer) start after the server listens, so
   // a restarted service answers at once while its Kafka groups join; readiness shows `consumers` until then.
   const microservices = app.startAllMicroservices().catch((err: unknown) => {
@@ -97,12 +116,14 @@ export async function listenService(opts: {
     name: opts.name,
     url: `http://localhost:${port}`,
     ...(metrics ? { metricsUrl: metrics.url } : {}),
+    ...(tls ? { tlsUrl: tls.url } : {}),
     app,
     close: () =>
       (closing ??= (async () => {
         ctx.readiness.startDraining();
         ctx.http.draining = true;
         if (config.SHUTDOWN_DRAIN_MS > 0) await sleep(config.SHUTDOWN_DRAIN_MS);
+        if (tls) await closeTlsListener(tls.server);
         await app.close();
         await opts.onClose?.();
         if (metrics) await new Promise<void>((resolve) => metrics.server.close(() => resolve()));

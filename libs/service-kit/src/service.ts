@@ -8,6 +8,7 @@ import { loadConfig } from './config';
 import { runExitHooks } from './exit-hooks';
 import { createLogger, LOG_FORMAT_VALUES } from './logger';
 import { TrustedProxies } from './trusted-proxies';
+import { tlsProblem } from './tls-listener';
 
 /** The reason TRUSTED_PROXIES does not parse, or undefined when it does. */
 function trustedProxiesProblem(value: unknown): string | undefined {
@@ -116,6 +117,46 @@ export class BaseServiceConfig {
   @Transform(envBoolean)
   @IsBoolean({ message: 'DOCS_ENABLED must be true or false' })
   DOCS_ENABLED: boolean = true;
+
+  /**
+   * HTTPS beside PORT (mutual TLS for legacy integrations; DESIGN.md "Legacy integrations: mutual TLS"): the server
+   * certificate and its key (PEM files), and the service's own `<SERVICE>_TLS_PORT` (tlsPort). All three or none.
+   * The listener asks clients for a certificate and accepts any; TLS_CLIENT_CA_FILE optionally names the CAs it
+   * suggests to them. Checked at start-up: the files readable, the key the certificate's.
+   */
+  @IsOptional()
+  @IsString()
+  TLS_CERT_FILE?: string;
+
+  @IsOptional()
+  @IsString()
+  TLS_KEY_FILE?: string;
+
+  @IsOptional()
+  @IsString()
+  TLS_CLIENT_CA_FILE?: string;
+
+  /** The service's HTTPS port (its `<SERVICE>_TLS_PORT`, declared by each service's config); undefined: no HTTPS. */
+  get tlsPort(): number | undefined {
+    return undefined;
+  }
+
+  /** The name of the service's TLS port variable, for messages. */
+  get tlsPortVariable(): string {
+    return 'TLS_PORT';
+  }
+
+  /** Validation only: the TLS settings as one check (tls-listener.ts tlsProblem), described without secrets. */
+  @ValidateBy({
+    name: 'tlsSettings',
+    validator: {
+      validate: (_value: unknown, args) => tlsProblem(args?.object as BaseServiceConfig) === undefined,
+      defaultMessage: (args) => tlsProblem(args?.object as BaseServiceConfig) ?? 'invalid',
+    },
+  })
+  get TLS_SETTINGS(): string {
+    return this.tlsPort === undefined ? 'off' : `HTTPS on ${this.tlsPort} with ${this.TLS_CERT_FILE ?? '(no TLS_CERT_FILE)'}`;
+  }
 }
 
 export interface RunningService {
@@ -123,6 +164,8 @@ export interface RunningService {
   url: string;
   /** Where `/metrics` is served when METRICS_PORT is set (it is then not on `url`). */
   metricsUrl?: string;
+  /** The HTTPS listener's address (mutual TLS) when `<SERVICE>_TLS_PORT` is set. */
+  tlsUrl?: string;
   app: NestFastifyApplication;
   /** Graceful stop: readiness fails, in-flight requests finish, background work stops, pools close. */
   close(): Promise<void>;

@@ -23,6 +23,8 @@ export interface ParticipantWithToken extends ParticipantCredentials {
 export interface OnboardOptions {
   name?: string;
   provenance?: { name: string; type: string; country_code?: string | null } | null;
+  /** When its integration started (default: now); before 2023-06-30 it may use mutual TLS. */
+  integration_started_at?: string;
 }
 
 let counter = 0;
@@ -46,6 +48,7 @@ export async function onboard(stack: Pick<TestStack, 'urls'>, role: Role, opts: 
   const body: Record<string, unknown> = { name, role };
   if (opts.provenance !== undefined) body.provenance = opts.provenance;
   else if (role === 'producer') body.provenance = { name: 'Test mine', type: 'mine', country_code: 'BW' };
+  if (opts.integration_started_at !== undefined) body.integration_started_at = opts.integration_started_at;
   const res = await fetch(`${authUrl(stack)}/admin/participants`, {
     method: 'POST',
     headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },

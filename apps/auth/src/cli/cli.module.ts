@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ServiceCoreModule } from '@dtp/service-host';
 import { authDatabase } from '../app';
 import { AuthConfig } from '../config';
+import { ClientCertificatesModule } from '../certificates/client-certificates.module';
 import { KeysModule } from '../keys/keys.module';
 import { ParticipantsModule } from '../participants/participants.module';
 import { AUTH_CONFIG } from '../tokens';
@@ -27,8 +28,9 @@ export class AuthCliModule {
         }),
         ParticipantsModule,
         KeysModule,
+        ClientCertificatesModule,
       ],
-      exports: [ParticipantsModule, KeysModule],
+      exports: [ParticipantsModule, KeysModule, ClientCertificatesModule],
     };
   }
 }

@@ -4,8 +4,11 @@ import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
 import { Command, CommanderError } from 'commander';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { DomainError, isUuid, OnboardParticipantDto } from '@dtp/domain';
-import { ConfigError, loadConfig, toValidationDetails } from '@dtp/service-kit';
+import { ConfigError, ensureDevCa, issueDevCertificate, loadConfig, toValidationDetails } from '@dtp/service-kit';
+import { ClientCertificatesService } from '../certificates/client-certificates.service';
 import { AuthConfig } from '../config';
 import { SigningKeys } from '../keys/signing-keys';
 import { ParticipantsService } from '../participants/participants.service';
@@ -15,10 +18,17 @@ export const USAGE = `usage: npm run auth:cli -- <command> [options]   (prints J
 
   onboard --name <name> --role <producer|manufacturer|retailer|grading_lab|non_participant>
           [--provenance-name <name> --provenance-type <type> [--country-code <XX>]]
+          [--integration-started-at <ISO date-time>]   (before 2023-06-30: a legacy integration, mutual TLS allowed)
   add-credential --participant <participant_id>
   revoke-client --client-id <client_id>
   show --participant <participant_id>
   rotate-keys
+  register-certificate --participant <participant_id> --certificate-file <PEM file>
+  list-certificates --participant <participant_id>
+  remove-certificate --participant <participant_id> --certificate <certificate_id>
+  issue-dev-certificate --participant <participant_id> [--out <dir>] [--ca-dir <dir>]
+          development only: a client key and certificate signed by the development CA of \`npm start -- --tls\`
+          (--ca-dir, default .data/tls), written to --out (default .data/tls/clients), and registered
 `;
 
 export interface CliIo {
@@ -57,7 +67,12 @@ async function prepare(command: string, options: Options, io: CliIo): Promise<Ru
         options['provenance-name'] || options['provenance-type'] || options['country-code']
           ? { name: options['provenance-name'], type: options['provenance-type'], country_code: options['country-code'] }
           : undefined;
-      const dto = plainToInstance(OnboardParticipantDto, { name: options.name, role: options.role, provenance });
+      const dto = plainToInstance(OnboardParticipantDto, {
+        name: options.name,
+        role: options.role,
+        provenance,
+        ...(options['integration-started-at'] !== undefined ? { integration_started_at: options['integration-started-at'] } : {}),
+      });
       const errors = await validate(dto, { whitelist: true, forbidNonWhitelisted: true });
       if (errors.length > 0) {
         io.err(JSON.stringify({ error: 'invalid input', detail: toValidationDetails(errors, 'options') }, null, 2));
@@ -81,6 +96,50 @@ async function prepare(command: string, options: Options, io: CliIo): Promise<Ru
       const id = participantId();
       return typeof id === 'number' ? id : (app) => app.get(ParticipantsService).get(id);
     }
+    case 'register-certificate': {
+      const id = participantId();
+      if (typeof id === 'number') return id;
+      const file = need('certificate-file');
+      if (!file) return 2;
+      let pem: string;
+      try {
+        pem = readFileSync(file, 'utf8');
+      } catch (err) {
+        io.err(JSON.stringify({ message: `cannot read --certificate-file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` }));
+        return 2;
+      }
+      return (app) => app.get(ClientCertificatesService).register(id, pem);
+    }
+    case 'list-certificates': {
+      const id = participantId();
+      return typeof id === 'number' ? id : async (app) => ({ certificates: await app.get(ClientCertificatesService).list(id) });
+    }
+    case 'remove-certificate': {
+      const id = participantId();
+      if (typeof id === 'number') return id;
+      const certificateId = need('certificate');
+      if (!certificateId) return 2;
+      if (!isUuid(certificateId)) {
+        io.err(JSON.stringify({ message: 'certificate id must be a UUID' }));
+        return 2;
+      }
+      return async (app) => {
+        await app.get(ClientCertificatesService).remove(id, certificateId.toLowerCase());
+        return { participant_id: id, certificate_id: certificateId.toLowerCase(), removed: true };
+      };
+    }
+    case 'issue-dev-certificate': {
+      const id = participantId();
+      if (typeof id === 'number') return id;
+      const caDir = path.resolve(options['ca-dir'] ?? path.join('.data', 'tls'));
+      const outDir = path.resolve(options.out ?? path.join(caDir, 'clients'));
+      return async (app) => {
+        const ca = ensureDevCa(caDir);
+        const issued = issueDevCertificate({ ca, outDir, name: id, commonName: `dtp participant ${id}`, usage: 'client' });
+        const registered = await app.get(ClientCertificatesService).register(id, issued.certPem);
+        return { ...registered, certificate_file: issued.certPath, key_file: issued.keyPath, ca_file: ca.certPath };
+      };
+    }
     case 'rotate-keys':
       return async (app) => {
         const keys = app.get(SigningKeys);
@@ -95,11 +154,15 @@ async function prepare(command: string, options: Options, io: CliIo): Promise<Ru
 
 /** Each command and the options it takes (commander, like the workspace's other tools). */
 const COMMANDS: Record<string, string[]> = {
-  onboard: ['name', 'role', 'provenance-name', 'provenance-type', 'country-code'],
+  onboard: ['name', 'role', 'provenance-name', 'provenance-type', 'country-code', 'integration-started-at'],
   'add-credential': ['participant'],
   'revoke-client': ['client-id'],
   show: ['participant'],
   'rotate-keys': [],
+  'register-certificate': ['participant', 'certificate-file'],
+  'list-certificates': ['participant'],
+  'remove-certificate': ['participant', 'certificate'],
+  'issue-dev-certificate': ['participant', 'out', 'ca-dir'],
 };
 
 const kebab = (camel: string) => camel.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

@@ -24,4 +24,8 @@ export class ParticipantEntity {
 
   @CreateDateColumn({ type: 'timestamptz' })
   created_at!: Date;
+
+  /** When its integration started (default: onboarding). Before 2023-06-30: a legacy integration, mutual TLS allowed. */
+  @Column('timestamptz', { default: () => 'now()' })
+  integration_started_at!: Date;
 }

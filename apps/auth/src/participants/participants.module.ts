@@ -9,6 +9,6 @@ import { ParticipantsService } from './participants.service';
 @Module({
   imports: [TypeOrmModule.forFeature([ParticipantEntity]), CredentialsModule],
   providers: [ParticipantsRepository, ParticipantsService],
-  exports: [ParticipantsService],
+  exports: [ParticipantsService, ParticipantsRepository],
 })
 export class ParticipantsModule {}

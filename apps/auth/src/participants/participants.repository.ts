@@ -9,7 +9,10 @@ export class ParticipantsRepository {
   constructor(@InjectRepository(ParticipantEntity) private readonly participants: Repository<ParticipantEntity>) {}
 
   /** Inserts and reads the row back (created_at is the database's). */
-  async insert(m: EntityManager, p: Omit<ParticipantEntity, 'created_at'>): Promise<ParticipantEntity> {
+  async insert(
+    m: EntityManager,
+    p: Omit<ParticipantEntity, 'created_at' | 'integration_started_at'> & { integration_started_at?: Date },
+  ): Promise<ParticipantEntity> {
     const repo = m.withRepository(this.participants);
     await repo.insert(p);
     return repo.findOneByOrFail({ id: p.id });

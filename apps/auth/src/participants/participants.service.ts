@@ -58,7 +58,13 @@ export class ParticipantsService {
       : null;
     // The participant, its first credential and `participant.onboarded` in the outbox: one transaction.
     const participant = await this.uow.run(async (tx) => {
-      const p = await this.participants.insert(tx.manager, { id: randomUUID(), name: input.name, role: input.role, provenance });
+      const p = await this.participants.insert(tx.manager, {
+        id: randomUUID(),
+        name: input.name,
+        role: input.role,
+        provenance,
+        ...(input.integration_started_at !== undefined ? { integration_started_at: new Date(input.integration_started_at) } : {}),
+      });
       await this.clients.insert({ client_id: clientId, participant_id: p.id, secret_hash: secretHash }, tx.manager);
       const data: ParticipantOnboardedData = { participant_id: p.id, name: p.name, role: p.role, provenance };
       const envelope = makeEnvelope({ event_type: EventTypes.PARTICIPANT_ONBOARDED, data, revision: 1, occurred_at: p.created_at });
@@ -126,12 +132,23 @@ export class ParticipantsService {
       role: p.role,
       provenance: p.provenance,
       created_at: p.created_at.toISOString(),
+      integration_started_at: p.integration_started_at.toISOString(),
       clients: clients.map((c) => ({
         client_id: c.client_id,
         created_at: c.created_at.toISOString(),
         revoked_at: c.revoked_at ? c.revoked_at.toISOString() : null,
       })),
     };
+  }
+
+  /**
+   * A client that is not revoked, with its participant, without a secret: for a client that authenticates by its TLS
+   * certificate (RFC 8705 `self_signed_tls_client_auth`; the certificate is checked by the caller). Null otherwise.
+   */
+  async activeClient(clientId: string): Promise<AuthenticatedClient | null> {
+    const found = isCredentialText(clientId) ? await this.clients.findWithParticipant(clientId) : null;
+    if (!found || found.client.revoked_at !== null) return null;
+    return { clientId: found.client.client_id, participant: found.participant };
   }
 
   /**

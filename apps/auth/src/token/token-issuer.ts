@@ -21,11 +21,17 @@ export class TokenIssuer {
     this.ttlSeconds = config.TOKEN_TTL_SECONDS;
   }
 
-  async issue(client: AuthenticatedClient, audience: string): Promise<TokenResponse> {
+  /**
+   * `certificateThumbprint`: the request came over mutual TLS with that certificate, so the token is bound to it
+   * (RFC 8705 3.1: `cnf: {"x5t#S256": ...}`), and the services accept it only on requests made with it.
+   */
+  async issue(client: AuthenticatedClient, audience: string, certificateThumbprint?: string): Promise<TokenResponse> {
     const { kid, key } = await this.keys.active();
     const now = Math.floor(Date.now() / 1000);
     const p = client.participant;
-    const token = await new SignJWT({ client_id: client.clientId, participant_id: p.id, role: p.role, name: p.name })
+    const claims: Record<string, unknown> = { client_id: client.clientId, participant_id: p.id, role: p.role, name: p.name };
+    if (certificateThumbprint !== undefined) claims.cnf = { 'x5t#S256': certificateThumbprint };
+    const token = await new SignJWT(claims)
       .setProtectedHeader({ alg: SIGNING_ALG, typ: 'at+jwt', kid })
       .setIssuer(this.issuer)
       .setSubject(client.clientId)

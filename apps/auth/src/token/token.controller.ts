@@ -1,12 +1,14 @@
 import { Controller, Get, Header, HttpCode, Inject, Post, Req } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
-import { JwksResponse, MessageErrorResponse, TokenErrorResponse, TokenRequestDto, TokenResponse } from '@dtp/domain';
+import { AuthorizationServerMetadata, JwksResponse, MessageErrorResponse, TokenErrorResponse, TokenRequestDto, TokenResponse } from '@dtp/domain';
 import { Public } from '@dtp/service-kit';
 import { SigningKeys } from '../keys/signing-keys';
 import { TrustedProxies } from '@dtp/service-kit';
 import { TOKEN_PATH } from './token-response.hook';
 import { TokenService } from './token.service';
+import type { AuthConfig } from '../config';
+import { AUTH_CONFIG } from '../tokens';
 
 /** Every answer of the token endpoint (RFC 6749 5.1); see token-response.hook.ts. */
 const NO_STORE = {
@@ -26,6 +28,7 @@ export class TokenController {
     @Inject(TokenService) private readonly tokens: TokenService,
     @Inject(SigningKeys) private readonly keys: SigningKeys,
     @Inject(TrustedProxies) private readonly proxies: TrustedProxies,
+    @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
   ) {}
 
   @Post(TOKEN_PATH)
@@ -36,7 +39,10 @@ export class TokenController {
     description:
       'A JSON or `application/x-www-form-urlencoded` body (the same parameters). The client authenticates with ' +
       '`client_id` and `client_secret` in the body, or with HTTP Basic (`Authorization: Basic ' +
-      'base64(urlencode(client_id) ":" urlencode(client_secret))`, RFC 6749 2.3.1), not both. `audience` names the API ' +
+      'base64(urlencode(client_id) ":" urlencode(client_secret))`, RFC 6749 2.3.1), not both; or, for a legacy (mutual TLS) ' +
+      'participant, with `client_id` alone over mutual TLS with a registered client certificate (RFC 8705 ' +
+      '`self_signed_tls_client_auth`). A token issued over mutual TLS carries `cnf.x5t#S256` and is accepted only on ' +
+      'requests made with that certificate. `audience` names the API ' +
       'the token is for; use the token as `Authorization: Bearer <access_token>` (or the bare token). Every answer ' +
       'carries `Cache-Control: no-store`; errors follow RFC 6749 5.2. Limits per minute: requests per client address, ' +
       'failed authentications per client id and address (past it that client id is locked for that address until the ' +
@@ -98,7 +104,30 @@ export class TokenController {
   async token(@Req() req: FastifyRequest): Promise<TokenResponse> {
     // The address resolved from the socket and the TRUSTED_PROXIES hops only (the same rule as the kit's req.ip).
     const address = this.proxies.clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for']);
-    return this.tokens.token(req.body, req.headers.authorization, address);
+    return this.tokens.token(req.body, req.headers.authorization, address, req.clientCertificate);
+  }
+
+  @Get('.well-known/oauth-authorization-server')
+  @Header('Cache-Control', 'public, max-age=300')
+  @ApiOperation({
+    operationId: 'getAuthorizationServerMetadata',
+    summary: 'Authorization server metadata (RFC 8414), with mutual TLS (RFC 8705)',
+    description: 'Where the token endpoint and the keys are, the grant and client authentication methods, certificate-bound tokens.',
+  })
+  @ApiOkResponse({ description: 'The metadata.', type: AuthorizationServerMetadata })
+  metadata(): AuthorizationServerMetadata {
+    const issuer = this.config.AUTH_ISSUER.replace(/\/+$/, '');
+    const mtls = this.config.AUTH_MTLS_URL?.replace(/\/+$/, '');
+    return {
+      issuer: this.config.AUTH_ISSUER,
+      token_endpoint: `${issuer}${TOKEN_PATH}`,
+      jwks_uri: `${issuer}/.well-known/jwks.json`,
+      response_types_supported: [],
+      grant_types_supported: ['client_credentials'],
+      token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'self_signed_tls_client_auth'],
+      tls_client_certificate_bound_access_tokens: true,
+      ...(mtls && mtls !== issuer ? { mtls_endpoint_aliases: { token_endpoint: `${mtls}${TOKEN_PATH}` } } : {}),
+    };
   }
 
   @Get('.well-known/jwks.json')

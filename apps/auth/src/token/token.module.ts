@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import type { AuthConfig } from '../config';
+import { ClientCertificatesModule } from '../certificates/client-certificates.module';
 import { KeysModule } from '../keys/keys.module';
 import { ParticipantsModule } from '../participants/participants.module';
 import { AUTH_CONFIG } from '../tokens';
@@ -11,7 +12,7 @@ import { TokenService } from './token.service';
 
 /** The token endpoint (RFC 6749 4.4 client credentials) and the JWKS. */
 @Module({
-  imports: [ParticipantsModule, KeysModule],
+  imports: [ParticipantsModule, KeysModule, ClientCertificatesModule],
   controllers: [TokenController],
   providers: [
     TokenService,

@@ -4,6 +4,8 @@ import { Type } from 'class-transformer';
 import { IsISO31661Alpha2, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Length, Matches, MaxLength, ValidateNested } from 'class-validator';
 import { ROLE_VALUES, Role } from '../enums/participant';
 import { ID_MAX_LENGTH, NAME_MAX_LENGTH } from '../rules/limits';
+import { CERTIFICATE_PEM_MAX_LENGTH, MTLS_INTEGRATION_CUTOFF } from '../rules/mtls';
+import { IsIsoDateTime, IsOptionalNonNull } from './validators';
 
 /** A request body's schema: named, and closed (the validation pipe refuses unknown members with 422). */
 const requestSchema = (name: string, description: string) => ({ name, description, additionalProperties: false }) as ApiSchemaOptions;
@@ -56,6 +58,33 @@ export class OnboardParticipantDto {
   @ValidateNested()
   @Type(() => ProvenanceInputDto)
   provenance?: ProvenanceInputDto | null;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    format: 'date-time',
+    description:
+      "When the participant's integration started (ISO 8601 date-time; default: now). Only participants whose integration " +
+      `started before ${MTLS_INTEGRATION_CUTOFF} may use mutual TLS (legacy client certificates); everyone else gets OAuth 2.0 credentials only.`,
+    example: '2021-05-01T00:00:00Z',
+  })
+  @IsOptionalNonNull()
+  @IsIsoDateTime()
+  integration_started_at?: string;
+}
+
+/** Body of `POST {auth_url}/admin/participants/{participant_id}/certificates`. */
+@ApiSchema(requestSchema('RegisterCertificateRequest', "A legacy participant's X.509 client certificate (PEM). Unknown members are refused."))
+export class RegisterCertificateDto {
+  @ApiProperty({
+    type: 'string',
+    minLength: 1,
+    maxLength: CERTIFICATE_PEM_MAX_LENGTH,
+    description: 'One X.509 certificate in PEM (`-----BEGIN CERTIFICATE-----` ...), unexpired; its key stays with the participant.',
+    example: '-----BEGIN CERTIFICATE-----\nMIIBhTCCASugAwIBAgIU...\n-----END CERTIFICATE-----\n',
+  })
+  @IsString()
+  @Length(1, CERTIFICATE_PEM_MAX_LENGTH, { message: `certificate_pem must be 1 to ${CERTIFICATE_PEM_MAX_LENGTH} characters` })
+  certificate_pem!: string;
 }
 
 /** Client ids and secrets: printable ASCII (RFC 6749 VSCHAR), 1 to 256 characters. */

@@ -60,7 +60,7 @@ describe('topics', () => {
 
   it('routes every event type to exactly one topic', () => {
     expect(TOPIC_EVENT_TYPES).toEqual({
-      'auth.participants.v1': ['participant.onboarded', 'client.revoked'],
+      'auth.participants.v1': ['participant.onboarded', 'client.revoked', 'client_certificate.changed'],
       'platform.diamonds.v1': ['diamond.upserted', 'diamond.deleted'],
       'platform.shipments.v1': ['shipment.changed'],
       'gis.gradings.v1': ['grading.submitted'],
@@ -106,6 +106,19 @@ describe('validateEnvelope', () => {
     'client.revoked': makeEnvelope({
       event_type: 'client.revoked',
       data: { client_id: 'dtp_AbC-123_xyz', participant_id: PARTICIPANT, revoked_at: '2025-11-21T10:00:00.123Z' },
+      revision: 1,
+    }),
+    'client_certificate.changed': makeEnvelope({
+      event_type: 'client_certificate.changed',
+      data: {
+        certificate_id: '8d0c6c52-3a3e-4f0e-9d1f-0b6f9e7f1a21',
+        participant_id: PARTICIPANT,
+        role: 'producer',
+        name: 'Acme',
+        x5t_s256: 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2',
+        not_after: '2027-11-21T10:00:00.000Z',
+        removed_at: null,
+      },
       revision: 1,
     }),
     'diamond.upserted': makeEnvelope({ event_type: 'diamond.upserted', data: diamond(), revision: 4 }),

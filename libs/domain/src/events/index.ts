@@ -4,6 +4,7 @@ export * from './registry';
 export * from './validate-envelope';
 export * from './participant-onboarded';
 export * from './client-revoked';
+export * from './client-certificate-changed';
 export * from './diamond-upserted';
 export * from './diamond-deleted';
 export * from './shipment-changed';

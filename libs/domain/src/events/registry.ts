@@ -1,4 +1,5 @@
 import { ClientRevokedData, ClientRevokedPayload } from './client-revoked';
+import { ClientCertificateChangedData, ClientCertificateChangedPayload } from './client-certificate-changed';
 import { DiamondDeletedData, DiamondDeletedPayload } from './diamond-deleted';
 import { DiamondUpsertedData, DiamondUpsertedPayload } from './diamond-upserted';
 import { EligibilityChangedData, EligibilityChangedPayload } from './eligibility-changed';
@@ -14,6 +15,7 @@ import { EventType, Topic, Topics } from './topics';
 export interface EventPayloads {
   'participant.onboarded': ParticipantOnboardedData;
   'client.revoked': ClientRevokedData;
+  'client_certificate.changed': ClientCertificateChangedData;
   'diamond.upserted': DiamondUpsertedData;
   'diamond.deleted': DiamondDeletedData;
   'shipment.changed': ShipmentChangedData;
@@ -31,6 +33,7 @@ export interface EventPayloads {
 export interface EventTopics {
   'participant.onboarded': typeof Topics.AUTH_PARTICIPANTS;
   'client.revoked': typeof Topics.AUTH_PARTICIPANTS;
+  'client_certificate.changed': typeof Topics.AUTH_PARTICIPANTS;
   'diamond.upserted': typeof Topics.PLATFORM_DIAMONDS;
   'diamond.deleted': typeof Topics.PLATFORM_DIAMONDS;
   'shipment.changed': typeof Topics.PLATFORM_SHIPMENTS;
@@ -79,6 +82,12 @@ export const EVENT_DEFINITIONS: { readonly [E in EventType]: EventDefinition<E> 
     schemaVersion: 1,
     payloadClass: ClientRevokedPayload,
     keyOf: (d: ClientRevokedData) => d.client_id,
+  },
+  'client_certificate.changed': {
+    topic: Topics.AUTH_PARTICIPANTS,
+    schemaVersion: 1,
+    payloadClass: ClientCertificateChangedPayload,
+    keyOf: (d: ClientCertificateChangedData) => d.certificate_id,
   },
   'diamond.upserted': {
     topic: Topics.PLATFORM_DIAMONDS,

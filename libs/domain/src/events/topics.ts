@@ -3,7 +3,7 @@
  * the aggregate id (EventDefinition.keyOf), and each topic is keyed so it can be compacted.
  */
 export const Topics = Object.freeze({
-  /** auth -> platform: participants onboarded; auth -> platform, search, gis: clients revoked (token deny-lists). */
+  /** auth -> platform: participants onboarded; auth -> platform, search, gis: clients revoked (token deny-lists), legacy client certificates registered and removed. */
   AUTH_PARTICIPANTS: 'auth.participants.v1',
   /** platform -> search, gis: whole DiamondV1 records (event-carried state) and deletions (+ tombstone). */
   PLATFORM_DIAMONDS: 'platform.diamonds.v1',
@@ -31,6 +31,7 @@ export type ConsumerGroup = (typeof ConsumerGroups)[keyof typeof ConsumerGroups]
 export const EventTypes = Object.freeze({
   PARTICIPANT_ONBOARDED: 'participant.onboarded',
   CLIENT_REVOKED: 'client.revoked',
+  CLIENT_CERTIFICATE_CHANGED: 'client_certificate.changed',
   DIAMOND_UPSERTED: 'diamond.upserted',
   DIAMOND_DELETED: 'diamond.deleted',
   SHIPMENT_CHANGED: 'shipment.changed',

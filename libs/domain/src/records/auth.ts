@@ -177,8 +177,42 @@ export class ParticipantView {
   @ApiProperty(DATE_TIME)
   created_at!: string;
 
+  @ApiProperty({
+    ...DATE_TIME,
+    description: 'When its integration started (set at onboarding; default the onboarding time). Before 2023-06-30: it may use mutual TLS.',
+  })
+  integration_started_at!: string;
+
   @ApiProperty({ type: () => ParticipantClient, isArray: true })
   clients!: ParticipantClient[];
+}
+
+const X5T_S256 = {
+  type: 'string',
+  pattern: '^[A-Za-z0-9_-]{43}$',
+  description: 'RFC 8705 `x5t#S256`: base64url of the SHA-256 of the certificate (DER), the value of `cnf` in certificate-bound tokens.',
+  example: 'bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2',
+} as const;
+
+/** A legacy participant's registered client certificate (mutual TLS). */
+export class ClientCertificateView {
+  @ApiProperty({ type: 'string', format: 'uuid', pattern: UUID_PATTERN.source, example: '8d0c6c52-3a3e-4f0e-9d1f-0b6f9e7f1a21' })
+  certificate_id!: string;
+
+  @ApiProperty(X5T_S256)
+  x5t_s256!: string;
+
+  @ApiProperty({ type: 'string', description: "The certificate's subject, as OpenSSL prints it (one `key=value` a line).", example: 'CN=erp.karowe.example' })
+  subject!: string;
+
+  @ApiProperty({ ...DATE_TIME, description: "The certificate's notAfter: it is refused from then on." })
+  not_after!: string;
+}
+
+/** `GET {auth_url}/admin/participants/{participant_id}/certificates`: its registered (not removed) certificates. */
+export class ClientCertificateList {
+  @ApiProperty({ type: () => ClientCertificateView, isArray: true })
+  certificates!: ClientCertificateView[];
 }
 
 /** The authenticated caller, as services take it from a verified token. */
@@ -186,4 +220,41 @@ export interface Caller {
   participant_id: string;
   role: Role;
   client_id: string;
+}
+
+/** `GET {auth_url}/.well-known/oauth-authorization-server`: RFC 8414 metadata (with RFC 8705's mutual TLS members). */
+export class AuthorizationServerMetadata {
+  @ApiProperty({ type: 'string', format: 'uri', description: 'The `iss` of every token ({auth_url}).', example: 'http://localhost:3001' })
+  issuer!: string;
+
+  @ApiProperty({ type: 'string', format: 'uri', example: 'http://localhost:3001/oauth/token' })
+  token_endpoint!: string;
+
+  @ApiProperty({ type: 'string', format: 'uri', example: 'http://localhost:3001/.well-known/jwks.json' })
+  jwks_uri!: string;
+
+  @ApiProperty({ type: 'string', isArray: true, description: 'Empty: there is no authorization endpoint (client credentials only).', example: [] })
+  response_types_supported!: string[];
+
+  @ApiProperty({ type: 'string', isArray: true, example: ['client_credentials'] })
+  grant_types_supported!: string[];
+
+  @ApiProperty({
+    type: 'string',
+    isArray: true,
+    description: '`self_signed_tls_client_auth` (RFC 8705 2.2): `client_id` and no secret, over mutual TLS with a registered certificate.',
+    example: ['client_secret_post', 'client_secret_basic', 'self_signed_tls_client_auth'],
+  })
+  token_endpoint_auth_methods_supported!: string[];
+
+  @ApiProperty({ type: 'boolean', description: 'RFC 8705 3.3: tokens issued over mutual TLS are bound to the certificate (`cnf`).', example: true })
+  tls_client_certificate_bound_access_tokens!: boolean;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string', format: 'uri' },
+    description: 'RFC 8705 5: where the endpoints are reached over mutual TLS (AUTH_MTLS_URL), when that is another address.',
+    example: { token_endpoint: 'https://localhost:3441/oauth/token' },
+  })
+  mtls_endpoint_aliases?: Record<string, string>;
 }

@@ -6,3 +6,4 @@ export * from './timestamps';
 export * from './limits';
 export * from './roles';
 export * from './lifecycle';
+export * from './mtls';
