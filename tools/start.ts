@@ -25,6 +25,8 @@ const dataRoot = process.env.DTP_DATA_DIR ? path.resolve(process.env.DTP_DATA_DI
 const DEV_DEFAULTS: Record<string, string> = {
   AUTH_ADMIN_TOKEN: 'dev-admin-token',
   BLOB_STORE_DIR: path.join(dataRoot, 'blobs'),
+  // Webhooks to http://localhost receivers on a laptop (docs/webhooks.md); the SSRF rules hold in live/sandbox anyway.
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
 };
 
 async function main() {

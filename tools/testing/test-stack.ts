@@ -55,6 +55,8 @@ export async function startTestStack(opts: TestStackOptions): Promise<TestStack>
     SEARCH_AUDIENCE: TEST_AUDIENCES.search,
     GIS_AUDIENCE: TEST_AUDIENCES.gis,
     BLOB_STORE_DIR: blobDir,
+    // Tests' webhook receivers listen on 127.0.0.1 over http (the SSRF tests set it to false).
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
     ...envOf(opts.env?.[name], stack.urls),
   });
   const order = (['auth', 'platform', 'search', 'gis'] as const).filter((n) => opts.services.includes(n));

@@ -20,6 +20,7 @@ import { SharesModule } from './shares/shares.module';
 import { ShipmentsModule } from './shipments/shipments.module';
 import { BLOB_STORE, PLATFORM_CONFIG } from './tokens';
 import { UnlockModule } from './unlock/unlock.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 
 export { PLATFORM_CONFIG, BLOB_STORE };
 
@@ -72,6 +73,7 @@ export const platformService = defineService<PlatformConfig, PlatformDeps>({
     LifecycleModule,
     CustodyModule,
     SharesModule,
+    WebhooksModule,
   ],
   configure: async (fastify, config) => {
     await fastify.register(multipart, { limits: { fileSize: config.FILE_SIZE_LIMIT_BYTES, files: 1, fields: 10, parts: 20 } });

@@ -1,4 +1,4 @@
-import { IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Max, Min, Validate } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, Min, Validate } from 'class-validator';
 import { TokenCheckingConfig } from '@dtp/auth-guard';
 import { DEFAULT_FILES_PER_DIAMOND, DEFAULT_STORAGE_QUOTA_BYTES } from '@dtp/domain';
 import { CustodySigningKeyText } from './custody/custody-key-config';
@@ -86,6 +86,78 @@ export class PlatformConfig extends TokenCheckingConfig {
   @IsOptional()
   @Validate(CustodySigningKeyText)
   CUSTODY_SIGNING_KEY?: string;
+
+  /** `production` switches on the webhook SSRF rules (whatever WEBHOOK_ALLOW_PRIVATE_URLS says). */
+  @IsOptional()
+  @IsString()
+  NODE_ENV?: string;
+
+  /** `live` or `sandbox` switches on the webhook SSRF rules (whatever WEBHOOK_ALLOW_PRIVATE_URLS says). */
+  @IsOptional()
+  @IsString()
+  DTP_ENV?: string;
+
+  /**
+   * Webhooks (docs/webhooks.md): `true` lets a webhook use http and loopback/private addresses (npm start and the
+   * tests set it); ignored in live/sandbox and under NODE_ENV=production, where the SSRF rules always hold.
+   */
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  WEBHOOK_ALLOW_PRIVATE_URLS: string = 'false';
+
+  /** Delays before the 2nd, 3rd, ... attempt of a delivery, in ms (the last one repeats), comma separated. */
+  @IsOptional()
+  @Matches(/^\d{1,10}(,\d{1,10}){0,31}$/, { message: 'WEBHOOK_RETRY_SCHEDULE_MS must be 1 to 32 comma-separated millisecond counts' })
+  WEBHOOK_RETRY_SCHEDULE_MS: string = '5000,60000,300000,1800000,7200000,18000000,36000000';
+
+  /** A delivery still failing this long after its first attempt becomes `failed` (default 72 h). */
+  @IsOptional()
+  @IsInt()
+  @Min(0)
+  WEBHOOK_RETRY_WINDOW_MS: number = 72 * 3600 * 1000;
+
+  /** A receiver must answer 2xx within this many ms (default 10 s). */
+  @IsOptional()
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  WEBHOOK_TIMEOUT_MS: number = 10_000;
+
+  /** The delivery worker's fallback poll (it is also woken after each commit), in ms. */
+  @IsOptional()
+  @IsInt()
+  @Min(5)
+  @Max(60_000)
+  WEBHOOK_POLL_MS: number = 1000;
+
+  /** Webhooks one worker delivers to at once (each one delivery at a time). */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(256)
+  WEBHOOK_CONCURRENCY: number = 32;
+
+  /** `false`: this instance delivers nothing (another replica does). */
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  WEBHOOK_WORKER_ENABLED: string = 'true';
+
+  /** Days the event feed (and the delivery log) keeps an event. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  EVENT_RETENTION_DAYS: number = 30;
+
+  /** True where http and private addresses are allowed as webhook targets. */
+  get webhookAllowPrivate(): boolean {
+    if (this.NODE_ENV === 'production' || this.DTP_ENV === 'live' || this.DTP_ENV === 'sandbox') return false;
+    return this.WEBHOOK_ALLOW_PRIVATE_URLS === 'true';
+  }
+
+  get webhookRetrySchedule(): number[] {
+    return this.WEBHOOK_RETRY_SCHEDULE_MS.split(',').map(Number);
+  }
 
   get custodyLogId(): string {
     return this.CUSTODY_LOG_ID ?? this.PUBLIC_BASE_URL;

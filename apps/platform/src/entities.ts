@@ -5,6 +5,7 @@ import { GradedMeasurementEntity } from './diamonds/graded-measurement.entity';
 import { ParticipantEntity } from './participants/participant.entity';
 import { DiamondShareEntity } from './shares/diamond-share.entity';
 import { ShipmentDiamondEntity, ShipmentEntity } from './shipments/shipment.entity';
+import { ParticipantEventEntity, WebhookDeliveryEntity, WebhookEntity } from './webhooks/webhook.entity';
 
 /**
  * Every TypeORM entity of the platform database, each matching its migrations exactly (schema changes only
@@ -22,4 +23,7 @@ export const platformEntities: Function[] = [
   CustodyEntryEntity,
   CustodyCheckpointEntity,
   CustodySigningKeyEntity,
+  ParticipantEventEntity,
+  WebhookEntity,
+  WebhookDeliveryEntity,
 ];

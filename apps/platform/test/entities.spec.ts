@@ -11,10 +11,13 @@ const TABLES = [
   'diamond_shares',
   'diamonds',
   'graded_measurements',
+  'participant_events',
   'participant_storage',
   'participants',
   'shipment_diamonds',
   'shipments',
+  'webhook_deliveries',
+  'webhooks',
 ];
 
 /** The catalog of the entities' tables: columns (type, nullability, default), constraints and indexes with their definitions. */

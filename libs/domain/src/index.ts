@@ -11,3 +11,4 @@ export * from './events';
 export * from './custody';
 export * from './errors';
 export * from './errors/idempotency';
+export * from './webhooks';

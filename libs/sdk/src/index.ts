@@ -12,3 +12,5 @@ export type { FetchLike, RetryInfo, RetryOptions } from './retry';
 export { ClientCredentialsTokenProvider } from './token';
 export type { ClientCredentials, TokenProviderOptions } from './token';
 export type * from './types';
+export { verifyWebhook, WebhookVerificationError } from './webhooks';
+export type { DtpEvent, DtpEventType, VerifyOptions } from './webhooks';

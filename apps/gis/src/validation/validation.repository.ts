@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { Not, Raw, Repository } from 'typeorm';
 import { UnitOfWork } from '@dtp/database';
-import { isUuid, ValidationParameters } from '@dtp/domain';
+import { EventTypes, isUuid, makeEnvelope, Topics, ValidationParameters } from '@dtp/domain';
+import { writeOutbox } from '@dtp/events';
 import { ValidationRequestEntity } from './validation-request.entity';
 
 /** A worker's answer to a job. */
@@ -85,20 +86,47 @@ export class ValidationRepository {
   }
 
   /** Stores the answer if this worker still holds the job; false when another worker answered it first. */
-  async answer(requestId: string, workerId: string, result: ValidationAnswer): Promise<boolean> {
-    const { affected } = await this.repo.update(
-      { request_id: requestId, claimed_by: workerId, status: 'Pending' },
-      {
-        status: result.status,
-        verification_description: result.description,
-        verification_error: result.error,
-        parameters: result.parameters,
-        answered_at: () => 'clock_timestamp()',
-        answered_by: workerId,
-        claimed_by: null,
-        claimed_at: null,
-      },
-    );
-    return affected === 1;
+  /**
+   * Stores the answer while `workerId` still holds the job, and in the same transaction writes `validation.answered`
+   * (gis.validations.v1) to the outbox, so platform tells the diamond's holder. False when another worker holds it.
+   */
+  async answer(
+    requestId: string,
+    workerId: string,
+    result: ValidationAnswer,
+    job?: Pick<ValidationRequestEntity, 'diamond_id' | 'lab_participant_id'>,
+  ): Promise<boolean> {
+    return this.uow.run(async (tx) => {
+      const { affected } = await tx.manager.update(
+        ValidationRequestEntity,
+        { request_id: requestId, claimed_by: workerId, status: 'Pending' },
+        {
+          status: result.status,
+          verification_description: result.description,
+          verification_error: result.error,
+          parameters: result.parameters,
+          answered_at: () => 'clock_timestamp()',
+          answered_by: workerId,
+          claimed_by: null,
+          claimed_at: null,
+        },
+      );
+      if (affected !== 1) return false;
+      if (job) {
+        const envelope = makeEnvelope({
+          event_type: EventTypes.VALIDATION_ANSWERED,
+          data: {
+            request_id: requestId,
+            diamond_id: job.diamond_id,
+            verification_status: result.status,
+            lab_participant_id: job.lab_participant_id,
+            answered_at: new Date().toISOString(),
+          },
+          revision: 1,
+        });
+        await writeOutbox(tx.manager, [{ topic: Topics.GIS_VALIDATIONS, key: requestId, eventType: envelope.event_type, revision: 1, payload: envelope }]);
+      }
+      return true;
+    });
   }
 }

@@ -145,7 +145,7 @@ export class ValidationWorker {
         result = { status: 'Unverifiable', description: null, error: `validation failed: ${message}`, parameters: null };
       }
     }
-    const stored = await this.requests.answer(job.request_id, this.workerId, result);
+    const stored = await this.requests.answer(job.request_id, this.workerId, result, job);
     if (!stored) {
       this.logger.warn({ requestId: job.request_id }, 'validation job was answered by another worker (lease expired)');
       return;

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
-import { BulkDeleteEntryDto, BulkDeleteResponse, isDiamondId } from '@dtp/domain';
+import { BulkDeleteEntryDto, BulkDeleteResponse, isDiamondId, ParticipantEventTypes } from '@dtp/domain';
 import { outboxInsert } from '@dtp/events';
 import { PG_DEADLOCK_DETECTED, PG_FOREIGN_KEY_VIOLATION, pgErrorCode, Sql, Tx, UnitOfWork } from '@dtp/database';
 import { custodyInsert, deletionEntry } from '../custody/custody-entry';
 import { diamondDeleted } from '../diamonds/diamond-events';
+import { participantEvent, participantEventsCtes } from '../webhooks/participant-events';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
 import { ShipmentsRepository } from '../shipments/shipments.repository';
 import { DeletionPlan, DeletionRequest, ForestNode, planDeletion, plannedIds } from './deletion-plan';
@@ -81,7 +82,12 @@ export class DeletionService {
         chunk.flatMap((d) => diamondDeleted(d.diamond_id, Number(d.revision) + 1, now)),
         custody.values.length + 1,
       );
-      await sql.query(`WITH e AS (${custody.sql}) ${outbox.sql}`, [...custody.values, ...outbox.values]);
+      // dtp.diamond.deleted for the uploader (only a locked diamond is deleted: one never transferred, held by its uploader).
+      const notices = participantEventsCtes(
+        chunk.map((d) => participantEvent(d.uploader_id, ParticipantEventTypes.DIAMOND_DELETED, d.diamond_id, { diamond_id: d.diamond_id }, now)),
+        custody.values.length + outbox.values.length + 1,
+      );
+      await sql.query(`WITH e AS (${custody.sql}), ${notices.sql} ${outbox.sql}`, [...custody.values, ...outbox.values, ...notices.values]);
     }
     return plan;
   }

@@ -3,6 +3,7 @@ import { In } from 'typeorm';
 import { outboxInsert, OutboxEvent } from '@dtp/events';
 import { Sql, Tx } from '@dtp/database';
 import { custodyInsert, NewCustodyEntry } from '../custody/custody-entry';
+import { diamondUpdatedEvents, participantEventsCtes } from '../webhooks/participant-events';
 import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS, DiamondEntity, DiamondRow } from './diamond.entity';
 
 const param = (col: keyof DiamondRow, i: number) => (DIAMOND_JSON_COLUMNS.has(col) ? `$${i}::jsonb` : `$${i}`);
@@ -76,9 +77,14 @@ export class DiamondsRepository {
     );
     const events = writes.length === 1 ? writes[0].events : writes.flatMap((w) => w.events);
     const outbox = outboxInsert(events, values.length + custody.values.length + 1);
+    // dtp.diamond.updated for each new diamond's holder (= uploader): the event feed and webhook deliveries.
+    const notices = participantEventsCtes(
+      diamondUpdatedEvents({ rows: writes.map((w) => w.row), entries: writes.map((w) => w.entry), events }),
+      values.length + custody.values.length + outbox.values.length + 1,
+    );
     await sql.exec(
-      `WITH d AS (INSERT INTO diamonds (${DIAMOND_COLUMN_LIST}) VALUES ${diamondRows(writes.length)}), e AS (${custody.sql}) ${outbox.sql}`,
-      [...values, ...custody.values, ...outbox.values],
+      `WITH d AS (INSERT INTO diamonds (${DIAMOND_COLUMN_LIST}) VALUES ${diamondRows(writes.length)}), e AS (${custody.sql}), ${notices.sql} ${outbox.sql}`,
+      [...values, ...custody.values, ...outbox.values, ...notices.values],
       writes.length === 1
         ? `diamond_insert_with_entry_and_${events.length}_events`
         : `diamonds_${writes.length}_insert_with_entries_and_${events.length}_events`,
@@ -127,7 +133,7 @@ export class DiamondsRepository {
   async update(sql: Sql, row: DiamondRow, columns: readonly (keyof DiamondRow)[], entries: NewCustodyEntry[] = [], events: OutboxEvent[] = []): Promise<void> {
     const sets = columns.map((c, i) => `${c} = ${param(c, i + 2)}`);
     const values = [row.diamond_id, ...columns.map((c) => value(row, c))];
-    const { sql: text, values: all } = withInserts(`UPDATE diamonds SET ${sets.join(', ')} WHERE diamond_id = $1`, values, entries, events);
+    const { sql: text, values: all } = withInserts(`UPDATE diamonds SET ${sets.join(', ')} WHERE diamond_id = $1`, values, [row], entries, events);
     const n = await sql.exec(text, all);
     if (n !== 1) throw new Error(`diamond ${row.diamond_id} vanished during an update`);
   }
@@ -156,6 +162,7 @@ export class DiamondsRepository {
     const { sql: text, values } = withInserts(
       `UPDATE diamonds d SET ${sets} FROM jsonb_populate_recordset(NULL::diamonds, $1::jsonb) v WHERE d.diamond_id = v.diamond_id`,
       [JSON.stringify(data)],
+      rows,
       entries,
       events,
     );
@@ -195,8 +202,17 @@ export class DiamondsRepository {
   }
 }
 
-/** `main` (an UPDATE or INSERT whose row count the caller checks) with custody entries and outbox rows inserted by CTEs. */
-function withInserts(main: string, values: unknown[], entries: NewCustodyEntry[], events: OutboxEvent[]): { sql: string; values: unknown[] } {
+/**
+ * `main` (an UPDATE or INSERT whose row count the caller checks) with custody entries, outbox rows and the
+ * participants' `dtp.diamond.updated` events (for the holder and uploader of `rows`, as changed) inserted by CTEs.
+ */
+function withInserts(
+  main: string,
+  values: unknown[],
+  rows: DiamondRow[],
+  entries: NewCustodyEntry[],
+  events: OutboxEvent[],
+): { sql: string; values: unknown[] } {
   const ctes: string[] = [];
   const all = [...values];
   if (entries.length > 0) {
@@ -208,6 +224,12 @@ function withInserts(main: string, values: unknown[], entries: NewCustodyEntry[]
     const o = outboxInsert(events, all.length + 1);
     ctes.push(`o AS (${o.sql})`);
     all.push(...o.values);
+    const notices = diamondUpdatedEvents({ rows, entries, events });
+    if (notices.length > 0) {
+      const n = participantEventsCtes(notices, all.length + 1);
+      ctes.push(n.sql);
+      all.push(...n.values);
+    }
   }
   return { sql: ctes.length > 0 ? `WITH ${ctes.join(', ')} ${main}` : main, values: all };
 }

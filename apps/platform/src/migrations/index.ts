@@ -11,6 +11,7 @@ import { OutboxTraceparent1764633600000 } from './1764633600000-outbox-tracepare
 import { DiamondShares1764720000000 } from './1764720000000-diamond-shares';
 import { CustodyFrontier1764806400000 } from './1764806400000-custody-frontier';
 import { CustodyLinks1764900000000 } from './1764900000000-custody-links';
+import { Webhooks1764986400000 } from './1764986400000-webhooks';
 
 /** Every migration of the platform database, in order. Add new ones at the end. */
 export const platformMigrations = [
@@ -27,4 +28,5 @@ export const platformMigrations = [
   DiamondShares1764720000000,
   CustodyFrontier1764806400000,
   CustodyLinks1764900000000,
+  Webhooks1764986400000,
 ];

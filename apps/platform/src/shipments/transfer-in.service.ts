@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
-import { InboundShipment, isDiamondId, TransferDecisionDto, TransferState } from '@dtp/domain';
+import { InboundShipment, isDiamondId, ParticipantEventTypes, TransferDecisionDto, TransferState } from '@dtp/domain';
 import { writeOutbox } from '@dtp/events';
+import { participantEvent, writeParticipantEvents } from '../webhooks/participant-events';
 import { UnitOfWork } from '@dtp/database';
 import { DiamondChanges, DiamondPatch } from '../diamonds/diamond-changes';
 import { DiamondRow } from '../diamonds/diamond.entity';
@@ -87,6 +88,9 @@ export class TransferInService {
       const updated: ShipmentRow = { ...shipment, status: done ? 'completed' : 'action_required', revision: Number(shipment.revision) + 1, updated_at: now };
       await this.shipments.saveState(sql, updated);
       await writeOutbox(sql, [shipmentChanged(updated, after, now)]);
+      // The sender's dtp.shipment.accepted / rejected: the shipment and the diamonds answered.
+      const type = decision === 'accept' ? ParticipantEventTypes.SHIPMENT_ACCEPTED : ParticipantEventTypes.SHIPMENT_REJECTED;
+      await writeParticipantEvents(sql, [participantEvent(shipment.sender_id, type, shipmentId, { shipment_id: shipmentId, diamond_ids: ids }, now)]);
       return toShipmentView(updated, after);
     });
   }

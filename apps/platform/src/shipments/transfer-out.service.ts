@@ -1,7 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
-import { DomainError, ForbiddenError, InboundShipment, isDiamondId, newDiamondId, NotFoundError, PLATFORM_ROLES, TransferOutDto } from '@dtp/domain';
+import {
+  DomainError,
+  ForbiddenError,
+  InboundShipment,
+  isDiamondId,
+  newDiamondId,
+  NotFoundError,
+  ParticipantEventTypes,
+  PLATFORM_ROLES,
+  TransferOutDto,
+} from '@dtp/domain';
 import { writeOutbox } from '@dtp/events';
+import { participantEvent, writeParticipantEvents } from '../webhooks/participant-events';
 import type { PlatformConfig } from '../config';
 import { UnitOfWork } from '@dtp/database';
 import { DiamondChanges } from '../diamonds/diamond-changes';
@@ -73,7 +84,10 @@ export class TransferOutService {
         now,
       );
       await writeOutbox(sql, [shipmentChanged(shipment, entries, now)]);
-      return toShipmentView(shipment, entries);
+      const view = toShipmentView(shipment, entries);
+      // The recipient's dtp.shipment.inbound (its feed and webhooks), with the shipment as its inbound list shows it.
+      await writeParticipantEvents(sql, [participantEvent(shipment.recipient_id, ParticipantEventTypes.SHIPMENT_INBOUND, shipment.shipment_id, view, now)]);
+      return view;
     });
   }
 

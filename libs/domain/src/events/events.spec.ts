@@ -54,6 +54,7 @@ describe('topics', () => {
       GIS_ELIGIBILITY: 'gis.eligibility.v1',
       PLATFORM_CUSTODY: 'platform.custody.v1',
       PLATFORM_SHARES: 'platform.shares.v1',
+      GIS_VALIDATIONS: 'gis.validations.v1',
     });
     expect(ConsumerGroups).toEqual({ PLATFORM: 'platform', SEARCH: 'search', GIS: 'gis' });
   });
@@ -67,8 +68,9 @@ describe('topics', () => {
       'gis.eligibility.v1': ['eligibility.changed'],
       'platform.custody.v1': ['custody.checkpoint'],
       'platform.shares.v1': ['share.created', 'share.revoked'],
+      'gis.validations.v1': ['validation.answered'],
     });
-    expect(EVENT_TYPE_VALUES.map(topicOf)).toHaveLength(10);
+    expect(EVENT_TYPE_VALUES.map(topicOf)).toHaveLength(12);
   });
 });
 
@@ -147,6 +149,17 @@ describe('validateEnvelope', () => {
     'eligibility.changed': makeEnvelope({
       event_type: 'eligibility.changed',
       data: { diamond_id: DIAMOND_ID, gis_status: null },
+      revision: 1,
+    }),
+    'validation.answered': makeEnvelope({
+      event_type: 'validation.answered',
+      data: {
+        request_id: '3b241101-e2bb-4255-8caf-4136c566a962',
+        diamond_id: DIAMOND_ID,
+        verification_status: 'Verified',
+        lab_participant_id: PARTICIPANT,
+        answered_at: '2025-11-21T10:00:00.000Z',
+      },
       revision: 1,
     }),
   };

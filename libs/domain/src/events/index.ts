@@ -12,3 +12,4 @@ export * from './grading-submitted';
 export * from './eligibility-changed';
 export * from './custody-checkpoint';
 export * from './share-changed';
+export * from './validation-answered';

@@ -8,6 +8,7 @@ import { ParticipantOnboardedData, ParticipantOnboardedPayload } from './partici
 import { ShipmentChangedData, ShipmentChangedPayload } from './shipment-changed';
 import { CustodyCheckpointData, CustodyCheckpointEventPayload } from './custody-checkpoint';
 import { ShareCreatedData, ShareCreatedPayload, ShareRevokedData, ShareRevokedPayload } from './share-changed';
+import { ValidationAnsweredData, ValidationAnsweredPayload } from './validation-answered';
 import type { EventEnvelope } from './envelope';
 import { EventType, Topic, Topics } from './topics';
 
@@ -24,6 +25,7 @@ export interface EventPayloads {
   'custody.checkpoint': CustodyCheckpointData;
   'share.created': ShareCreatedData;
   'share.revoked': ShareRevokedData;
+  'validation.answered': ValidationAnsweredData;
 }
 
 /**
@@ -42,6 +44,7 @@ export interface EventTopics {
   'custody.checkpoint': typeof Topics.PLATFORM_CUSTODY;
   'share.created': typeof Topics.PLATFORM_SHARES;
   'share.revoked': typeof Topics.PLATFORM_SHARES;
+  'validation.answered': typeof Topics.GIS_VALIDATIONS;
 }
 
 /**
@@ -136,6 +139,12 @@ export const EVENT_DEFINITIONS: { readonly [E in EventType]: EventDefinition<E> 
     schemaVersion: 1,
     payloadClass: ShareRevokedPayload,
     keyOf: (d: ShareRevokedData) => d.share_id,
+  },
+  'validation.answered': {
+    topic: Topics.GIS_VALIDATIONS,
+    schemaVersion: 1,
+    payloadClass: ValidationAnsweredPayload,
+    keyOf: (d: ValidationAnsweredData) => d.request_id,
   },
 });
 

@@ -17,6 +17,8 @@ export const Topics = Object.freeze({
   PLATFORM_CUSTODY: 'platform.custody.v1',
   /** platform -> search: passport share links created and revoked (key: share_id). */
   PLATFORM_SHARES: 'platform.shares.v1',
+  /** gis -> platform: validation requests answered (key: request_id), so platform tells the diamond's holder. */
+  GIS_VALIDATIONS: 'gis.validations.v1',
 } as const);
 export type Topic = (typeof Topics)[keyof typeof Topics];
 
@@ -40,6 +42,7 @@ export const EventTypes = Object.freeze({
   CUSTODY_CHECKPOINT: 'custody.checkpoint',
   SHARE_CREATED: 'share.created',
   SHARE_REVOKED: 'share.revoked',
+  VALIDATION_ANSWERED: 'validation.answered',
 } as const);
 export type EventType = (typeof EventTypes)[keyof typeof EventTypes];
 export const EVENT_TYPE_VALUES: readonly EventType[] = Object.freeze(Object.values(EventTypes));

@@ -1,0 +1,193 @@
+import { Inject, Injectable, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { Counter, Histogram } from 'prom-client';
+import { UnitOfWork } from '@dtp/database';
+import { WakeLoop } from '@dtp/events';
+import { counterOf, gaugeOf, histogramOf, LOGGER, ServiceMetrics } from '@dtp/service-kit';
+import type { PlatformConfig } from '../config';
+import { PLATFORM_CONFIG } from '../tokens';
+import type { WebhookRow } from './webhook.entity';
+import { sendWebhook, SendOutcome } from './webhook-sender';
+import { signedHeaders } from './webhook-signing';
+import { ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
+import type { Resolver } from './url-guard';
+
+/** Deliveries made to one webhook per lease before it goes back to the end of the queue (fairness). */
+const DELIVERIES_PER_LEASE = 50;
+
+/** The CloudEvent of a stored event, as JSON text: its data spliced in exactly as stored. */
+export function cloudEventText(source: string, e: { event_id: string; type: string; time: Date; subject: string; data_text: string }): string {
+  const head = JSON.stringify({
+    specversion: '1.0',
+    id: e.event_id,
+    source,
+    type: e.type,
+    time: new Date(e.time).toISOString(),
+    subject: e.subject,
+    datacontenttype: 'application/json',
+  });
+  return `${head.slice(0, -1)},"data":${e.data_text}}`;
+}
+
+/** Test hooks: a resolver (DNS rebinding tests), extra CA certificates. */
+export const WEBHOOK_SENDER_OVERRIDES = Symbol('WEBHOOK_SENDER_OVERRIDES');
+export interface WebhookSenderOverrides {
+  resolve?: Resolver;
+  ca?: string | Buffer;
+}
+
+/**
+ * Delivers webhook events (DESIGN.md "Events out..."; docs/webhooks.md). Any number of platform replicas share the
+ * work through the database: a worker leases up to WEBHOOK_CONCURRENCY webhooks that have a due delivery (`FOR UPDATE
+ * SKIP LOCKED`, least recently served first), and for each leased webhook delivers its due deliveries one at a time,
+ * earliest first, never one of a subject while an earlier delivery of that subject is pending. So: one request in
+ * flight per webhook, order per subject, no webhook starving another, and a crashed worker's webhooks come back
+ * when their lease runs out. Each attempt is counted when claimed and its outcome stored only if it is still the
+ * delivery's latest attempt. Woken after each commit of the unit of work; polls every WEBHOOK_POLL_MS.
+ */
+@Injectable()
+export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
+  readonly workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly loop: WakeLoop;
+  private readonly running = new Set<Promise<void>>();
+  private readonly attempts: Counter;
+  private readonly latency: Histogram;
+  private stopping = false;
+
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly repo: WebhooksRepository,
+    @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+    metrics: ServiceMetrics,
+    @Inject(WEBHOOK_SENDER_OVERRIDES) private readonly overrides: WebhookSenderOverrides,
+  ) {
+    const registry = metrics.registry;
+    this.attempts = counterOf(registry, {
+      name: 'webhook_delivery_attempts_total',
+      help: 'Webhook delivery attempts, by outcome (delivered, retry, failed, gone)',
+      labelNames: ['outcome'],
+    });
+    this.latency = histogramOf(registry, {
+      name: 'webhook_delivery_seconds',
+      help: 'Time from an event being recorded to its successful delivery',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 300, 3600],
+    });
+    const backlog = gaugeOf(registry, {
+      name: 'webhook_deliveries',
+      help: 'Webhook deliveries not delivered, by status (pending, failed); read from the database when scraped',
+      labelNames: ['status'],
+      collect: async () => {
+        try {
+          const b = await this.repo.backlog(this.uow.sql);
+          backlog.set({ status: 'pending' }, b.pending);
+          backlog.set({ status: 'failed' }, b.failed);
+          oldest.set(b.oldest_pending_seconds);
+        } catch {
+          // the database is down: readiness says so; the gauge keeps its last value
+        }
+      },
+    });
+    const oldest = gaugeOf(registry, { name: 'webhook_oldest_pending_seconds', help: 'Age of the oldest pending webhook delivery' });
+    this.loop = new WakeLoop({
+      pass: () => this.pass(),
+      pollMs: () => this.config.WEBHOOK_POLL_MS,
+      onError: (err, retryInMs) => this.logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs }, 'webhooks: delivery pass failed'),
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.config.WEBHOOK_WORKER_ENABLED === 'true') {
+      this.uow.onCommit(() => this.poke());
+      this.loop.start();
+    }
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    await this.loop.stop();
+    await Promise.allSettled([...this.running]);
+  }
+
+  /** Something may be due: look now. */
+  poke(): void {
+    if (this.loop.running) this.loop.poke();
+  }
+
+  private get leaseMs(): number {
+    return this.config.WEBHOOK_TIMEOUT_MS + 5000;
+  }
+
+  /** Leases as many webhooks as there are free slots and serves each in the background. */
+  private async pass(): Promise<void> {
+    const free = this.config.WEBHOOK_CONCURRENCY - this.running.size;
+    if (free <= 0 || this.stopping) return;
+    const leased = await this.repo.leaseWebhooks(this.uow.sql, this.workerId, free, this.leaseMs);
+    for (const w of leased) {
+      const task = this.serve(w)
+        .catch((err) =>
+          this.logger.warn({ err: err instanceof Error ? err.message : String(err), webhookId: w.webhook_id }, 'webhooks: serving a webhook failed'),
+        )
+        .finally(() => {
+          this.running.delete(task);
+          this.poke();
+        });
+      this.running.add(task);
+    }
+  }
+
+  private async serve(w: WebhookRow): Promise<void> {
+    try {
+      for (let i = 0; i < DELIVERIES_PER_LEASE && !this.stopping; i++) {
+        const d = await this.repo.claimNext(this.uow.sql, w.webhook_id, this.workerId);
+        if (!d) break;
+        const gone = await this.attempt(w, d);
+        if (gone) break;
+        if (!(await this.repo.renewLease(this.uow.sql, w.webhook_id, this.workerId, this.leaseMs))) break;
+      }
+    } finally {
+      await this.repo.release(this.uow.sql, w.webhook_id, this.workerId);
+    }
+  }
+
+  /** One attempt of one delivery; true when the receiver answered 410 (the webhook is now disabled). */
+  private async attempt(w: WebhookRow, d: ClaimedDelivery): Promise<boolean> {
+    const body = cloudEventText(this.config.PUBLIC_BASE_URL, d);
+    const secrets = [w.secret];
+    if (w.previous_secret && w.previous_secret_until && new Date(w.previous_secret_until).getTime() > Date.now()) secrets.push(w.previous_secret);
+    const headers = signedHeaders(secrets, d.event_id, Math.floor(Date.now() / 1000), body);
+    const outcome: SendOutcome = await sendWebhook(w.url, headers, body, {
+      timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
+      allowPrivate: this.config.webhookAllowPrivate,
+      resolve: this.overrides.resolve,
+      ca: this.overrides.ca,
+    });
+    if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
+      await this.repo.recordAttempt(this.uow.sql, d, { status: 'delivered', code: outcome.status, error: null, nextAttemptAt: null });
+      this.attempts.inc({ outcome: 'delivered' });
+      this.latency.observe((Date.now() - new Date(d.time).getTime()) / 1000);
+      return false;
+    }
+    if (outcome.status === 410) {
+      await this.repo.recordAttempt(this.uow.sql, d, { status: 'failed', code: 410, error: outcome.error, nextAttemptAt: null });
+      await this.repo.disableGone(this.uow.sql, w.webhook_id);
+      this.attempts.inc({ outcome: 'gone' });
+      this.logger.warn({ webhookId: w.webhook_id }, 'webhooks: receiver answered 410 Gone, webhook disabled');
+      return true;
+    }
+    const schedule = this.config.webhookRetrySchedule;
+    const delay = schedule[Math.min(d.attempts - 1, schedule.length - 1)];
+    const first = d.first_attempt_at ? new Date(d.first_attempt_at).getTime() : Date.now();
+    const next = Date.now() + delay;
+    if (next - first > this.config.WEBHOOK_RETRY_WINDOW_MS) {
+      await this.repo.recordAttempt(this.uow.sql, d, { status: 'failed', code: outcome.status, error: outcome.error, nextAttemptAt: null });
+      this.attempts.inc({ outcome: 'failed' });
+    } else {
+      await this.repo.recordAttempt(this.uow.sql, d, { status: 'pending', code: outcome.status, error: outcome.error, nextAttemptAt: new Date(next) });
+      this.attempts.inc({ outcome: 'retry' });
+    }
+    return false;
+  }
+}

@@ -1,0 +1,205 @@
+import { Injectable } from '@nestjs/common';
+import type { Sql } from '@dtp/database';
+import type { DeliveryRow, WebhookRow } from './webhook.entity';
+
+/** A delivery claimed by a worker, with what its attempt sends. */
+export interface ClaimedDelivery extends DeliveryRow {
+  time: Date;
+  /** The event's data as stored (JSON text). */
+  data_text: string;
+}
+
+/** A page of the feed: events with their data as JSON text. */
+export interface FeedRow {
+  seq: string;
+  event_id: string;
+  type: string;
+  subject: string;
+  time: Date;
+  data_text: string;
+}
+
+/**
+ * `webhooks`, `webhook_deliveries` and `participant_events` (the events are written by participantEventsCtes in the
+ * transactions of their causes). Raw SQL throughout: the worker's claims (FOR UPDATE SKIP LOCKED, guarded updates),
+ * the feed's keyset read, array columns.
+ */
+@Injectable()
+export class WebhooksRepository {
+  async list(sql: Sql, participantId: string): Promise<WebhookRow[]> {
+    return sql.rows<WebhookRow>(`SELECT * FROM webhooks WHERE participant_id = $1 ORDER BY created_at, webhook_id`, [participantId]);
+  }
+
+  async find(sql: Sql, participantId: string, webhookId: string, lock = false): Promise<WebhookRow | null> {
+    const rows = await sql.rows<WebhookRow>(`SELECT * FROM webhooks WHERE webhook_id = $1 AND participant_id = $2${lock ? ' FOR UPDATE' : ''}`, [
+      webhookId,
+      participantId,
+    ]);
+    return rows[0] ?? null;
+  }
+
+  // raw SQL: an advisory lock per participant serialises creations, so the per-participant cap holds.
+  async lockParticipant(sql: Sql, participantId: string): Promise<void> {
+    await sql.query(`SELECT pg_advisory_xact_lock(hashtext('webhooks:' || $1))`, [participantId]);
+  }
+
+  async count(sql: Sql, participantId: string): Promise<number> {
+    const rows = await sql.rows<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks WHERE participant_id = $1`, [participantId]);
+    return rows[0].n;
+  }
+
+  async insert(
+    sql: Sql,
+    w: Pick<WebhookRow, 'webhook_id' | 'participant_id' | 'url' | 'event_types' | 'description' | 'secret' | 'created_at'>,
+  ): Promise<WebhookRow> {
+    const rows = await sql.rows<WebhookRow>(
+      `INSERT INTO webhooks (webhook_id, participant_id, url, event_types, description, secret, created_at) VALUES ($1, $2, $3, $4::text[], $5, $6, $7) RETURNING *`,
+      [w.webhook_id, w.participant_id, w.url, w.event_types, w.description, w.secret, w.created_at],
+    );
+    return rows[0];
+  }
+
+  async update(sql: Sql, w: WebhookRow): Promise<WebhookRow> {
+    const rows = await sql.rows<WebhookRow>(
+      `UPDATE webhooks SET url = $2, event_types = $3::text[], description = $4, enabled = $5, disabled_reason = $6, secret = $7, previous_secret = $8,
+              previous_secret_until = $9
+        WHERE webhook_id = $1 RETURNING *`,
+      [w.webhook_id, w.url, w.event_types, w.description, w.enabled, w.disabled_reason, w.secret, w.previous_secret, w.previous_secret_until],
+    );
+    return rows[0];
+  }
+
+  async delete(sql: Sql, participantId: string, webhookId: string): Promise<boolean> {
+    return (await sql.exec(`DELETE FROM webhooks WHERE webhook_id = $1 AND participant_id = $2`, [webhookId, participantId])) > 0;
+  }
+
+  async deliveries(sql: Sql, webhookId: string, limit: number): Promise<DeliveryRow[]> {
+    return sql.rows<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY event_seq DESC, created_at DESC LIMIT $2`, [
+      webhookId,
+      limit,
+    ]);
+  }
+
+  /** Puts a delivery back to pending, due now (a retry by hand); false when there is no such delivery. */
+  async retry(sql: Sql, webhookId: string, deliveryId: string): Promise<DeliveryRow | null> {
+    const rows = await sql.rows<DeliveryRow>(
+      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), first_attempt_at = NULL
+        WHERE webhook_id = $1 AND delivery_id = $2 RETURNING *`,
+      [webhookId, deliveryId],
+    );
+    return rows[0] ?? null;
+  }
+
+  // --- the event feed ---
+
+  async feed(sql: Sql, participantId: string, after: bigint, limit: number, types: string[] | null): Promise<FeedRow[]> {
+    return sql.rows<FeedRow>(
+      `SELECT seq, event_id, type, subject, time, data::text AS data_text FROM participant_events
+        WHERE participant_id = $1 AND seq > $2 AND type <> 'dtp.ping' AND ($4::text[] IS NULL OR type = ANY ($4::text[]))
+        ORDER BY seq LIMIT $3`,
+      [participantId, after.toString(), limit, types],
+    );
+  }
+
+  /** Where a feed with nothing after `after` stands: the highest seq of the caller's events (or `after`). */
+  async lastSeq(sql: Sql, participantId: string): Promise<bigint> {
+    const rows = await sql.rows<{ seq: string | null }>(`SELECT max(seq)::text AS seq FROM participant_events WHERE participant_id = $1`, [participantId]);
+    return BigInt(rows[0].seq ?? '0');
+  }
+
+  /** Deletes events (and their deliveries) older than `before`, up to `batch` at a time; how many went. */
+  async purge(sql: Sql, before: Date, batch: number): Promise<number> {
+    return sql.exec(`DELETE FROM participant_events WHERE seq IN (SELECT seq FROM participant_events WHERE time < $1 ORDER BY seq LIMIT $2)`, [before, batch]);
+  }
+
+  // --- the delivery worker ---
+
+  // raw SQL: FOR UPDATE SKIP LOCKED, least recently served first (fairness between webhooks).
+  /**
+   * Leases up to `n` enabled webhooks that have a due delivery and no live lease to `worker` until `leaseMs` from now:
+   * while a worker holds a webhook no other delivers to it (one delivery in flight per webhook).
+   */
+  async leaseWebhooks(sql: Sql, worker: string, n: number, leaseMs: number): Promise<WebhookRow[]> {
+    return sql.rows<WebhookRow>(
+      `UPDATE webhooks w SET lease_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000), leased_by = $1
+        WHERE w.webhook_id IN (
+          SELECT h.webhook_id FROM webhooks h
+           WHERE h.enabled AND (h.lease_until IS NULL OR h.lease_until < clock_timestamp())
+             AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = h.webhook_id AND d.status = 'pending' AND d.next_attempt_at <= clock_timestamp())
+           ORDER BY h.served_at NULLS FIRST, h.webhook_id
+           LIMIT $2
+           FOR UPDATE SKIP LOCKED)
+        RETURNING w.*`,
+      [worker, n, leaseMs],
+    );
+  }
+
+  // raw SQL: the next delivery in order per subject (a later event of a subject waits while an earlier one is pending).
+  /**
+   * Claims the next due delivery of a leased webhook: the earliest due delivery whose subject has no earlier pending
+   * delivery; counts the attempt (so each attempt has its own number). Null when none is due.
+   */
+  async claimNext(sql: Sql, webhookId: string, worker: string): Promise<ClaimedDelivery | null> {
+    const rows = await sql.rows<ClaimedDelivery>(
+      `WITH next AS (
+         SELECT d.delivery_id FROM webhook_deliveries d
+          WHERE d.webhook_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= clock_timestamp()
+            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.subject = d.subject AND p.status = 'pending' AND p.event_seq < d.event_seq)
+            AND EXISTS (SELECT 1 FROM webhooks w WHERE w.webhook_id = $1 AND w.leased_by = $2 AND w.enabled)
+          ORDER BY d.event_seq LIMIT 1
+          FOR UPDATE SKIP LOCKED)
+       UPDATE webhook_deliveries d SET attempts = d.attempts + 1, first_attempt_at = coalesce(d.first_attempt_at, clock_timestamp())
+         FROM next, participant_events e
+        WHERE d.delivery_id = next.delivery_id AND e.seq = d.event_seq
+       RETURNING d.*, e.time, e.data::text AS data_text`,
+      [webhookId, worker],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Records an attempt's outcome, only if that attempt is still the delivery's latest (guarded by its number). */
+  async recordAttempt(
+    sql: Sql,
+    d: { delivery_id: string; attempts: number },
+    outcome: { status: 'pending' | 'delivered' | 'failed'; code: number | null; error: string | null; nextAttemptAt: Date | null },
+  ): Promise<void> {
+    await sql.exec(
+      `UPDATE webhook_deliveries SET status = $3, last_status_code = $4, last_error = $5, next_attempt_at = coalesce($6, next_attempt_at),
+              delivered_at = CASE WHEN $3 = 'delivered' THEN clock_timestamp() ELSE delivered_at END
+        WHERE delivery_id = $1 AND attempts = $2 AND status = 'pending'`,
+      [d.delivery_id, d.attempts, outcome.status, outcome.code, outcome.error, outcome.nextAttemptAt],
+    );
+  }
+
+  /** Disables a webhook whose receiver answered 410 Gone. */
+  async disableGone(sql: Sql, webhookId: string): Promise<void> {
+    await sql.exec(`UPDATE webhooks SET enabled = false, disabled_reason = 'gone' WHERE webhook_id = $1`, [webhookId]);
+  }
+
+  /** Extends the lease while the worker keeps delivering to the webhook. */
+  async renewLease(sql: Sql, webhookId: string, worker: string, leaseMs: number): Promise<boolean> {
+    return (
+      (await sql.exec(
+        `UPDATE webhooks SET lease_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000) WHERE webhook_id = $1 AND leased_by = $2`,
+        [webhookId, worker, leaseMs],
+      )) > 0
+    );
+  }
+
+  async release(sql: Sql, webhookId: string, worker: string): Promise<void> {
+    await sql.exec(`UPDATE webhooks SET lease_until = NULL, leased_by = NULL, served_at = clock_timestamp() WHERE webhook_id = $1 AND leased_by = $2`, [
+      webhookId,
+      worker,
+    ]);
+  }
+
+  /** For the metrics: deliveries pending (due or not) and failed. */
+  async backlog(sql: Sql): Promise<{ pending: number; failed: number; oldest_pending_seconds: number }> {
+    const rows = await sql.rows<{ pending: number; failed: number; oldest_pending_seconds: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status = 'failed')::int AS failed,
+              coalesce(extract(epoch FROM clock_timestamp() - min(created_at) FILTER (WHERE status = 'pending')), 0)::float8 AS oldest_pending_seconds
+         FROM webhook_deliveries WHERE status <> 'delivered'`,
+    );
+    return rows[0];
+  }
+}

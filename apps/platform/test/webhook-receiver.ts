@@ -1,0 +1,73 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request a receiver got. */
+export interface Received {
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  event: { id: string; type: string; subject: string; data: Record<string, unknown>; [k: string]: unknown };
+  at: number;
+}
+
+/**
+ * A real HTTP receiver on 127.0.0.1, port 0. `answer` decides each response (default 204); it may return 'hang' to
+ * never answer (a timeout) or 'drop' to destroy the socket. Every request is recorded, answered or not.
+ */
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** Requests answered 2xx (what the receiver accepted), in arrival order. */
+  accepted: Received[];
+  answer: (r: Received, n: number) => number | 'hang' | 'drop' | { status: number; body?: string; headers?: Record<string, string> };
+  inFlight: number;
+  maxInFlight: number;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(answer?: Receiver['answer'], port = 0): Promise<Receiver> {
+  const sockets = new Set<import('node:net').Socket>();
+  const r: Receiver = {
+    url: '',
+    received: [],
+    accepted: [],
+    answer: answer ?? (() => 204),
+    inFlight: 0,
+    maxInFlight: 0,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((res) => server.close(() => res()));
+    },
+  };
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    r.inFlight += 1;
+    r.maxInFlight = Math.max(r.maxInFlight, r.inFlight);
+    res.on('close', () => (r.inFlight -= 1));
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      let event: Received['event'];
+      try {
+        event = JSON.parse(body) as Received['event'];
+      } catch {
+        event = { id: '', type: '', subject: '', data: {} };
+      }
+      const rec: Received = { headers: req.headers, body, event, at: Date.now() };
+      r.received.push(rec);
+      const a = r.answer(rec, r.received.length);
+      if (a === 'hang') return;
+      if (a === 'drop') return req.socket.destroy();
+      const o = typeof a === 'number' ? { status: a } : a;
+      if (o.status >= 200 && o.status < 300) r.accepted.push(rec);
+      res.writeHead(o.status, o.headers ?? {});
+      res.end(o.body ?? '');
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((res) => server.listen(port, '127.0.0.1', () => res()));
+  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return r;
+}
