@@ -16,6 +16,11 @@ import {
 import { PassportLookupService } from './passport-lookup.service';
 
 const HTML = { 'text/html': { schema: { type: 'string', description: 'An HTML document.' } } };
+const FORM_EXAMPLE =
+  '<!DOCTYPE html>\n<html lang="en">...<h1>Find a diamond passport</h1>...<form class="lookup" method="post" action="/passport/lookup">...</form>...</html>\n';
+const CHOICES_EXAMPLE =
+  '<!DOCTYPE html>\n<html lang="en">...<h1>Several passports found</h1>...<li><a href="/passport/q5Jx0C3c9tq3p0C5rQyWZw">Passport 1 (graded by GIA, 1.01 ct)</a></li>...</html>\n';
+const html = (example: string) => ({ 'text/html': { ...HTML['text/html'], example } });
 const CSP_HEADER = {
   'Content-Security-Policy': { description: "No script; the pages' styles by hash; the form posts to this service only.", schema: { type: 'string' } },
 };
@@ -69,7 +74,7 @@ export class PassportLookupController {
     description: "A form that opens a diamond's passport from its grading report number, when the diamond's holder has shared it.",
   })
   @ApiProduces('text/html')
-  @ApiResponse({ status: 200, description: 'The form.', headers: CSP_HEADER, content: HTML })
+  @ApiResponse({ status: 200, description: 'The form.', headers: CSP_HEADER, content: html(FORM_EXAMPLE) })
   async form(@Res() reply: FastifyReply): Promise<void> {
     await this.html(reply, 200, renderLookupForm());
   }
@@ -100,7 +105,12 @@ export class PassportLookupController {
     description: "The diamond's passport: `Location` is `/passport/{share_id}` of its live share link.",
     headers: { Location: { description: 'The passport page of the shared diamond (a path on this service).', schema: { type: 'string' } } },
   })
-  @ApiResponse({ status: 200, description: 'Several shared diamonds have that number: links to their passports.', headers: CSP_HEADER, content: HTML })
+  @ApiResponse({
+    status: 200,
+    description: 'Several shared diamonds have that number: links to their passports.',
+    headers: CSP_HEADER,
+    content: html(CHOICES_EXAMPLE),
+  })
   @ApiResponse({ status: 404, description: 'No shared passport for that number: always the same page.', headers: CSP_HEADER, content: HTML })
   @ApiResponse({ status: 422, description: 'No report number, one longer than 256 characters, or an unknown lab: the form with the reason.', content: HTML })
   @ApiResponse({

@@ -326,6 +326,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/diamonds/{diamond_id}/credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The diamond's origin credential (VC 2.0 as a JWT)
+         * @description A W3C Verifiable Credential 2.0 secured as a JWT (VC-JOSE-COSE: `application/vc+jwt`, protected header `{alg: "EdDSA", kid, typ: "vc+jwt", cty: "vc"}`), signed with the custody signing key (its `kid` is in platform's `/.well-known/custody-keys.json`). The payload is the credential: `type` `["VerifiableCredential", "DiamondOriginCredential"]`, `issuer` the platform base address, `validFrom`, and `credentialSubject` `{id: {base}/id/diamond/{id}, origin_countries (ISO 3166-1 alpha-2 of the root producers' provenance, through every split, polish and registration against a shipment), origin_status ("confirmed", or "pending": some root has no confirmed provenance yet, and then no country is claimed), carats, lifecycle_state, grader_report_number and grading_lab of the active grading (when there is one), custody: {entry, entry_hash, leaf_index, inclusion_proof, checkpoint}}`; `evidence[0].record` is the DiamondV1 the claims come from (it hashes to the entry's `record_sha256`). `dtp verify --credential FILE` and `@dtp/verify` (`verifyCredential`) check it offline with the custody keys alone.
+         */
+        get: operations["getDiamondCredential"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/passport/{share_id}/credential": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The origin credential of a shared diamond (VC 2.0 as a JWT)
+         * @description What `GET /v1/diamonds/{id}/credential` answers for the shared diamond, without a token. A W3C Verifiable Credential 2.0 secured as a JWT (VC-JOSE-COSE: `application/vc+jwt`, protected header `{alg: "EdDSA", kid, typ: "vc+jwt", cty: "vc"}`), signed with the custody signing key (its `kid` is in platform's `/.well-known/custody-keys.json`). The payload is the credential: `type` `["VerifiableCredential", "DiamondOriginCredential"]`, `issuer` the platform base address, `validFrom`, and `credentialSubject` `{id: {base}/id/diamond/{id}, origin_countries (ISO 3166-1 alpha-2 of the root producers' provenance, through every split, polish and registration against a shipment), origin_status ("confirmed", or "pending": some root has no confirmed provenance yet, and then no country is claimed), carats, lifecycle_state, grader_report_number and grading_lab of the active grading (when there is one), custody: {entry, entry_hash, leaf_index, inclusion_proof, checkpoint}}`; `evidence[0].record` is the DiamondV1 the claims come from (it hashes to the entry's `record_sha256`). `dtp verify --credential FILE` and `@dtp/verify` (`verifyCredential`) check it offline with the custody keys alone.
+         */
+        get: operations["getPassportCredential"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2776,6 +2816,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!DOCTYPE html>
+                     *     <html lang="en">...<h1>Find a diamond passport</h1>...<form class="lookup" method="post" action="/passport/lookup">...</form>...</html>
+                     */
                     "text/html": string;
                 };
             };
@@ -2847,6 +2891,10 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example <!DOCTYPE html>
+                     *     <html lang="en">...<h1>Several passports found</h1>...<li><a href="/passport/q5Jx0C3c9tq3p0C5rQyWZw">Passport 1 (graded by GIA, 1.01 ct)</a></li>...</html>
+                     */
                     "text/html": string;
                 };
             };
@@ -3696,6 +3744,244 @@ export interface operations {
                 };
             };
             /** @description The read model's database cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    getDiamondCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Any diamond (also a deleted one: its log stays). Out of format answers 404 like an unknown id. */
+                diamond_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credential, a compact JWS (JWT). */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example eyJhbGciOiJFZERTQSIsImtpZCI6Ii4uLiIsInR5cCI6InZjK2p3dCIsImN0eSI6InZjIn0.eyJAY29udGV4dCI6Wy4uLl19.c2lnbmF0dXJl */
+                    "application/vc+jwt": string;
+                };
+            };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unknown or deleted diamond (or an id out of format): `{message}`. */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are accepted again. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 here). */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The custody log has not caught up with the diamond's latest change yet (retry after `Retry-After` seconds: the next checkpoint comes within seconds), search has no custody signing key configured, or its database cannot be reached: `{message}`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    getPassportCredential: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The share id from a passport link (`POST {base_url}/diamonds/{id}/share` on platform). Unknown, revoked, expired or out of format: 404. */
+                share_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credential, a compact JWS (JWT). */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example eyJhbGciOiJFZERTQSIsImtpZCI6Ii4uLiIsInR5cCI6InZjK2p3dCIsImN0eSI6InZjIn0.eyJAY29udGV4dCI6Wy4uLl19.c2lnbmF0dXJl */
+                    "application/vc+jwt": string;
+                };
+            };
+            /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`. */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are accepted again. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 here). */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The custody log has not caught up with the diamond's latest change yet (retry after `Retry-After` seconds: the next checkpoint comes within seconds), search has no custody signing key configured, or its database cannot be reached: `{message}`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
