@@ -4,6 +4,7 @@ import { ConsumerGroups } from '@dtp/domain';
 import { defineService, HostedServiceDeps, serviceDatabase } from '@dtp/service-host';
 import { DocsOptions, documentRateLimits } from '@dtp/service-kit';
 import { SearchConfig } from './config';
+import { CredentialModule } from './credential/credential.module';
 import { CustodyModule } from './custody/custody.module';
 import { DiamondsModule } from './diamonds/diamonds.module';
 import { SEARCH_BLOB_STORE } from './diamonds/diamonds.service';
@@ -54,7 +55,7 @@ export const searchService = defineService<SearchConfig, SearchDeps>({
   }),
   // Search writes nothing through its API: no Idempotency-Key.
   api: (config) => ({ tokens: config.tokenVerifierOptions(config.SEARCH_AUDIENCE), rateLimits: config, idempotency: false }),
-  features: [ReadModelModule, DiamondsModule, LookupModule, CustodyModule, EpcisModule, PassportModule],
+  features: [ReadModelModule, DiamondsModule, LookupModule, CustodyModule, EpcisModule, PassportModule, CredentialModule],
 });
 
 /** Search's database options (migrations, search:rebuild, tests). */

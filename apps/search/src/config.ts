@@ -1,5 +1,6 @@
-import { IsInt, IsOptional, IsString, IsUrl, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUrl, Max, Min, Validate } from 'class-validator';
 import { TokenCheckingConfig } from '@dtp/auth-guard';
+import { CustodySigningKeyText } from '@dtp/domain';
 
 const url = { require_tld: false, require_protocol: true };
 
@@ -56,6 +57,14 @@ export class SearchConfig extends TokenCheckingConfig {
   @Min(1)
   @Max(86_400)
   PASSPORT_LOOKUP_WINDOW_SECONDS: number = 60;
+
+  /**
+   * The custody signing key (the same private Ed25519 JWK with kid as platform's CUSTODY_SIGNING_KEY), with which
+   * search signs origin credentials (`/v1/diamonds/{id}/credential`). Unset: those routes answer 503.
+   */
+  @IsOptional()
+  @Validate(CustodySigningKeyText)
+  CUSTODY_SIGNING_KEY?: string;
 
   @IsString()
   BLOB_STORE_DIR: string = '.data/blobs';

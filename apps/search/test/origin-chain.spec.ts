@@ -1,9 +1,9 @@
 import type { CustodyAnswer, DiamondV1 } from '@dtp/domain';
 import type { TestStack } from '@dtp/testing';
 import { verifyCustody, type CustodyKeys } from '@dtp/verify';
-import { passportStack, publicGet } from './passport-support';
+import { publicGet } from './passport-support';
 import { epcisErrors } from './epcis-support';
-import { searchGet, shipmentJourney, ShipmentJourney } from './origin-support';
+import { originStack, searchGet, shipmentJourney, ShipmentJourney } from './origin-support';
 
 /**
  * The chain reaches the mine (DESIGN.md "Provenance": `links`): a manufacturer's rough registered against an accepted
@@ -17,7 +17,7 @@ describe('custody links: a registration against a shipment reaches the producer'
   let answer: CustodyAnswer;
 
   beforeAll(async () => {
-    stack = await passportStack();
+    stack = await originStack();
     j = await shipmentJourney(stack);
     keys = (await (await fetch(`${stack.urls.platform}/.well-known/custody-keys.json`)).json()) as CustodyKeys;
     answer = JSON.parse((await searchGet(stack, j.reader, `/v1/diamonds/${j.polished.diamond_id}/custody`)).text) as CustodyAnswer;

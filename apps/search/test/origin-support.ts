@@ -1,4 +1,6 @@
+import { generateKeyPairSync } from 'node:crypto';
 import type { CustodyAnswer, DiamondV1, InboundShipment, ShareLink } from '@dtp/domain';
+import { startTestStack } from '@dtp/test-stack';
 import { participantWithToken, ParticipantWithToken, TestStack } from '@dtp/testing';
 import { eventually } from './support';
 import { platformCall, publicGet } from './passport-support';
@@ -17,6 +19,23 @@ export interface ShipmentJourney {
 }
 
 let names = 0;
+
+/** A custody signing key for platform (checkpoints) and search (origin credentials): the same key in both. */
+export function custodySigningKey(kid = `origin-test-${process.pid}`): string {
+  const { privateKey } = generateKeyPairSync('ed25519');
+  return JSON.stringify({ ...privateKey.export({ format: 'jwk' }), kid });
+}
+
+/** auth, platform (checkpointing every 200 ms) and search, sharing one custody signing key (credentials need it in search). */
+export function originStack(key: string = custodySigningKey()): Promise<TestStack> {
+  return startTestStack({
+    services: ['auth', 'platform', 'search'],
+    env: {
+      platform: { CUSTODY_CHECKPOINT_INTERVAL_MS: '200', CUSTODY_SIGNING_KEY: key },
+      search: (urls) => ({ PLATFORM_PUBLIC_URL: urls.platform!, CUSTODY_SIGNING_KEY: key }),
+    },
+  });
+}
 
 /** Ships `ids` and answers the shipment; shipping needs platform to know the recipient: retried until it does. */
 export async function shipAndAccept(

@@ -226,6 +226,19 @@ function checkFormat(answer: unknown): asserts answer is CustodyAnswer {
   });
 }
 
+/**
+ * The kid that signed a checkpoint, or why it does not verify (`signature`: forged or unknown key; `checkpoint`: the
+ * fields are not what was signed). Used by verifyCredential for the checkpoint a credential carries.
+ */
+export async function checkpointSigner(cp: CustodyCheckpoint, keys: CustodyKeys): Promise<{ kid: string } | { problem: VerifyFailure }> {
+  try {
+    return { kid: await checkSignature(cp, keys) };
+  } catch (err) {
+    if (err instanceof Failed) return { problem: err.failure };
+    throw err;
+  }
+}
+
 /** Verifies the JWS with the published key of its kid, then that it signs exactly the checkpoint's four fields. */
 async function checkSignature(cp: CustodyCheckpoint, keys: CustodyKeys): Promise<string> {
   if (!isObject(keys) || !Array.isArray(keys.keys)) fail('format', 'the keys are not a JWKS ({"keys": [...]})');

@@ -5,6 +5,8 @@
  */
 export { verifyCustody } from './custody';
 export type { CustodyKeys, VerifiedCheckpoint, VerifiedStep, VerifyCustodyOptions, VerifyFailure, VerifyFailureCode, VerifyResult } from './custody';
+export { verifyCredential } from './credential';
+export type { CredentialFailure, CredentialFailureCode, CredentialVerifyResult, VerifyCredentialOptions } from './credential';
 export { fetchAndVerify } from './fetch';
 export type { FetchAndVerifyOptions, FetchVerifyResult, VerifyFetch } from './fetch';
 export { canonicalJson, sha256Hex } from './hashing';

@@ -3,3 +3,5 @@ export * from './entry';
 export * from './merkle';
 export * from './hashing';
 export * from './jwks';
+export * from './credential';
+export * from './signing-key';
