@@ -315,9 +315,13 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
       "check a diamond's custody log with the published keys alone: the signed checkpoint, every entry hash, link and " +
         'inclusion proof back to the mine, the current record against the latest entry, and that the log only grew since ' +
         "the last run (a rolled-back log fails). Reads search (a non-participant's credentials) and the platform's " +
-        '/.well-known/custody-keys.json. Exit 0 with a summary, 1 naming the first broken link.',
+        '/.well-known/custody-keys.json. Exit 0 with a summary, 1 naming the first broken link. ' +
+        'With --credential FILE instead of a diamond id: checks an origin credential (a VC 2.0 JWT from /v1/diamonds/{id}/credential) ' +
+        'against the custody keys: its signature, its checkpoint, its custody entry and inclusion proof, its record and every claim; ' +
+        'offline with --keys FILE.',
     )
-    .argument('<diamond_id>')
+    .argument('[diamond_id]')
+    .option('--credential <file>', 'an origin credential (the JWT text) to check instead of a diamond')
     .option('--state <file>', `the last verified checkpoint of each log, checked against and updated by every run (default: <config dir>/${STATE_FILE_NAME})`)
     .option('--keys <url-or-file>', 'the custody keys (JWKS) to trust, instead of {platform_url}/.well-known/custody-keys.json')
     .option(
@@ -328,9 +332,16 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     )
     .addOption(json())
     .action(
-      run(async (id: string, opts: { state?: string; keys?: string; wait: number }, cmd: Command) =>
-        (await commands.verify()).verifyDiamond(io, id, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
-      ),
+      run(async (id: string | undefined, opts: { state?: string; keys?: string; wait: number; credential?: string }, cmd: Command) => {
+        const verify = await commands.verify();
+        const common = { json: Boolean(globals(cmd).json), profile: globals(cmd).profile };
+        if (opts.credential !== undefined) {
+          if (id !== undefined) throw new UsageError('give either a diamond id or --credential FILE, not both');
+          return verify.verifyCredentialFile(io, opts.credential, { ...opts, ...common });
+        }
+        if (id === undefined) throw new UsageError('missing the diamond id (or --credential FILE)');
+        return verify.verifyDiamond(io, id, { ...opts, ...common });
+      }),
     );
 
   return program;

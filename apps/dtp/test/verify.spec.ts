@@ -317,7 +317,7 @@ describe('dtp verify', () => {
       cliEnv({ DTP_CLIENT_ID: 'c', DTP_CLIENT_SECRET: 's', DTP_AUTH_URL: counter.url, DTP_SEARCH_URL: counter.url, DTP_PLATFORM_URL: counter.url, ...extra });
 
     it.each([
-      ['no diamond id', [], {}, "error: missing required argument 'diamond_id'"],
+      ['no diamond id', [], {}, 'error: missing the diamond id (or --credential FILE)'],
       ['a diamond id out of format', ['NOT-AN-ID'], {}, '"NOT-AN-ID" is not a diamond id'],
       ['no platform URL and no --keys', [POLISHED], { DTP_PLATFORM_URL: '' }, 'has no platform URL (DTP_PLATFORM_URL) to fetch the custody keys from'],
       ['no search URL', [POLISHED], { DTP_SEARCH_URL: '' }, 'search URL (DTP_SEARCH_URL)'],

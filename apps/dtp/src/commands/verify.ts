@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DIAMOND_ID_PATTERN, type CustodyCheckpoint } from '@dtp/domain';
-import { type CustodyKeys, fetchAndVerify, type FetchAndVerifyOptions } from '@dtp/verify';
+import { type CustodyKeys, fetchAndVerify, type FetchAndVerifyOptions, verifyCredential } from '@dtp/verify';
 import { clientFor, configDir, resolveProfile } from '../config';
 import { EXIT, ExitCode, UsageError } from '../exit-codes';
 import { STATE_FILE_NAME } from '../choices';
@@ -101,6 +101,66 @@ export async function verifyDiamond(io: CliIo, id: string, opts: VerifyCommandOp
     ['    leaf', 'occurred_at', 'action', 'of'],
     verified.chain.map((s) => [`    ${s.leaf_index}`, s.occurred_at, s.action, s.ancestor ? 'an ancestor' : 'this diamond']),
   );
+  return EXIT.ok;
+}
+
+/**
+ * `dtp verify --credential FILE`: checks an origin credential (the JWT text of `/v1/diamonds/{id}/credential`) with
+ * @dtp/verify's verifyCredential against the custody keys: from --keys FILE, nothing else is read (offline); from a URL
+ * or the profile's platform URL otherwise. Exit 0 with a summary; 1 naming the member that does not hold.
+ */
+export async function verifyCredentialFile(io: CliIo, file: string, opts: Pick<VerifyCommandOptions, 'keys' | 'json' | 'profile'>): Promise<ExitCode> {
+  const where = path.resolve(io.cwd, file);
+  let jwt: string;
+  try {
+    jwt = readFileSync(where, 'utf8').trim();
+  } catch (err) {
+    throw new UsageError(`--credential ${file}: ${(err as Error).message}`);
+  }
+  let keys: CustodyKeys;
+  if (opts.keys && !/^https?:\/\//i.test(opts.keys)) keys = readKeys(path.resolve(io.cwd, opts.keys));
+  else {
+    let url = opts.keys;
+    if (!url) {
+      const { name, profile } = resolveProfile(io.env, opts.profile);
+      if (!profile.platform_url)
+        throw new UsageError(`profile "${name}" has no platform URL (DTP_PLATFORM_URL) to fetch the custody keys from: set it, or pass --keys <url-or-file>`);
+      url = `${profile.platform_url.replace(/\/+$/, '')}/.well-known/custody-keys.json`;
+    }
+    let res: Response;
+    try {
+      res = await fetch(url, { headers: { accept: 'application/json' } });
+    } catch (err) {
+      io.err(`error: could not fetch the custody keys from ${url}: ${(err as Error).message}\n`);
+      return EXIT.failure;
+    }
+    if (!res.ok) {
+      io.err(`error: could not fetch the custody keys from ${url}: HTTP ${res.status}\n`);
+      return EXIT.failure;
+    }
+    keys = (await res.json()) as CustodyKeys;
+  }
+  const result = await verifyCredential(jwt, { keys });
+  if (!result.ok) {
+    if (opts.json) printJson(io, { ok: false, credential: where, failure: result.failure });
+    io.err(`credential verification FAILED (${result.failure.code}): ${result.failure.message}\n`);
+    return EXIT.failure;
+  }
+  const s = result.credential.credentialSubject;
+  if (opts.json) {
+    printJson(io, { ok: true, summary: result.summary, kid: result.kid, checkpoint_kid: result.checkpoint_kid, credential: result.credential });
+    return EXIT.ok;
+  }
+  io.out(`${result.summary}\n`);
+  io.out(`  subject:      ${s.id}\n`);
+  io.out(`  origin:       ${s.origin_status === 'confirmed' ? s.origin_countries.join(', ') : 'not confirmed yet (no country claimed)'}\n`);
+  io.out(`  carats:       ${s.carats ?? 'unknown'}\n`);
+  io.out(`  state:        ${s.lifecycle_state}\n`);
+  io.out(`  report:       ${s.grader_report_number ? `${s.grader_report_number}${s.grading_lab ? ` (${s.grading_lab})` : ''}` : 'none'}\n`);
+  io.out(
+    `  custody:      entry ${s.custody.entry_hash} at leaf ${s.custody.leaf_index}, in the checkpoint of ${s.custody.checkpoint.tree_size} entries (log ${s.custody.checkpoint.log_id})\n`,
+  );
+  io.out(`  issued:       ${result.credential.validFrom} by ${result.credential.issuer}, key ${result.kid}\n`);
   return EXIT.ok;
 }
 
