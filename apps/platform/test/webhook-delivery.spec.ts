@@ -1,0 +1,271 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { Client } from 'pg';
+import type { EventFeedPage, Webhook, WebhookDeliveryList, WebhookWithSecret } from '@dtp/domain';
+import { InProcessTransport } from '@dtp/events';
+import { loadConfig, RunningService } from '@dtp/service-kit';
+import { createTestDatabase, ParticipantWithToken, TEST_AUDIENCES, TEST_ISSUER } from '@dtp/testing';
+import { platformService } from '../src/app';
+import { PlatformConfig } from '../src/config';
+import { participantEvent, participantEventsCtes } from '../src/webhooks/participant-events';
+import { call, PlatformFixture, register, startPlatform, waitFor } from './helpers';
+import { knownParticipant } from './shipments-helpers';
+import { Receiver, startReceiver } from './webhook-receiver';
+
+const FAST = { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_SCHEDULE_MS: '50,100,200', WEBHOOK_TIMEOUT_MS: '800', WEBHOOK_RETRY_WINDOW_MS: '4000' };
+const root = path.resolve(__dirname, '../../..');
+
+/** The env of a platform replica on database `url` (in this process or a child). */
+function replicaEnv(url: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: url,
+    AUTH_ISSUER: TEST_ISSUER,
+    AUTH_JWKS_URL: 'http://127.0.0.1:9/.well-known/jwks.json',
+    PLATFORM_AUDIENCE: TEST_AUDIENCES.platform,
+    BLOB_STORE_DIR: mkdtempSync(path.join(tmpdir(), 'dtp-test-blobs-')),
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    ...FAST,
+    ...extra,
+  };
+}
+
+describe('webhook delivery', () => {
+  let f: PlatformFixture;
+  const receivers: Receiver[] = [];
+  const replicas: RunningService[] = [];
+  const receiver = async (answer?: Receiver['answer'], port?: number) => {
+    const r = await startReceiver(answer, port);
+    receivers.push(r);
+    return r;
+  };
+  const subscribe = async (who: ParticipantWithToken, url: string) => {
+    const res = await call<WebhookWithSecret>(f, 'POST', '/webhooks', who.token, { url });
+    expect(res.status).toBe(201);
+    return res.body;
+  };
+  /** The participant's events on the feed, in recorded order. */
+  const feed = async (who: ParticipantWithToken) => (await call<EventFeedPage>(f, 'GET', '/events?limit=500', who.token)).body.events;
+  /** Three events on two subjects: two registrations, then an unlock of the first. */
+  const threeEvents = async (who: ParticipantWithToken) => {
+    const a = await register(f, who);
+    const b = await register(f, who);
+    expect((await call(f, 'POST', `/diamonds/${a.diamond_id}/unlock`, who.token)).status).toBe(200);
+    return [a, b];
+  };
+  /** Every event of the feed reached the receiver, and per subject in the feed's order (each once when accepted). */
+  const expectAllInOrder = async (who: ParticipantWithToken, r: Receiver) => {
+    const events = await feed(who);
+    await waitFor('every event accepted', async () => events.every((e) => r.accepted.some((x) => x.event.id === e.id)), 15_000);
+    for (const subject of new Set(events.map((e) => e.subject))) {
+      const want = events.filter((e) => e.subject === subject).map((e) => e.id);
+      const got = r.accepted.filter((x) => x.event.subject === subject).map((x) => x.event.id);
+      expect(got).toEqual(want);
+    }
+    // within one subject, no later event was even attempted before the earlier one was accepted
+    for (const subject of new Set(events.map((e) => e.subject))) {
+      const ids = events.filter((e) => e.subject === subject).map((e) => e.id);
+      for (let i = 1; i < ids.length; i++) {
+        const firstTryOfLater = r.received.findIndex((x) => x.event.id === ids[i]);
+        const acceptedEarlier = r.received.findIndex((x) => x.event.id === ids[i - 1] && r.accepted.includes(x));
+        expect(firstTryOfLater).toBeGreaterThan(acceptedEarlier);
+      }
+    }
+    return events;
+  };
+
+  beforeAll(async () => {
+    f = await startPlatform(FAST);
+  });
+  afterAll(async () => {
+    for (const r of replicas) await r.close();
+    for (const r of receivers) await r.close();
+    await f?.close();
+  });
+
+  it('retries a receiver that answers 500 at first: every event arrives, in order per subject; the log shows the attempts', async () => {
+    const p = await knownParticipant(f, 'producer');
+    const r = await receiver((_rec, n) => (n <= 3 ? { status: 500, body: 'x'.repeat(5000) } : 204));
+    const w = await subscribe(p, r.url);
+    await threeEvents(p);
+    await expectAllInOrder(p, r);
+    const log = (await call<WebhookDeliveryList>(f, 'GET', `/webhooks/${w.webhook_id}/deliveries`, p.token)).body.results;
+    expect(log).toHaveLength(3);
+    expect(log.every((d) => d.status === 'delivered' && d.delivered_at !== null && d.next_attempt_at === null)).toBe(true);
+    const retried = log.filter((d) => d.attempts > 1);
+    expect(retried.length).toBeGreaterThan(0);
+    expect(log.every((d) => d.last_status_code === 204 && d.last_error === null)).toBe(true);
+    expect(r.received.length).toBe(6);
+    expect(r.maxInFlight).toBe(1);
+  });
+
+  it('retries a receiver that times out; never more than one request in flight to it', async () => {
+    const p = await knownParticipant(f, 'producer');
+    const r = await receiver((_rec, n) => (n === 1 ? 'hang' : 204));
+    const w = await subscribe(p, r.url);
+    await threeEvents(p);
+    await expectAllInOrder(p, r);
+    expect(r.maxInFlight).toBe(1);
+    const log = (await call<WebhookDeliveryList>(f, 'GET', `/webhooks/${w.webhook_id}/deliveries`, p.token)).body.results;
+    expect(log.map((d) => d.attempts).sort()).toEqual([1, 1, 2]);
+    expect(log.every((d) => d.status === 'delivered')).toBe(true);
+  });
+
+  it('keeps retrying a receiver that is down, and delivers everything in order once it is up', async () => {
+    const p = await knownParticipant(f, 'producer');
+    const probe = await startReceiver();
+    const port = Number(new URL(probe.url).port);
+    await probe.close();
+    const w = await subscribe(p, `http://127.0.0.1:${port}/hook`);
+    await threeEvents(p);
+    await waitFor('failed attempts', async () => {
+      const { rows } = await f.db.query(`SELECT max(attempts) AS n FROM webhook_deliveries WHERE webhook_id = $1`, [w.webhook_id]);
+      return Number(rows[0].n) >= 3;
+    });
+    const { rows } = await f.db.query(`SELECT status, last_error FROM webhook_deliveries WHERE webhook_id = $1 AND attempts > 0`, [w.webhook_id]);
+    expect(rows.every((x) => x.status === 'pending' && /connection failed: ECONNREFUSED/.test(x.last_error))).toBe(true);
+    const r = await receiver(undefined, port);
+    await expectAllInOrder(p, r);
+  });
+
+  it('fails a delivery after the retry window; a retry by hand delivers it', async () => {
+    const p = await knownParticipant(f, 'producer');
+    let up = false;
+    const r = await receiver(() => (up ? 204 : { status: 503, body: 'y'.repeat(5000) }));
+    const w = await subscribe(p, r.url);
+    await register(f, p);
+    const failed = await waitFor(
+      'the delivery to fail',
+      async () => {
+        const log = (await call<WebhookDeliveryList>(f, 'GET', `/webhooks/${w.webhook_id}/deliveries`, p.token)).body.results;
+        return log[0]?.status === 'failed' ? log[0] : null;
+      },
+      15_000,
+    );
+    expect(failed).toMatchObject({ status: 'failed', last_status_code: 503, next_attempt_at: null });
+    expect(failed.attempts).toBeGreaterThan(3);
+    // the receiver's answer is kept in the log up to 1 KiB
+    expect(failed.last_error).toBe(`HTTP 503: ${'y'.repeat(1024)}`);
+    up = true;
+    const retried = await call<{ status: string }>(f, 'POST', `/webhooks/${w.webhook_id}/deliveries/${failed.delivery_id}/retry`, p.token);
+    expect(retried.status).toBe(202);
+    expect(retried.body.status).toBe('pending');
+    await waitFor('the retried delivery', async () => r.accepted.length === 1);
+    expect(r.accepted[0].event.id).toBe(failed.event_id);
+    expect((await call(f, 'POST', `/webhooks/${w.webhook_id}/deliveries/3b241101-e2bb-4255-8caf-4136c566a962/retry`, p.token)).status).toBe(404);
+  });
+
+  it('disables a webhook whose receiver answers 410 Gone, and delivers nothing more to it', async () => {
+    const p = await knownParticipant(f, 'producer');
+    const r = await receiver(() => 410);
+    const w = await subscribe(p, r.url);
+    await register(f, p);
+    const disabled = await waitFor('the webhook disabled', async () => {
+      const got = (await call<Webhook>(f, 'GET', `/webhooks/${w.webhook_id}`, p.token)).body;
+      return got.enabled ? null : got;
+    });
+    expect(disabled).toMatchObject({ enabled: false, disabled_reason: 'gone' });
+    await register(f, p);
+    await new Promise((res) => setTimeout(res, 300));
+    expect(r.received).toHaveLength(1);
+    // enabled again by hand
+    expect((await call<Webhook>(f, 'PATCH', `/webhooks/${w.webhook_id}`, p.token, { enabled: true })).body).toMatchObject({
+      enabled: true,
+      disabled_reason: null,
+    });
+  });
+
+  it('is fair: a webhook with a dead receiver and a backlog does not hold up another participant', async () => {
+    const slow = await knownParticipant(f, 'producer');
+    const quick = await knownParticipant(f, 'producer');
+    const dead = await receiver(() => 'hang');
+    const ok = await receiver();
+    await subscribe(slow, dead.url);
+    await subscribe(quick, ok.url);
+    for (let i = 0; i < 10; i++) await register(f, slow);
+    const started = Date.now();
+    await register(f, quick);
+    await waitFor('the other participant served', async () => ok.accepted.length === 1);
+    expect(Date.now() - started).toBeLessThan(800); // less than one timeout of the dead receiver
+    expect(dead.maxInFlight).toBe(1);
+  });
+
+  it('two replicas share the deliveries: every event delivered, none twice', async () => {
+    const config = loadConfig('platform', PlatformConfig, replicaEnv(f.stack.databases.platform!));
+    replicas.push(await platformService.start(config, { transport: f.stack.transport }, pino({ level: 'silent' })));
+    const ps = [];
+    const rs: Receiver[] = [];
+    for (let i = 0; i < 4; i++) {
+      const p = await knownParticipant(f, 'producer');
+      const r = await receiver(() => ({ status: 200 }));
+      await subscribe(p, r.url);
+      ps.push(p);
+      rs.push(r);
+    }
+    await Promise.all(ps.map(async (p) => Promise.all(Array.from({ length: 10 }, () => register(f, p)))));
+    for (let i = 0; i < 4; i++) {
+      await waitFor('10 events', async () => rs[i].received.length >= 10);
+    }
+    await new Promise((res) => setTimeout(res, 300));
+    for (const r of rs) {
+      expect(r.received).toHaveLength(10);
+      expect(new Set(r.received.map((x) => x.headers['webhook-id'])).size).toBe(10);
+      expect(r.maxInFlight).toBe(1);
+    }
+  });
+});
+
+describe('a platform killed mid-delivery', () => {
+  it('loses nothing: the delivery stays in the database and another replica delivers it after the lease', async () => {
+    const url = await createTestDatabase('platform_kill');
+    const logger = pino({ level: 'silent' });
+    const env = replicaEnv(url);
+    await platformService.migrate(loadConfig('platform', PlatformConfig, env), logger);
+    let hanging = true;
+    const r = await startReceiver(() => (hanging ? 'hang' : 204));
+    const db = new Client({ connectionString: url });
+    await db.connect();
+    let survivor: RunningService | undefined;
+    const child = spawn(process.execPath, ['-r', './tools/register.js', 'apps/platform/src/main.ts'], {
+      cwd: root,
+      env: { ...process.env, ...env, LOG_LEVEL: 'warn', EVENT_TRANSPORT: 'in-process' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    try {
+      await db.query(`INSERT INTO webhooks (webhook_id, participant_id, url, secret, created_at) VALUES ($1, 'p1', $2, $3, now())`, [
+        '3b241101-e2bb-4255-8caf-4136c566a962',
+        r.url,
+        'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8SMT4H7lvQA=',
+      ]);
+      const c = participantEventsCtes([participantEvent('p1', 'dtp.diamond.deleted', 'd1', { diamond_id: 'd1' }, new Date())], 1);
+      await db.query(`WITH ${c.sql} SELECT 1`, c.values);
+      // the child claims it and waits on the hanging receiver
+      await waitFor('the child mid-delivery', async () => r.received.length === 1, 40_000).catch((err: Error) => {
+        throw new Error(`${err.message}; the child said: ${output.slice(-2000)}`);
+      });
+      child.kill('SIGKILL');
+      await new Promise((res) => child.once('exit', res));
+      const { rows } = await db.query(`SELECT status, attempts FROM webhook_deliveries`);
+      expect(rows).toEqual([{ status: 'pending', attempts: 1 }]);
+      hanging = false;
+      survivor = await platformService.start(loadConfig('platform', PlatformConfig, env), { transport: new InProcessTransport() }, logger);
+      await waitFor('the survivor delivers it', async () => r.accepted.length === 1, 20_000);
+      const after = await db.query(`SELECT status, attempts FROM webhook_deliveries`);
+      expect(after.rows).toEqual([{ status: 'delivered', attempts: 2 }]);
+      expect(r.accepted[0].headers['webhook-id']).toBe(r.received[0].headers['webhook-id']);
+    } finally {
+      child.kill('SIGKILL');
+      await survivor?.close();
+      await db.end();
+      await r.close();
+    }
+  }, 90_000);
+});
