@@ -5,11 +5,13 @@
  */
 import './start-tracing';
 import 'reflect-metadata';
-import { runnerArguments, START_HELP } from './runner-args';
+import { runnerArguments, START_FLAGS, START_HELP } from './runner-args';
 import path from 'node:path';
 import { ensureDatabase, withDatabase } from '@dtp/database';
 import { InProcessTransport } from '@dtp/events';
-import { configOrExit, createLogger, onShutdownSignal, RunningService } from '@dtp/service-kit';
+import { configOrExit, createLogger, ensureDevCa, issueDevCertificate, onShutdownSignal, RunningService } from '@dtp/service-kit';
+import { existsSync, readFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import { AddressError, StackService, stackAddresses } from './stack-addresses';
 import { authService } from '@dtp/auth';
 import { platformService } from '@dtp/platform';
@@ -29,8 +31,31 @@ const DEV_DEFAULTS: Record<string, string> = {
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
 };
 
+/** HTTPS ports of `npm start -- --tls`: the plain ports' 3001-3004 plus 440. */
+const DEV_TLS_PORTS = { AUTH_TLS_PORT: '3441', PLATFORM_TLS_PORT: '3442', SEARCH_TLS_PORT: '3443', GIS_TLS_PORT: '3444' };
+
+/**
+ * `--tls`: the development CA and the localhost server certificate under <data>/tls/ (made once, kept; the server
+ * certificate is made again when it has less than a month left), and the variables that turn HTTPS on.
+ */
+function devTlsEnv(): Record<string, string> {
+  const dir = path.join(dataRoot, 'tls');
+  const ca = ensureDevCa(dir);
+  const serverCert = path.join(dir, 'server.pem');
+  const fresh =
+    existsSync(serverCert) &&
+    existsSync(path.join(dir, 'server-key.pem')) &&
+    Date.parse(new X509Certificate(readFileSync(serverCert)).validTo) > Date.now() + 30 * 86400_000;
+  const server = fresh
+    ? { certPath: serverCert, keyPath: path.join(dir, 'server-key.pem') }
+    : issueDevCertificate({ ca, outDir: dir, name: 'server', commonName: 'localhost', usage: 'server' });
+  return { TLS_CERT_FILE: server.certPath, TLS_KEY_FILE: server.keyPath, TLS_CLIENT_CA_FILE: ca.certPath, ...DEV_TLS_PORTS };
+}
+
 async function main() {
-  const env = { ...DEV_DEFAULTS, ...process.env };
+  const tls = flags.tls === true ? devTlsEnv() : {};
+  const env: Record<string, string | undefined> = { ...DEV_DEFAULTS, ...tls, ...process.env };
+  if (flags.tls) env.AUTH_MTLS_URL ??= `https://localhost:${env.AUTH_TLS_PORT}`;
   const log = createLogger('start', env.LOG_LEVEL ?? 'info');
   const addresses = stackAddresses(env);
 
@@ -86,6 +111,13 @@ async function main() {
     `  platform  {base_url}    ${services[1].url}    docs: ${services[1].url}/docs`,
     `  search    {search_url}  ${services[2].url}    docs: ${services[2].url}/docs`,
     `  gis       {gis_url}     ${services[3].url}    docs: ${services[3].url}/docs`,
+    ...(flags.tls
+      ? [
+          '',
+          `  mutual TLS  auth ${services[0].tlsUrl}   platform ${services[1].tlsUrl}   search ${services[2].tlsUrl}   gis ${services[3].tlsUrl}`,
+          `              CA ${env.TLS_CLIENT_CA_FILE}; a legacy participant's client certificate: npm run auth:cli -- issue-dev-certificate --participant <id>`,
+        ]
+      : []),
     '',
     ...addresses.describe(),
     '',
@@ -95,7 +127,8 @@ async function main() {
   process.stdout.write(lines.join('\n'));
 }
 
-const usage = runnerArguments('npm start', START_HELP, process.argv.slice(2));
+const flags: { tls?: boolean } = {};
+const usage = runnerArguments('npm start', START_HELP, process.argv.slice(2), undefined, START_FLAGS, flags);
 if (usage !== null) process.exit(usage);
 else
   main().catch((err) => {

@@ -6,7 +6,9 @@ import path from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { makeEnvelope, topicOf, EventTypes, type ClientCertificateChangedData } from '@dtp/domain';
 import { CertificateFiles, ensureDevCa, issueDevCertificate, x5tS256 } from '@dtp/service-kit';
+import { createDtpClient } from '@dtp/sdk';
 import { startTestStack } from '@dtp/test-stack';
+import { runCli } from '../../apps/dtp/src/cli';
 import { onboard, ParticipantCredentials, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TEST_ISSUER, TestStack } from '@dtp/testing';
 
 /**
@@ -360,6 +362,51 @@ describe('mutual TLS: legacy calls and certificate-bound tokens', () => {
     it('is ignored from any other peer (search trusts 10.0.0.0/8 only): 401 as without a certificate', async () => {
       const refused = await call(`${stack.urls.search}/v1/diamonds/01hzzzzzzzzzzzzzzzzzzzzzzz`, { headers: { 'ssl-client-cert': pemHeader(certs.viewer) } });
       expectInvalidToken(refused, /missing Authorization/);
+    });
+  });
+
+  describe('clients: the SDK (tls) and the dtp CLI (--cert/--key/--ca)', () => {
+    it('the SDK calls in legacy mode with the certificate alone, and with client_id gets a bound token that flows through', async () => {
+      const tlsOptions = { cert: certs.legacy.certPem, key: certs.legacy.keyPem, ca: ca.certPem };
+      const legacyMode = createDtpClient({ platformUrl: tls.platform, tls: tlsOptions });
+      const direct = await legacyMode.platform.GET('/v2/shipment/outbound', {});
+      expect(direct.response.status).toBe(200);
+      const bound = createDtpClient({
+        authUrl: tls.auth,
+        platformUrl: tls.platform,
+        clientId: legacy.client_id,
+        tls: tlsOptions,
+        audiences: { platform: TEST_AUDIENCES.platform },
+      });
+      expect((await bound.platform.GET('/v2/shipment/outbound', {})).response.status).toBe(200);
+      const token = await bound.tokens!.getToken(TEST_AUDIENCES.platform);
+      expect(claims(token).cnf).toEqual({ 'x5t#S256': thumbprint(certs.legacy) });
+      // the same token from a client without the certificate: refused
+      const thief = createDtpClient({ platformUrl: stack.urls.platform, tokens: { getToken: async () => token } });
+      expect((await thief.platform.GET('/v2/shipment/outbound', {})).response.status).toBe(401);
+    });
+
+    it('dtp inbound --cert --key --ca: the legacy call from the command line; a missing key file is a usage error', async () => {
+      const run = async (args: string[]) => {
+        let out = '';
+        let err = '';
+        const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, DTP_CONFIG_DIR: mkdtempSync(path.join(dir, 'dtp-')), DTP_PLATFORM_URL: tls.platform };
+        const code = await runCli(args, {
+          out: (t) => void (out += t),
+          err: (t) => void (err += t),
+          stdin: process.stdin,
+          errIsTTY: false,
+          errStream: process.stderr,
+          env,
+          cwd: dir,
+        });
+        return { code, out, err };
+      };
+      const ok = await run(['--cert', certs.legacy.certPath, '--key', certs.legacy.keyPath, '--ca', ca.certPath, 'inbound', '--json']);
+      expect(ok).toMatchObject({ code: 0 });
+      const missing = await run(['--cert', certs.legacy.certPath, '--key', path.join(dir, 'none.pem'), 'inbound']);
+      expect(missing.code).toBe(2);
+      expect(missing.err).toContain('--key');
     });
   });
 });

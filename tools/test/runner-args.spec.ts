@@ -1,4 +1,4 @@
-import { runnerArguments, START_HELP, START_KAFKA_HELP } from '../runner-args';
+import { runnerArguments, START_FLAGS, START_HELP, START_KAFKA_HELP } from '../runner-args';
 
 /** `npm start` and `npm run start:kafka` (issue 16: `start:kafka -- --help` started everything). */
 describe('npm start / start:kafka arguments', () => {
@@ -31,5 +31,17 @@ describe('npm start / start:kafka arguments', () => {
       expect(r.err).toMatch(/^error: (unknown option '--bogus'|too many arguments)/);
       expect(r.err).toContain('Usage: npm run start:kafka');
     }
+  });
+});
+
+describe('npm start -- --tls', () => {
+  it('takes --tls (and says so in --help); start:kafka does not', () => {
+    const given: Record<string, boolean> = {};
+    expect(runnerArguments('npm start', START_HELP, ['--tls'], { out: () => undefined, err: () => undefined }, START_FLAGS, given)).toBeNull();
+    expect(given).toEqual({ tls: true });
+    let help = '';
+    expect(runnerArguments('npm start', START_HELP, ['--help'], { out: (s) => (help += s), err: () => undefined }, START_FLAGS)).toBe(0);
+    expect(help).toContain('--tls');
+    expect(runnerArguments('npm run start:kafka', START_KAFKA_HELP, ['--tls'], { out: () => undefined, err: () => undefined })).toBe(2);
   });
 });

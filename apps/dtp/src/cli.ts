@@ -67,10 +67,21 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .description('Command line for the Diamond Traceability Platform, on @dtp/sdk: bulk registration, shipments, deletion, grading.')
     .version(VERSION, '--version', 'print the version')
     .option('--profile <name>', 'profile of the config file to use (default: $DTP_PROFILE or "default")')
+    .option('--cert <file>', "mutual TLS: a legacy participant's registered client certificate, PEM (else $DTP_CERT_FILE)")
+    .option('--key <file>', 'mutual TLS: the key of --cert, PEM (else $DTP_KEY_FILE)')
+    .option('--ca <file>', "mutual TLS: the CA of the services' server certificates, PEM, when not a public one (else $DTP_CA_FILE)")
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
     .showHelpAfterError('(add --help for usage)')
     .addHelpText('after', EXIT_CODES_HELP);
+
+  // --cert/--key/--ca reach every command's client as the profile's DTP_CERT_FILE/DTP_KEY_FILE/DTP_CA_FILE.
+  program.hook('preAction', (_program, action) => {
+    const tls = action.optsWithGlobals() as { cert?: string; key?: string; ca?: string };
+    if (tls.cert) io.env.DTP_CERT_FILE = tls.cert;
+    if (tls.key) io.env.DTP_KEY_FILE = tls.key;
+    if (tls.ca) io.env.DTP_CA_FILE = tls.ca;
+  });
 
   const run =
     <A extends unknown[]>(fn: (...args: A) => Promise<number> | number) =>

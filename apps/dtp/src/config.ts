@@ -17,6 +17,10 @@ export interface Profile {
   platform_audience?: string;
   search_audience?: string;
   gis_audience?: string;
+  /** Mutual TLS (legacy participants, docs/auth.md "Mutual TLS"): the registered client certificate, its key, the servers' CA (PEM files). */
+  cert_file?: string;
+  key_file?: string;
+  ca_file?: string;
 }
 
 export const PROFILE_KEYS = [
@@ -29,6 +33,9 @@ export const PROFILE_KEYS = [
   'platform_audience',
   'search_audience',
   'gis_audience',
+  'cert_file',
+  'key_file',
+  'ca_file',
 ] as const satisfies readonly (keyof Profile)[];
 
 interface ConfigFile {
@@ -99,10 +106,14 @@ const SERVICE_URL: Record<ApiService, keyof Profile> = { platform: 'platform_url
  */
 export function clientFor(io: CliIo, profileName: string | undefined, service: ApiService, retry?: RetryOptions): DtpClient {
   const { name, profile } = resolveProfile(io.env, profileName, io);
+  const tls = tlsOf(profile);
   const missing: string[] = [];
-  if (!profile.client_id) missing.push('client id (DTP_CLIENT_ID)');
-  if (!profile.client_secret) missing.push('client secret (DTP_CLIENT_SECRET)');
-  if (!profile.auth_url) missing.push('auth URL (DTP_AUTH_URL)');
+  // With a client certificate: client_id alone gets certificate-bound tokens; nothing at all is the legacy mode (no token).
+  if (!tls || profile.client_id) {
+    if (!profile.client_id) missing.push('client id (DTP_CLIENT_ID)');
+    if (!profile.client_secret && !tls) missing.push('client secret (DTP_CLIENT_SECRET)');
+    if (!profile.auth_url) missing.push('auth URL (DTP_AUTH_URL)');
+  }
   if (!profile[SERVICE_URL[service]]) missing.push(`${service} URL (DTP_${service.toUpperCase()}_URL)`);
   if (missing.length > 0) {
     throw new UsageError(`profile "${name}" has no ${missing.join(', ')}: run \`dtp login\` or set the environment variables`);
@@ -120,5 +131,24 @@ export function clientFor(io: CliIo, profileName: string | undefined, service: A
       ...(profile.gis_audience ? { gis: profile.gis_audience } : {}),
     },
     retry,
+    ...(tls ? { tls } : {}),
   });
+}
+
+/** The client certificate of `--cert`/`--key` (and `--ca`), read from their files; undefined without them. */
+function tlsOf(profile: Profile): { cert: string; key: string; ca?: string } | undefined {
+  if (!profile.cert_file && !profile.key_file) return undefined;
+  if (!profile.cert_file || !profile.key_file) throw new UsageError('--cert and --key go together (DTP_CERT_FILE, DTP_KEY_FILE)');
+  const read = (file: string, what: string) => {
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (err) {
+      throw new UsageError(`cannot read the ${what} ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  };
+  return {
+    cert: read(profile.cert_file, 'client certificate (--cert)'),
+    key: read(profile.key_file, 'client key (--key)'),
+    ...(profile.ca_file ? { ca: read(profile.ca_file, 'CA certificate (--ca)') } : {}),
+  };
 }

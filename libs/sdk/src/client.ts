@@ -7,6 +7,7 @@ import type { paths as SearchPaths } from './generated/search';
 import { DtpApiError, DtpError } from './errors';
 import { FetchLike, RetryOptions, sendWithRetry, toReplayable } from './retry';
 import { ClientCredentialsTokenProvider } from './token';
+import { TlsClientOptions, tlsFetch } from './tls';
 
 export type ApiService = 'platform' | 'search' | 'gis';
 
@@ -43,6 +44,12 @@ export interface DtpClientOptions {
   refreshBeforeExpirySeconds?: number;
   /** Replaces the global fetch (e.g. one with a proxy dispatcher). */
   fetch?: FetchLike;
+  /**
+   * Mutual TLS with a legacy participant's registered client certificate (docs/auth.md "Mutual TLS"): every
+   * `https:` request presents it. With `clientId` (no secret needed) tokens come from the token endpoint by the
+   * certificate and are bound to it (RFC 8705); with no credentials at all, calls go without a token (legacy mode).
+   */
+  tls?: TlsClientOptions;
 }
 
 /**
@@ -65,10 +72,10 @@ export interface DtpClient {
 const answered = new WeakMap<Response, { method: string; url: string }>();
 
 export function createDtpClient(options: DtpClientOptions): DtpClient {
-  const fetchImpl: FetchLike = options.fetch ?? ((url, init) => fetch(url, init));
+  const fetchImpl: FetchLike = options.fetch ?? (options.tls ? tlsFetch(options.tls) : (url, init) => fetch(url, init));
   const tokens: TokenSource | undefined =
     options.tokens ??
-    (options.authUrl && options.clientId && options.clientSecret
+    (options.authUrl && options.clientId && (options.clientSecret || options.tls)
       ? new ClientCredentialsTokenProvider({
           authUrl: options.authUrl,
           clientId: options.clientId,
@@ -99,7 +106,10 @@ export function createDtpClient(options: DtpClientOptions): DtpClient {
           if (options.adminToken && new URL(replay.url).pathname.startsWith('/admin/')) headers.set('authorization', `Bearer ${options.adminToken}`);
           return;
         }
-        if (!tokens) throw new DtpError(`no credentials for the ${service} API: pass clientId, clientSecret and authUrl (or tokens)`);
+        if (!tokens) {
+          if (options.tls) return; // legacy mode: the client certificate alone
+          throw new DtpError(`no credentials for the ${service} API: pass clientId, clientSecret and authUrl (or tokens, or tls)`);
+        }
         const aud = audience(service);
         const token = await tokens.getToken(aud);
         used = { audience: aud, token };

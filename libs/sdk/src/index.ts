@@ -14,3 +14,5 @@ export type { ClientCredentials, TokenProviderOptions } from './token';
 export type * from './types';
 export { verifyWebhook, WebhookVerificationError } from './webhooks';
 export type { DtpEvent, DtpEventType, VerifyOptions } from './webhooks';
+export { tlsFetch } from './tls';
+export type { TlsClientOptions } from './tls';

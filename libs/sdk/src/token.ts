@@ -3,7 +3,8 @@ import { FetchLike, RetryOptions, sendWithRetry } from './retry';
 
 export interface ClientCredentials {
   clientId: string;
-  clientSecret: string;
+  /** Omitted: the client authenticates by its TLS certificate (RFC 8705 `self_signed_tls_client_auth`; pass a `fetch` that presents it). */
+  clientSecret?: string;
 }
 
 export interface TokenProviderOptions extends ClientCredentials {
@@ -69,7 +70,7 @@ export class ClientCredentialsTokenProvider {
     const body = new URLSearchParams({
       grant_type: 'client_credentials',
       client_id: this.options.clientId,
-      client_secret: this.options.clientSecret,
+      ...(this.options.clientSecret !== undefined ? { client_secret: this.options.clientSecret } : {}),
       audience,
     }).toString();
     const headers = new Headers({ 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' });

@@ -26,6 +26,12 @@ function openssl(args: string[], cwd?: string): void {
   }
 }
 
+/** `dir` private (0700); the directories above it, when made, get the usual mode (the data root is shared with PostgreSQL). */
+function privateDir(dir: string): void {
+  mkdirSync(path.dirname(dir), { recursive: true });
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+}
+
 const files = (certPath: string, keyPath: string): CertificateFiles => ({
   certPath,
   keyPath,
@@ -38,7 +44,7 @@ export function ensureDevCa(dir: string, commonName = 'DTP development CA'): Cer
   const certPath = path.join(dir, 'ca.pem');
   const keyPath = path.join(dir, 'ca-key.pem');
   if (existsSync(certPath) && existsSync(keyPath)) return files(certPath, keyPath);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  privateDir(dir);
   openssl([
     'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '3650',
     '-subj', `/CN=${commonName}`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
@@ -70,7 +76,7 @@ const subjectPart = (s: string) => s.replace(/[/\\=+,]/g, ' ').slice(0, 64);
 
 /** A server or client certificate and its new key, signed by `ca` (or self-signed). */
 export function issueDevCertificate(opts: IssueOptions): CertificateFiles {
-  mkdirSync(opts.outDir, { recursive: true, mode: 0o700 });
+  privateDir(opts.outDir);
   const certPath = path.join(opts.outDir, `${opts.name}.pem`);
   const keyPath = path.join(opts.outDir, `${opts.name}-key.pem`);
   const work = mkdtempSync(path.join(tmpdir(), 'dtp-dev-ca-'));

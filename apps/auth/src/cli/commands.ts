@@ -28,7 +28,7 @@ export const USAGE = `usage: npm run auth:cli -- <command> [options]   (prints J
   remove-certificate --participant <participant_id> --certificate <certificate_id>
   issue-dev-certificate --participant <participant_id> [--out <dir>] [--ca-dir <dir>]
           development only: a client key and certificate signed by the development CA of \`npm start -- --tls\`
-          (--ca-dir, default .data/tls), written to --out (default .data/tls/clients), and registered
+          (--ca-dir, default <DTP_DATA_DIR or .data>/tls), written to --out (default .data/tls/clients), and registered
 `;
 
 export interface CliIo {
@@ -48,7 +48,7 @@ type Run = (app: INestApplicationContext) => Promise<unknown>;
  * Checks the command line without touching the database: a known command, its required options, the onboarding
  * input, participant ids as UUIDs. A usage error (exit 2) is reported here, never after connecting.
  */
-async function prepare(command: string, options: Options, io: CliIo): Promise<Run | number> {
+async function prepare(command: string, options: Options, io: CliIo, env: Record<string, string | undefined>): Promise<Run | number> {
   const need = (name: string): string | undefined => {
     const value = options[name];
     if (!value) io.err(`${command}: --${name} is required\n\n${USAGE}`);
@@ -131,7 +131,7 @@ async function prepare(command: string, options: Options, io: CliIo): Promise<Ru
     case 'issue-dev-certificate': {
       const id = participantId();
       if (typeof id === 'number') return id;
-      const caDir = path.resolve(options['ca-dir'] ?? path.join('.data', 'tls'));
+      const caDir = path.resolve(options['ca-dir'] ?? path.join(env.DTP_DATA_DIR ?? '.data', 'tls'));
       const outDir = path.resolve(options.out ?? path.join(caDir, 'clients'));
       return async (app) => {
         const ca = ensureDevCa(caDir);
@@ -214,7 +214,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
   const parsed = parseCommandLine(argv, io);
   if (typeof parsed === 'number') return parsed;
   const options = parsed;
-  const run = await prepare(command, options, io);
+  const run = await prepare(command, options, io, env);
   if (typeof run === 'number') return run;
 
   let config: AuthConfig;
