@@ -42,14 +42,19 @@ for (const [net, bits] of [
 export function blockedAddressReason(address: string): string | null {
   const family = isIP(address);
   if (family === 0) return `${address} is not an IP address`;
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return blockedAddressReason(mapped[1]);
-  }
-  if (BLOCKED.check(address, family === 4 ? 'ipv4' : 'ipv6')) {
-    return `resolves to ${address}, a loopback, private, link-local, metadata or reserved address`;
-  }
-  return null;
+  const blocked = family === 4 ? BLOCKED.check(address, 'ipv4') : BLOCKED.check(address, 'ipv6') || isBlockedMapped(address);
+  return blocked ? `resolves to ${address}, a loopback, private, link-local, metadata or reserved address` : null;
+}
+
+/** An IPv4-mapped IPv6 address (::ffff:a.b.c.d, or ::ffff:xxxx:yyyy as URLs write it) of a blocked IPv4 address. */
+function isBlockedMapped(address: string): boolean {
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (dotted) return BLOCKED.check(dotted[1], 'ipv4');
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);
+  if (!hex) return false;
+  const hi = parseInt(hex[1], 16);
+  const lo = parseInt(hex[2], 16);
+  return BLOCKED.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
 }
 
 export type Resolver = (host: string) => Promise<{ address: string; family: number }[]>;
