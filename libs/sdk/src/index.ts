@@ -14,5 +14,7 @@ export type { ClientCredentials, TokenProviderOptions } from './token';
 export type * from './types';
 export { verifyWebhook, WebhookVerificationError } from './webhooks';
 export type { DtpEvent, DtpEventType, VerifyOptions } from './webhooks';
+export { eventFeed } from './events';
+export type { EventFeedOptions } from './events';
 export { tlsFetch } from './tls';
 export type { TlsClientOptions } from './tls';
