@@ -23,6 +23,10 @@ export function authDocs(config: AuthConfig): DocsOptions {
     title: 'Diamond Traceability Platform: auth API',
     description: 'OAuth 2.0 client-credentials token issuer, JWKS and participant onboarding ({auth_url}).',
     version: '1.35.0',
+    tags: {
+      oauth: 'OAuth 2.0 client credentials: the token endpoint and the keys that verify its tokens.',
+      admin: "Operators' onboarding: participants, their credentials, revocation (admin token).",
+    },
     serverUrl: config.AUTH_ISSUER,
     security: false,
     adminBearer: true,

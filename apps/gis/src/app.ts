@@ -25,6 +25,7 @@ export function gisDocs(config: GisConfig): DocsOptions {
     title: 'Diamond Traceability Platform: gis API',
     description: 'Grading integration: verify, validate, poll, history and grading submission ({gis_url}).',
     version: '1.35.0',
+    tags: { 'grading integration': 'Grading labs: verifying and validating polished diamonds against their graded measurements.' },
     serverUrl: config.PUBLIC_BASE_URL,
     security: config.openApiSecurity(config.GIS_AUDIENCE),
     transforms: [documentIdempotencyKey, documentRateLimits],

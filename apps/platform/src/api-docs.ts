@@ -76,3 +76,12 @@ export const Errors = {
   /** 503 of a dependency that cannot be reached. */
   unavailable: "The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds.",
 } as const;
+
+/**
+ * How the three paths of the same shape are told apart (linters report them as ambiguous): the spec's own paths,
+ * kept as they are.
+ */
+export const SAME_SHAPE_PATHS =
+  ' Path shape: `/diamonds/{diamond_id}/files/{kind}` (POST), `/diamonds/{diamond_id}/share/{share_id}` (DELETE) and ' +
+  '`/diamonds/{diamond_id}/{grading_id}/select|deselect` (PATCH) have the same shape. They differ by method and by a ' +
+  'literal segment (`files`, `share`, `select`, `deselect`), which the router matches before a parameter.';

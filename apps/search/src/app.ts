@@ -34,6 +34,11 @@ export function searchDocs(config: SearchConfig): DocsOptions {
       'Read-only search of diamond records, their ancestors and files ({search_url}/v1), for non-participants. ' +
       'Eventually consistent with platform: a change is typically visible within a fraction of a second.',
     version: '1.35.0',
+    tags: {
+      search: 'Reading diamonds: by id, by search criteria, their history and files.',
+      custody: "A diamond's custody log: entries, inclusion and consistency proofs, EPCIS 2.0 events.",
+      passport: 'The public diamond passport behind a share link: page, record, custody and photos.',
+    },
     // The audience is {search_url}/v1; the operations' paths carry the /v1 themselves.
     serverUrl: config.SEARCH_AUDIENCE.replace(/\/v1\/?$/, ''),
     security: config.openApiSecurity(config.SEARCH_AUDIENCE),

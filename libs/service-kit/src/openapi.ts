@@ -23,6 +23,11 @@ export interface DocsOptions {
   security?: { tokenUrl: string; audience: string } | false;
   /** The admin bearer scheme (auth's onboarding operations: `Authorization: Bearer <AUTH_ADMIN_TOKEN>`). */
   adminBearer?: boolean;
+  /**
+   * What each operation tag is about: the document's top-level `tags`, in this order. A tag an operation uses
+   * but this map lacks is still listed (by name), after these.
+   */
+  tags?: Record<string, string>;
   /** Last changes to the built document (e.g. the Idempotency-Key header on the operations that take it). */
   transforms?: ((document: OpenAPIObject) => OpenAPIObject)[];
 }
@@ -82,7 +87,11 @@ export function buildOpenApiDocument(app: INestApplication, docs: DocsOptions): 
         description:
           `A client-credentials access token from the auth service (${docs.security.tokenUrl}) for the audience ` +
           `\`${docs.security.audience}\` (the \`audience\` parameter of the token request; a token for another ` +
-          'service is refused with 401). Sent as `Authorization: Bearer <token>`; the prefix may be left out.',
+          'service is refused with 401). Sent as `Authorization: Bearer <token>`; the prefix may be left out. ' +
+          'The token is a JWT handled as RFC8725 (JSON Web Token Best Current Practices) asks: one algorithm (ES256) ' +
+          'fixed by the verifier, never taken from the header; issuer, audience, expiry and type (`at+jwt`, RFC 9068) ' +
+          'checked; the lifetime bounded (TOKEN_TTL_SECONDS of the issuer, at most 24 h). Client credentials have no refresh token (RFC 6749 4.4.3): a client ' +
+          'asks for a new token when its token expires.',
         flows: { clientCredentials: { tokenUrl: docs.security.tokenUrl, scopes: {} } },
       },
       OAUTH_SCHEME,
@@ -102,7 +111,10 @@ export function buildOpenApiDocument(app: INestApplication, docs: DocsOptions): 
     extraModels: [MessageErrorResponse, ValidationErrorResponse, ValidationDetailEntry],
     operationIdFactory: (controllerKey, methodKey) => camelOperationId(controllerKey, methodKey),
   });
-  return (docs.transforms ?? []).reduce((doc, transform) => transform(doc), finishDocument(document));
+  const finished = (docs.transforms ?? []).reduce((doc, transform) => transform(doc), finishDocument(document, docs.tags));
+  // Again after the transforms: what they add (headers, parameters) gets the same implied bounds.
+  statImpliedBounds(finished);
+  return finished;
 }
 
 /**
@@ -138,11 +150,17 @@ type Json = Record<string, unknown>;
  * - operations marked @Public() get `security: []`;
  * - one operation served under two paths keeps its operationId on the first and gets a path suffix on the others
  *   (operationIds must be unique);
- * - every operation documents 500 (`request_id` in the body); operations with a token document 401.
+ * - every operation documents 500 (`request_id` in the body); operations with a token document 401;
+ * - the bounds the schemas already imply are stated as linters and generators read them: `format: int32|int64`
+ *   on every integer, `maxLength` on strings whose pattern or format fixes it (ids, UUIDs);
+ * - the tags operations use are listed at the top level, described by `tags`; servers say they are public
+ *   (`x-internal: false`).
  */
-export function finishDocument(document: OpenAPIObject): OpenAPIObject {
+export function finishDocument(document: OpenAPIObject, tags: Record<string, string> = {}): OpenAPIObject {
   const doc = structuredClone(document) as unknown as Json;
   convertNullable(doc);
+  statImpliedBounds(doc);
+  for (const server of (doc.servers ?? []) as Json[]) server['x-internal'] = false;
   const seen = new Map<string, string>();
   const paths = (doc.paths ?? {}) as Record<string, Json>;
   for (const [path, item] of Object.entries(paths)) {
@@ -174,7 +192,55 @@ export function finishDocument(document: OpenAPIObject): OpenAPIObject {
     }
   }
   pruneUnusedErrorModels(doc);
+  listTags(doc, tags);
   return doc as unknown as OpenAPIObject;
+}
+
+/** Top-level `tags`: those described first (in the given order), then any other an operation uses. */
+function listTags(doc: Json, described: Record<string, string>): void {
+  const used = new Set<string>();
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Json>)) {
+    for (const method of METHODS) for (const tag of ((item[method] as Json | undefined)?.tags ?? []) as string[]) used.add(tag);
+  }
+  const list = Object.entries(described)
+    .filter(([name]) => used.has(name))
+    .map(([name, description]) => ({ name, description }));
+  for (const name of used) if (!(name in described)) list.push({ name, description: '' });
+  if (list.length > 0) doc.tags = list.map((t) => (t.description ? t : { name: t.name }));
+}
+
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
+/** `^[class]{n}$` or `^[class]{m,n}$`: a pattern of one character class repeated, whose longest match is n. */
+const BOUNDED_CLASS_PATTERN = /^\^\[[^\]]+\]\{(?:\d+,)?(\d+)\}\$$/;
+const UUID_LENGTH = 36;
+
+/**
+ * Bounds a schema already implies, stated the way linters and generators read them:
+ * - integers get `format: int32` when their declared range fits 32 bits, else `int64` (counts, sizes and log
+ *   positions are PostgreSQL bigints or JavaScript safe integers);
+ * - strings whose pattern is one character class repeated at most n times, or whose format is `uuid`, get that
+ *   `maxLength` (the server already refuses anything longer, through the same pattern).
+ */
+function statImpliedBounds(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) statImpliedBounds(item);
+    return;
+  }
+  if (node === null || typeof node !== 'object') return;
+  const obj = node as Json;
+  for (const [key, value] of Object.entries(obj)) if (key !== 'example' && key !== 'examples') statImpliedBounds(value);
+  const types = Array.isArray(obj.type) ? (obj.type as unknown[]) : [obj.type];
+  if (types.includes('integer') && obj.format === undefined) {
+    const min = typeof obj.minimum === 'number' ? obj.minimum : undefined;
+    const max = typeof obj.maximum === 'number' ? obj.maximum : undefined;
+    obj.format = min !== undefined && max !== undefined && min >= INT32_MIN && max <= INT32_MAX ? 'int32' : 'int64';
+  }
+  if (types.includes('string') && obj.maxLength === undefined) {
+    const bounded = typeof obj.pattern === 'string' ? BOUNDED_CLASS_PATTERN.exec(obj.pattern) : null;
+    if (bounded) obj.maxLength = Number(bounded[1]);
+    else if (obj.format === 'uuid') obj.maxLength = UUID_LENGTH;
+  }
 }
 
 /** The shared error models are added to every document; those that no operation of this one uses are removed. */

@@ -1,6 +1,7 @@
-import { CanActivate, Controller, ExecutionContext, Get, Injectable, Module } from '@nestjs/common';
+import { CanActivate, Controller, ExecutionContext, Get, Injectable, Module, NotFoundException, UnauthorizedException } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ApiResponse } from '@nestjs/swagger';
 import pino from 'pino';
 import { createHttpApp } from './bootstrap';
 import { newServiceContext } from './listen';
@@ -84,6 +85,7 @@ describe('RateLimits', () => {
 class TestCallerGuard implements CanActivate {
   canActivate(ctx: ExecutionContext): boolean {
     const req = ctx.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; caller?: { clientId: string } }>();
+    if (req.headers['x-test-reject']) throw new UnauthorizedException('no token');
     const client = req.headers['x-test-client'];
     if (client) req.caller = { clientId: client };
     return true;
@@ -95,6 +97,12 @@ class ThingsController {
   @Get()
   list() {
     return { ok: true };
+  }
+
+  @Get(':id')
+  @ApiResponse({ status: 404, description: 'No such thing.' })
+  one(): never {
+    throw new NotFoundException('no such thing');
   }
 }
 
@@ -146,6 +154,25 @@ describe('rate limits over HTTP (RateLimitModule)', () => {
     expect(codes).toEqual([200, 200, 200, 429]);
     expect((await get('c')).statusCode).toBe(200);
     for (let i = 0; i < 5; i++) expect((await get(undefined, '/health/live')).statusCode).toBe(200);
+  });
+
+  it('sends the RateLimit headers on a 4xx of a counted request too, and none on a 401 (answered before counting)', async () => {
+    const missing = await get('d', '/things/x');
+    expect([missing.statusCode, missing.headers['ratelimit-limit'], missing.headers['ratelimit-remaining']]).toEqual([404, '2', '1']);
+    const unauthenticated = await app.inject({ method: 'GET', url: '/things', headers: { 'x-test-reject': '1' } });
+    expect([unauthenticated.statusCode, unauthenticated.headers['ratelimit-limit']]).toEqual([401, undefined]);
+  });
+
+  it('documents the RateLimit headers on the 2xx and 4xx answers but 401, once in components', () => {
+    const doc = buildOpenApiDocument(app, { ...docs, security: { tokenUrl: 'http://auth.test/oauth/token', audience: 'things' } });
+    const refs = (response: unknown) =>
+      Object.keys((response as { headers?: Record<string, unknown> }).headers ?? {}).filter((h) => h.startsWith('RateLimit-'));
+    const all = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'];
+    const op = doc.paths['/things/{id}'].get!;
+    expect(op.responses['401']).toBeDefined();
+    expect([refs(doc.paths['/things'].get!.responses['200']), refs(op.responses['404']), refs(op.responses['401'])]).toEqual([all, all, []]);
+    expect((op.responses['404'] as { headers: Record<string, unknown> }).headers['RateLimit-Limit']).toEqual({ $ref: '#/components/headers/RateLimit-Limit' });
+    expect(Object.keys(doc.components?.headers ?? {})).toEqual(all);
   });
 
   it('documents the 429 and its headers on every operation', () => {

@@ -147,18 +147,38 @@ export class RateLimitModule {
 
 const RATE_LIMIT_RESPONSE_HEADERS = {
   'Retry-After': { description: 'Seconds until the window ends and requests are accepted again.', schema: { type: 'integer', minimum: 1 } },
-  'RateLimit-Limit': { description: 'Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06).', schema: { type: 'integer' } },
-  'RateLimit-Remaining': { description: 'Requests left in the current window (0 here).', schema: { type: 'integer' } },
-  'RateLimit-Reset': { description: 'Seconds until the current window ends.', schema: { type: 'integer' } },
-  'RateLimit-Policy': { description: 'The policy: `<limit>;w=<window seconds>`.', schema: { type: 'string' } },
+  'RateLimit-Limit': {
+    description: 'Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06).',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'RateLimit-Remaining': { description: 'Requests left in the current window (0 here).', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Reset': { description: 'Seconds until the current window ends.', schema: { type: 'integer', minimum: 1 } },
+  'RateLimit-Policy': { description: 'The policy: `<limit>;w=<window seconds>`.', schema: { type: 'string', pattern: '^\\d+;w=\\d+$', maxLength: 32 } },
 };
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
+const COUNTED_NOTE =
+  ' Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; ' +
+  'not on a 401 or a role 403, which the token check answers before the request is counted.';
+
+/** The draft-06 fields on the answers to a counted request (2xx and 4xx), as RateLimitInterceptor sets them. */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': {
+    description: `Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06).${COUNTED_NOTE}`,
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'RateLimit-Remaining': { description: 'Requests left in the current window.', schema: { type: 'integer', minimum: 0 } },
+  'RateLimit-Reset': { description: 'Seconds until the current window ends.', schema: { type: 'integer', minimum: 1 } },
+  'RateLimit-Policy': { description: 'The policy: `<limit>;w=<window seconds>`.', schema: { type: 'string', pattern: '^\\d+;w=\\d+$', maxLength: 32 } },
+};
+const HEADER_REFS = Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+
 /**
  * A DocsOptions transform: documents the 429 on every operation of the document (what RateLimitInterceptor
- * limits: every route but `/health/*` and `/metrics`, which the documents do not list). Documented whether or not
- * a deployment turns the limits on, so that clients handle it.
+ * limits: every route but `/health/*` and `/metrics`, which the documents do not list), and the RateLimit-*
+ * headers on its 2xx and 4xx answers but 401. Documented whether or not a deployment turns the limits on, so
+ * that clients handle it (the headers are optional: absent where no limit is set).
  */
 export function documentRateLimits(document: OpenAPIObject): OpenAPIObject {
   for (const [path, item] of Object.entries(document.paths ?? {})) {
@@ -172,7 +192,13 @@ export function documentRateLimits(document: OpenAPIObject): OpenAPIObject {
         headers: RATE_LIMIT_RESPONSE_HEADERS,
         content: { 'application/json': { schema: { $ref: '#/components/schemas/MessageErrorResponse' } } },
       };
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (!/^[24]/.test(status) || status === '401' || status === '429' || !response || '$ref' in response) continue;
+        response.headers = { ...HEADER_REFS, ...(response.headers ?? {}) };
+      }
     }
   }
+  document.components ??= {};
+  document.components.headers = { ...(document.components.headers ?? {}), ...RATE_LIMIT_HEADERS };
   return document;
 }

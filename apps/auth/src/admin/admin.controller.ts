@@ -106,7 +106,11 @@ export class AdminController {
   }
 
   @Get('participants/:participant_id')
-  @ApiOperation({ operationId: 'getParticipant', summary: 'A participant and its client ids (never secrets)' })
+  @ApiOperation({
+    operationId: 'getParticipant',
+    summary: 'A participant and its client ids (never secrets)',
+    description: 'Its name, role, provenance and onboarding time, and its client credentials: id, creation time and revocation time (never a secret).',
+  })
   @ApiParticipantIdParam()
   @ApiOkResponse({
     description: 'The participant.',

@@ -18,7 +18,7 @@ import {
   SCAN_REPORT_REF_EXAMPLE,
 } from '@dtp/domain';
 import { ApiErrors } from '@dtp/service-kit';
-import { ApiDiamondIdParam, ApiPathErrors, Errors, PATH_400 } from '../api-docs';
+import { ApiDiamondIdParam, ApiPathErrors, Errors, PATH_400, SAME_SHAPE_PATHS } from '../api-docs';
 import type { PlatformConfig } from '../config';
 import { BLOB_STORE, PLATFORM_CONFIG } from '../tokens';
 import { AttachedRef, FilesService, UPLOAD_FIELDS } from './files.service';
@@ -45,7 +45,8 @@ export class FilesController {
       '`kind`: image, video, scan, scan_report, grading_certificate, supplementary. Multipart fields: `file` (required, exactly one), ' +
       '`description`, and `image_type` for images. The bytes are stored under their SHA-256 (search serves them), and the file ref ' +
       "goes into the record's `polished` section as a new version (re-uploading the same bytes updates its ref; a new scan replaces the " +
-      'old one). 201 with the file ref: an ImageRef for images, a GradingCertificateRef for grading certificates, a FileRef otherwise.',
+      'old one). 201 with the file ref: an ImageRef for images, a GradingCertificateRef for grading certificates, a FileRef otherwise.' +
+      SAME_SHAPE_PATHS,
   })
   @ApiDiamondIdParam('A diamond you hold.')
   @ApiParam({ name: 'kind', description: 'What the file is; where its ref goes in `polished`.', ...ApiEnums.FileKind })

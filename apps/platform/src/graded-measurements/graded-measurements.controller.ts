@@ -3,7 +3,7 @@ import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } fro
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { GRADING_EXAMPLE, GradedMeasurementsResponse, GradingDataView, USER_GRADING_EXAMPLE, UserGradedMeasurementDto } from '@dtp/domain';
 import { ApiErrors } from '@dtp/service-kit';
-import { ApiDiamondAndGradingParams, ApiDiamondIdParam, ApiNoBodyErrors, ApiPathErrors, Errors } from '../api-docs';
+import { ApiDiamondAndGradingParams, ApiDiamondIdParam, ApiNoBodyErrors, ApiPathErrors, Errors, SAME_SHAPE_PATHS } from '../api-docs';
 import { GradedMeasurementsService } from './graded-measurements.service';
 import { DiamondIdParam, GradingIdParam } from '../path-ids';
 
@@ -75,7 +75,8 @@ export class GradedMeasurementsController {
     summary: 'Make a graded measurement the active one',
     description:
       'The previously active record becomes inactive in the same transaction, and the diamond record (a new version) shows the selected one ' +
-      'in `grading`. Selecting the active record changes nothing. 200 with the selected record; 409 `not_selectable` for a record that may not be selected.',
+      'in `grading`. Selecting the active record changes nothing. 200 with the selected record; 409 `not_selectable` for a record that may not be selected.' +
+      SAME_SHAPE_PATHS,
   })
   @ApiDiamondAndGradingParams()
   @ApiPathErrors()
@@ -96,7 +97,8 @@ export class GradedMeasurementsController {
   @ApiOperation({
     operationId: 'deselectGradedMeasurement',
     summary: 'Deactivate a graded measurement',
-    description: 'No record is shown afterwards (`grading` becomes null in a new version of the diamond record). Idempotent. 200 with the record.',
+    description:
+      'No record is shown afterwards (`grading` becomes null in a new version of the diamond record). Idempotent. 200 with the record.' + SAME_SHAPE_PATHS,
   })
   @ApiDiamondAndGradingParams()
   @ApiPathErrors()

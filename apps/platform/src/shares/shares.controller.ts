@@ -3,7 +3,7 @@ import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOperation, ApiPar
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { CreateShareRequest, isShareId, ShareLink } from '@dtp/domain';
 import { ApiErrors, PathIdPipe } from '@dtp/service-kit';
-import { ApiDiamondIdParam, ApiNoBodyErrors, ApiPathErrors, Errors } from '../api-docs';
+import { ApiDiamondIdParam, ApiNoBodyErrors, ApiPathErrors, Errors, SAME_SHAPE_PATHS } from '../api-docs';
 import { DiamondIdParam } from '../path-ids';
 import { OptionalBodyInterceptor } from './optional-body.interceptor';
 import { SharesService } from './shares.service';
@@ -58,7 +58,8 @@ export class SharesController {
     operationId: 'revokeShareLink',
     summary: 'Revoke a passport share link of a diamond you hold now',
     description:
-      'Whoever holds the diamond now may revoke any of its links; the page then answers 404. Revoking it again answers 204 too. 404 when the link is not one of this diamond.',
+      'Whoever holds the diamond now may revoke any of its links; the page then answers 404. Revoking it again answers 204 too. 404 when the link is not one of this diamond.' +
+      SAME_SHAPE_PATHS,
   })
   @ApiDiamondIdParam('A diamond you hold.')
   @ApiParam({

@@ -13,9 +13,29 @@ export interface paths {
         put?: never;
         /**
          * Client-credentials token (RFC 6749 4.4)
-         * @description A JSON or `application/x-www-form-urlencoded` body (the same parameters). The client authenticates with `client_id` and `client_secret` in the body, or with HTTP Basic (`Authorization: Basic base64(urlencode(client_id) ":" urlencode(client_secret))`, RFC 6749 2.3.1), not both. `audience` names the API the token is for; use the token as `Authorization: Bearer <access_token>` (or the bare token). Every answer carries `Cache-Control: no-store`; errors follow RFC 6749 5.2. Limits per minute: requests per client address, failed authentications per client id and address (past it that client id is locked for that address until the minute is over), tokens per client id (429 with Retry-After).
+         * @description A JSON or `application/x-www-form-urlencoded` body (the same parameters). The client authenticates with `client_id` and `client_secret` in the body, or with HTTP Basic (`Authorization: Basic base64(urlencode(client_id) ":" urlencode(client_secret))`, RFC 6749 2.3.1), not both; or, for a legacy (mutual TLS) participant, with `client_id` alone over mutual TLS with a registered client certificate (RFC 8705 `self_signed_tls_client_auth`). A token issued over mutual TLS carries `cnf.x5t#S256` and is accepted only on requests made with that certificate. `audience` names the API the token is for; use the token as `Authorization: Bearer <access_token>` (or the bare token). Every answer carries `Cache-Control: no-store`; errors follow RFC 6749 5.2. Limits per minute: requests per client address, failed authentications per client id and address (past it that client id is locked for that address until the minute is over), tokens per client id (429 with Retry-After).
          */
         post: operations["requestToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/oauth-authorization-server": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Authorization server metadata (RFC 8414), with mutual TLS (RFC 8705)
+         * @description Where the token endpoint and the keys are, the grant and client authentication methods, certificate-bound tokens.
+         */
+        get: operations["getAuthorizationServerMetadata"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -69,7 +89,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A participant and its client ids (never secrets) */
+        /**
+         * A participant and its client ids (never secrets)
+         * @description Its name, role, provenance and onboarding time, and its client credentials: id, creation time and revocation time (never a secret).
+         */
         get: operations["getParticipant"];
         put?: never;
         post?: never;
@@ -94,6 +117,47 @@ export interface paths {
          */
         post: operations["issueCredential"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/participants/{participant_id}/certificates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A participant's registered client certificates (not the removed ones) */
+        get: operations["listClientCertificates"];
+        put?: never;
+        /**
+         * Register a legacy participant's client certificate (mutual TLS)
+         * @description Only for participants whose integration started before 2023-06-30 (`integration_started_at`): they may call the platform, search and gis over mutual TLS with this certificate and no token, or get certificate-bound tokens (RFC 8705). Publishes `client_certificate.changed`; the services accept the certificate within about a second.
+         */
+        post: operations["registerClientCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/participants/{participant_id}/certificates/{certificate_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a client certificate: the services refuse it from then on (removing it again answers 204 too)
+         * @description Publishes `client_certificate.changed` with `removed_at`: legacy calls with it are refused within about a second. Tokens already bound to it (cnf) stay valid until they expire, on requests made with it.
+         */
+        delete: operations["removeClientCertificate"];
         options?: never;
         head?: never;
         patch?: never;
@@ -159,6 +223,7 @@ export interface components {
              */
             token_type: "Bearer";
             /**
+             * Format: int64
              * @description Seconds until the token expires.
              * @example 3600
              */
@@ -192,6 +257,58 @@ export interface components {
              * @example 3f2c1a9e-5b1d-4e8a-9c3b-1d2e3f4a5b6c
              */
             request_id?: string;
+        };
+        AuthorizationServerMetadata: {
+            /**
+             * Format: uri
+             * @description The `iss` of every token ({auth_url}).
+             * @example http://localhost:3001
+             */
+            issuer: string;
+            /**
+             * Format: uri
+             * @example http://localhost:3001/oauth/token
+             */
+            token_endpoint: string;
+            /**
+             * Format: uri
+             * @example http://localhost:3001/.well-known/jwks.json
+             */
+            jwks_uri: string;
+            /**
+             * @description Empty: there is no authorization endpoint (client credentials only).
+             * @example []
+             */
+            response_types_supported: string[];
+            /**
+             * @example [
+             *       "client_credentials"
+             *     ]
+             */
+            grant_types_supported: string[];
+            /**
+             * @description `self_signed_tls_client_auth` (RFC 8705 2.2): `client_id` and no secret, over mutual TLS with a registered certificate.
+             * @example [
+             *       "client_secret_post",
+             *       "client_secret_basic",
+             *       "self_signed_tls_client_auth"
+             *     ]
+             */
+            token_endpoint_auth_methods_supported: string[];
+            /**
+             * @description RFC 8705 3.3: tokens issued over mutual TLS are bound to the certificate (`cnf`).
+             * @example true
+             */
+            tls_client_certificate_bound_access_tokens: boolean;
+            /**
+             * @description RFC 8705 5: where the endpoints are reached over mutual TLS (AUTH_MTLS_URL), when that is another address.
+             * @example {
+             *       "token_endpoint": "https://localhost:3441/oauth/token"
+             *     }
+             */
+            mtls_endpoint_aliases?: {
+                [key: string]: string;
+            };
         };
         Jwk: {
             /**
@@ -256,6 +373,12 @@ export interface components {
             role: components["schemas"]["Role"];
             /** @description Provenance declared for a producer. */
             provenance?: components["schemas"]["ProvenanceInput"] | null;
+            /**
+             * Format: date-time
+             * @description When the participant's integration started (ISO 8601 date-time; default: now). Only participants whose integration started before 2023-06-30T00:00:00.000Z may use mutual TLS (legacy client certificates); everyone else gets OAuth 2.0 credentials only.
+             * @example 2021-05-01T00:00:00Z
+             */
+            integration_started_at?: string;
         };
         OnboardParticipantResponse: {
             /**
@@ -301,7 +424,10 @@ export interface components {
              * @example rough.carats: Input should be greater than 0
              */
             message?: string;
-            /** @description How many further entries were left out of `detail` (it holds at most 50). */
+            /**
+             * Format: int64
+             * @description How many further entries were left out of `detail` (it holds at most 50).
+             */
             detail_omitted?: number;
         };
         ParticipantProvenance: {
@@ -347,7 +473,49 @@ export interface components {
              * @example 2025-03-04T10:00:00.000Z
              */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When its integration started (set at onboarding; default the onboarding time). Before 2023-06-30: it may use mutual TLS.
+             * @example 2025-03-04T10:00:00.000Z
+             */
+            integration_started_at: string;
             clients: components["schemas"]["ParticipantClient"][];
+        };
+        /** @description A legacy participant's X.509 client certificate (PEM). Unknown members are refused. */
+        RegisterCertificateRequest: {
+            /**
+             * @description One X.509 certificate in PEM (`-----BEGIN CERTIFICATE-----` ...), unexpired; its key stays with the participant.
+             * @example -----BEGIN CERTIFICATE-----
+             *     MIIBhTCCASugAwIBAgIU...
+             *     -----END CERTIFICATE-----
+             */
+            certificate_pem: string;
+        };
+        ClientCertificateView: {
+            /**
+             * Format: uuid
+             * @example 8d0c6c52-3a3e-4f0e-9d1f-0b6f9e7f1a21
+             */
+            certificate_id: string;
+            /**
+             * @description RFC 8705 `x5t#S256`: base64url of the SHA-256 of the certificate (DER), the value of `cnf` in certificate-bound tokens.
+             * @example bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2
+             */
+            x5t_s256: string;
+            /**
+             * @description The certificate's subject, as OpenSSL prints it (one `key=value` a line).
+             * @example CN=erp.karowe.example
+             */
+            subject: string;
+            /**
+             * Format: date-time
+             * @description The certificate's notAfter: it is refused from then on.
+             * @example 2025-03-04T10:00:00.000Z
+             */
+            not_after: string;
+        };
+        ClientCertificateList: {
+            certificates: components["schemas"]["ClientCertificateView"][];
         };
     };
     responses: never;
@@ -466,6 +634,35 @@ export interface operations {
                     Pragma: "no-cache";
                     /** @description Seconds to wait before trying again. */
                     "Retry-After": number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    getAuthorizationServerMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorizationServerMetadata"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -652,6 +849,7 @@ export interface operations {
                      *         "country_code": "BW"
                      *       },
                      *       "created_at": "2025-03-04T10:00:00.000Z",
+                     *       "integration_started_at": "2025-03-04T10:00:00.000Z",
                      *       "clients": [
                      *         {
                      *           "client_id": "dtp_q3v9Kx2LmN8pR4sT6uW1yA",
@@ -758,6 +956,297 @@ export interface operations {
                 };
             };
             /** @description Unknown participant (or an id that is not a UUID). (`reason`: `participant_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No body is needed; one larger than the limit (1 MiB) is refused. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No body is needed; one that is sent must be readable JSON (not malformed, at most 32 levels deep). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Too many wrong admin tokens from this address (ADMIN_TOKEN_FAILURE_LIMIT per minute): every admin request from it, the right token included, until `Retry-After` seconds have passed. (`reason`: `too_many_failures`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    listClientCertificates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The participant id (a UUID, either case); anything else answers 404 like an unknown id. */
+                participant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The certificates, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "certificates": [
+                     *         {
+                     *           "certificate_id": "8d0c6c52-3a3e-4f0e-9d1f-0b6f9e7f1a21",
+                     *           "x5t_s256": "bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2",
+                     *           "subject": "CN=erp.karowe.example",
+                     *           "not_after": "2027-03-04T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClientCertificateList"];
+                };
+            };
+            /** @description No admin token, or a wrong one (`Authorization: Bearer <AUTH_ADMIN_TOKEN>`). */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="dtp-admin"` (RFC 6750). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unknown participant (or an id that is not a UUID). (`reason`: `participant_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Too many wrong admin tokens from this address (ADMIN_TOKEN_FAILURE_LIMIT per minute): every admin request from it, the right token included, until `Retry-After` seconds have passed. (`reason`: `too_many_failures`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    registerClientCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The participant id (a UUID, either case); anything else answers 404 like an unknown id. */
+                participant_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RegisterCertificateRequest"];
+            };
+        };
+        responses: {
+            /** @description The registered certificate. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "certificate_id": "8d0c6c52-3a3e-4f0e-9d1f-0b6f9e7f1a21",
+                     *       "x5t_s256": "bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2",
+                     *       "subject": "CN=erp.karowe.example",
+                     *       "not_after": "2027-03-04T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ClientCertificateView"];
+                };
+            };
+            /** @description No admin token, or a wrong one (`Authorization: Bearer <AUTH_ADMIN_TOKEN>`). */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="dtp-admin"` (RFC 6750). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unknown participant (or an id that is not a UUID). (`reason`: `participant_not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description `mtls_not_allowed`: the participant started its integration on or after 2023-06-30 (OAuth 2.0 credentials only); `certificate_already_registered`: a certificate with this thumbprint is registered already. (`reason`: `mtls_not_allowed`, `certificate_already_registered`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description `certificate_pem` is missing, not one PEM X.509 certificate, expired or not yet valid (the field named in `detail`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Too many wrong admin tokens from this address (ADMIN_TOKEN_FAILURE_LIMIT per minute): every admin request from it, the right token included, until `Retry-After` seconds have passed. (`reason`: `too_many_failures`) */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database cannot be reached; retry later. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    removeClientCertificate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The participant id (a UUID, either case); anything else answers 404 like an unknown id. */
+                participant_id: string;
+                /** @description The certificate id (a UUID). */
+                certificate_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed (or already removed). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No admin token, or a wrong one (`Authorization: Bearer <AUTH_ADMIN_TOKEN>`). */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="dtp-admin"` (RFC 6750). */
+                    "WWW-Authenticate": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unknown participant, or no such certificate of it. (`reason`: `participant_not_found`, `certificate_not_found`) */
             404: {
                 headers: {
                     [name: string]: unknown;

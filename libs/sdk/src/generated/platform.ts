@@ -33,7 +33,7 @@ export interface paths {
         put?: never;
         /**
          * Attach a file to a diamond you hold
-         * @description `kind`: image, video, scan, scan_report, grading_certificate, supplementary. Multipart fields: `file` (required, exactly one), `description`, and `image_type` for images. The bytes are stored under their SHA-256 (search serves them), and the file ref goes into the record's `polished` section as a new version (re-uploading the same bytes updates its ref; a new scan replaces the old one). 201 with the file ref: an ImageRef for images, a GradingCertificateRef for grading certificates, a FileRef otherwise.
+         * @description `kind`: image, video, scan, scan_report, grading_certificate, supplementary. Multipart fields: `file` (required, exactly one), `description`, and `image_type` for images. The bytes are stored under their SHA-256 (search serves them), and the file ref goes into the record's `polished` section as a new version (re-uploading the same bytes updates its ref; a new scan replaces the old one). 201 with the file ref: an ImageRef for images, a GradingCertificateRef for grading certificates, a FileRef otherwise. Path shape: `/diamonds/{diamond_id}/files/{kind}` (POST), `/diamonds/{diamond_id}/share/{share_id}` (DELETE) and `/diamonds/{diamond_id}/{grading_id}/select|deselect` (PATCH) have the same shape. They differ by method and by a literal segment (`files`, `share`, `select`, `deselect`), which the router matches before a parameter.
          */
         post: operations["attachDiamondFile"];
         delete?: never;
@@ -121,7 +121,7 @@ export interface paths {
         head?: never;
         /**
          * Make a graded measurement the active one
-         * @description The previously active record becomes inactive in the same transaction, and the diamond record (a new version) shows the selected one in `grading`. Selecting the active record changes nothing. 200 with the selected record; 409 `not_selectable` for a record that may not be selected.
+         * @description The previously active record becomes inactive in the same transaction, and the diamond record (a new version) shows the selected one in `grading`. Selecting the active record changes nothing. 200 with the selected record; 409 `not_selectable` for a record that may not be selected. Path shape: `/diamonds/{diamond_id}/files/{kind}` (POST), `/diamonds/{diamond_id}/share/{share_id}` (DELETE) and `/diamonds/{diamond_id}/{grading_id}/select|deselect` (PATCH) have the same shape. They differ by method and by a literal segment (`files`, `share`, `select`, `deselect`), which the router matches before a parameter.
          */
         patch: operations["selectGradedMeasurement"];
         trace?: never;
@@ -141,7 +141,7 @@ export interface paths {
         head?: never;
         /**
          * Deactivate a graded measurement
-         * @description No record is shown afterwards (`grading` becomes null in a new version of the diamond record). Idempotent. 200 with the record.
+         * @description No record is shown afterwards (`grading` becomes null in a new version of the diamond record). Idempotent. 200 with the record. Path shape: `/diamonds/{diamond_id}/files/{kind}` (POST), `/diamonds/{diamond_id}/share/{share_id}` (DELETE) and `/diamonds/{diamond_id}/{grading_id}/select|deselect` (PATCH) have the same shape. They differ by method and by a literal segment (`files`, `share`, `select`, `deselect`), which the router matches before a parameter.
          */
         patch: operations["deselectGradedMeasurement"];
         trace?: never;
@@ -378,9 +378,158 @@ export interface paths {
         post?: never;
         /**
          * Revoke a passport share link of a diamond you hold now
-         * @description Whoever holds the diamond now may revoke any of its links; the page then answers 404. Revoking it again answers 204 too. 404 when the link is not one of this diamond.
+         * @description Whoever holds the diamond now may revoke any of its links; the page then answers 404. Revoking it again answers 204 too. 404 when the link is not one of this diamond. Path shape: `/diamonds/{diamond_id}/files/{kind}` (POST), `/diamonds/{diamond_id}/share/{share_id}` (DELETE) and `/diamonds/{diamond_id}/{grading_id}/select|deselect` (PATCH) have the same shape. They differ by method and by a literal segment (`files`, `share`, `select`, `deselect`), which the router matches before a parameter.
          */
         delete: operations["revokeShareLink"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your webhooks
+         * @description Oldest first; secrets are never shown again.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Subscribe a URL to your events
+         * @description Platform POSTs each event that concerns you (a CloudEvents 1.0 JSON body, signed as Standard Webhooks) to `url`. At most 10 webhooks per participant (409 `too_many_webhooks`). The answer carries the signing `secret` (`whsec_` + base64 of 32 bytes), shown only now. In live/sandbox the URL must be https and must not resolve to a loopback, private, link-local or metadata address (422 naming `url` with the reason).
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of your webhooks */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Its pending deliveries go with it.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook
+         * @description `enabled: true` also re-enables a webhook platform disabled after a 410 Gone. The URL is checked as on creation.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the signing secret
+         * @description Answers the new secret (shown only now). For 24 hours the old secret signs too: `webhook-signature` carries both signatures, space separated.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a dtp.ping event
+         * @description A `dtp.ping` delivery to this webhook (not on the event feed); watch it in the delivery log.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log of a webhook
+         * @description The latest 100 deliveries, newest first.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/{webhook_id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver again now
+         * @description Puts the delivery back to `pending`, due now (any status).
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your events, oldest first (the event feed)
+         * @description The events platform recorded for you (the same CloudEvents, same ids, as your webhooks get), in the order they were recorded, kept 30 days. Pass `next_cursor` as `after` to read on; with nothing new the same cursor comes back.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -461,11 +610,13 @@ export interface components {
                 [key: string]: unknown;
             }) | null;
             /**
+             * Format: int64
              * @description Sight number.
              * @example 5
              */
             sight_no?: number | null;
             /**
+             * Format: int64
              * @description Sight year.
              * @example 2024
              */
@@ -545,6 +696,7 @@ export interface components {
              */
             content_type: string | null;
             /**
+             * Format: int64
              * @description Size in bytes.
              * @example 20480
              */
@@ -564,7 +716,10 @@ export interface components {
             asset_id?: string | null;
             /** @description Observed in the spec; not set by this platform. */
             gallery?: string | null;
-            /** @description Observed in the spec; not set by this platform. */
+            /**
+             * Format: int64
+             * @description Observed in the spec; not set by this platform.
+             */
             gallery_priority?: number | null;
         };
         FileRef: {
@@ -589,6 +744,7 @@ export interface components {
              */
             content_type: string | null;
             /**
+             * Format: int64
              * @description Size in bytes.
              * @example 20480
              */
@@ -960,9 +1116,15 @@ export interface components {
             box_id?: string | null;
             /** @example Sight 5, 2024 */
             box_description?: string | null;
-            /** @example 5 */
+            /**
+             * Format: int64
+             * @example 5
+             */
             sight_no?: number | null;
-            /** @example 2024 */
+            /**
+             * Format: int64
+             * @example 2024
+             */
             sight_year?: number | null;
             /**
              * @description Extra keys allowed; the known key `dit_session_id` is a string or null (at most 16384 bytes as JSON, nested at most 8 levels).
@@ -1056,7 +1218,10 @@ export interface components {
              * @example rough.carats: Input should be greater than 0
              */
             message?: string;
-            /** @description How many further entries were left out of `detail` (it holds at most 50). */
+            /**
+             * Format: int64
+             * @description How many further entries were left out of `detail` (it holds at most 50).
+             */
             detail_omitted?: number;
         };
         /** @enum {string} */
@@ -1307,9 +1472,13 @@ export interface components {
              * @example BOX-2024-0042
              */
             box_id: string;
-            /** @example 2024 */
+            /**
+             * Format: int64
+             * @example 2024
+             */
             sight_year: number | null;
             /**
+             * Format: int64
              * @description The record's `sight_no`.
              * @example 5
              */
@@ -1378,7 +1547,10 @@ export interface components {
              * @example action_required
              */
             status: components["schemas"]["ShipmentStatus"];
-            /** @example 1 */
+            /**
+             * Format: int32
+             * @example 1
+             */
             total_diamonds: number;
             /**
              * @description When the shipment was sent (form `YYYY-MM-DDTHH:MM+0000`, UTC).
@@ -1400,16 +1572,19 @@ export interface components {
              */
             previous: string | null;
             /**
+             * Format: int64
              * @description This page (from 1).
              * @example 1
              */
             page: number;
             /**
+             * Format: int64
              * @description Number of pages (0 when the list is empty).
              * @example 2
              */
             pages: number;
             /**
+             * Format: int64
              * @description Number of shipments in the list.
              * @example 51
              */
@@ -1615,6 +1790,194 @@ export interface components {
              */
             expires_at: string | null;
         };
+        /** @description A new webhook subscription. Unknown fields are rejected. */
+        CreateWebhook: {
+            /**
+             * Format: uri
+             * @description Where events are POSTed. In live/sandbox: https only, and it must not resolve to a loopback, private, link-local or metadata address (checked now and at every connection).
+             * @example https://erp.example.com/dtp/events
+             */
+            url: string;
+            /**
+             * @description The event types to deliver; absent or null: all of them.
+             * @example [
+             *       "dtp.shipment.inbound",
+             *       "dtp.diamond.updated"
+             *     ]
+             */
+            event_types?: ("dtp.shipment.inbound" | "dtp.shipment.accepted" | "dtp.shipment.rejected" | "dtp.diamond.updated" | "dtp.diamond.deleted" | "dtp.grading.received" | "dtp.validation.answered")[] | null;
+            /** @example ERP inbound shipments */
+            description?: string;
+        };
+        WebhookWithSecret: {
+            /** Format: uuid */
+            webhook_id: string;
+            /**
+             * Format: uri
+             * @description Where events are POSTed. In live/sandbox: https only, and it must not resolve to a loopback, private, link-local or metadata address (checked now and at every connection).
+             * @example https://erp.example.com/dtp/events
+             */
+            url: string;
+            /**
+             * @description The event types delivered; null: all.
+             * @example [
+             *       "dtp.shipment.inbound",
+             *       "dtp.diamond.updated"
+             *     ]
+             */
+            event_types: ("dtp.shipment.inbound" | "dtp.shipment.accepted" | "dtp.shipment.rejected" | "dtp.diamond.updated" | "dtp.diamond.deleted" | "dtp.grading.received" | "dtp.validation.answered")[] | null;
+            /** @description false: paused by you, or disabled because the receiver answered 410 Gone. */
+            enabled: boolean;
+            /**
+             * @description Why platform disabled it (`gone`: the receiver answered 410), or null.
+             * @enum {string|null}
+             */
+            disabled_reason: "gone" | null;
+            description: string | null;
+            /**
+             * Format: date-time
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description `whsec_` + base64 of 32 random bytes: the HMAC key (its decoded bytes) of the `webhook-signature` header. Shown only now.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8SMT4H7lvQA=
+             */
+            secret: string;
+        };
+        Webhook: {
+            /** Format: uuid */
+            webhook_id: string;
+            /**
+             * Format: uri
+             * @description Where events are POSTed. In live/sandbox: https only, and it must not resolve to a loopback, private, link-local or metadata address (checked now and at every connection).
+             * @example https://erp.example.com/dtp/events
+             */
+            url: string;
+            /**
+             * @description The event types delivered; null: all.
+             * @example [
+             *       "dtp.shipment.inbound",
+             *       "dtp.diamond.updated"
+             *     ]
+             */
+            event_types: ("dtp.shipment.inbound" | "dtp.shipment.accepted" | "dtp.shipment.rejected" | "dtp.diamond.updated" | "dtp.diamond.deleted" | "dtp.grading.received" | "dtp.validation.answered")[] | null;
+            /** @description false: paused by you, or disabled because the receiver answered 410 Gone. */
+            enabled: boolean;
+            /**
+             * @description Why platform disabled it (`gone`: the receiver answered 410), or null.
+             * @enum {string|null}
+             */
+            disabled_reason: "gone" | null;
+            description: string | null;
+            /**
+             * Format: date-time
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        WebhookList: {
+            results: components["schemas"]["Webhook"][];
+        };
+        /** @description Changes to a webhook; absent members stay as they are. Unknown fields are rejected. */
+        UpdateWebhook: {
+            /**
+             * Format: uri
+             * @description Where events are POSTed. In live/sandbox: https only, and it must not resolve to a loopback, private, link-local or metadata address (checked now and at every connection).
+             * @example https://erp.example.com/dtp/events
+             */
+            url?: string;
+            /**
+             * @description The event types to deliver; absent or null: all of them.
+             * @example [
+             *       "dtp.shipment.inbound",
+             *       "dtp.diamond.updated"
+             *     ]
+             */
+            event_types?: ("dtp.shipment.inbound" | "dtp.shipment.accepted" | "dtp.shipment.rejected" | "dtp.diamond.updated" | "dtp.diamond.deleted" | "dtp.grading.received" | "dtp.validation.answered")[] | null;
+            /** @description false pauses deliveries; true resumes (and re-enables a webhook disabled by a 410). */
+            enabled?: boolean;
+            description?: string;
+        };
+        WebhookDelivery: {
+            /** Format: uuid */
+            delivery_id: string;
+            /**
+             * Format: uuid
+             * @description The CloudEvent id (also the `webhook-id` header, the same on every attempt).
+             */
+            event_id: string;
+            /** @example dtp.shipment.inbound */
+            type: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            /** Format: int64 */
+            attempts: number;
+            /**
+             * Format: int64
+             * @description The last attempt's HTTP status, or null (none yet, or no answer).
+             */
+            last_status_code: number | null;
+            /** @description Why the last attempt failed, with up to 1 KiB of the receiver's answer. */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due (pending only).
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            next_attempt_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            delivered_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        WebhookDeliveryList: {
+            results: components["schemas"]["WebhookDelivery"][];
+        };
+        /** @description A CloudEvents 1.0 event (structured JSON mode). */
+        CloudEvent: {
+            /** @enum {string} */
+            specversion: "1.0";
+            /**
+             * Format: uuid
+             * @description Unique per event and recipient; the `webhook-id` of its deliveries.
+             */
+            id: string;
+            /**
+             * Format: uri
+             * @description The platform's base address ({base_url}).
+             */
+            source: string;
+            /** @enum {string} */
+            type: "dtp.shipment.inbound" | "dtp.shipment.accepted" | "dtp.shipment.rejected" | "dtp.diamond.updated" | "dtp.diamond.deleted" | "dtp.grading.received" | "dtp.validation.answered" | "dtp.ping";
+            /**
+             * Format: date-time
+             * @example 2024-05-01T10:00:00.000Z
+             */
+            time: string;
+            /** @description The diamond or shipment id the event is about. */
+            subject: string;
+            /** @enum {string} */
+            datacontenttype: "application/json";
+            /** @description The event's data (see the `webhooks` section of this document for each type). */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        EventFeedPage: {
+            events: components["schemas"]["CloudEvent"][];
+            /**
+             * @description Pass as `after` to get the events recorded after this page (opaque, stable; the same cursor when nothing new came).
+             * @example c_00000000000000a3
+             */
+            next_cursor: string;
+        };
         /**
          * @description A request with this Idempotency-Key is still running; retry later to get its answer.
          * @example {
@@ -1647,7 +2010,16 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+        "RateLimit-Limit": number;
+        /** @description Requests left in the current window. */
+        "RateLimit-Remaining": number;
+        /** @description Seconds until the current window ends. */
+        "RateLimit-Reset": number;
+        /** @description The policy: `<limit>;w=<window seconds>`. */
+        "RateLimit-Policy": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1674,6 +2046,10 @@ export interface operations {
             /** @description The new diamond record. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
                     "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
@@ -1751,6 +2127,10 @@ export interface operations {
             /** @description The caller's role may not call this operation (it is for producers and manufacturers). */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1760,6 +2140,10 @@ export interface operations {
             /** @description The participant_id is already registered in that box or shipment, or the shipment named by box_id cannot take it (not yours, not a rough shipment, not accepted yet, rejected, or its diamond count or weight would be passed) (`reason`: `diamond_not_unique`, `shipment_not_registrable`, `shipment_count_exceeded`, `shipment_weight_exceeded`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1769,6 +2153,10 @@ export interface operations {
             /** @description The body is larger than the limit (1 MiB). */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1778,6 +2166,10 @@ export interface operations {
             /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1863,6 +2255,10 @@ export interface operations {
             /** @description The file ref, as the record now lists it. */
             201: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
                     "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
@@ -1874,6 +2270,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). Also a multipart body the form parser refuses before reading it (e.g. no boundary). */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1894,6 +2294,10 @@ export interface operations {
             /** @description A role other than producer, manufacturer or retailer, or another participant holds the diamond (`reason`: `not_holder`) */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1903,6 +2307,10 @@ export interface operations {
             /** @description No such diamond (never registered, deleted, or an id out of format). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1912,6 +2320,10 @@ export interface operations {
             /** @description The diamond is in a shipment the recipient has not answered yet; or the diamond has the most files one may have, or your storage quota would be passed (limits in the body) (`reason`: `in_transit`, `too_many_files`, `storage_quota_exceeded`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1921,6 +2333,10 @@ export interface operations {
             /** @description The file is larger than the upload limit (`limit_bytes` in the body; default 50 MiB) (`reason`: `file_too_large`) */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1930,6 +2346,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1939,6 +2359,10 @@ export interface operations {
             /** @description An unknown `kind`, no `file`, more than one file, an unknown or repeated field, a text field too long or with control characters, or a body that is not multipart/form-data; named in `detail`. The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2008,6 +2432,10 @@ export interface operations {
             /** @description One result per requested diamond, in request order. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
                     "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
@@ -2050,6 +2478,10 @@ export interface operations {
             /** @description The caller's role may not call this operation (it is for producers and manufacturers). */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2059,6 +2491,10 @@ export interface operations {
             /** @description A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2068,6 +2504,10 @@ export interface operations {
             /** @description The body is larger than the limit (1 MiB). */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2077,6 +2517,10 @@ export interface operations {
             /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). No entries, or more than 1,000, is a 422 too. The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2145,6 +2589,10 @@ export interface operations {
             /** @description The record, unlocked. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
                     "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
@@ -2211,6 +2659,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2231,6 +2683,10 @@ export interface operations {
             /** @description A role other than producer, manufacturer or retailer, or another participant holds the diamond (`reason`: `not_holder`) */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2240,6 +2696,10 @@ export interface operations {
             /** @description No such diamond (never registered, deleted, or an id out of format). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2249,6 +2709,10 @@ export interface operations {
             /** @description The diamond is in a shipment the recipient has not answered yet (`reason`: `in_transit`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2258,6 +2722,10 @@ export interface operations {
             /** @description This operation takes no body; one sent anyway that is larger than 1 MiB is refused. */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2267,6 +2735,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2276,6 +2748,10 @@ export interface operations {
             /** @description This operation takes no body; one sent anyway that cannot be read (malformed JSON, a content type other than JSON) is refused (`detail` names it). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2338,6 +2814,10 @@ export interface operations {
             /** @description Every graded measurement of the diamond. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2391,6 +2871,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2411,6 +2895,10 @@ export interface operations {
             /** @description A role other than producer, manufacturer or retailer, or another participant holds the diamond (`reason`: `not_holder`) */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2420,6 +2908,10 @@ export interface operations {
             /** @description No such diamond (never registered, deleted, or an id out of format). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2429,6 +2921,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2501,6 +2997,10 @@ export interface operations {
             /** @description The new record, inactive and selectable. */
             201: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
                     "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
@@ -2526,6 +3026,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2546,6 +3050,10 @@ export interface operations {
             /** @description A role other than producer, manufacturer or retailer, or another participant holds the diamond (`reason`: `not_holder`) */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2555,6 +3063,10 @@ export interface operations {
             /** @description No such diamond (never registered, deleted, or an id out of format). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2564,6 +3076,10 @@ export interface operations {
             /** @description The diamond is in a shipment the recipient has not answered yet (`reason`: `in_transit`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2573,6 +3089,10 @@ export interface operations {
             /** @description The body is larger than the limit (1 MiB). */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2582,6 +3102,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2591,6 +3115,10 @@ export interface operations {
             /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2661,6 +3189,10 @@ export interface operations {
             /** @description The selected record (`is_active: true`). */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
                     "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
@@ -2700,6 +3232,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2720,6 +3256,10 @@ export interface operations {
             /** @description A role other than producer, manufacturer or retailer, or another participant holds the diamond (`reason`: `not_holder`) */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2729,6 +3269,10 @@ export interface operations {
             /** @description No such diamond, or no such graded measurement of it. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2738,6 +3282,10 @@ export interface operations {
             /** @description The diamond is in a shipment the recipient has not answered yet, or the record is not selectable (`reason`: `in_transit`, `not_selectable`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2747,6 +3295,10 @@ export interface operations {
             /** @description This operation takes no body; one sent anyway that is larger than 1 MiB is refused. */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2756,6 +3308,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2765,6 +3321,10 @@ export interface operations {
             /** @description This operation takes no body; one sent anyway that cannot be read (malformed JSON, a content type other than JSON) is refused (`detail` names it). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2835,6 +3395,10 @@ export interface operations {
             /** @description The record (`is_active: false`). */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
                     "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
@@ -2874,6 +3438,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2894,6 +3462,10 @@ export interface operations {
             /** @description A role other than producer, manufacturer or retailer, or another participant holds the diamond (`reason`: `not_holder`) */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2903,6 +3475,10 @@ export interface operations {
             /** @description No such diamond, or no such graded measurement of it. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2912,6 +3488,10 @@ export interface operations {
             /** @description The diamond is in a shipment the recipient has not answered yet (`reason`: `in_transit`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2921,6 +3501,10 @@ export interface operations {
             /** @description This operation takes no body; one sent anyway that is larger than 1 MiB is refused. */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2930,6 +3514,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2939,6 +3527,10 @@ export interface operations {
             /** @description This operation takes no body; one sent anyway that cannot be read (malformed JSON, a content type other than JSON) is refused (`detail` names it). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3008,6 +3600,10 @@ export interface operations {
             /** @description The new shipment, `action_required`, every diamond `transfer_in_pending`. */
             201: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
                     "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
@@ -3061,6 +3657,10 @@ export interface operations {
             /** @description A role other than producer, manufacturer or retailer, a retailer sending a rough shipment, or diamonds another participant holds (`diamond_ids` in the body) (`reason`: `not_holder`) */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3070,6 +3670,10 @@ export interface operations {
             /** @description Diamonds that do not exist (`diamond_ids` in the body lists them). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3079,6 +3683,10 @@ export interface operations {
             /** @description Diamonds already in transit, or whose lifecycle_state is not the shipment_type (`diamond_ids` in the body) (`reason`: `in_transit`, `wrong_lifecycle_state`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3088,6 +3696,10 @@ export interface operations {
             /** @description The body is larger than the limit (1 MiB). */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3097,6 +3709,10 @@ export interface operations {
             /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). Also a recipient that is you, unknown to the platform, or not able to receive this shipment type. The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3163,6 +3779,10 @@ export interface operations {
             /** @description A page of the shipments sent to you. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3223,6 +3843,10 @@ export interface operations {
             /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3232,6 +3856,10 @@ export interface operations {
             /** @description A query parameter out of range (`shipment_type` not a ShipmentType, `page` below 1 or its offset past 1,000,000,000, `page_size` not 1 to 100), named in `detail`. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3298,6 +3926,10 @@ export interface operations {
             /** @description A page of the shipments you sent. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3358,6 +3990,10 @@ export interface operations {
             /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3367,6 +4003,10 @@ export interface operations {
             /** @description A query parameter out of range (`shipment_type` not a ShipmentType, `page` below 1 or its offset past 1,000,000,000, `page_size` not 1 to 100), named in `detail`. */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3439,6 +4079,10 @@ export interface operations {
             /** @description The shipment after the answer (`completed` once no diamond awaits one). */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
                     "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
@@ -3481,6 +4125,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3501,6 +4149,10 @@ export interface operations {
             /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3510,6 +4162,10 @@ export interface operations {
             /** @description No such shipment, or one not sent to you (anyone but its recipient gets 404). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3519,6 +4175,10 @@ export interface operations {
             /** @description A listed diamond is not awaiting an answer in this shipment (`diamond_ids`, `not_in_shipment`, `already_answered` in the body), or a rough shipment's body does not list every pending diamond (`missing_diamond_ids`); nothing changed (`reason`: `not_pending`, `rough_shipment_all_or_nothing`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3528,6 +4188,10 @@ export interface operations {
             /** @description The body is larger than the limit (1 MiB). */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3537,6 +4201,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3546,6 +4214,10 @@ export interface operations {
             /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3618,6 +4290,10 @@ export interface operations {
             /** @description The shipment after the answer (`completed` once no diamond awaits one). */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
                     "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
@@ -3660,6 +4336,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3680,6 +4360,10 @@ export interface operations {
             /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3689,6 +4373,10 @@ export interface operations {
             /** @description No such shipment, or one not sent to you (anyone but its recipient gets 404). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3698,6 +4386,10 @@ export interface operations {
             /** @description A listed diamond is not awaiting an answer in this shipment (`diamond_ids`, `not_in_shipment`, `already_answered` in the body), or a rough shipment's body does not list every pending diamond (`missing_diamond_ids`); nothing changed (`reason`: `not_pending`, `rough_shipment_all_or_nothing`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3707,6 +4399,10 @@ export interface operations {
             /** @description The body is larger than the limit (1 MiB). */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3716,6 +4412,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3725,6 +4425,10 @@ export interface operations {
             /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3797,6 +4501,10 @@ export interface operations {
             /** @description The shipment after the answer (`completed` once no diamond awaits one). */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
                     "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
@@ -3839,6 +4547,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3859,6 +4571,10 @@ export interface operations {
             /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3868,6 +4584,10 @@ export interface operations {
             /** @description No such shipment, or one not sent to you (anyone but its recipient gets 404). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3877,6 +4597,10 @@ export interface operations {
             /** @description A listed diamond is not awaiting an answer in this shipment (`diamond_ids`, `not_in_shipment`, `already_answered` in the body), or a rough shipment's body does not list every pending diamond (`missing_diamond_ids`); nothing changed (`reason`: `not_pending`, `rough_shipment_all_or_nothing`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3886,6 +4610,10 @@ export interface operations {
             /** @description The body is larger than the limit (1 MiB). */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3895,6 +4623,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3904,6 +4636,10 @@ export interface operations {
             /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3973,6 +4709,10 @@ export interface operations {
             /** @description The new polished diamond (a child of the rough). */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
                     "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
@@ -4054,6 +4794,10 @@ export interface operations {
             /** @description A role other than manufacturer, or another participant holds the diamond (`reason`: `not_holder`) */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4063,6 +4807,10 @@ export interface operations {
             /** @description No such parent diamond. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4072,6 +4820,10 @@ export interface operations {
             /** @description The parent is in transit, not a rough diamond, lighter than the polished diamond (`parent_carats`, `carats` in the body), or already has a child with this participant_id (`reason`: `in_transit`, `illegal_transition`, `polished_exceeds_parent_weight`, `diamond_not_unique`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4081,6 +4833,10 @@ export interface operations {
             /** @description The body is larger than the limit (1 MiB). */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4090,6 +4846,10 @@ export interface operations {
             /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4162,6 +4922,10 @@ export interface operations {
             /** @description The parent, now `split`, and the new cuts in request order. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
                     "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
@@ -4332,6 +5096,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4352,6 +5120,10 @@ export interface operations {
             /** @description A role other than manufacturer, or another participant holds the diamond (`reason`: `not_holder`) */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4361,6 +5133,10 @@ export interface operations {
             /** @description No such diamond (never registered, deleted, or an id out of format). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4370,6 +5146,10 @@ export interface operations {
             /** @description The diamond is in transit, not a rough diamond, lighter than its cuts together (`parent_carats`, `carats` in the body), or already has a child with a cut's participant_id (`reason`: `in_transit`, `illegal_transition`, `cuts_exceed_parent_weight`, `diamond_not_unique`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4379,6 +5159,10 @@ export interface operations {
             /** @description The body is larger than the limit (1 MiB). */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4388,6 +5172,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4397,6 +5185,10 @@ export interface operations {
             /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). Fewer than 2 or more than 100 cuts, or cuts sharing a participant_id, are refused too. The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4469,6 +5261,10 @@ export interface operations {
             /** @description The record, now `destroyed`. */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
                     "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
@@ -4535,6 +5331,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4555,6 +5355,10 @@ export interface operations {
             /** @description A role other than manufacturer, or another participant holds the diamond (`reason`: `not_holder`) */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4564,6 +5368,10 @@ export interface operations {
             /** @description No such diamond (never registered, deleted, or an id out of format). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4573,6 +5381,10 @@ export interface operations {
             /** @description The diamond is in transit, or not a rough diamond (`reason`: `in_transit`, `illegal_transition`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4582,6 +5394,10 @@ export interface operations {
             /** @description The body is larger than the limit (1 MiB). */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4591,6 +5407,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4600,6 +5420,10 @@ export interface operations {
             /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4659,6 +5483,10 @@ export interface operations {
             /** @description The key set (RFC 7517). */
             200: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description `public, max-age=300`. */
                     "Cache-Control": string;
                     /** @description `*`. */
@@ -4749,6 +5577,10 @@ export interface operations {
             /** @description The new link. */
             201: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
                     "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
@@ -4767,6 +5599,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4787,6 +5623,10 @@ export interface operations {
             /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers holding the diamond). Or another participant holds the diamond. (`reason`: `not_holder`) */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4796,6 +5636,10 @@ export interface operations {
             /** @description No such diamond (never registered, deleted, or an id out of format). */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4805,6 +5649,10 @@ export interface operations {
             /** @description A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
             409: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4814,6 +5662,10 @@ export interface operations {
             /** @description The body is larger than the limit (1 MiB). */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4823,6 +5675,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4832,6 +5688,10 @@ export interface operations {
             /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4896,6 +5756,10 @@ export interface operations {
             /** @description Revoked (or already revoked). */
             204: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4903,6 +5767,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4923,6 +5791,10 @@ export interface operations {
             /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers holding the diamond). Or another participant holds the diamond. (`reason`: `not_holder`) */
             403: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4932,6 +5804,10 @@ export interface operations {
             /** @description No such diamond, or no such link of this diamond. */
             404: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4941,6 +5817,10 @@ export interface operations {
             /** @description This operation takes no body; one sent anyway that is larger than 1 MiB is refused. */
             413: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4950,6 +5830,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4959,6 +5843,1454 @@ export interface operations {
             /** @description This operation takes no body; one sent anyway that cannot be read (malformed JSON, a content type other than JSON) is refused (`detail` names it). */
             422: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are accepted again. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 here). */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are accepted again. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 here). */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhook"];
+            };
+        };
+        responses: {
+            /** @description The webhook, with its secret. */
+            201: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description You already have 10 webhooks. (`reason`: `too_many_webhooks`) A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"] | components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
+            /** @description Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are accepted again. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 here). */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of your webhooks. Another participant's, or out of format, answers 404. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such webhook of yours (another participant's webhook answers 404 too). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are accepted again. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 here). */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of your webhooks. Another participant's, or out of format, answers 404. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such webhook of yours (another participant's webhook answers 404 too). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description This operation takes no body; one sent anyway that is larger than 1 MiB is refused. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description This operation takes no body; one sent anyway that cannot be read (malformed JSON, a content type other than JSON) is refused (`detail` names it). */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are accepted again. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 here). */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description One of your webhooks. Another participant's, or out of format, answers 404. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateWebhook"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such webhook of yours (another participant's webhook answers 404 too). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description The body is larger than the limit (1 MiB). */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The body cannot be read (malformed JSON, a content type other than application/json) or does not match the schema: each bad field is named in `detail` (unknown fields are refused as `extra_forbidden`). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
+            /** @description Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are accepted again. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 here). */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description One of your webhooks. Another participant's, or out of format, answers 404. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such webhook of yours (another participant's webhook answers 404 too). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description This operation takes no body; one sent anyway that is larger than 1 MiB is refused. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description This operation takes no body; one sent anyway that cannot be read (malformed JSON, a content type other than JSON) is refused (`detail` names it). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
+            /** @description Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are accepted again. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 here). */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description One of your webhooks. Another participant's, or out of format, answers 404. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such webhook of yours (another participant's webhook answers 404 too). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description This operation takes no body; one sent anyway that is larger than 1 MiB is refused. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description This operation takes no body; one sent anyway that cannot be read (malformed JSON, a content type other than JSON) is refused (`detail` names it). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
+            /** @description Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are accepted again. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 here). */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description One of your webhooks. Another participant's, or out of format, answers 404. */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such webhook of yours (another participant's webhook answers 404 too). */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are accepted again. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 here). */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Optional (IETF draft "The Idempotency-Key HTTP Header Field"). A unique key per logical request, e.g. a UUID. The first answer to a request with this key (2xx, and 403, 404, 409, 410, 412 from the operation itself) is stored for 24 hours per participant, in the same transaction as the change; a retry with the same key, method, path and body gets that answer again (header `Idempotency-Replayed: true`) and changes nothing. Another request with the same key: 422. A retry while the first is still running: 409 `idempotency_key_in_use`. 422, 5xx and other answers are not stored (nothing changed; a retry runs again). 1 to 255 printable ASCII characters, bare or as an RFC 8941 quoted string.
+                 * @example 5f0c6f0e-8a7b-4d4e-9c55-3f2a1b6d7e90
+                 */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description One of your webhooks. Another participant's, or out of format, answers 404. */
+                webhook_id: string;
+                /** @description A delivery of this webhook. */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            202: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Present (`true`) when this is the stored answer of an earlier request with the same Idempotency-Key. */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
+            400: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description No such webhook of yours, or no such delivery of it. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A request with this Idempotency-Key is still running (`reason: idempotency_key_in_use`). */
+            409: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyInUseResponse"];
+                };
+            };
+            /** @description This operation takes no body; one sent anyway that is larger than 1 MiB is refused. */
+            413: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
+            414: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description This operation takes no body; one sent anyway that cannot be read (malformed JSON, a content type other than JSON) is refused (`detail` names it). The Idempotency-Key is malformed or was used with another request (`loc: ["header", "Idempotency-Key"]`). */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["IdempotencyKeyErrorResponse"];
+                };
+            };
+            /** @description Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are accepted again. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 here). */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The database (or the token issuer's keys) cannot be reached right now; retry after `Retry-After` seconds. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /** @description A `next_cursor` from an earlier page; absent: from the oldest event kept. */
+                after?: string;
+                limit?: number;
+                /** @description Only these event types, comma separated (dtp.shipment.inbound, dtp.shipment.accepted, dtp.shipment.rejected, dtp.diamond.updated, dtp.diamond.deleted, dtp.grading.received, dtp.validation.answered); absent: all. */
+                types?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventFeedPage"];
+                };
+            };
+            /** @description No token, or a token that is expired, revoked, for another audience or otherwise invalid. */
+            401: {
+                headers: {
+                    /** @description The Bearer challenge (RFC 6750), with `error="invalid_token"` and a description when a token was sent. */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The caller's role may not call this operation (it is for producers, manufacturers and retailers). */
+            403: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description A query parameter out of range (`detail` names it). */
+            422: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -1178,7 +1178,16 @@ export interface components {
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
+        "RateLimit-Limit": number;
+        /** @description Requests left in the current window. */
+        "RateLimit-Remaining": number;
+        /** @description Seconds until the current window ends. */
+        "RateLimit-Reset": number;
+        /** @description The policy: `<limit>;w=<window seconds>`. */
+        "RateLimit-Policy": string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -1198,14 +1207,10 @@ export interface operations {
             /** @description The current DiamondV1 record. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1327,14 +1332,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1355,14 +1356,10 @@ export interface operations {
             /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
             403: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1372,14 +1369,10 @@ export interface operations {
             /** @description Unknown or deleted diamond (or an id out of format): `{message}`. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1389,14 +1382,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1459,14 +1448,10 @@ export interface operations {
             /** @description The diamond id and its ancestors, nearest first. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1536,14 +1521,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1564,14 +1545,10 @@ export interface operations {
             /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
             403: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1581,14 +1558,10 @@ export interface operations {
             /** @description Unknown or deleted diamond (or an id out of format): `{message}`. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1598,14 +1571,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1673,14 +1642,10 @@ export interface operations {
             /** @description The file's bytes, with the media type it was uploaded with. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description The quoted lowercase SHA-256 of the bytes (strong; the bytes of a hash never change). */
                     ETag?: string;
                     /** @description Size in bytes. */
@@ -1726,14 +1691,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1754,14 +1715,10 @@ export interface operations {
             /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
             403: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1771,14 +1728,10 @@ export interface operations {
             /** @description Unknown or deleted diamond, or a hash not attached to its current record (or out of format): `{message}`. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1788,14 +1741,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1864,14 +1813,10 @@ export interface operations {
             /** @description The matching diamonds (their current DiamondV1 records). */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2008,14 +1953,10 @@ export interface operations {
             /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
             403: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2025,14 +1966,10 @@ export interface operations {
             /** @description No criterion, several criteria, `grading_lab` without `grader_report_number`, an unknown `grading_lab`, a repeated parameter, an empty value or one longer than 256 characters, or an unknown parameter: `{detail}` names the members. */
             422: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2095,14 +2032,10 @@ export interface operations {
             /** @description The checkpoint and the proven entries. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2183,14 +2116,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2211,14 +2140,10 @@ export interface operations {
             /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
             403: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2228,14 +2153,10 @@ export interface operations {
             /** @description No custody entry of this diamond is covered by a checkpoint yet (or an unknown id, or one out of format): `{message}`. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2245,14 +2166,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2312,14 +2229,10 @@ export interface operations {
             /** @description The signed tree head. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2349,14 +2262,10 @@ export interface operations {
             /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
             403: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2366,14 +2275,10 @@ export interface operations {
             /** @description No checkpoint yet: `{message}`. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2438,14 +2343,10 @@ export interface operations {
             /** @description The proof. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2476,14 +2377,10 @@ export interface operations {
             /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
             403: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2493,14 +2390,10 @@ export interface operations {
             /** @description `from` or `to` missing, not an integer, below 1, `from` greater than `to`, or `to` beyond the latest checkpoint: `{detail}` names the field. */
             422: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2563,14 +2456,10 @@ export interface operations {
             /** @description The EPCIS 2.0 document (valid against GS1's EPCIS 2.0 JSON Schema). */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2674,14 +2563,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2702,14 +2587,10 @@ export interface operations {
             /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
             403: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2719,14 +2600,10 @@ export interface operations {
             /** @description No custody entry of this diamond is covered by a checkpoint yet (or an unknown id, or one out of format): `{message}`. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2736,14 +2613,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2803,14 +2676,10 @@ export interface operations {
             /** @description The form. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description No script; the pages' styles by hash; the form posts to this service only. */
                     "Content-Security-Policy"?: string;
                     [name: string]: unknown;
@@ -2878,14 +2747,10 @@ export interface operations {
             /** @description Several shared diamonds have that number: links to their passports. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description No script; the pages' styles by hash; the form posts to this service only. */
                     "Content-Security-Policy"?: string;
                     [name: string]: unknown;
@@ -2910,14 +2775,10 @@ export interface operations {
             /** @description No shared passport for that number: always the same page. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description No script; the pages' styles by hash; the form posts to this service only. */
                     "Content-Security-Policy"?: string;
                     [name: string]: unknown;
@@ -2929,14 +2790,10 @@ export interface operations {
             /** @description No report number, one longer than 256 characters, or an unknown lab: the form with the reason. */
             422: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2988,14 +2845,10 @@ export interface operations {
             /** @description The script. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description `public, max-age=300`. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3047,14 +2900,10 @@ export interface operations {
             /** @description The icon. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description `public, max-age=86400`. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3109,14 +2958,10 @@ export interface operations {
             /** @description The passport page. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Scripts from this service and the page's own hashed inline script; fetches to this service and the platform's keys. */
                     "Content-Security-Policy"?: string;
                     [name: string]: unknown;
@@ -3132,14 +2977,10 @@ export interface operations {
             /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format).: an HTML page saying so for a browser (`Accept: text/html`), `{message}` for any other client. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3203,14 +3044,10 @@ export interface operations {
             /** @description The custody answer. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3291,14 +3128,10 @@ export interface operations {
             /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`. Also before the custody log has a checkpoint covering the diamond. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3366,14 +3199,10 @@ export interface operations {
             /** @description The proof. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3393,14 +3222,10 @@ export interface operations {
             /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3410,14 +3235,10 @@ export interface operations {
             /** @description `from` or `to` missing, not an integer, below 1, `from` greater than `to`, or `to` beyond the latest checkpoint: `{detail}` names the field. */
             422: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3480,14 +3301,10 @@ export interface operations {
             /** @description The current DiamondV1 record. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3609,14 +3426,10 @@ export interface operations {
             /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3681,14 +3494,10 @@ export interface operations {
             /** @description The image's bytes. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description `no-store`: a revoked link stops showing it at once. */
                     "Cache-Control"?: string;
                     [name: string]: unknown;
@@ -3701,14 +3510,10 @@ export interface operations {
             /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`. Or no such photo. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3771,14 +3576,10 @@ export interface operations {
             /** @description The credential, a compact JWS (JWT). */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3789,14 +3590,10 @@ export interface operations {
             /** @description A path segment that is not valid percent-encoded UTF-8 (answered by the HTTP layer: `{message, code}`). */
             400: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3817,14 +3614,10 @@ export interface operations {
             /** @description The caller is not a non-participant (the search API is for authenticated non-participants only). */
             403: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3834,14 +3627,10 @@ export interface operations {
             /** @description Unknown or deleted diamond (or an id out of format): `{message}`. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3851,14 +3640,10 @@ export interface operations {
             /** @description A path segment longer than the router takes (answered by the HTTP layer: `{message, code}`). */
             414: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3921,14 +3706,10 @@ export interface operations {
             /** @description The credential, a compact JWS (JWT). */
             200: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3939,14 +3720,10 @@ export interface operations {
             /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). Sent on every answer to a request counted against a limit, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP; not on a 401 or a role 403, which the token check answers before the request is counted. */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window. */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until the current window ends. */
-                    "RateLimit-Reset"?: number;
-                    /** @description The policy: `<limit>;w=<window seconds>`. */
-                    "RateLimit-Policy"?: string;
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
