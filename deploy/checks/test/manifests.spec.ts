@@ -248,6 +248,11 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
       }
     }
     for (const ing of objects.filter((o) => o.kind === 'Ingress')) for (const t of ing.spec!.tls ?? []) check('Secret', t.secretName);
+    // ingress-nginx's client CA list for mutual TLS (`namespace/name`).
+    for (const ing of objects.filter((o) => o.kind === 'Ingress')) {
+      const caSecret = ing.metadata.annotations?.['nginx.ingress.kubernetes.io/auth-tls-secret'];
+      if (caSecret) check('Secret', caSecret.split('/').pop()!, 'ca.crt');
+    }
     const listed = documented.flatMap((s) => (s.type === 'kubernetes.io/tls' ? [s.name] : Object.keys(s.keys).map((k) => `${s.name}/${k}`)));
     expect(listed.sort()).toEqual([...used].sort());
     if (overlay !== 'kind') expect(listed.length).toBeGreaterThan(0);
@@ -365,6 +370,35 @@ describe.each(OVERLAYS)('overlay %s', (overlay) => {
     expect(envOf('search').AUTH_ISSUER).toBe(pub.AUTH_ISSUER);
     expect(new URL(envOf('search').AUTH_JWKS_URL).hostname).toBe('auth');
   });
+
+  if (overlay !== 'kind') {
+    it('serves legacy mutual TLS on mtls-* hosts: client certificates requested and passed on, believed only there', () => {
+      const mtls = get(objects, 'Ingress', 'dtp-mtls');
+      const dtp = get(objects, 'Ingress', 'dtp');
+      const a = mtls.metadata.annotations!;
+      expect(a['nginx.ingress.kubernetes.io/auth-tls-verify-client']).toBe('optional_no_ca');
+      expect(a['nginx.ingress.kubernetes.io/auth-tls-pass-certificate-to-upstream']).toBe('true');
+      expect(a['nginx.ingress.kubernetes.io/auth-tls-secret']).toBe(`dtp-${overlay}/dtp-mtls-client-ca`);
+      const routes = (ing: typeof dtp, host: string) =>
+        (ing.spec!.rules!.find((r) => r.host === host)?.http.paths ?? []).map((p) => `${p.path} -> ${p.backend.service.name}`).sort();
+      const mtlsHosts = mtls.spec!.rules!.map((r) => r.host);
+      for (const rule of dtp.spec!.rules!) {
+        const host = `mtls-${rule.host}`;
+        expect(mtlsHosts).toContain(host);
+        // every API path of the ordinary host (not the public passport pages) is on its mtls- twin, to the same service
+        expect([host, routes(mtls, host)]).toEqual([host, expect.arrayContaining(routes(dtp, rule.host).filter((r) => !r.startsWith('/passport')))]);
+      }
+      expect(mtls.spec!.tls!.flatMap((t) => t.hosts).sort()).toEqual([...mtlsHosts].sort());
+      // The services believe the forwarded certificate only from the controller and only on these hosts.
+      for (const app of APPS) {
+        const env = containerEnv(objects, mainContainer(app), secretSource(overlay));
+        expect([app, env.CLIENT_CERT_PROXY_HOSTS?.split(',').sort()]).toEqual([app, [...mtlsHosts].sort()]);
+        expect([app, env.TRUSTED_PROXIES]).toEqual([app, expect.any(String)]);
+      }
+      const issuer = new URL(containerEnv(objects, mainContainer('auth'), secretSource(overlay)).AUTH_MTLS_URL);
+      expect(mtlsHosts).toContain(issuer.hostname);
+    });
+  }
 
   it('denies by default and lets each service reach exactly what it needs; the ingress controller reaches all four', () => {
     const policies = objects.filter((o) => o.kind === 'NetworkPolicy');

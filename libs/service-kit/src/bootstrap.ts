@@ -141,7 +141,7 @@ export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyAp
       request.headers['ssl-client-cert'] !== undefined ||
       request.headers['x-forwarded-client-cert'] !== undefined
     ) {
-      request.clientCertificate = clientCertificateOf(request, ctx.http.trustsPeer);
+      request.clientCertificate = clientCertificateOf(request, ctx.http.trustsPeer, ctx.http.clientCertProxyHosts);
     }
     done();
   });

@@ -52,6 +52,13 @@ describe('client certificates and TLS settings', () => {
     expect(clientCertificateOf(request(header), () => false)).toBeUndefined();
     expect(clientCertificateOf(request({ 'ssl-client-cert': '' }), () => true)).toBeUndefined();
     expect(clientCertificateOf(request({}), () => true)).toBeUndefined();
+    // CLIENT_CERT_PROXY_HOSTS: only on the hosts whose ingress writes the header itself
+    const hosts = ['mtls-api.example.com'];
+    expect(clientCertificateOf(request({ ...header, host: 'MTLS-API.example.com:443' }), () => true, hosts)).toEqual({
+      x5tS256: thumbprint(client),
+      source: 'proxy',
+    });
+    expect(clientCertificateOf(request({ ...header, host: 'api.example.com' }), () => true, hosts)).toBeUndefined();
   });
 
   it('TLS settings: none is fine; all three with a matching key are fine; anything else is named at start-up', () => {

@@ -60,6 +60,16 @@ export function readForwardedCertificate(value: string): ClientCertificate | Unr
   }
 }
 
+/** The host name of a Host header, lowercased, without its port. */
+function hostOf(header: string | string[] | undefined): string {
+  const value = (Array.isArray(header) ? header[0] : header) ?? '';
+  return value
+    .trim()
+    .toLowerCase()
+    .replace(/:\d+$/, '')
+    .replace(/^\[(.*)\]$/, '$1');
+}
+
 /** The request as the kit reads it: Node's socket (a TLSSocket on the HTTPS listener) and the headers. */
 export interface CertificateRequest {
   raw: { socket: unknown };
@@ -69,11 +79,16 @@ export interface CertificateRequest {
 /**
  * The client certificate of a request, or undefined when it was made without one. The TLS handshake wins; a
  * forwarded header counts only when `trustsPeer(socket address)` (TRUSTED_PROXIES), and is ignored otherwise (anyone
- * can write a header). An empty header (ingress-nginx sends one when the client presented no certificate) is none.
+ * can write a header), and, when `proxyHosts` is set, only on requests for those hosts: the hosts whose ingress sets the
+ * header itself (ingress-nginx's `auth-tls-pass-certificate-to-upstream`), so that a header a client sends through
+ * another ingress of the same controller is not believed. An empty header (ingress-nginx sends one when the client
+ * presented no certificate) is none.
  */
 export function clientCertificateOf(
   request: CertificateRequest,
   trustsPeer: (address: string) => boolean,
+  /** CLIENT_CERT_PROXY_HOSTS: when not empty, a forwarded certificate counts only on requests for these hosts. */
+  proxyHosts: readonly string[] = [],
 ): ClientCertificate | UnreadableClientCertificate | undefined {
   const socket = request.raw.socket as Partial<TLSSocket> | undefined;
   if (socket?.encrypted && typeof socket.getPeerCertificate === 'function') {
@@ -84,6 +99,7 @@ export function clientCertificateOf(
     const header = request.headers[name];
     if (header === undefined) continue;
     if (!trustsPeer(socket?.remoteAddress ?? '')) return undefined;
+    if (proxyHosts.length > 0 && !proxyHosts.includes(hostOf(request.headers.host))) return undefined;
     const value = Array.isArray(header) ? header[0] : header;
     if (value === undefined || value.trim() === '') return undefined;
     return readForwardedCertificate(value);

@@ -5,6 +5,7 @@ export interface HttpConfig {
   TRUSTED_PROXIES?: string;
   DOCS_ENABLED?: boolean;
   METRICS_PORT?: number;
+  CLIENT_CERT_PROXY_HOSTS?: string;
 }
 
 /**
@@ -24,12 +25,19 @@ export class HttpSettings {
   /** Fastify's `trustProxy` function (stable identity; follows the config applied later). */
   readonly trustProxy = (address: string, hop: number): boolean => this.trust(address, hop);
 
+  /** CLIENT_CERT_PROXY_HOSTS, parsed: the hosts on which a forwarded client certificate is believed (empty: any). */
+  clientCertProxyHosts: readonly string[] = [];
+
   /** Whether a socket peer is a TRUSTED_PROXIES hop (whose forwarded client certificate is believed). */
   readonly trustsPeer = (address: string): boolean => this.proxies.entries.length > 0 && this.proxies.trusts(address);
 
   apply(config: HttpConfig): void {
     this.proxies = TrustedProxies.parse(config.TRUSTED_PROXIES);
     this.trust = this.proxies.trustFunction();
+    this.clientCertProxyHosts = (config.CLIENT_CERT_PROXY_HOSTS ?? '')
+      .split(',')
+      .map((h) => h.trim().toLowerCase())
+      .filter((h) => h !== '');
     this.docsEnabled = config.DOCS_ENABLED !== false;
     this.metricsOnMainPort = config.METRICS_PORT === undefined || config.METRICS_PORT === null;
   }

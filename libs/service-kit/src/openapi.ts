@@ -36,6 +36,8 @@ export interface DocsOptions {
 export const OAUTH_SCHEME = 'oauth2';
 /** The name of the admin bearer scheme (auth). */
 export const ADMIN_SCHEME = 'admin';
+/** The mutual TLS security scheme (OpenAPI 3.1 `mutualTLS`) of the services that accept legacy client certificates. */
+export const MTLS_SCHEME = 'mutualTLS';
 
 type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 412 | 413 | 422 | 429 | 503;
 type ErrorSpec = string | { description: string; reasons?: readonly string[] };
@@ -97,6 +99,13 @@ export function buildOpenApiDocument(app: INestApplication, docs: DocsOptions): 
       OAUTH_SCHEME,
     );
     builder.addSecurityRequirements(OAUTH_SCHEME);
+    // Legacy integrations (before 2023-06-30): a registered client certificate over mutual TLS, instead of a token.
+    builder.addSecurity(MTLS_SCHEME, {
+      type: 'mutualTLS',
+      description:
+        'Legacy integrations only (participants whose integration started before 2023-06-30): a client certificate registered by the operator, presented in the TLS handshake (the service\'s HTTPS port, or an ingress that forwards it), with no token; the call acts as the certificate\'s participant and role. A token issued over mutual TLS carries `cnf.x5t#S256` and is accepted only with that certificate (RFC 8705). docs/auth.md "Mutual TLS".',
+    } as unknown as Parameters<DocumentBuilder['addSecurity']>[1]);
+    builder.addSecurityRequirements(MTLS_SCHEME);
   }
   if (docs.adminBearer) {
     // addSecurity, not addBearerAuth: that one says `bearerFormat: JWT`, and the admin token is an opaque secret.

@@ -136,6 +136,15 @@ export class BaseServiceConfig {
   @IsString()
   TLS_CLIENT_CA_FILE?: string;
 
+  /**
+   * Comma-separated host names: when set, a client certificate forwarded by a TRUSTED_PROXIES ingress
+   * (`ssl-client-cert`, `X-Forwarded-Client-Cert`) is believed only on requests for these hosts, the ones whose
+   * ingress asks for client certificates and writes that header itself. Unset: on any host (one ingress, or none).
+   */
+  @IsOptional()
+  @IsString()
+  CLIENT_CERT_PROXY_HOSTS?: string;
+
   /** The service's HTTPS port (its `<SERVICE>_TLS_PORT`, declared by each service's config); undefined: no HTTPS. */
   get tlsPort(): number | undefined {
     return undefined;
