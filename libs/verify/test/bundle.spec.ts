@@ -40,7 +40,7 @@ describe('buildBrowserBundle', () => {
     });
     vm.runInContext(code, context);
     const api = (context as { DtpVerify?: DtpVerifyGlobal }).DtpVerify;
-    expect(Object.keys(api ?? {}).sort()).toEqual(['fetchAndVerify', 'verifyCustody']);
+    expect(Object.keys(api ?? {}).sort()).toEqual(['fetchAndVerify', 'verifyCredential', 'verifyCustody']);
 
     const key = await newKey('browser-key');
     const log = world();
