@@ -21,6 +21,7 @@ import { ShipmentsModule } from './shipments/shipments.module';
 import { BLOB_STORE, PLATFORM_CONFIG } from './tokens';
 import { UnlockModule } from './unlock/unlock.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
+import { documentWebhooks } from './webhooks/webhooks-openapi';
 
 export { PLATFORM_CONFIG, BLOB_STORE };
 
@@ -48,7 +49,7 @@ export function platformDocs(config: PlatformConfig): DocsOptions {
     },
     serverUrl: config.PUBLIC_BASE_URL,
     security: config.openApiSecurity(config.PLATFORM_AUDIENCE),
-    transforms: [documentIdempotencyKey, documentRateLimits],
+    transforms: [documentIdempotencyKey, documentRateLimits, documentWebhooks],
   };
 }
 

@@ -24,9 +24,48 @@ const ApiWebhookIdParam = () =>
   ApiParam({
     name: 'webhook_id',
     description: "One of your webhooks. Another participant's, or out of format, answers 404.",
-    schema: { type: 'string', format: 'uuid' },
+    schema: { type: 'string', format: 'uuid', example: '5f0c6a53-3c4c-4f64-9a0e-2b8f3f6d8c11' },
   });
 const notFound = "No such webhook of yours (another participant's webhook answers 404 too).";
+
+const WEBHOOK_ID = '5f0c6a53-3c4c-4f64-9a0e-2b8f3f6d8c11';
+const WEBHOOK_EXAMPLE = {
+  webhook_id: WEBHOOK_ID,
+  url: 'https://erp.example.com/dtp/events',
+  event_types: ['dtp.shipment.inbound', 'dtp.diamond.updated'],
+  enabled: true,
+  disabled_reason: null,
+  description: 'ERP inbound shipments',
+  created_at: '2025-11-21T10:00:00.000Z',
+};
+const WITH_SECRET_EXAMPLE = { ...WEBHOOK_EXAMPLE, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8SMT4H7lvQA=' };
+const DELIVERY_EXAMPLE = {
+  delivery_id: '0b7f9a4e-8d2c-4b55-9a51-6c3c1b2f7e10',
+  event_id: '8e6f2c1a-7b3d-4e59-a0c4-1d2e3f4a5b6c',
+  type: 'dtp.shipment.inbound',
+  status: 'pending',
+  attempts: 2,
+  last_status_code: 503,
+  last_error: 'HTTP 503: Service Unavailable',
+  next_attempt_at: '2025-11-21T10:01:05.000Z',
+  delivered_at: null,
+  created_at: '2025-11-21T10:00:00.000Z',
+};
+const FEED_EXAMPLE = {
+  events: [
+    {
+      specversion: '1.0',
+      id: '8e6f2c1a-7b3d-4e59-a0c4-1d2e3f4a5b6c',
+      source: 'https://platform.example.com',
+      type: 'dtp.shipment.accepted',
+      time: '2025-11-21T10:00:00.000Z',
+      subject: '01jd5x2k7m9q3r8t6v4w2y0z1a',
+      datacontenttype: 'application/json',
+      data: { shipment_id: '01jd5x2k7m9q3r8t6v4w2y0z1a', diamond_ids: ['01jd5x0a1b2c3d4e5f6g7h8j9k'] },
+    },
+  ],
+  next_cursor: 'c_00000000000000a3',
+};
 
 /** Webhook subscriptions (docs/webhooks.md). Each participant sees and changes only its own. */
 @ApiTags('webhooks')
@@ -45,7 +84,7 @@ export class WebhooksController {
       'The answer carries the signing `secret` (`whsec_` + base64 of 32 bytes), shown only now. In live/sandbox the URL must be https and must not resolve to a loopback, private, link-local or metadata address (422 naming `url` with the reason).',
   })
   @ApiBody({ type: CreateWebhookRequest })
-  @ApiCreatedResponse({ description: 'The webhook, with its secret.', type: WebhookWithSecret })
+  @ApiCreatedResponse({ description: 'The webhook, with its secret.', type: WebhookWithSecret, example: WITH_SECRET_EXAMPLE })
   @ApiErrors({
     403: Errors.role(ROLES),
     409: { description: `You already have ${WEBHOOKS_PER_PARTICIPANT} webhooks.`, reasons: ['too_many_webhooks'] },
@@ -59,7 +98,7 @@ export class WebhooksController {
 
   @Get()
   @ApiOperation({ operationId: 'listWebhooks', summary: 'Your webhooks', description: 'Oldest first; secrets are never shown again.' })
-  @ApiOkResponse({ type: WebhookList })
+  @ApiOkResponse({ type: WebhookList, example: { results: [WEBHOOK_EXAMPLE] } })
   @ApiErrors({ 403: Errors.role(ROLES), 503: Errors.unavailable })
   async list(@CurrentCaller() caller: Caller): Promise<WebhookList> {
     return this.webhooks.list(caller);
@@ -69,7 +108,7 @@ export class WebhooksController {
   @ApiOperation({ operationId: 'getWebhook', summary: 'One of your webhooks' })
   @ApiWebhookIdParam()
   @ApiPathErrors()
-  @ApiOkResponse({ type: Webhook })
+  @ApiOkResponse({ type: Webhook, example: WEBHOOK_EXAMPLE })
   @ApiErrors({ 403: Errors.role(ROLES), 404: notFound, 503: Errors.unavailable })
   async get(@CurrentCaller() caller: Caller, @WebhookIdParam() id: string): Promise<Webhook> {
     return this.webhooks.get(caller, id);
@@ -84,7 +123,7 @@ export class WebhooksController {
   @ApiWebhookIdParam()
   @ApiPathErrors()
   @ApiBody({ type: UpdateWebhookRequest })
-  @ApiOkResponse({ type: Webhook })
+  @ApiOkResponse({ type: Webhook, example: WEBHOOK_EXAMPLE })
   @ApiErrors({ 403: Errors.role(ROLES), 404: notFound, 413: Errors.bodyTooLarge, 422: Errors.invalidBody, 503: Errors.unavailable })
   async update(@CurrentCaller() caller: Caller, @WebhookIdParam() id: string, @Body() body: UpdateWebhookRequest): Promise<Webhook> {
     return this.webhooks.update(caller, id, body);
@@ -112,7 +151,7 @@ export class WebhooksController {
   })
   @ApiWebhookIdParam()
   @ApiPathErrors()
-  @ApiOkResponse({ type: WebhookWithSecret })
+  @ApiOkResponse({ type: WebhookWithSecret, example: WITH_SECRET_EXAMPLE })
   @ApiNoBodyErrors()
   @ApiErrors({ 403: Errors.role(ROLES), 404: notFound, 503: Errors.unavailable })
   async rotate(@CurrentCaller() caller: Caller, @WebhookIdParam() id: string): Promise<WebhookWithSecret> {
@@ -128,7 +167,7 @@ export class WebhooksController {
   })
   @ApiWebhookIdParam()
   @ApiPathErrors()
-  @ApiAcceptedResponse({ type: WebhookDelivery })
+  @ApiAcceptedResponse({ type: WebhookDelivery, example: DELIVERY_EXAMPLE })
   @ApiNoBodyErrors()
   @ApiErrors({ 403: Errors.role(ROLES), 404: notFound, 503: Errors.unavailable })
   async test(@CurrentCaller() caller: Caller, @WebhookIdParam() id: string): Promise<WebhookDelivery> {
@@ -139,7 +178,7 @@ export class WebhooksController {
   @ApiOperation({ operationId: 'listWebhookDeliveries', summary: 'The delivery log of a webhook', description: 'The latest 100 deliveries, newest first.' })
   @ApiWebhookIdParam()
   @ApiPathErrors()
-  @ApiOkResponse({ type: WebhookDeliveryList })
+  @ApiOkResponse({ type: WebhookDeliveryList, example: { results: [DELIVERY_EXAMPLE] } })
   @ApiErrors({ 403: Errors.role(ROLES), 404: notFound, 503: Errors.unavailable })
   async deliveries(@CurrentCaller() caller: Caller, @WebhookIdParam() id: string): Promise<WebhookDeliveryList> {
     return this.webhooks.deliveries(caller, id);
@@ -153,9 +192,13 @@ export class WebhooksController {
     description: 'Puts the delivery back to `pending`, due now (any status).',
   })
   @ApiWebhookIdParam()
-  @ApiParam({ name: 'delivery_id', schema: { type: 'string', format: 'uuid' }, description: 'A delivery of this webhook.' })
+  @ApiParam({
+    name: 'delivery_id',
+    schema: { type: 'string', format: 'uuid', example: DELIVERY_EXAMPLE.delivery_id },
+    description: 'A delivery of this webhook.',
+  })
   @ApiPathErrors()
-  @ApiAcceptedResponse({ type: WebhookDelivery })
+  @ApiAcceptedResponse({ type: WebhookDelivery, example: DELIVERY_EXAMPLE })
   @ApiNoBodyErrors()
   @ApiErrors({ 403: Errors.role(ROLES), 404: 'No such webhook of yours, or no such delivery of it.', 503: Errors.unavailable })
   async retry(
@@ -182,7 +225,7 @@ export class EventFeedController {
       'The events platform recorded for you (the same CloudEvents, same ids, as your webhooks get), in the order they were recorded, kept 30 days. ' +
       'Pass `next_cursor` as `after` to read on; with nothing new the same cursor comes back.',
   })
-  @ApiOkResponse({ type: EventFeedPage })
+  @ApiOkResponse({ type: EventFeedPage, example: FEED_EXAMPLE })
   @ApiErrors({ 403: Errors.role(ROLES), 422: 'A query parameter out of range (`detail` names it).', 503: Errors.unavailable })
   async list(@CurrentCaller() caller: Caller, @Query() query: EventFeedQueryDto): Promise<EventFeedPage> {
     return this.webhooks.feed(caller, query);

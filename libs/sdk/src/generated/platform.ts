@@ -536,7 +536,168 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "dtp.shipment.inbound": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dtp.shipment.inbound
+         * @description To the recipient: a shipment was sent to you. `data` is the shipment as `GET /v2/shipment/inbound` lists it. Answer 2xx within 10 s; 410 disables the webhook; anything else is retried with back-off (docs/webhooks.md).
+         */
+        post: operations["webhookShipmentInbound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dtp.shipment.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dtp.shipment.accepted
+         * @description To the sender: the recipient accepted diamonds of your shipment. Answer 2xx within 10 s; 410 disables the webhook; anything else is retried with back-off (docs/webhooks.md).
+         */
+        post: operations["webhookShipmentAccepted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dtp.shipment.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dtp.shipment.rejected
+         * @description To the sender: the recipient rejected diamonds of your shipment (they are yours again). Answer 2xx within 10 s; 410 disables the webhook; anything else is retried with back-off (docs/webhooks.md).
+         */
+        post: operations["webhookShipmentRejected"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dtp.diamond.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dtp.diamond.updated
+         * @description To the holder and the uploader: the diamond changed. `data` is the current DiamondV1 record with the custody action in `action`. Answer 2xx within 10 s; 410 disables the webhook; anything else is retried with back-off (docs/webhooks.md).
+         */
+        post: operations["webhookDiamondUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dtp.diamond.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dtp.diamond.deleted
+         * @description To the uploader and the holder: the diamond was deleted. Answer 2xx within 10 s; 410 disables the webhook; anything else is retried with back-off (docs/webhooks.md).
+         */
+        post: operations["webhookDiamondDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dtp.grading.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dtp.grading.received
+         * @description To the holder: a lab's graded measurement of the diamond arrived (list and select it with the graded-measurements operations). Answer 2xx within 10 s; 410 disables the webhook; anything else is retried with back-off (docs/webhooks.md).
+         */
+        post: operations["webhookGradingReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dtp.validation.answered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dtp.validation.answered
+         * @description To the holder: GIS answered a lab's validation request for the diamond. Answer 2xx within 10 s; 410 disables the webhook; anything else is retried with back-off (docs/webhooks.md).
+         */
+        post: operations["webhookValidationAnswered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "dtp.ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * dtp.ping
+         * @description A test delivery (`POST /webhooks/{webhook_id}/test`); never on the event feed. Answer 2xx within 10 s; 410 disables the webhook; anything else is retried with back-off (docs/webhooks.md).
+         */
+        post: operations["webhookPing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** @enum {string} */
@@ -2005,6 +2166,145 @@ export interface components {
                 type: "idempotency_key_invalid" | "idempotency_key_reused";
             }[];
             message?: string;
+        };
+        ShipmentDecisionEventData: {
+            /** @description The shipment. */
+            shipment_id: string;
+            /** @description The diamonds accepted (or rejected). */
+            diamond_ids: string[];
+        };
+        /**
+         * dtp.shipment.inbound
+         * @description CloudEvents 1.0 (structured JSON) of type `dtp.shipment.inbound`. To the recipient: a shipment was sent to you. `data` is the shipment as `GET /v2/shipment/inbound` lists it.
+         */
+        ShipmentInboundEvent: components["schemas"]["CloudEvent"] & {
+            /** @constant */
+            type?: "dtp.shipment.inbound";
+            /** @description The subject: the shipment id. */
+            subject?: string;
+            data?: components["schemas"]["InboundShipment"];
+        };
+        /**
+         * dtp.shipment.accepted
+         * @description CloudEvents 1.0 (structured JSON) of type `dtp.shipment.accepted`. To the sender: the recipient accepted diamonds of your shipment.
+         */
+        ShipmentAcceptedEvent: components["schemas"]["CloudEvent"] & {
+            /** @constant */
+            type?: "dtp.shipment.accepted";
+            /** @description The subject: the shipment id. */
+            subject?: string;
+            data?: components["schemas"]["ShipmentDecisionEventData"];
+        };
+        /**
+         * dtp.shipment.rejected
+         * @description CloudEvents 1.0 (structured JSON) of type `dtp.shipment.rejected`. To the sender: the recipient rejected diamonds of your shipment (they are yours again).
+         */
+        ShipmentRejectedEvent: components["schemas"]["CloudEvent"] & {
+            /** @constant */
+            type?: "dtp.shipment.rejected";
+            /** @description The subject: the shipment id. */
+            subject?: string;
+            data?: components["schemas"]["ShipmentDecisionEventData"];
+        };
+        /**
+         * dtp.diamond.updated
+         * @description CloudEvents 1.0 (structured JSON) of type `dtp.diamond.updated`. To the holder and the uploader: the diamond changed. `data` is the current DiamondV1 record with the custody action in `action`.
+         */
+        DiamondUpdatedEvent: components["schemas"]["CloudEvent"] & {
+            /** @constant */
+            type?: "dtp.diamond.updated";
+            /** @description The subject: the diamond id. */
+            subject?: string;
+            data?: components["schemas"]["DiamondV1"] & {
+                /** @description The custody log action of the change (registered, shipped, accepted, rejected, unlocked, ...). */
+                action: string;
+            };
+        };
+        /**
+         * dtp.diamond.deleted
+         * @description CloudEvents 1.0 (structured JSON) of type `dtp.diamond.deleted`. To the uploader and the holder: the diamond was deleted.
+         */
+        DiamondDeletedEvent: components["schemas"]["CloudEvent"] & {
+            /** @constant */
+            type?: "dtp.diamond.deleted";
+            /** @description The subject: the diamond id. */
+            subject?: string;
+            data?: {
+                /** @description The deleted diamond. */
+                diamond_id: string;
+            };
+        };
+        /**
+         * dtp.grading.received
+         * @description CloudEvents 1.0 (structured JSON) of type `dtp.grading.received`. To the holder: a lab's graded measurement of the diamond arrived (list and select it with the graded-measurements operations).
+         */
+        GradingReceivedEvent: components["schemas"]["CloudEvent"] & {
+            /** @constant */
+            type?: "dtp.grading.received";
+            /** @description The subject: the diamond id. */
+            subject?: string;
+            data?: {
+                /** @description The diamond. */
+                diamond_id: string;
+                /** @description The new graded measurement. */
+                grading_id: string;
+                /** @description The grading lab (participant id). */
+                submitted_by?: string | null;
+                /**
+                 * Format: date-time
+                 * @description When the lab submitted it.
+                 */
+                submitted_at?: string | null;
+                /** @description The lab's measurements (decimals as decimal text). */
+                grading: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /**
+         * dtp.validation.answered
+         * @description CloudEvents 1.0 (structured JSON) of type `dtp.validation.answered`. To the holder: GIS answered a lab's validation request for the diamond.
+         */
+        ValidationAnsweredEvent: components["schemas"]["CloudEvent"] & {
+            /** @constant */
+            type?: "dtp.validation.answered";
+            /** @description The subject: the diamond id. */
+            subject?: string;
+            data?: {
+                /** @description The diamond. */
+                diamond_id: string;
+                /**
+                 * Format: uuid
+                 * @description The validation request.
+                 */
+                request_id: string;
+                /**
+                 * @description The answer.
+                 * @enum {string}
+                 */
+                verification_status: "Verified" | "Unverifiable";
+                /**
+                 * Format: date-time
+                 * @description When GIS answered.
+                 */
+                answered_at: string;
+            };
+        };
+        /**
+         * dtp.ping
+         * @description CloudEvents 1.0 (structured JSON) of type `dtp.ping`. A test delivery (`POST /webhooks/{webhook_id}/test`); never on the event feed.
+         */
+        PingEvent: components["schemas"]["CloudEvent"] & {
+            /** @constant */
+            type?: "dtp.ping";
+            /** @description The subject: the webhook id. */
+            subject?: string;
+            data?: {
+                /** @description The webhook. */
+                webhook_id?: string;
+                /** @description `ping`. */
+                message?: string;
+            };
         };
     };
     responses: never;
@@ -5912,6 +6212,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "webhook_id": "5f0c6a53-3c4c-4f64-9a0e-2b8f3f6d8c11",
+                     *           "url": "https://erp.example.com/dtp/events",
+                     *           "event_types": [
+                     *             "dtp.shipment.inbound",
+                     *             "dtp.diamond.updated"
+                     *           ],
+                     *           "enabled": true,
+                     *           "disabled_reason": null,
+                     *           "description": "ERP inbound shipments",
+                     *           "created_at": "2025-11-21T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookList"];
                 };
             };
@@ -6011,6 +6329,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "5f0c6a53-3c4c-4f64-9a0e-2b8f3f6d8c11",
+                     *       "url": "https://erp.example.com/dtp/events",
+                     *       "event_types": [
+                     *         "dtp.shipment.inbound",
+                     *         "dtp.diamond.updated"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "description": "ERP inbound shipments",
+                     *       "created_at": "2025-11-21T10:00:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8SMT4H7lvQA="
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
@@ -6139,6 +6472,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "5f0c6a53-3c4c-4f64-9a0e-2b8f3f6d8c11",
+                     *       "url": "https://erp.example.com/dtp/events",
+                     *       "event_types": [
+                     *         "dtp.shipment.inbound",
+                     *         "dtp.diamond.updated"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "description": "ERP inbound shipments",
+                     *       "created_at": "2025-11-21T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
@@ -6432,6 +6779,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "5f0c6a53-3c4c-4f64-9a0e-2b8f3f6d8c11",
+                     *       "url": "https://erp.example.com/dtp/events",
+                     *       "event_types": [
+                     *         "dtp.shipment.inbound",
+                     *         "dtp.diamond.updated"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "description": "ERP inbound shipments",
+                     *       "created_at": "2025-11-21T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Webhook"];
                 };
             };
@@ -6607,6 +6968,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhook_id": "5f0c6a53-3c4c-4f64-9a0e-2b8f3f6d8c11",
+                     *       "url": "https://erp.example.com/dtp/events",
+                     *       "event_types": [
+                     *         "dtp.shipment.inbound",
+                     *         "dtp.diamond.updated"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "description": "ERP inbound shipments",
+                     *       "created_at": "2025-11-21T10:00:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8SMT4H7lvQA="
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookWithSecret"];
                 };
             };
@@ -6782,6 +7158,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "0b7f9a4e-8d2c-4b55-9a51-6c3c1b2f7e10",
+                     *       "event_id": "8e6f2c1a-7b3d-4e59-a0c4-1d2e3f4a5b6c",
+                     *       "type": "dtp.shipment.inbound",
+                     *       "status": "pending",
+                     *       "attempts": 2,
+                     *       "last_status_code": 503,
+                     *       "last_error": "HTTP 503: Service Unavailable",
+                     *       "next_attempt_at": "2025-11-21T10:01:05.000Z",
+                     *       "delivered_at": null,
+                     *       "created_at": "2025-11-21T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
@@ -6949,6 +7339,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "delivery_id": "0b7f9a4e-8d2c-4b55-9a51-6c3c1b2f7e10",
+                     *           "event_id": "8e6f2c1a-7b3d-4e59-a0c4-1d2e3f4a5b6c",
+                     *           "type": "dtp.shipment.inbound",
+                     *           "status": "pending",
+                     *           "attempts": 2,
+                     *           "last_status_code": 503,
+                     *           "last_error": "HTTP 503: Service Unavailable",
+                     *           "next_attempt_at": "2025-11-21T10:01:05.000Z",
+                     *           "delivered_at": null,
+                     *           "created_at": "2025-11-21T10:00:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDeliveryList"];
                 };
             };
@@ -7087,6 +7495,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery_id": "0b7f9a4e-8d2c-4b55-9a51-6c3c1b2f7e10",
+                     *       "event_id": "8e6f2c1a-7b3d-4e59-a0c4-1d2e3f4a5b6c",
+                     *       "type": "dtp.shipment.inbound",
+                     *       "status": "pending",
+                     *       "attempts": 2,
+                     *       "last_status_code": 503,
+                     *       "last_error": "HTTP 503: Service Unavailable",
+                     *       "next_attempt_at": "2025-11-21T10:01:05.000Z",
+                     *       "delivered_at": null,
+                     *       "created_at": "2025-11-21T10:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
@@ -7257,6 +7679,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "specversion": "1.0",
+                     *           "id": "8e6f2c1a-7b3d-4e59-a0c4-1d2e3f4a5b6c",
+                     *           "source": "https://platform.example.com",
+                     *           "type": "dtp.shipment.accepted",
+                     *           "time": "2025-11-21T10:00:00.000Z",
+                     *           "subject": "01jd5x2k7m9q3r8t6v4w2y0z1a",
+                     *           "datacontenttype": "application/json",
+                     *           "data": {
+                     *             "shipment_id": "01jd5x2k7m9q3r8t6v4w2y0z1a",
+                     *             "diamond_ids": [
+                     *               "01jd5x0a1b2c3d4e5f6g7h8j9k"
+                     *             ]
+                     *           }
+                     *         }
+                     *       ],
+                     *       "next_cursor": "c_00000000000000a3"
+                     *     }
+                     */
                     "application/json": components["schemas"]["EventFeedPage"];
                 };
             };
@@ -7335,6 +7779,294 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
+            };
+        };
+    };
+    webhookShipmentInbound: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The CloudEvent id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded secret after `whsec_` (Standard Webhooks). Two signatures, space separated, for 24 hours after a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShipmentInboundEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: platform disables the webhook and sends it nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookShipmentAccepted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The CloudEvent id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded secret after `whsec_` (Standard Webhooks). Two signatures, space separated, for 24 hours after a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShipmentAcceptedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: platform disables the webhook and sends it nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookShipmentRejected: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The CloudEvent id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded secret after `whsec_` (Standard Webhooks). Two signatures, space separated, for 24 hours after a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShipmentRejectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: platform disables the webhook and sends it nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookDiamondUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The CloudEvent id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded secret after `whsec_` (Standard Webhooks). Two signatures, space separated, for 24 hours after a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DiamondUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: platform disables the webhook and sends it nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookDiamondDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The CloudEvent id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded secret after `whsec_` (Standard Webhooks). Two signatures, space separated, for 24 hours after a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DiamondDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: platform disables the webhook and sends it nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookGradingReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The CloudEvent id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded secret after `whsec_` (Standard Webhooks). Two signatures, space separated, for 24 hours after a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GradingReceivedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: platform disables the webhook and sends it nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookValidationAnswered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The CloudEvent id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded secret after `whsec_` (Standard Webhooks). Two signatures, space separated, for 24 hours after a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ValidationAnsweredEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: platform disables the webhook and sends it nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookPing: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The CloudEvent id: the same on every retry (deduplicate on it). */
+                "webhook-id": string;
+                /** @description Unix seconds when this attempt was signed. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 of HMAC-SHA256 over `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded secret after `whsec_` (Standard Webhooks). Two signatures, space separated, for 24 hours after a secret rotation. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PingEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: platform disables the webhook and sends it nothing more. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
