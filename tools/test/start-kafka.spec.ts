@@ -1,11 +1,11 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import http from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestDatabase } from '@dtp/testing';
+import { startTraceViewer } from '../trace-viewer';
 
 const root = path.join(__dirname, '..', '..');
 const names = ['auth', 'platform', 'search', 'gis'] as const;
@@ -38,57 +38,6 @@ const alive = (pid: number) => {
   }
 };
 
-interface CollectedSpan {
-  service: string;
-  traceId: string;
-  spanId: string;
-  parentSpanId: string;
-  name: string;
-  kind: string;
-}
-
-const SPAN_KINDS = ['UNSPECIFIED', 'INTERNAL', 'SERVER', 'CLIENT', 'PRODUCER', 'CONSUMER'];
-
-/** An OTLP/HTTP JSON trace receiver (POST /v1/traces), keeping every span with its service name. */
-async function startCollector(): Promise<{ url: string; spans: () => CollectedSpan[]; close: () => Promise<void> }> {
-  const spans: CollectedSpan[] = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => {
-      try {
-        const doc = JSON.parse(body) as {
-          resourceSpans?: {
-            resource?: { attributes?: { key: string; value: { stringValue?: string } }[] };
-            scopeSpans?: { spans?: Record<string, unknown>[] }[];
-          }[];
-        };
-        for (const rs of doc.resourceSpans ?? []) {
-          const service = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
-          for (const ss of rs.scopeSpans ?? []) {
-            for (const sp of ss.spans ?? []) {
-              spans.push({
-                service,
-                traceId: String(sp.traceId),
-                spanId: String(sp.spanId),
-                parentSpanId: String(sp.parentSpanId ?? ''),
-                name: String(sp.name),
-                kind: SPAN_KINDS[Number(sp.kind)] ?? String(sp.kind),
-              });
-            }
-          }
-        }
-      } catch {
-        // not JSON: ignored (the test asserts on what arrives)
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, spans: () => spans, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
 /**
  * `npm run start:kafka` as a user runs it (its own Kafka peer): a service that dies is started again while the
  * others and the peer keep running, so events published before and after reach search; Ctrl-C stops the services,
@@ -111,8 +60,8 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
     env.DATABASE_URL = process.env.DTP_TEST_PG_URL!;
     // No issuer, audience or JWKS variable: the runner derives them from the ports (tools/stack-addresses.ts).
     const audience = { platform: `http://localhost:${ports.platform}`, search: `http://localhost:${ports.search}/v1` };
-    // Traces go to a local OTLP/HTTP (JSON) collector; spans are exported every 100 ms.
-    const collector = await startCollector();
+    // Traces go to the local trace viewer (`npm run traces`, OTLP/HTTP JSON); spans are exported every 100 ms.
+    const collector = await startTraceViewer({ port: 0 });
     Object.assign(env, {
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -189,7 +138,7 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
       const spans = await waitFor(
         'the spans of the trace',
         () => {
-          const mine = collector.spans().filter((sp) => sp.traceId === traceId);
+          const mine = collector.store.spans(traceId) ?? [];
           const has = (service: string, kind: string, name: string) =>
             mine.some((sp) => sp.service === service && sp.kind === kind && sp.name.startsWith(name));
           const complete =
@@ -211,6 +160,11 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
       expect(consume.parentSpanId).toBe(publish.spanId);
       expect(spans.some((sp) => sp.service === 'search' && sp.parentSpanId === consume.spanId && sp.name.startsWith('pg'))).toBe(true);
       expect(out).toMatch(new RegExp(`platform +\\| \\{[^\\n]*"trace_id":"${traceId}"`));
+      // The viewer lists the trace and draws it across both services, the Kafka hop included.
+      const listed = (await (await fetch(`${collector.url}/api/traces`)).json()) as { traces: { traceId: string; services: string[] }[] };
+      expect(listed.traces.find((t) => t.traceId === traceId)?.services).toEqual(expect.arrayContaining(['platform', 'search']));
+      const drawn = await (await fetch(`${collector.url}/traces/${traceId}`)).text();
+      for (const text of ['publish platform.diamonds.v1', 'process platform.diamonds.v1', '>platform<', '>search<']) expect(drawn).toContain(text);
 
       // Platform dies: it comes back by itself; the others and the peer never stopped.
       const killedAt = Date.now();
