@@ -1,4 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { issueDevCertificate } from '@dtp/service-kit';
 import { Client } from 'pg';
 import pino from 'pino';
 import { importJWK, JWK, KeyLike, SignJWT } from 'jose';
@@ -232,7 +236,8 @@ describe('revocation over the Kafka peer: auth and search as on a cluster', () =
       security: {},
     });
     await transport.connect();
-    stack = await startTestStack({ services: ['auth', 'search'], transport });
+    // loopback as the ingress: the certificate test below forwards a client certificate in `ssl-client-cert`
+    stack = await startTestStack({ services: ['auth', 'search'], transport, env: { search: { TRUSTED_PROXIES: 'loopback' } } });
   });
 
   afterAll(async () => {
@@ -259,5 +264,35 @@ describe('revocation over the Kafka peer: auth and search as on a cluster', () =
       20_000,
     ).then(expectRevoked);
     expect((await call(stack, 'search', siblingToken)).status).toBe(404);
+  });
+
+  it('a legacy client certificate registered, then removed, reaches search over Kafka (client_certificate.changed)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'dtp-revocation-mtls-'));
+    try {
+      const cert = issueDevCertificate({ outDir: dir, name: 'erp', commonName: 'legacy reader', usage: 'client' });
+      const reader = await onboard(stack, 'non_participant', { integration_started_at: '2021-01-01T00:00:00Z' });
+      const certificates = `${stack.urls.auth}/admin/participants/${reader.participant_id}/certificates`;
+      const created = await fetch(certificates, {
+        method: 'POST',
+        headers: { ...admin, 'content-type': 'application/json' },
+        body: JSON.stringify({ certificate_pem: cert.certPem }),
+      });
+      expect(created.status).toBe(201);
+      const { certificate_id } = (await created.json()) as { certificate_id: string };
+      const legacyCall = () => fetch(`${stack.urls.search}${routes.search.path}`, { headers: { 'ssl-client-cert': encodeURIComponent(cert.certPem) } });
+      await eventually(async () => ((await legacyCall()).status === 404 ? true : undefined), 'search accepts the registered certificate over Kafka', 20_000);
+      expect((await fetch(`${certificates}/${certificate_id}`, { method: 'DELETE', headers: admin })).status).toBe(204);
+      const refused = await eventually(
+        async () => {
+          const r = await legacyCall();
+          return r.status === 401 ? r : undefined;
+        },
+        'search refuses the removed certificate over Kafka',
+        20_000,
+      );
+      expect(await refused.json()).toMatchObject({ error: 'invalid_token', message: expect.stringContaining('not registered') });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
