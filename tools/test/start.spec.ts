@@ -1,5 +1,8 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import net from 'node:net';
 import { createTestDatabase } from '@dtp/testing';
@@ -15,8 +18,8 @@ async function freePort(): Promise<number> {
   });
 }
 
-function run(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/start.ts'], {
+function run(env: Record<string, string>, args: string[] = []): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/start.ts', ...args], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -100,6 +103,69 @@ describe('npm start (tools/start.ts)', () => {
       await expect(fetch(`http://localhost:${ports.auth}/health/live`)).rejects.toThrow();
     } finally {
       proc.child.kill('SIGKILL');
+    }
+  });
+
+  it('--tls: HTTPS with client certificates on the TLS ports, a development CA under <data>/tls, and a legacy call with auth:cli issue-dev-certificate', async () => {
+    const names = ['auth', 'platform', 'search', 'gis'] as const;
+    const env: Record<string, string> = {};
+    const ports: Record<string, number> = {};
+    const tlsPorts: Record<string, number> = {};
+    for (const n of names) {
+      ports[n] = await freePort();
+      tlsPorts[n] = await freePort();
+      env[`${n.toUpperCase()}_PORT`] = String(ports[n]);
+      env[`${n.toUpperCase()}_TLS_PORT`] = String(tlsPorts[n]);
+      env[`${n.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`starttls${n}`);
+    }
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'dtp-start-tls-'));
+    const proc = run({ ...env, DATABASE_URL: process.env.DTP_TEST_PG_URL!, DTP_DATA_DIR: dataDir, BLOB_STORE_DIR: path.join(dataDir, 'blobs') }, ['--tls']);
+    try {
+      await waitFor(() => proc.output().includes('ready: 4 services up'), 45_000).catch((err) => {
+        throw new Error(`${String(err)}; output:\n${proc.output()}`);
+      });
+      expect(proc.output()).toContain(`mutual TLS  auth https://localhost:${tlsPorts.auth}`);
+      const ca = readFileSync(path.join(dataDir, 'tls', 'ca.pem'), 'utf8');
+      const meta = (await (await fetch(`http://localhost:${ports.auth}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
+      expect(meta.mtls_endpoint_aliases).toEqual({ token_endpoint: `https://localhost:${tlsPorts.auth}/oauth/token` });
+      // a legacy participant and its development certificate, signed by the CA npm start made
+      const onboarded = await fetch(`http://localhost:${ports.auth}/admin/participants`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer dev-admin-token', 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Old ERP', role: 'retailer', integration_started_at: '2022-02-02T00:00:00Z' }),
+      });
+      const { participant_id } = (await onboarded.json()) as { participant_id: string };
+      const issued = JSON.parse(
+        execFileSync(process.execPath, ['-r', './tools/register.js', 'apps/auth/src/cli.ts', 'issue-dev-certificate', '--participant', participant_id], {
+          cwd: root,
+          env: { ...process.env, DTP_DATA_DIR: dataDir, DATABASE_URL: env.AUTH_DATABASE_URL },
+          encoding: 'utf8',
+        }),
+      ) as { certificate_file: string; key_file: string; ca_file: string };
+      expect(issued.ca_file).toBe(path.join(dataDir, 'tls', 'ca.pem'));
+      const get = (cert?: { cert: string; key: string }) =>
+        new Promise<number>((resolve, reject) => {
+          const req = httpsRequest(`https://localhost:${tlsPorts.platform}/v2/shipment/inbound`, { ca, ...cert, agent: false }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          });
+          req.on('error', reject);
+          req.end();
+        });
+      const cert = { cert: readFileSync(issued.certificate_file, 'utf8'), key: readFileSync(issued.key_file, 'utf8') };
+      // the registration reaches platform over the in-process bus within milliseconds; poll with a deadline
+      let status = 0;
+      for (const until = Date.now() + 10_000; Date.now() < until && status !== 200;) {
+        status = await get(cert);
+        if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(status).toBe(200);
+      expect(await get()).toBe(401);
+      proc.child.kill('SIGINT');
+      expect(await proc.exited).toBe(0);
+    } finally {
+      proc.child.kill('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 
