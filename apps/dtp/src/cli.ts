@@ -13,6 +13,7 @@ import { CliIo } from './io';
 const commands = {
   delete: () => import('./commands/delete'),
   diamonds: () => import('./commands/diamonds'),
+  events: () => import('./commands/events'),
   gis: () => import('./commands/gis'),
   login: () => import('./commands/login'),
   lookup: () => import('./commands/lookup'),
@@ -193,6 +194,29 @@ export function buildProgram(io: CliIo, setCode: (code: number) => void = () => 
     .action(
       run(async (id: string, file: string, opts: { kind: (typeof FILE_KINDS)[number]; description?: string; imageType?: string }, cmd: Command) =>
         (await commands.diamonds()).diamondsAttach(io, id, file, { ...opts, json: Boolean(globals(cmd).json), profile: globals(cmd).profile }),
+      ),
+    );
+
+  const events = program.command('events').description("your events from platform's event feed (docs/webhooks.md)");
+  events
+    .command('listen')
+    .description(
+      'follow the event feed and POST each event, signed as a webhook (Standard Webhooks headers), to a local URL, in order; ' +
+        'a receiver that is down is retried. Starts after the newest event unless --after or --from-start. Ctrl-C stops (exit 130)',
+    )
+    .requiredOption('--forward-to <url>', 'where to POST each event, e.g. http://localhost:4000/dtp/events')
+    .option('--secret <whsec>', 'the signing secret (whsec_ + base64; else $DTP_WEBHOOK_SECRET, else one made now and printed)')
+    .option('--after <cursor>', 'start after this feed cursor (printed when the command stops)')
+    .option('--from-start', 'start at the oldest event kept (30 days)')
+    .option('--types <list>', 'only these event types, comma separated')
+    .option('--poll-interval <ms>', 'how often to ask for new events once caught up', int('--poll-interval', 50, 600_000), 1000)
+    .option('--max-events <n>', 'stop after forwarding n events', int('--max-events', 1, 1_000_000_000))
+    .action(
+      run(
+        async (
+          opts: { forwardTo: string; secret?: string; after?: string; fromStart?: boolean; types?: string; pollInterval: number; maxEvents?: number },
+          cmd: Command,
+        ) => (await commands.events()).eventsListen(io, { ...opts, fromStart: Boolean(opts.fromStart), profile: globals(cmd).profile }),
       ),
     );
 

@@ -41,6 +41,38 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', done, { once: true });
   });
 
+/** One page of the feed: its events and the cursor after them. */
+export interface EventFeedPage {
+  events: DtpEvent[];
+  next_cursor: string;
+}
+
+/**
+ * The feed page by page (what eventFeed is made of): each page's `next_cursor` is where to resume once all its
+ * events are handled. `limit` may be a function, read before each page (to stop exactly after n events).
+ */
+export async function* eventPages(
+  dtp: Pick<DtpClient, 'platform'>,
+  opts: Omit<EventFeedOptions, 'limit' | 'onCursor'> & { limit?: number | (() => number) } = {},
+): AsyncGenerator<EventFeedPage, string | undefined> {
+  const client = dtp.platform as unknown as Client<FeedPaths>;
+  let after = opts.after;
+  for (;;) {
+    if (opts.signal?.aborted) return after;
+    const limit = typeof opts.limit === 'function' ? opts.limit() : (opts.limit ?? 100);
+    const query: { after?: string; limit?: number; types?: string } = { limit };
+    if (after !== undefined) query.after = after;
+    if (opts.types && opts.types.length > 0) query.types = opts.types.join(',');
+    const page = await unwrap(client.GET('/events', { params: { query } }));
+    after = page.next_cursor;
+    yield page;
+    if (page.events.length < limit) {
+      if (!opts.follow) return after;
+      await sleep(opts.pollIntervalMs ?? 1000, opts.signal);
+    }
+  }
+}
+
 /**
  * The caller's events from platform's event feed, oldest first, page after page (docs/webhooks.md "The event feed"):
  *
@@ -49,21 +81,11 @@ const sleep = (ms: number, signal?: AbortSignal) =>
  * Ends when caught up, unless `follow`. Errors of the API throw DtpApiError (retries as every SDK call).
  */
 export async function* eventFeed(dtp: Pick<DtpClient, 'platform'>, opts: EventFeedOptions = {}): AsyncGenerator<DtpEvent, string | undefined> {
-  const client = dtp.platform as unknown as Client<FeedPaths>;
-  let after = opts.after;
-  for (;;) {
-    if (opts.signal?.aborted) return after;
-    const query: { after?: string; limit?: number; types?: string } = { limit: opts.limit ?? 100 };
-    if (after !== undefined) query.after = after;
-    if (opts.types && opts.types.length > 0) query.types = opts.types.join(',');
-    const page = await unwrap(client.GET('/events', { params: { query } }));
+  let last = opts.after;
+  for await (const page of eventPages(dtp, opts)) {
     for (const event of page.events) yield event;
-    const moved = page.next_cursor !== after;
-    after = page.next_cursor;
-    if (moved) await opts.onCursor?.(after);
-    if (page.events.length < (opts.limit ?? 100)) {
-      if (!opts.follow) return after;
-      await sleep(opts.pollIntervalMs ?? 1000, opts.signal);
-    }
+    if (page.next_cursor !== last) await opts.onCursor?.(page.next_cursor);
+    last = page.next_cursor;
   }
+  return last;
 }

@@ -81,3 +81,13 @@ export function verifyWebhook<T = Record<string, unknown>>(
   if (!ok) throw new WebhookVerificationError('no webhook-signature matches');
   return JSON.parse(text) as DtpEvent<T>;
 }
+
+/**
+ * The Standard Webhooks headers of `body` signed with `secret` (`whsec_...`): what platform sends, for a receiver's
+ * own tests and for `dtp events listen --forward-to`.
+ */
+export function signWebhook(secret: string, id: string, body: string, timestamp: number = Math.floor(Date.now() / 1000)): Record<string, string> {
+  const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
+  const signature = createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${signature}` };
+}
