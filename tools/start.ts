@@ -10,8 +10,8 @@ import path from 'node:path';
 import { ensureDatabase, withDatabase } from '@dtp/database';
 import { InProcessTransport } from '@dtp/events';
 import { configOrExit, createLogger, ensureDevCa, issueDevCertificate, onShutdownSignal, RunningService } from '@dtp/service-kit';
-import { existsSync, readFileSync } from 'node:fs';
-import { X509Certificate } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync, X509Certificate } from 'node:crypto';
 import { AddressError, StackService, stackAddresses } from './stack-addresses';
 import { authService } from '@dtp/auth';
 import { platformService } from '@dtp/platform';
@@ -52,9 +52,23 @@ function devTlsEnv(): Record<string, string> {
   return { TLS_CERT_FILE: server.certPath, TLS_KEY_FILE: server.keyPath, TLS_CLIENT_CA_FILE: ca.certPath, ...DEV_TLS_PORTS };
 }
 
+/**
+ * The custody signing key of the development stack, made once under <data>/ and kept: platform signs checkpoints with
+ * it and search origin credentials (both need the same key; without it search answers the credential routes 503).
+ */
+function devCustodyKey(): Record<string, string> {
+  const file = path.join(dataRoot, 'custody-signing-key.json');
+  if (!existsSync(file)) {
+    mkdirSync(dataRoot, { recursive: true });
+    const { privateKey } = generateKeyPairSync('ed25519');
+    writeFileSync(file, JSON.stringify({ ...privateKey.export({ format: 'jwk' }), kid: `dev-custody-${Date.now().toString(36)}` }), { mode: 0o600 });
+  }
+  return { CUSTODY_SIGNING_KEY: readFileSync(file, 'utf8').trim() };
+}
+
 async function main() {
   const tls = flags.tls === true ? devTlsEnv() : {};
-  const env: Record<string, string | undefined> = { ...DEV_DEFAULTS, ...tls, ...process.env };
+  const env: Record<string, string | undefined> = { ...DEV_DEFAULTS, ...devCustodyKey(), ...tls, ...process.env };
   if (flags.tls) env.AUTH_MTLS_URL ??= `https://localhost:${env.AUTH_TLS_PORT}`;
   const log = createLogger('start', env.LOG_LEVEL ?? 'info');
   const addresses = stackAddresses(env);

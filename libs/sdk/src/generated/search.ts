@@ -366,6 +366,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/passport/{share_id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A printable evidence of origin of a shared diamond (HTML, one A4 page, no token)
+         * @description For an importer's or customs officer's due-diligence file: the origin countries, the stone, the active report number, the journey with dates and participants' public names, the link's QR code, and the origin credential (`/passport/{share_id}/credential`) verified in the browser with @dtp/verify against the platform's published keys. Print CSS fits it on one A4 page. Unknown, revoked or expired links answer a 404 HTML page.
+         */
+        get: operations["getPassportEvidencePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3759,6 +3779,92 @@ export interface operations {
                 };
             };
             /** @description The custody log has not caught up with the diamond's latest change yet (retry after `Retry-After` seconds: the next checkpoint comes within seconds), search has no custody signing key configured, or its database cannot be reached: `{message}`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before trying again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+        };
+    };
+    getPassportEvidencePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The share id from a passport link (`POST {base_url}/diamonds/{id}/share` on platform). Unknown, revoked, expired or out of format: 404. */
+                share_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The evidence page. */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Scripts from this service and the page's own hashed inline script; fetches to this service and the platform's keys. */
+                    "Content-Security-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example <!DOCTYPE html>
+                     *     <html lang="en">...<h1>Diamond origin evidence</h1>...
+                     */
+                    "text/html": string;
+                };
+            };
+            /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): an HTML page saying so for a browser (`Accept: text/html`), `{message}` for any other client. */
+            404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Too many requests from this client (its token's client id; the client address for requests without a token) in the current window, where the deployment sets RATE_LIMIT_PER_CLIENT / RATE_LIMIT_PER_IP (`reason`: `rate_limited`). Wait `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window ends and requests are accepted again. */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window to this client (draft-ietf-httpapi-ratelimit-headers-06). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window (0 here). */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description The policy: `<limit>;w=<window seconds>`. */
+                    "RateLimit-Policy"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description Unexpected failure; the body names the request id to quote when reporting it. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description The read model's database cannot be reached right now; retry after `Retry-After` seconds. */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
