@@ -117,6 +117,16 @@ describe('the evidence page in chromium', () => {
     expect(badge.detail).toContain("origin_countries claims CA but the record's provenance says BW");
   });
 
+  it('is linked from the passport page of the share link', async () => {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(`${stack.urls.search}/passport/${j.share.share_id}`);
+    await page.getByRole('link', { name: /Evidence of origin/ }).click();
+    await page.waitForURL(/\/evidence$/);
+    expect(await page.locator('h1').innerText()).toBe('Diamond origin evidence');
+  });
+
   it('has no serious or critical accessibility violations (axe-core), and an unknown link is the 404 page', async () => {
     const page = await open();
     await badgeOf(page);

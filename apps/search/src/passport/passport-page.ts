@@ -186,6 +186,7 @@ ${grading}
 <section aria-labelledby="s-share"><h2 id="s-share">Share this passport</h2>
 <div class="qr">${await qrSvg(view.shareUrl)}</div>
 <p><a href="${esc(view.shareUrl)}">${esc(view.shareUrl)}</a></p>
+<p><a href="${esc(`${view.shareUrl}/evidence`)}">Evidence of origin (printable, with the origin credential)</a></p>
 </section>
 </main>`;
   return layout(view.title, body, `<script src="assets/verify.js"></script>\n<script>${SCRIPT}</script>\n`);
