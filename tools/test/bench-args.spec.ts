@@ -3,14 +3,16 @@ import { selection } from '../../bench/run';
 /** `npm run bench` arguments (issue 16: a typo or --help used to run nothing and exit 0). */
 describe('npm run bench arguments', () => {
   it('runs every benchmark without names, or exactly the named ones', () => {
-    expect(selection([])).toEqual({ names: ['auth', 'auth-guard', 'deletion', 'dtp-import', 'gis', 'memory', 'platform', 'restart', 'scale', 'search'] });
+    expect(selection([])).toEqual({
+      names: ['auth', 'auth-guard', 'deletion', 'dtp-import', 'gis', 'memory', 'platform', 'restart', 'scale', 'search', 'webhooks'],
+    });
     expect(selection(['search', 'platform'])).toEqual({ names: ['search', 'platform'] });
   });
 
   it('--help prints the usage with the names and exits 0', () => {
     const help = selection(['--help']);
     expect(help).toMatchObject({ exit: 0 });
-    expect('text' in help && help.text).toContain('auth, auth-guard, deletion, dtp-import, gis, memory, platform, restart, scale, search');
+    expect('text' in help && help.text).toContain('auth, auth-guard, deletion, dtp-import, gis, memory, platform, restart, scale, search, webhooks');
     expect(selection(['-h'])).toMatchObject({ exit: 0 });
   });
 

@@ -12,6 +12,7 @@ import { DiamondShares1764720000000 } from './1764720000000-diamond-shares';
 import { CustodyFrontier1764806400000 } from './1764806400000-custody-frontier';
 import { CustodyLinks1764900000000 } from './1764900000000-custody-links';
 import { Webhooks1764986400000 } from './1764986400000-webhooks';
+import { WebhookDeliveryOrder1764986400001 } from './1764986400001-webhook-delivery-order';
 
 /** Every migration of the platform database, in order. Add new ones at the end. */
 export const platformMigrations = [
@@ -29,4 +30,5 @@ export const platformMigrations = [
   CustodyFrontier1764806400000,
   CustodyLinks1764900000000,
   Webhooks1764986400000,
+  WebhookDeliveryOrder1764986400001,
 ];

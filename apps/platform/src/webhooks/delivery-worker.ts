@@ -14,8 +14,9 @@ import { signedHeaders } from './webhook-signing';
 import { ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
 import type { Resolver } from './url-guard';
 
-/** Deliveries made to one webhook per lease before it goes back to the end of the queue (fairness). */
-const DELIVERIES_PER_LEASE = 50;
+/** Deliveries claimed at once for one webhook (each a different subject), and batches per lease (fairness). */
+const BATCH = 20;
+const BATCHES_PER_LEASE = 5;
 
 /** The CloudEvent of a stored event, as JSON text: its data spliced in exactly as stored. */
 export function cloudEventText(source: string, e: { event_id: string; type: string; time: Date; subject: string; data_text: string }): string {
@@ -81,7 +82,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       labelNames: ['status'],
       collect: async () => {
         try {
-          const b = await this.repo.backlog(this.uow.sql);
+          const b = await this.repo.backlog(this.uow.standalone);
           backlog.set({ status: 'pending' }, b.pending);
           backlog.set({ status: 'failed' }, b.failed);
           oldest.set(b.oldest_pending_seconds);
@@ -124,7 +125,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private async pass(): Promise<void> {
     const free = this.config.WEBHOOK_CONCURRENCY - this.running.size;
     if (free <= 0 || this.stopping) return;
-    const leased = await this.repo.leaseWebhooks(this.uow.sql, this.workerId, free, this.leaseMs);
+    const leased = await this.repo.leaseWebhooks(this.uow.standalone, this.workerId, free, this.leaseMs);
     for (const w of leased) {
       const task = this.serve(w)
         .catch((err) =>
@@ -140,24 +141,39 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   private async serve(w: WebhookRow): Promise<void> {
     try {
-      for (let i = 0; i < DELIVERIES_PER_LEASE && !this.stopping; i++) {
-        const d = await this.repo.claimNext(this.uow.sql, w.webhook_id, this.workerId);
-        if (!d) break;
-        const gone = await this.attempt(w, d);
-        if (gone) break;
-        if (!(await this.repo.renewLease(this.uow.sql, w.webhook_id, this.workerId, this.leaseMs))) break;
+      for (let i = 0; i < BATCHES_PER_LEASE && !this.stopping; i++) {
+        const batch = await this.repo.claimBatch(this.uow.standalone, w.webhook_id, this.workerId, BATCH, this.leaseMs);
+        if (batch.length === 0) break;
+        // One request at a time; each outcome is stored while the next request goes (the batch's deliveries are of
+        // different subjects), all of them before the next claim. Claimed deliveries left when stopping stay pending
+        // (their attempt counted, never sent).
+        const records: Promise<void>[] = [];
+        try {
+          for (const d of batch) {
+            if (this.stopping) return;
+            const { gone, record } = await this.attempt(w, d);
+            records.push(record);
+            if (gone) return;
+          }
+        } finally {
+          await Promise.all(records);
+        }
       }
     } finally {
-      await this.repo.release(this.uow.sql, w.webhook_id, this.workerId);
+      await this.repo.release(this.uow.standalone, w.webhook_id, this.workerId);
     }
   }
 
-  /** One attempt of one delivery; true when the receiver answered 410 (the webhook is now disabled). */
-  private async attempt(w: WebhookRow, d: ClaimedDelivery): Promise<boolean> {
+  /**
+   * One attempt of one delivery: `gone` when the receiver answered 410 (the webhook is now disabled); `record`, the
+   * storing of the outcome (the caller awaits it before claiming again).
+   */
+  private async attempt(w: WebhookRow, d: ClaimedDelivery): Promise<{ gone: boolean; record: Promise<void> }> {
     const body = cloudEventText(this.config.PUBLIC_BASE_URL, d);
     const secrets = [w.secret];
     if (w.previous_secret && w.previous_secret_until && new Date(w.previous_secret_until).getTime() > Date.now()) secrets.push(w.previous_secret);
     const headers = signedHeaders(secrets, d.event_id, Math.floor(Date.now() / 1000), body);
+    const lease = { worker: this.workerId, ms: this.leaseMs };
     const outcome: SendOutcome = await sendWebhook(w.url, headers, body, {
       timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
       allowPrivate: this.config.webhookAllowPrivate,
@@ -165,29 +181,34 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       ca: this.overrides.ca,
     });
     if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
-      await this.repo.recordAttempt(this.uow.sql, d, { status: 'delivered', code: outcome.status, error: null, nextAttemptAt: null });
       this.attempts.inc({ outcome: 'delivered' });
       this.latency.observe((Date.now() - new Date(d.time).getTime()) / 1000);
-      return false;
+      return {
+        gone: false,
+        record: this.repo.recordAttempt(this.uow.standalone, d, { status: 'delivered', code: outcome.status, error: null, nextAttemptAt: null }, lease),
+      };
     }
     if (outcome.status === 410) {
-      await this.repo.recordAttempt(this.uow.sql, d, { status: 'failed', code: 410, error: outcome.error, nextAttemptAt: null });
-      await this.repo.disableGone(this.uow.sql, w.webhook_id);
+      await this.repo.recordAttempt(this.uow.standalone, d, { status: 'failed', code: 410, error: outcome.error, nextAttemptAt: null }, lease);
+      await this.repo.disableGone(this.uow.standalone, w.webhook_id);
       this.attempts.inc({ outcome: 'gone' });
       this.logger.warn({ webhookId: w.webhook_id }, 'webhooks: receiver answered 410 Gone, webhook disabled');
-      return true;
+      return { gone: true, record: Promise.resolve() };
     }
     const schedule = this.config.webhookRetrySchedule;
     const delay = schedule[Math.min(d.attempts - 1, schedule.length - 1)];
     const first = d.first_attempt_at ? new Date(d.first_attempt_at).getTime() : Date.now();
     const next = Date.now() + delay;
-    if (next - first > this.config.WEBHOOK_RETRY_WINDOW_MS) {
-      await this.repo.recordAttempt(this.uow.sql, d, { status: 'failed', code: outcome.status, error: outcome.error, nextAttemptAt: null });
-      this.attempts.inc({ outcome: 'failed' });
-    } else {
-      await this.repo.recordAttempt(this.uow.sql, d, { status: 'pending', code: outcome.status, error: outcome.error, nextAttemptAt: new Date(next) });
-      this.attempts.inc({ outcome: 'retry' });
-    }
-    return false;
+    const failed = next - first > this.config.WEBHOOK_RETRY_WINDOW_MS;
+    this.attempts.inc({ outcome: failed ? 'failed' : 'retry' });
+    const record = this.repo.recordAttempt(
+      this.uow.standalone,
+      d,
+      failed
+        ? { status: 'failed', code: outcome.status, error: outcome.error, nextAttemptAt: null }
+        : { status: 'pending', code: outcome.status, error: outcome.error, nextAttemptAt: new Date(next) },
+      lease,
+    );
+    return { gone: false, record };
   }
 }

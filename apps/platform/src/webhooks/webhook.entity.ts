@@ -91,6 +91,7 @@ export class WebhookEntity {
 @Index('webhook_deliveries_log', ['webhook_id', 'event_seq'])
 @Index('webhook_deliveries_event', ['event_seq'])
 @Index('webhook_deliveries_pending', ['webhook_id', 'subject', 'event_seq'], { where: `status = 'pending'` })
+@Index('webhook_deliveries_due', ['webhook_id', 'event_seq'], { where: `status = 'pending'` })
 @Check('webhook_deliveries_status', `status IN ('pending', 'delivered', 'failed')`)
 export class WebhookDeliveryEntity {
   @PrimaryColumn('uuid', { primaryKeyConstraintName: 'webhook_deliveries_pkey' })

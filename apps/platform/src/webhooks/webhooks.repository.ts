@@ -114,7 +114,9 @@ export class WebhooksRepository {
 
   // --- the delivery worker ---
 
-  // raw SQL: FOR UPDATE SKIP LOCKED, least recently served first (fairness between webhooks).
+  // raw SQL: FOR NO KEY UPDATE SKIP LOCKED, least recently served first (fairness between webhooks). Not FOR UPDATE: every
+  // transaction writing a delivery holds FOR KEY SHARE on its webhook (the foreign key) until it commits, and FOR
+  // UPDATE would skip the webhook while any such write is open: under steady writes it was hardly ever leased.
   /**
    * Leases up to `n` enabled webhooks that have a due delivery and no live lease to `worker` until `leaseMs` from now:
    * while a worker holds a webhook no other delivers to it (one delivery in flight per webhook).
@@ -128,62 +130,62 @@ export class WebhooksRepository {
              AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = h.webhook_id AND d.status = 'pending' AND d.next_attempt_at <= clock_timestamp())
            ORDER BY h.served_at NULLS FIRST, h.webhook_id
            LIMIT $2
-           FOR UPDATE SKIP LOCKED)
+           FOR NO KEY UPDATE SKIP LOCKED)
         RETURNING w.*`,
       [worker, n, leaseMs],
     );
   }
 
-  // raw SQL: the next delivery in order per subject (a later event of a subject waits while an earlier one is pending).
+  // raw SQL: the next deliveries in order per subject (a later event of a subject waits while an earlier one is pending).
   /**
-   * Claims the next due delivery of a leased webhook: the earliest due delivery whose subject has no earlier pending
-   * delivery; counts the attempt (so each attempt has its own number). Null when none is due.
+   * Claims up to `n` due deliveries of a webhook `worker` leases, earliest first, at most one per subject (only a
+   * subject's earliest pending delivery is due), counting each one's attempt (so each attempt has its own number),
+   * and renews the lease, in one statement. Answers them in event order; empty when none is due or the lease is lost.
    */
-  async claimNext(sql: Sql, webhookId: string, worker: string): Promise<ClaimedDelivery | null> {
+  async claimBatch(sql: Sql, webhookId: string, worker: string, n: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     const rows = await sql.rows<ClaimedDelivery>(
-      `WITH next AS (
-         SELECT d.delivery_id FROM webhook_deliveries d
-          WHERE d.webhook_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= clock_timestamp()
+      `WITH lease AS (
+         UPDATE webhooks SET lease_until = clock_timestamp() + make_interval(secs => $4::double precision / 1000)
+          WHERE webhook_id = $1 AND leased_by = $2 AND enabled RETURNING webhook_id),
+       next AS (
+         SELECT d.delivery_id FROM webhook_deliveries d JOIN lease ON lease.webhook_id = d.webhook_id
+          WHERE d.status = 'pending' AND d.next_attempt_at <= clock_timestamp()
             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.subject = d.subject AND p.status = 'pending' AND p.event_seq < d.event_seq)
-            AND EXISTS (SELECT 1 FROM webhooks w WHERE w.webhook_id = $1 AND w.leased_by = $2 AND w.enabled)
-          ORDER BY d.event_seq LIMIT 1
-          FOR UPDATE SKIP LOCKED)
+          ORDER BY d.event_seq LIMIT $3
+          FOR UPDATE OF d SKIP LOCKED)
        UPDATE webhook_deliveries d SET attempts = d.attempts + 1, first_attempt_at = coalesce(d.first_attempt_at, clock_timestamp())
          FROM next, participant_events e
         WHERE d.delivery_id = next.delivery_id AND e.seq = d.event_seq
        RETURNING d.*, e.time, e.data::text AS data_text`,
-      [webhookId, worker],
+      [webhookId, worker, n, leaseMs],
     );
-    return rows[0] ?? null;
+    return rows.sort((a, b) => Number(a.event_seq) - Number(b.event_seq));
   }
 
-  /** Records an attempt's outcome, only if that attempt is still the delivery's latest (guarded by its number). */
+  /**
+   * Records an attempt's outcome, only if that attempt is still the delivery's latest (guarded by its number), and
+   * renews `worker`'s lease of the webhook (each attempt takes at most the timeout, so the lease never lapses while
+   * the worker is delivering), in one statement.
+   */
   async recordAttempt(
     sql: Sql,
-    d: { delivery_id: string; attempts: number },
+    d: { delivery_id: string; attempts: number; webhook_id: string },
     outcome: { status: 'pending' | 'delivered' | 'failed'; code: number | null; error: string | null; nextAttemptAt: Date | null },
+    lease: { worker: string; ms: number },
   ): Promise<void> {
     await sql.exec(
-      `UPDATE webhook_deliveries SET status = $3, last_status_code = $4, last_error = $5, next_attempt_at = coalesce($6, next_attempt_at),
+      `WITH lease AS (
+         UPDATE webhooks SET lease_until = clock_timestamp() + make_interval(secs => $8::double precision / 1000) WHERE webhook_id = $7 AND leased_by = $9)
+       UPDATE webhook_deliveries SET status = $3, last_status_code = $4, last_error = $5, next_attempt_at = coalesce($6, next_attempt_at),
               delivered_at = CASE WHEN $3 = 'delivered' THEN clock_timestamp() ELSE delivered_at END
         WHERE delivery_id = $1 AND attempts = $2 AND status = 'pending'`,
-      [d.delivery_id, d.attempts, outcome.status, outcome.code, outcome.error, outcome.nextAttemptAt],
+      [d.delivery_id, d.attempts, outcome.status, outcome.code, outcome.error, outcome.nextAttemptAt, d.webhook_id, lease.ms, lease.worker],
     );
   }
 
   /** Disables a webhook whose receiver answered 410 Gone. */
   async disableGone(sql: Sql, webhookId: string): Promise<void> {
     await sql.exec(`UPDATE webhooks SET enabled = false, disabled_reason = 'gone' WHERE webhook_id = $1`, [webhookId]);
-  }
-
-  /** Extends the lease while the worker keeps delivering to the webhook. */
-  async renewLease(sql: Sql, webhookId: string, worker: string, leaseMs: number): Promise<boolean> {
-    return (
-      (await sql.exec(
-        `UPDATE webhooks SET lease_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000) WHERE webhook_id = $1 AND leased_by = $2`,
-        [webhookId, worker, leaseMs],
-      )) > 0
-    );
   }
 
   async release(sql: Sql, webhookId: string, worker: string): Promise<void> {

@@ -1,0 +1,254 @@
+/**
+ * Webhook delivery benchmark (`npm run bench -- webhooks`; docs/webhooks.md).
+ *
+ * Starts an embedded PostgreSQL (durable settings, throw-away data dir), auth + platform in this process (in-process
+ * event bus, the relay and the delivery worker running) and local HTTP receivers (node:http, answering 204).
+ *  - `webhooks.commit_to_receiver.p50` / `.p99`: one producer with one webhook registers rough diamonds at
+ *    BENCH_WEBHOOK_RATE per second (default 200) for BENCH_WEBHOOK_SECONDS (default 10); for each event, the time from
+ *    the registration's answer (its commit) to the receiver getting the event. Goal (issue #33): p99 under 1 s.
+ *  - `webhooks.catch_up_rate`: the receiver is down for BENCH_WEBHOOK_OUTAGE_SECONDS (default 30; the issue asks about
+ *    5 minutes: 300) while registrations go on at the same rate; once it is back, events delivered per second until the
+ *    backlog is gone. Deliveries are retried every BENCH_WEBHOOK_RETRY_MS (default 1000; the default schedule would add
+ *    its back-off wait, up to 5 minutes after a few failures, before the catch-up starts): this measures how fast a
+ *    backlog drains, not the schedule. Anchor: the live rate.
+ *  - `webhooks.registration_rate.10_webhooks`: registrations per second (32 in flight, BENCH_WEBHOOK_SECONDS) of a
+ *    producer with 10 webhooks subscribed to every event (10 deliveries per registration, delivered meanwhile), against
+ *    the anchor: the same producer's rate with none (the event log is written either way). Goal: under 10 % lower.
+ */
+import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import pino from 'pino';
+import { ensureDatabase, withDatabase } from '@dtp/database';
+import { InProcessTransport } from '@dtp/events';
+import { loadConfig, RunningService } from '@dtp/service-kit';
+import { authService } from '@dtp/auth';
+import { platformService } from '@dtp/platform';
+import type { Benchmark } from './run';
+import { ADMIN, ISSUER, percentile, round, sleep } from './support';
+
+const AUDIENCE = 'http://platform.bench';
+const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 200);
+const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 10);
+const OUTAGE = Number(process.env.BENCH_WEBHOOK_OUTAGE_SECONDS ?? 30);
+const RETRY_MS = Number(process.env.BENCH_WEBHOOK_RETRY_MS ?? 1000);
+
+async function post<T>(url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${url}: ${res.status} ${text.slice(0, 500)}`);
+  return JSON.parse(text) as T;
+}
+
+/** The receiver's program: its own process (as an ERP's would be), answering 204 and printing `<subject> <epoch ms>`. */
+const RECEIVER = `
+const http = require('node:http');
+const out = [];
+setInterval(() => { if (out.length) process.stdout.write(out.splice(0).join('')); }, 20).unref();
+const server = http.createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const at = performance.timeOrigin + performance.now();
+    out.push(JSON.parse(Buffer.concat(chunks).toString('utf8')).subject + ' ' + at + '\\n');
+    res.writeHead(204).end();
+  });
+});
+server.listen(Number(process.argv[1]), '127.0.0.1', () => process.stdout.write('listening ' + server.address().port + '\\n'));
+`;
+
+/** A receiver in a child process; `onEvent` with each event's subject and arrival (epoch ms); `port` to come back on. */
+async function receiver(onEvent: (subject: string, at: number) => void, port = 0): Promise<{ url: string; port: number; close: () => Promise<void> }> {
+  const child = spawn(process.execPath, ['-e', RECEIVER, String(port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let buffer = '';
+  const listening = new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`receiver exited (${code})`)));
+    child.stdout!.on('data', (c: Buffer) => {
+      buffer += c.toString();
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        const [a, b] = line.split(' ');
+        if (a === 'listening') resolve(Number(b));
+        else onEvent(a, Number(b));
+      }
+    });
+  });
+  const p = await listening;
+  return {
+    url: `http://127.0.0.1:${p}/hook`,
+    port: p,
+    close: () =>
+      new Promise<void>((r) => {
+        child.removeAllListeners('exit');
+        child.once('exit', () => r());
+        child.kill('SIGKILL');
+      }),
+  };
+}
+
+/** Now, as epoch ms with sub-millisecond precision (the clock the receiver process uses too). */
+const now = () => performance.timeOrigin + performance.now();
+
+const bench: Benchmark = async (report) => {
+  const { startEmbeddedPostgres, freePort } = await import('../tools/embedded-pg.mjs');
+  const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  const dataDir = `/tmp/dtp-bench-webhooks-${tag}`;
+  const blobDir = `/tmp/dtp-bench-webhooks-blobs-${tag}`;
+  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
+  const logger = pino({ level: 'warn' });
+  const transport = new InProcessTransport((err) => logger.error({ err }, 'event handler failed'));
+  const services: RunningService[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  try {
+    for (const name of ['bench_auth', 'bench_platform']) await ensureDatabase(withDatabase(pg.url, name));
+    const common = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', AUTH_ISSUER: ISSUER, PLATFORM_AUDIENCE: AUDIENCE };
+    const authConfig = loadConfig('auth', authService.configClass, { ...common, DATABASE_URL: withDatabase(pg.url, 'bench_auth'), AUTH_ADMIN_TOKEN: ADMIN });
+    const platformConfig = loadConfig('platform', platformService.configClass, {
+      ...common,
+      DATABASE_URL: withDatabase(pg.url, 'bench_platform'),
+      AUTH_JWKS_URL: 'http://127.0.0.1:9/unused',
+      BLOB_STORE_DIR: blobDir,
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_RETRY_SCHEDULE_MS: String(RETRY_MS),
+      RATE_LIMIT_PER_CLIENT: '1000000',
+      RATE_LIMIT_PER_IP: '1000000',
+    });
+    await authService.migrate(authConfig, logger);
+    await platformService.migrate(platformConfig, logger);
+    const auth = await authService.start(authConfig, { transport }, logger);
+    services.push(auth);
+    const authUrl = auth.url.replace('localhost', '127.0.0.1');
+    platformConfig.AUTH_JWKS_URL = `${authUrl}/.well-known/jwks.json`;
+    const platform = await platformService.start(platformConfig, { transport }, logger);
+    services.push(platform);
+    const url = platform.url.replace('localhost', '127.0.0.1');
+
+    const producer = async (name: string) => {
+      const p = await post<{ participant_id: string; client_id: string; client_secret: string }>(
+        `${authUrl}/admin/participants`,
+        { name, role: 'producer', provenance: { name: 'Jwaneng', type: 'mine', country_code: 'BW' } },
+        { authorization: `Bearer ${ADMIN}` },
+      );
+      const t = await post<{ access_token: string }>(`${authUrl}/oauth/token`, {
+        grant_type: 'client_credentials',
+        client_id: p.client_id,
+        client_secret: p.client_secret,
+        audience: AUDIENCE,
+      });
+      return { id: p.participant_id, auth: { authorization: `Bearer ${t.access_token}` } };
+    };
+    let seq = 0;
+    const register = (who: { auth: Record<string, string> }) =>
+      post<{ diamond_id: string }>(
+        `${url}/diamonds/rough/create`,
+        { box_id: 'WEBHOOK-BOX', participant_id: `wh-${seq++}`, participant_timestamp: '2024-03-01T10:00:00Z', rough: { carats: 1.25 } },
+        who.auth,
+      );
+    /** Registrations at `rate` per second for `seconds`; when each answered (by diamond id). */
+    const paced = async (who: { auth: Record<string, string> }, rate: number, seconds: number): Promise<Map<string, number>> => {
+      const answered = new Map<string, number>();
+      const start = performance.now();
+      const inFlight: Promise<void>[] = [];
+      for (let i = 0; i < rate * seconds; i++) {
+        const due = start + (i * 1000) / rate;
+        const wait = due - performance.now();
+        if (wait > 1) await sleep(wait);
+        inFlight.push(register(who).then((d) => void answered.set(d.diamond_id, now())));
+      }
+      await Promise.all(inFlight);
+      return answered;
+    };
+
+    // 1. commit -> receiver at RATE events/s
+    const arrived = new Map<string, number>();
+    const live = await receiver((s, at) => arrived.set(s, at));
+    closers.push(live.close);
+    const p1 = await producer('Webhook Bench');
+    await post(`${url}/webhooks`, { url: live.url }, p1.auth);
+    await paced(p1, 20, 1); // warm-up
+    arrived.clear();
+    const answered = await paced(p1, RATE, SECONDS);
+    const deadline = performance.now() + 60_000;
+    while ([...answered.keys()].some((id) => !arrived.has(id)) && performance.now() < deadline) await sleep(50);
+    const lat = [...answered].map(([id, t]) => (arrived.get(id) ?? Infinity) - t).sort((a, b) => a - b);
+    const missing = lat.filter((x) => x === Infinity).length;
+    if (missing > 0) throw new Error(`${missing} of ${lat.length} events never reached the receiver`);
+    const liveRate = answered.size / SECONDS;
+    if (process.env.BENCH_DEBUG) {
+      const t0 = Math.min(...answered.values());
+      const bySecond = (m: Iterable<number>) => {
+        const b: number[] = [];
+        for (const t of m) b[Math.floor((t - t0) / 500)] = (b[Math.floor((t - t0) / 500)] ?? 0) + 1;
+        return [...b].map((x) => x ?? 0).join(' ');
+      };
+      process.stderr.write(`answered per 0.5 s: ${bySecond(answered.values())}\narrived per 0.5 s: ${bySecond(arrived.values())}\n`);
+    }
+    report({ name: 'webhooks.commit_to_receiver.p50', value: round(percentile(lat, 50), 1), unit: 'ms', anchor: null, ratio: null });
+    report({
+      name: 'webhooks.commit_to_receiver.p99',
+      value: round(percentile(lat, 99), 1),
+      unit: 'ms',
+      anchor: 1000,
+      ratio: round(percentile(lat, 99) / 1000, 3),
+    });
+
+    // 2. catch-up after an outage
+    await live.close();
+    closers.pop();
+    arrived.clear();
+    const during = await paced(p1, RATE, OUTAGE);
+    const back = now();
+    const again = await receiver((s, at) => arrived.set(s, at), live.port);
+    closers.push(again.close);
+    const until = performance.now() + 30 * 60_000;
+    while ([...during.keys()].some((id) => !arrived.has(id)) && performance.now() < until) await sleep(100);
+    const drained = Math.max(...[...during.keys()].map((id) => arrived.get(id) ?? Infinity));
+    if (!Number.isFinite(drained)) throw new Error('the backlog never drained');
+    const catchUp = during.size / ((drained - back) / 1000);
+    report({ name: 'webhooks.catch_up_rate', value: round(catchUp, 1), unit: 'events/s', anchor: round(liveRate, 1), ratio: round(catchUp / liveRate, 2) });
+
+    // 3. registration throughput with 10 webhooks subscribed, against none
+    const flat = async (who: { auth: Record<string, string> }): Promise<number> => {
+      let n = 0;
+      const end = performance.now() + SECONDS * 1000;
+      await Promise.all(
+        Array.from({ length: 32 }, async () => {
+          while (performance.now() < end) {
+            await register(who);
+            n += 1;
+          }
+        }),
+      );
+      return n / SECONDS;
+    };
+    const bare = await producer('No Webhooks');
+    await flat(bare); // warm-up at full speed
+    const without = await flat(bare);
+    const sinks: number[] = [];
+    const withHooks = await producer('Ten Webhooks');
+    for (let i = 0; i < 10; i++) {
+      const r = await receiver(() => void sinks.push(1));
+      closers.push(r.close);
+      await post(`${url}/webhooks`, { url: r.url }, withHooks.auth);
+    }
+    const withTen = await flat(withHooks);
+    report({
+      name: 'webhooks.registration_rate.10_webhooks',
+      value: round(withTen, 1),
+      unit: 'registrations/s',
+      anchor: round(without, 1),
+      ratio: round(withTen / without, 3),
+    });
+  } finally {
+    for (const c of closers.reverse()) await c().catch(() => undefined);
+    for (const s of services.reverse()) await s.close().catch(() => undefined);
+    await transport.close();
+    await pg.stop();
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(blobDir, { recursive: true, force: true });
+  }
+};
+
+export default bench;
