@@ -12,7 +12,7 @@ import {
 import { SearchConfig } from '../config';
 import { CustodyQueries } from '../custody/custody.queries';
 import { ReadModelRepository } from '../read-model/read-model.repository';
-import { originOf } from './origin';
+import { originOf, rootsOf } from './origin';
 
 const ALG = 'EdDSA';
 
@@ -59,9 +59,9 @@ export class CredentialService {
     if (latest.entry.record_sha256 !== recordSha256(record)) {
       throw notYet(`the custody log has not caught up with the latest change of diamond ${diamondId} (its next checkpoint comes within seconds)`);
     }
-    const roots = new Map<string, DiamondV1 | null>();
-    for (const e of answer.entries) if (!roots.has(e.entry.diamond_id)) roots.set(e.entry.diamond_id, null);
-    for (const id of roots.keys()) roots.set(id, id === diamondId ? record : await this.records.find(id));
+    // The roots' current records (one query): their provenance names the countries.
+    const roots = await this.records.findMany(rootsOf(answer));
+    if (roots.has(diamondId)) roots.set(diamondId, record);
     const origin = originOf(answer, roots);
     const grading = record.grading?.[0];
     const base = this.config.PLATFORM_PUBLIC_URL.replace(/\/+$/, '');

@@ -31,3 +31,10 @@ export function originOf(answer: CustodyAnswer, records: ReadonlyMap<string, Dia
   }
   return confirmed ? { status: 'confirmed', countries: [...countries].sort(), roots } : { status: 'pending', countries: [], roots };
 }
+
+/** The diamonds of the answer whose first entry links to nothing (no `prev_entry_hash`, no `links`), oldest first. */
+export function rootsOf(answer: CustodyAnswer): string[] {
+  const first = new Map<string, CustodyAnswer['entries'][number]>();
+  for (const e of answer.entries) if (!first.has(e.entry.diamond_id)) first.set(e.entry.diamond_id, e);
+  return [...first.values()].filter((e) => e.entry.prev_entry_hash === null && !(e.entry.links && e.entry.links.length > 0)).map((e) => e.entry.diamond_id);
+}

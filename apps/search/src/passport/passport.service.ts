@@ -88,7 +88,7 @@ export class PassportService {
     // The diamonds the chain reaches through a registration's links (the shipped rough, and their own ancestors).
     const known = new Set(chain.map((r) => r.diamond_id));
     const linkedIds = [...new Set((custody?.entries ?? []).map((e) => e.entry.diamond_id).filter((id) => !known.has(id)))];
-    const linked = (await Promise.all(linkedIds.map((id) => this.diamonds.find(id)))).filter((r): r is DiamondV1 => r !== null);
+    const linked = [...(await this.diamonds.findMany(linkedIds)).values()];
     const participants = await this.passports.participants(participantIdsOf(chain.concat(linked), custody));
     const images = ((record.polished as { images?: unknown[] } | undefined)?.images ?? []).length;
     // The link's holder shares the diamond's photos with it: raster images only, addressed by position (no hash in

@@ -103,6 +103,15 @@ export class ReadModelRepository {
     return rows[0]?.record ?? null;
   }
 
+  /** The current records of many diamonds in one query, by id (unknown or deleted ones are absent). */
+  async findMany(diamondIds: readonly string[]): Promise<Map<string, DiamondV1>> {
+    if (diamondIds.length === 0) return new Map();
+    const rows = (await this.db.query('SELECT diamond_id, record FROM search_diamonds WHERE diamond_id = ANY($1::text[]) AND record IS NOT NULL', [
+      [...new Set(diamondIds)],
+    ])) as { diamond_id: string; record: DiamondV1 }[];
+    return new Map(rows.map((r) => [r.diamond_id, r.record]));
+  }
+
   /**
    * Ancestors of a current diamond, nearest first (recursive CTE over parent_id; stops at an unknown or deleted
    * ancestor and at 1,000 levels). Null when the diamond itself is unknown or deleted.
