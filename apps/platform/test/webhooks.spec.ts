@@ -3,6 +3,8 @@ import { EventTypes, makeEnvelope, Topics } from '@dtp/domain';
 import type { CloudEvent, EventFeedPage, GradingSubmittedData, Webhook, WebhookDeliveryList, WebhookList, WebhookWithSecret } from '@dtp/domain';
 import type { ParticipantWithToken } from '@dtp/testing';
 import { verifyWebhook } from '../../../libs/sdk/src/webhooks';
+import { EventRetention } from '../src/webhooks/event-retention';
+import { participantEvent, participantEventsCtes } from '../src/webhooks/participant-events';
 import { call, PlatformFixture, register, startPlatform, waitFor } from './helpers';
 import { decide, knownParticipant, ship } from './shipments-helpers';
 import { Receiver, startReceiver } from './webhook-receiver';
@@ -303,6 +305,50 @@ describe('webhooks and the event feed', () => {
         last_status_code: 204,
       });
       expect((await call<EventFeedPage>(f, 'GET', '/events', p.token)).body.events).toEqual([]);
+    });
+  });
+
+  describe('operations', () => {
+    it('purges events (and their deliveries) past EVENT_RETENTION_DAYS, keeping younger ones', async () => {
+      const p = await knownParticipant(f, 'producer');
+      const w = await subscribe(p, 'http://127.0.0.1:9/never');
+      const old = participantEvent(
+        p.participant_id,
+        'dtp.diamond.deleted',
+        'old-subject',
+        { diamond_id: 'old-subject' },
+        new Date(Date.now() - 31 * 86400_000),
+      );
+      const young = participantEvent(
+        p.participant_id,
+        'dtp.diamond.deleted',
+        'young-subject',
+        { diamond_id: 'young-subject' },
+        new Date(Date.now() - 29 * 86400_000),
+      );
+      const c = participantEventsCtes([old, young], 1);
+      await f.db.query(`WITH ${c.sql} SELECT 1`, c.values);
+      const before = await f.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [w.webhook_id]);
+      expect(before.rows[0].n).toBe(2);
+      expect(await f.stack.services.platform!.app.get(EventRetention).purge()).toBeGreaterThanOrEqual(1);
+      const feed = (await call<EventFeedPage>(f, 'GET', '/events', p.token)).body.events.map((e) => e.subject);
+      expect(feed).toEqual(['young-subject']);
+      const after = await f.db.query(`SELECT event_id FROM webhook_deliveries WHERE webhook_id = $1`, [w.webhook_id]);
+      expect(after.rows.map((r) => r.event_id)).toEqual([young.event_id]);
+    });
+
+    it('exposes the delivery metrics', async () => {
+      const p = await knownParticipant(f, 'producer');
+      const r = await receiver();
+      const w = await subscribe(p, r.url);
+      expect((await call(f, 'POST', `/webhooks/${w.webhook_id}/test`, p.token)).status).toBe(202);
+      await waitFor('the ping', async () => r.accepted.length === 1);
+      const text = await (await fetch(`${f.url}/metrics`)).text();
+      expect(text).toMatch(/^webhook_delivery_attempts_total\{[^}]*outcome="delivered"[^}]*\} [1-9]/m);
+      expect(text).toMatch(/^webhook_deliveries\{[^}]*status="pending"[^}]*\} \d+/m);
+      expect(text).toMatch(/^webhook_deliveries\{[^}]*status="failed"[^}]*\} \d+/m);
+      expect(text).toMatch(/^webhook_oldest_pending_seconds\{[^}]*\} \d/m);
+      expect(text).toMatch(/^webhook_delivery_seconds_count\{[^}]*\} [1-9]/m);
     });
   });
 
