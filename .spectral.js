@@ -99,7 +99,7 @@ export default {
       rules: { 'owasp:api2:2023-write-restricted': 'off' },
     },
     {
-      // The passport pages, record, custody, proofs and photos behind a share link, the page's two assets, and
+      // The passport pages, record, custody, proofs, photos, origin credential and evidence page behind a share link, the page's two assets, and
       // its public look-up form (it answers only with a redirect to a live share or the one 404 page).
       files: [
         'openapi/search.json#/paths/~1passport~1lookup',
@@ -110,6 +110,8 @@ export default {
         'openapi/search.json#/paths/~1passport~1%7Bshare_id%7D~1consistency',
         'openapi/search.json#/paths/~1passport~1%7Bshare_id%7D~1record',
         'openapi/search.json#/paths/~1passport~1%7Bshare_id%7D~1photos~1%7Bn%7D',
+        'openapi/search.json#/paths/~1passport~1%7Bshare_id%7D~1credential',
+        'openapi/search.json#/paths/~1passport~1%7Bshare_id%7D~1evidence',
       ],
       rules: {
         'owasp:api2:2023-read-restricted': 'off',
@@ -135,6 +137,8 @@ export default {
         'openapi/auth.json#/paths/~1admin~1participants~1%7Bparticipant_id%7D~1certificates/get',
         'openapi/platform.json#/paths/~1webhooks/get',
         'openapi/search.json#/paths/~1passport~1lookup/get',
+        'openapi/search.json#/paths/~1passport~1%7Bshare_id%7D~1credential',
+        'openapi/search.json#/paths/~1passport~1%7Bshare_id%7D~1evidence',
       ],
       rules: { 'owasp:api8:2023-define-error-validation': 'off' },
     },
