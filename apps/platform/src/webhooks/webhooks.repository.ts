@@ -149,13 +149,13 @@ export class WebhooksRepository {
           WHERE webhook_id = $1 AND leased_by = $2 AND enabled RETURNING webhook_id),
        next AS (
          SELECT d.delivery_id FROM webhook_deliveries d JOIN lease ON lease.webhook_id = d.webhook_id
-          WHERE d.status = 'pending' AND d.next_attempt_at <= clock_timestamp()
-            AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p WHERE p.webhook_id = d.webhook_id AND p.subject = d.subject AND p.status = 'pending' AND p.event_seq < d.event_seq)
+          WHERE d.webhook_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= clock_timestamp()
+            AND (SELECT min(p.event_seq) FROM webhook_deliveries p WHERE p.webhook_id = $1 AND p.subject = d.subject AND p.status = 'pending') = d.event_seq
           ORDER BY d.event_seq LIMIT $3
           FOR UPDATE OF d SKIP LOCKED)
        UPDATE webhook_deliveries d SET attempts = d.attempts + 1, first_attempt_at = coalesce(d.first_attempt_at, clock_timestamp())
-         FROM next, participant_events e
-        WHERE d.delivery_id = next.delivery_id AND e.seq = d.event_seq
+         FROM participant_events e
+        WHERE d.delivery_id = ANY (ARRAY(SELECT delivery_id FROM next)) AND e.seq = d.event_seq
        RETURNING d.*, e.time, e.data::text AS data_text`,
       [webhookId, worker, n, leaseMs],
     );
