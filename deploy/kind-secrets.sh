@@ -5,6 +5,7 @@
 #   auth.env platform.env search.env gis.env   DATABASE_URL (and auth's AUTH_ADMIN_TOKEN, SIGNING_KEY_ENCRYPTION_KEY)
 #   postgres.env                                the superuser's and each service's database password
 #   object-store.env minio.env                  the object store's access key, for the services and for MinIO
+#   custody.env                                 CUSTODY_SIGNING_KEY (platform and search; made when missing)
 # Every value is random (/dev/urandom). deploy/kind-up.sh runs it before it applies the overlay; the deploy checks
 # and the container test run it before they render. The admin token is then in DIR/auth.env (AUTH_ADMIN_TOKEN):
 # deploy/smoke-test.sh reads it from there. Prints the directory.
@@ -24,6 +25,25 @@ for arg in "$@"; do
   esac
 done
 
+# The custody signing key (platform's checkpoints, search's origin credentials): a private Ed25519 JWK, made with
+# openssl, in its own file: a checkout whose other secrets exist gets it without their being made anew.
+b64url() { base64 | tr -d '\n=' | tr '+/' '-_'; }
+custody_key() {
+  local pem d x
+  pem="$(openssl genpkey -algorithm ed25519)"
+  d="$(printf '%s\n' "$pem" | openssl pkey -outform DER | tail -c 32 | b64url)"
+  x="$(printf '%s\n' "$pem" | openssl pkey -pubout -outform DER | tail -c 32 | b64url)"
+  printf 'CUSTODY_SIGNING_KEY={"kty":"OKP","crv":"Ed25519","d":"%s","x":"%s","kid":"kind-custody-%s"}\n' "$d" "$x" "$(random 12)"
+}
+# Letters and digits only: safe in URLs, env files and YAML alike.
+# (`tr` ends on SIGPIPE when `head` has enough: not a failure, whatever pipefail says.)
+random() { (set +o pipefail; LC_ALL=C tr -dc 'A-Za-z0-9' </dev/urandom | head -c "$1"); }
+if $FORCE || [ ! -s "$DIR/custody.env" ]; then
+  mkdir -p "$DIR"
+  chmod 700 "$DIR"
+  (umask 077 && custody_key >"$DIR/custody.env")
+fi
+
 FILES=(auth.env platform.env search.env gis.env postgres.env object-store.env minio.env)
 complete=true
 for f in "${FILES[@]}"; do [ -s "$DIR/$f" ] || complete=false; done
@@ -32,9 +52,6 @@ if $complete && ! $FORCE; then
   exit 0
 fi
 
-# Letters and digits only: safe in URLs, env files and YAML alike.
-# (`tr` ends on SIGPIPE when `head` has enough: not a failure, whatever pipefail says.)
-random() { (set +o pipefail; LC_ALL=C tr -dc 'A-Za-z0-9' </dev/urandom | head -c "$1"); }
 key32() { head -c 32 /dev/urandom | base64 | tr -d '\n'; }
 
 mkdir -p "$DIR"

@@ -3,7 +3,7 @@
  * images, each service's env against its own config validation, public addresses, network policies,
  * autoscaling, migrations. kustomize is found or installed by src/tools.ts; without it these tests fail.
  */
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -62,6 +62,9 @@ const KIND_SERVERS: Record<Dependency, string> = { postgres: 'postgres', kafka: 
 /** Random per run: production refuses every admin token written in the repository (apps/auth/src/config.ts). */
 const PLACEHOLDER_ADMIN_TOKEN = randomBytes(24).toString('base64url');
 
+/** A custody signing key (private Ed25519 JWK with kid) made per run, as ops would put in dtp-custody-signing-key. */
+const PLACEHOLDER_CUSTODY_KEY = JSON.stringify({ ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }), kid: 'placeholder-custody' });
+
 /** Stand-ins for the external Secrets of sandbox/live, valid for the services' config validation. */
 function placeholder(secret: string, key: string): string | undefined {
   const values: Record<string, string> = {
@@ -70,6 +73,7 @@ function placeholder(secret: string, key: string): string | undefined {
     SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     S3_ACCESS_KEY_ID: 'placeholder-access-key',
     S3_SECRET_ACCESS_KEY: 'placeholder-secret-key',
+    CUSTODY_SIGNING_KEY: PLACEHOLDER_CUSTODY_KEY,
   };
   return values[key];
 }

@@ -3,6 +3,7 @@
  * manifests and the Dockerfile, its prerequisite messages, and the two scripts that run inside the cluster
  * (PostgreSQL's init script, the bucket Job) executed for real against a PostgreSQL and an S3 server here.
  */
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -287,8 +288,17 @@ describe("the kind overlay's secrets: generated, never committed", () => {
       expect(Buffer.from(auth.SIGNING_KEY_ENCRYPTION_KEY, 'base64')).toHaveLength(32);
       expect(decodeURIComponent(new URL(auth.DATABASE_URL).password)).toBe(pg.AUTH_DB_PASSWORD);
       expect(env('object-store.env').S3_SECRET_ACCESS_KEY).toBe(env('minio.env').MINIO_ROOT_PASSWORD);
+      // The custody signing key platform and search share: a private Ed25519 JWK whose x is the public half of its d.
+      const custody = env('custody.env');
+      const jwk = JSON.parse(custody.CUSTODY_SIGNING_KEY) as { kty: string; crv: string; d: string; x: string; kid: string };
+      expect(jwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519', kid: expect.stringMatching(/^kind-custody-/) });
+      expect(createPublicKey(createPrivateKey({ key: jwk, format: 'jwk' })).export({ format: 'jwk' }).x).toBe(jwk.x);
       const again = await run('bash', ['deploy/kind-secrets.sh', dir]);
-      expect([again.code, env('auth.env')]).toEqual([0, auth]);
+      expect([again.code, env('auth.env'), env('custody.env')]).toEqual([0, auth, custody]);
+      // A checkout whose other secrets exist but not this one gets it, the others kept.
+      rmSync(path.join(dir, 'custody.env'));
+      await run('bash', ['deploy/kind-secrets.sh', dir]);
+      expect([env('auth.env'), env('custody.env').CUSTODY_SIGNING_KEY === custody.CUSTODY_SIGNING_KEY]).toEqual([auth, false]);
       const other = mkdtempSync(path.join(tmpdir(), 'dtp-kind-secrets-'));
       await run('bash', ['deploy/kind-secrets.sh', other]);
       expect(readFileSync(path.join(other, 'auth.env'), 'utf8')).not.toBe(readFileSync(path.join(dir, 'auth.env'), 'utf8'));
