@@ -2,7 +2,10 @@
  * Webhook delivery benchmark (`npm run bench -- webhooks`; docs/webhooks.md).
  *
  * Starts an embedded PostgreSQL (durable settings, throw-away data dir), auth + platform in this process (in-process
- * event bus, the relay and the delivery worker running) and local HTTP receivers (node:http, answering 204).
+ * event bus, the relay; the load generator too), the delivery worker as a second platform replica in its own process
+ * (WEBHOOK_WORKER_ENABLED=false on the first, as a deployment that keeps delivery off its API replicas would;
+ * BENCH_WEBHOOK_WORKER=inline runs it inside the API replica instead) and local HTTP receivers, each its own process
+ * (node:http, answering 204). The worker replica is woken by the API replica's commits through the outbox NOTIFY.
  *  - `webhooks.commit_to_receiver.p50` / `.p99`: one producer with one webhook registers rough diamonds at
  *    BENCH_WEBHOOK_RATE per second (default 200) for BENCH_WEBHOOK_SECONDS (default 10); for each event, the time from
  *    the registration's answer (its commit) to the receiver getting the event. Goal (issue #33): p99 under 1 s.
@@ -18,6 +21,7 @@
 import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 import pino from 'pino';
 import { ensureDatabase, withDatabase } from '@dtp/database';
 import { InProcessTransport } from '@dtp/events';
@@ -32,6 +36,7 @@ const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 10);
 const OUTAGE = Number(process.env.BENCH_WEBHOOK_OUTAGE_SECONDS ?? 30);
 const RETRY_MS = Number(process.env.BENCH_WEBHOOK_RETRY_MS ?? 1000);
+const INLINE = process.env.BENCH_WEBHOOK_WORKER === 'inline';
 
 async function post<T>(url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -114,6 +119,7 @@ const bench: Benchmark = async (report) => {
       WEBHOOK_RETRY_SCHEDULE_MS: String(RETRY_MS),
       RATE_LIMIT_PER_CLIENT: '1000000',
       RATE_LIMIT_PER_IP: '1000000',
+      WEBHOOK_WORKER_ENABLED: INLINE ? 'true' : 'false',
     });
     await authService.migrate(authConfig, logger);
     await platformService.migrate(platformConfig, logger);
@@ -124,6 +130,34 @@ const bench: Benchmark = async (report) => {
     const platform = await platformService.start(platformConfig, { transport }, logger);
     services.push(platform);
     const url = platform.url.replace('localhost', '127.0.0.1');
+    if (!INLINE) {
+      const worker = spawn(process.execPath, ['-r', './tools/register.js', 'apps/platform/src/main.ts'], {
+        cwd: path.resolve(__dirname, '..'),
+        stdio: ['ignore', 'ignore', 'inherit'],
+        env: {
+          ...process.env,
+          PORT: '0',
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'warn',
+          EVENT_TRANSPORT: 'in-process',
+          DATABASE_URL: withDatabase(pg.url, 'bench_platform'),
+          AUTH_ISSUER: ISSUER,
+          AUTH_JWKS_URL: platformConfig.AUTH_JWKS_URL,
+          PLATFORM_AUDIENCE: AUDIENCE,
+          BLOB_STORE_DIR: blobDir,
+          WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+          WEBHOOK_RETRY_SCHEDULE_MS: String(RETRY_MS),
+          WEBHOOK_WORKER_ENABLED: 'true',
+        },
+      });
+      closers.push(
+        () =>
+          new Promise<void>((r) => {
+            worker.once('exit', () => r());
+            worker.kill('SIGTERM');
+          }),
+      );
+    }
 
     const producer = async (name: string) => {
       const p = await post<{ participant_id: string; client_id: string; client_secret: string }>(
@@ -166,7 +200,13 @@ const bench: Benchmark = async (report) => {
     const live = await receiver((s, at) => arrived.set(s, at));
     closers.push(live.close);
     const p1 = await producer('Webhook Bench');
-    await post(`${url}/webhooks`, { url: live.url }, p1.auth);
+    const hook = await post<{ webhook_id: string }>(`${url}/webhooks`, { url: live.url }, p1.auth);
+    // the worker is up (its process started) once a test delivery arrives
+    for (let i = 0; !arrived.has(hook.webhook_id); i++) {
+      if (i % 50 === 0) await post(`${url}/webhooks/${hook.webhook_id}/test`, {}, p1.auth);
+      if (i > 1200) throw new Error('the delivery worker never delivered a test event');
+      await sleep(100);
+    }
     await paced(p1, 20, 1); // warm-up
     arrived.clear();
     const answered = await paced(p1, RATE, SECONDS);

@@ -4,7 +4,8 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Counter, Histogram } from 'prom-client';
 import { UnitOfWork } from '@dtp/database';
-import { WakeLoop } from '@dtp/events';
+import { OUTBOX_CHANNEL, WakeLoop } from '@dtp/events';
+import { Client } from 'pg';
 import { counterOf, gaugeOf, histogramOf, LOGGER, ServiceMetrics } from '@dtp/service-kit';
 import type { PlatformConfig } from '../config';
 import { PLATFORM_CONFIG } from '../tokens';
@@ -56,6 +57,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly attempts: Counter;
   private readonly latency: Histogram;
   private stopping = false;
+  /** LISTENs on the outbox channel: another replica's commits (its OutboxSignal's NOTIFY) wake this worker too. */
+  private listener?: Client;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -93,6 +96,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     });
     const oldest = gaugeOf(registry, { name: 'webhook_oldest_pending_seconds', help: 'Age of the oldest pending webhook delivery' });
     this.loop = new WakeLoop({
+      prepare: () => this.listen(),
       pass: () => this.pass(),
       pollMs: () => this.config.WEBHOOK_POLL_MS,
       onError: (err, retryInMs) => this.logger.warn({ err: err instanceof Error ? err.message : String(err), retryInMs }, 'webhooks: delivery pass failed'),
@@ -110,6 +114,27 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.stopping = true;
     await this.loop.stop();
     await Promise.allSettled([...this.running]);
+    const l = this.listener;
+    this.listener = undefined;
+    await l?.end().catch(() => undefined);
+  }
+
+  /** (Re)connects the LISTEN connection when it is missing; a failure is the loop's (it retries with back-off). */
+  private async listen(): Promise<void> {
+    if (this.listener || this.stopping) return;
+    const listener = new Client({ connectionString: this.config.DATABASE_URL, application_name: 'dtp-platform-webhooks-listen' });
+    const lost = () => {
+      if (this.listener === listener) this.listener = undefined;
+      void listener.end().catch(() => undefined);
+    };
+    listener.on('error', lost);
+    listener.on('end', lost);
+    listener.on('notification', () => this.poke());
+    await listener.connect();
+    await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
+    if (this.stopping) return void (await listener.end().catch(() => undefined));
+    this.listener = listener;
+    this.loop.poke(); // what was committed while nobody listened
   }
 
   /** Something may be due: look now. */
