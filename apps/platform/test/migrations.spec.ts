@@ -26,10 +26,13 @@ describe('platform migrations', () => {
         'idempotency_keys',
         'outbox',
         'parked_events',
+        'participant_events',
         'participant_storage',
         'participants',
         'shipment_diamonds',
         'shipments',
+        'webhook_deliveries',
+        'webhooks',
       ]);
       const triggers = await ds.query(`SELECT tgname FROM pg_trigger WHERE NOT tgisinternal`);
       expect(triggers).toEqual([]);
