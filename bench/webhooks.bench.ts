@@ -180,16 +180,22 @@ const bench: Benchmark = async (report) => {
         { box_id: 'WEBHOOK-BOX', participant_id: `wh-${seq++}`, participant_timestamp: '2024-03-01T10:00:00Z', rough: { carats: 1.25 } },
         who.auth,
       );
-    /** Registrations at `rate` per second for `seconds`; when each answered (by diamond id). */
+    /**
+     * Registrations at `rate` per second for `seconds` (at most 64 in flight: a server that cannot keep up gets them
+     * later, and the rate achieved is lower); when each answered (by diamond id).
+     */
     const paced = async (who: { auth: Record<string, string> }, rate: number, seconds: number): Promise<Map<string, number>> => {
       const answered = new Map<string, number>();
       const start = performance.now();
-      const inFlight: Promise<void>[] = [];
+      const inFlight = new Set<Promise<void>>();
       for (let i = 0; i < rate * seconds; i++) {
         const due = start + (i * 1000) / rate;
         const wait = due - performance.now();
         if (wait > 1) await sleep(wait);
-        inFlight.push(register(who).then((d) => void answered.set(d.diamond_id, now())));
+        while (inFlight.size >= 64) await Promise.race(inFlight);
+        const p: Promise<void> = register(who).then((d) => void answered.set(d.diamond_id, now()));
+        inFlight.add(p);
+        void p.finally(() => inFlight.delete(p)).catch(() => undefined);
       }
       await Promise.all(inFlight);
       return answered;
@@ -215,7 +221,9 @@ const bench: Benchmark = async (report) => {
     const lat = [...answered].map(([id, t]) => (arrived.get(id) ?? Infinity) - t).sort((a, b) => a - b);
     const missing = lat.filter((x) => x === Infinity).length;
     if (missing > 0) throw new Error(`${missing} of ${lat.length} events never reached the receiver`);
-    const liveRate = answered.size / SECONDS;
+    const times = [...answered.values()];
+    const liveRate = answered.size / ((Math.max(...times) - Math.min(...times)) / 1000 || SECONDS);
+    report({ name: 'webhooks.live_rate', value: round(liveRate, 1), unit: 'events/s', anchor: RATE, ratio: round(liveRate / RATE, 2) });
     if (process.env.BENCH_DEBUG) {
       const t0 = Math.min(...answered.values());
       const bySecond = (m: Iterable<number>) => {
