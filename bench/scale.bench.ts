@@ -16,9 +16,15 @@
  *    from exactly one replica (`outbox_relay_leader`).
  * Figures: scale.*.1x and scale.*.2x, the 2x ones with the 1x figure as anchor and the ratio 2x/1x. On a 2-core
  * machine the ceiling is the machine: the figure that matters is that the second replica takes its share.
+ * Evidence for where registration time goes (#36 part 1), per phase: CPU per registration in the platform replicas
+ * and in PostgreSQL (`scale.registration.*_cpu_per_request`: contention shows as more CPU per request at 2x),
+ * how busy the whole machine was (`machine_busy`: near 1, nothing else can be read from the phase), and a
+ * `#` line with what PostgreSQL's active backends of platform's database waited on (Lock:* is contention).
  */
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { Client } from 'pg';
 import { ensureDatabase, withDatabase } from '@dtp/database';
 import type { Benchmark, Figure } from './run';
 import { AUDIENCES, loadAll, percentile, postJson, q, Replica, round, roughBody, sleep, stackEnv, token } from './support';
@@ -28,7 +34,7 @@ const LAG_SECONDS = Number(process.env.BENCH_LAG_S ?? 10);
 const DIAMOND_TOPIC = 'platform.diamonds.v1';
 
 interface PhaseResult {
-  registration: { rps: number; p99: number };
+  registration: { rps: number; p99: number; platformCpuUs: number; postgresCpuUs: number; machineBusy: number; waits: string };
   reads: { rps: number; p99: number };
   lag: { p50: number; p99: number; publishP99: number; consumeP99: number };
   partitions: number[];
@@ -92,6 +98,12 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
         },
       ],
     );
+    // Evidence of where a registration's time goes: CPU per registration in the platform replicas and in PostgreSQL,
+    // how busy the machine was, and what PostgreSQL's active backends of platform's database waited on.
+    const cpuBefore = platforms.reduce((a, p) => a + p.cpuSeconds(), 0);
+    const pgCpuBefore = postgresCpuSeconds();
+    const machineBefore = machineTicks();
+    const sampler = sampleWaits(pgUrl, dbName(dbs.platform));
     const registration = await loadAll(
       platforms.map((p) => p.url),
       32,
@@ -105,6 +117,13 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
         },
       ],
     );
+    const waits = await sampler.stop();
+    const registered = registration.rps * DURATION;
+    const platformCpuUs = ((platforms.reduce((a, p) => a + p.cpuSeconds(), 0) - cpuBefore) * 1e6) / Math.max(registered, 1);
+    const postgresCpuUs = ((postgresCpuSeconds() - pgCpuBefore) * 1e6) / Math.max(registered, 1);
+    const machineAfter = machineTicks();
+    const machineBusy = 1 - (machineAfter.idle - machineBefore.idle) / Math.max(machineAfter.total - machineBefore.total, 1);
+    process.stderr.write(`# ${replicas}x registrations: PostgreSQL backends of platform's database, mean active per wait: ${waits}\n`);
     if (registration.bad > 0) process.stderr.write(`# ${replicas}x registrations: ${registration.bad} non-2xx or errors\n`);
     await converge(dbs.platform, dbs.search);
 
@@ -177,7 +196,7 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
       0,
     );
     return {
-      registration: { rps: registration.rps, p99: registration.p99 },
+      registration: { rps: registration.rps, p99: registration.p99, platformCpuUs, postgresCpuUs, machineBusy, waits },
       reads: { rps: reads.rps, p99: reads.p99 },
       lag: { p50: percentile(total, 50), p99: percentile(total, 99), publishP99: percentile(publish, 99), consumeP99: percentile(consume, 99) },
       partitions,
@@ -188,6 +207,72 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
     for (const r of all.reverse()) await r.stop().catch(() => undefined);
     await rm(blobDir, { recursive: true, force: true });
   }
+}
+
+const dbName = (url: string) => new URL(url).pathname.slice(1);
+
+/**
+ * CPU time (s) PostgreSQL has used: every live postgres process's own time, plus, for the postmaster (the one whose
+ * parent is not postgres), the time of the children it has reaped (cutime, cstime): backends come and go with
+ * connections, so their time would otherwise be lost when they exit.
+ */
+function postgresCpuSeconds(): number {
+  const procs: { pid: string; ppid: string; own: number; reaped: number }[] = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!/\((postgres|postmaster)\)/.test(stat)) continue;
+      // From field 3 (state) on: ppid is field 4, utime/stime 14/15, cutime/cstime 16/17.
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      procs.push({ pid, ppid: f[1]!, own: (Number(f[11]) + Number(f[12])) / 100, reaped: (Number(f[13]) + Number(f[14])) / 100 });
+    } catch {
+      // the process ended
+    }
+  }
+  const pids = new Set(procs.map((p) => p.pid));
+  return procs.reduce((total, p) => total + p.own + (pids.has(p.ppid) ? 0 : p.reaped), 0);
+}
+
+/** The machine's CPU ticks, all and idle (/proc/stat's first line; idle includes iowait). */
+function machineTicks(): { total: number; idle: number } {
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  return { total: cpu.reduce((a, b) => a + b, 0), idle: (cpu[3] ?? 0) + (cpu[4] ?? 0) };
+}
+
+/**
+ * Samples pg_stat_activity every 20 ms while the load runs: for the backends of one database that are active, what
+ * each waits on (`CPU` when it waits on nothing). stop() gives the mean number of active backends per wait, the
+ * largest first: Lock:* is row or advisory locks (contention between requests or replicas), LWLock:WAL* and
+ * IO:WAL* the commit path, Client:ClientRead the backend waiting for the application.
+ */
+function sampleWaits(pgUrl: string, database: string): { stop: () => Promise<string> } {
+  const counts = new Map<string, number>();
+  let samples = 0;
+  let running = true;
+  const client = new Client({ connectionString: pgUrl });
+  const loop = (async () => {
+    await client.connect();
+    while (running) {
+      const { rows } = await client.query<{ w: string; n: number }>(
+        `SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') AS w, count(*)::int AS n
+         FROM pg_stat_activity WHERE datname = $1 AND state = 'active' AND pid <> pg_backend_pid() GROUP BY 1`,
+        [database],
+      );
+      samples += 1;
+      for (const r of rows) counts.set(r.w, (counts.get(r.w) ?? 0) + r.n);
+      await sleep(20);
+    }
+    await client.end();
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      const mean = [...counts.entries()].map(([w, n]) => [w, n / Math.max(samples, 1)] as const).sort((a, b) => b[1] - a[1]);
+      return mean.length ? mean.map(([w, m]) => `${w} ${m.toFixed(2)}`).join(', ') : 'none active';
+    },
+  };
 }
 
 /** Waits until search holds every diamond platform holds (at most 60 s). */
@@ -218,6 +303,9 @@ const bench: Benchmark = async (report) => {
     };
     pair('scale.registration.throughput', 'req/s', one.registration.rps, two.registration.rps, 0);
     pair('scale.registration.p99', 'ms', one.registration.p99, two.registration.p99);
+    pair('scale.registration.platform_cpu_per_request', 'us', one.registration.platformCpuUs, two.registration.platformCpuUs, 0);
+    pair('scale.registration.postgres_cpu_per_request', 'us', one.registration.postgresCpuUs, two.registration.postgresCpuUs, 0);
+    pair('scale.registration.machine_busy', 'fraction', one.registration.machineBusy, two.registration.machineBusy, 3);
     pair('scale.search_read.throughput', 'req/s', one.reads.rps, two.reads.rps, 0);
     pair('scale.search_read.p99', 'ms', one.reads.p99, two.reads.p99);
     pair(`scale.visibility_lag.p50 at ${LAG_RATE}/s`, 'ms', one.lag.p50, two.lag.p50);

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { defineService, HostedServiceDeps, serviceDatabase } from '@dtp/service-host';
-import { DocsOptions, RunningService } from '@dtp/service-kit';
+import type { OpenAPIObject } from '@nestjs/swagger';
+import { DocsOptions, MTLS_SCHEME, RunningService } from '@dtp/service-kit';
 import type { DataSourceOptions } from '@dtp/database';
 import { AdminModule } from './admin/admin.module';
 import { registerAdminSeparation, startAdminListener } from './admin/admin-listener';
@@ -30,7 +31,30 @@ export function authDocs(config: AuthConfig): DocsOptions {
     serverUrl: config.AUTH_ISSUER,
     security: false,
     adminBearer: true,
+    transforms: [documentTokenEndpointMtls],
   };
+}
+
+/**
+ * The token endpoint also authenticates a client by its TLS certificate (RFC 8705 `self_signed_tls_client_auth`,
+ * docs/auth.md "Mutual TLS"): the `mutualTLS` scheme, and the operation's security says "the body's credentials
+ * (no scheme), or a client certificate".
+ */
+function documentTokenEndpointMtls(document: OpenAPIObject): OpenAPIObject {
+  document.components ??= {};
+  document.components.securitySchemes = {
+    ...(document.components.securitySchemes ?? {}),
+    [MTLS_SCHEME]: {
+      type: 'mutualTLS',
+      description:
+        'Legacy integrations only (participants whose integration started before 2023-06-30): a client certificate registered by the operator, ' +
+        'presented in the TLS handshake at the mutual TLS token endpoint (`mtls_endpoint_aliases.token_endpoint` of ' +
+        '/.well-known/oauth-authorization-server). The client sends `client_id` and no secret; the token it gets carries `cnf.x5t#S256` (RFC 8705).',
+    } as unknown as NonNullable<NonNullable<OpenAPIObject['components']>['securitySchemes']>[string],
+  };
+  const token = document.paths['/oauth/token']?.post;
+  if (token) token.security = [{}, { [MTLS_SCHEME]: [] }];
+  return document;
 }
 
 /**
