@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,6 +44,12 @@ export async function startTestStack(opts: TestStackOptions): Promise<TestStack>
   };
   // A directory of its own per stack (two stacks started in the same millisecond once shared one).
   const blobDir = mkdtempSync(path.join(tmpdir(), 'dtp-test-blobs-'));
+  // Platform and search together share one custody signing key, as `npm start` and the manifests give them: platform
+  // signs checkpoints with it, search origin credentials. A stack without search keeps platform's generated key.
+  const custodyKey =
+    opts.services.includes('platform') && opts.services.includes('search')
+      ? JSON.stringify({ ...generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' }), kid: `test-custody-${process.pid}` })
+      : undefined;
   const common = (name: ServiceName, db: string): Record<string, string> => ({
     PORT: '0',
     HOST: '127.0.0.1',
@@ -57,6 +64,7 @@ export async function startTestStack(opts: TestStackOptions): Promise<TestStack>
     BLOB_STORE_DIR: blobDir,
     // Tests' webhook receivers listen on 127.0.0.1 over http (the SSRF tests set it to false).
     WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    ...(custodyKey && (name === 'platform' || name === 'search') ? { CUSTODY_SIGNING_KEY: custodyKey } : {}),
     ...envOf(opts.env?.[name], stack.urls),
   });
   const order = (['auth', 'platform', 'search', 'gis'] as const).filter((n) => opts.services.includes(n));

@@ -21,8 +21,10 @@ export const CREDENTIAL_DESCRIPTION =
 export const CREDENTIAL_EXAMPLE = 'eyJhbGciOiJFZERTQSIsImtpZCI6Ii4uLiIsInR5cCI6InZjK2p3dCIsImN0eSI6InZjIn0.eyJAY29udGV4dCI6Wy4uLl19.c2lnbmF0dXJl';
 
 export const CREDENTIAL_503 =
-  "The custody log has not caught up with the diamond's latest change yet (retry after `Retry-After` seconds: the next checkpoint comes within seconds), " +
-  'search has no custody signing key configured, or its database cannot be reached: `{message}`.';
+  'Search has no custody signing key configured (CUSTODY_SIGNING_KEY, the key platform signs with), or its database cannot be reached: `{message}`.';
+
+export const CREDENTIAL_409 =
+  "`custody_pending`: the diamond changed since the custody log's latest checkpoint, so its record is not yet the one the log proves; ask again after `Retry-After` seconds (checkpoints come every few seconds): `{message, reason}`.";
 
 export const credentialResponse = () =>
   ApiResponse({
@@ -59,7 +61,8 @@ export class CredentialController {
   @credentialResponse()
   @ApiErrors({
     403: 'The caller is not a non-participant (the search API is for authenticated non-participants only).',
-    404: 'Unknown or deleted diamond (or an id out of format): `{message}`.',
+    404: 'Unknown or deleted diamond (or an id out of format), or no custody entry of it covered by a checkpoint yet: `{message}`.',
+    409: CREDENTIAL_409,
     503: CREDENTIAL_503,
   })
   async credential(@DiamondIdParam() diamondId: string, @Res() reply: FastifyReply): Promise<void> {

@@ -28,7 +28,7 @@ function caratsOf(record: DiamondV1): string | null {
  * Issues origin credentials (DESIGN.md "Looking a diamond up by what people hold"): the diamond's record and its
  * custody chain as search holds them, the origin from the chain's roots, signed as a VC-JOSE-COSE JWT with the custody
  * signing key (CUSTODY_SIGNING_KEY, the same key as platform's). Issued only when the record is the one the latest
- * covered entry hashed: a change made since the last checkpoint waits for the next one (503, Retry-After).
+ * covered entry hashed: a change made since the last checkpoint waits for the next one (409 custody_pending, Retry-After).
  */
 @Injectable()
 export class CredentialService {
@@ -42,8 +42,8 @@ export class CredentialService {
 
   /** The credential of a diamond as a JWT (compact JWS). */
   async credentialJwt(diamondId: string, now: Date = new Date()): Promise<string> {
-    const signer = await this.key();
     const credential = await this.credential(diamondId, now);
+    const signer = await this.key();
     const payload = new TextEncoder().encode(JSON.stringify(credential));
     return new CompactSign(payload).setProtectedHeader({ alg: ALG, kid: signer.kid, typ: CREDENTIAL_JWT_TYP, cty: 'vc' }).sign(signer.key);
   }
@@ -55,9 +55,10 @@ export class CredentialService {
     const answer = await this.custody.answerFor(diamondId);
     const own = answer?.entries.filter((e) => e.entry.diamond_id === diamondId) ?? [];
     const latest = own[own.length - 1];
-    if (!answer || !latest) throw notYet(`no custody entry of diamond ${diamondId} is covered by a signed checkpoint yet`);
+    // As the custody route: 404 until a checkpoint covers the diamond's first entry.
+    if (!answer || !latest) throw new NotFoundException({ message: `no custody entries of diamond ${diamondId} are covered by a checkpoint yet` });
     if (latest.entry.record_sha256 !== recordSha256(record)) {
-      throw notYet(`the custody log has not caught up with the latest change of diamond ${diamondId} (its next checkpoint comes within seconds)`);
+      throw notYet(`the custody log has not caught up with the latest change of diamond ${diamondId} yet: its next checkpoint comes within seconds, ask again`);
     }
     // The roots' current records (one query): their provenance names the countries.
     const roots = await this.records.findMany(rootsOf(answer));
@@ -108,7 +109,7 @@ export class CredentialService {
   }
 }
 
-/** 503 with Retry-After: the log will catch up within seconds. */
+/** 409 `custody_pending` with Retry-After: the record is newer than the log's latest checkpoint, which catches up within seconds. */
 function notYet(message: string): HttpException {
-  return new HttpException({ message, retry_after_seconds: 2 }, HttpStatus.SERVICE_UNAVAILABLE);
+  return new HttpException({ message, reason: 'custody_pending', retry_after_seconds: 2 }, HttpStatus.CONFLICT);
 }

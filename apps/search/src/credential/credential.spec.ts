@@ -1,5 +1,5 @@
 import { HttpException } from '@nestjs/common';
-import type { CustodyAnswer, DiamondV1 } from '@dtp/domain';
+import { recordSha256, type CustodyAnswer, type DiamondV1 } from '@dtp/domain';
 import type { SearchConfig } from '../config';
 import type { CustodyQueries } from '../custody/custody.queries';
 import type { ReadModelRepository } from '../read-model/read-model.repository';
@@ -67,10 +67,47 @@ describe('originOf: the roots of the custody chain', () => {
 
 describe('CredentialService without a signing key', () => {
   it('answers 503 naming CUSTODY_SIGNING_KEY (never a credential signed by another key)', async () => {
-    const service = new CredentialService({} as CustodyQueries, {} as ReadModelRepository, { PLATFORM_PUBLIC_URL: 'http://p' } as SearchConfig);
-    const err = await service.credentialJwt('01j0k6v8m2x4c9d7f3h5n1p0qr').catch((e: unknown) => e);
+    const record = { diamond_id: 'cut', lifecycle_state: 'rough', rough: { carats: '1.00' } } as unknown as DiamondV1;
+    const covered = entry('cut', 1, null);
+    covered.entry.record_sha256 = recordSha256(record);
+    const service = new CredentialService(
+      { answerFor: async () => ({ checkpoint: {}, entries: [covered] }) } as unknown as CustodyQueries,
+      { find: async () => record, findMany: async () => new Map() } as unknown as ReadModelRepository,
+      { PLATFORM_PUBLIC_URL: 'http://p' } as SearchConfig,
+    );
+    const err = await service.credentialJwt('cut').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(HttpException);
     expect((err as HttpException).getStatus()).toBe(503);
     expect(JSON.stringify((err as HttpException).getResponse())).toContain('CUSTODY_SIGNING_KEY');
+  });
+});
+
+describe('CredentialService: a log behind the record', () => {
+  const KEY = JSON.stringify({
+    kty: 'OKP',
+    crv: 'Ed25519',
+    d: 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A',
+    x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
+    kid: 'k1',
+  });
+  const record = { diamond_id: 'cut', lifecycle_state: 'polished', polished: { carats: '1.00' }, rough: {} } as unknown as DiamondV1;
+  const service = (answer: CustodyAnswer | null) =>
+    new CredentialService(
+      { answerFor: async () => answer } as unknown as CustodyQueries,
+      { find: async () => record, findMany: async () => new Map() } as unknown as ReadModelRepository,
+      { PLATFORM_PUBLIC_URL: 'http://p', CUSTODY_SIGNING_KEY: KEY } as SearchConfig,
+    );
+
+  it('404 while no checkpoint covers the diamond (as the custody route); 409 custody_pending while its record is newer than the log', async () => {
+    const none = await service(null)
+      .credentialJwt('cut')
+      .catch((e: unknown) => e);
+    expect((none as HttpException).getStatus()).toBe(404);
+    const behind = { checkpoint: {}, entries: [entry('cut', 1, null)] } as unknown as CustodyAnswer; // record_sha256 of another record
+    const err = await service(behind)
+      .credentialJwt('cut')
+      .catch((e: unknown) => e);
+    expect((err as HttpException).getStatus()).toBe(409);
+    expect((err as HttpException).getResponse()).toMatchObject({ reason: 'custody_pending', retry_after_seconds: 2 });
   });
 });

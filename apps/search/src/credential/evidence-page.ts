@@ -77,7 +77,7 @@ export const EVIDENCE_SCRIPT = `
       window.fetch(badge.getAttribute('data-keys-url'), { headers: { accept: 'application/json' } }).then(function (r) { return r.json(); })
     ]).then(function (got) {
       var credential = got[0], keys = got[1];
-      if (credential.status === 503 && attempt < RETRIES) {
+      if ((credential.status === 409 || credential.status === 404) && attempt < RETRIES) {
         badge.textContent = "Checking... (waiting for the custody log's next checkpoint)";
         return setTimeout(function () { run(attempt + 1); }, RETRY_MS);
       }

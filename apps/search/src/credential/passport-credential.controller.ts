@@ -6,7 +6,7 @@ import { ApiErrors, Public } from '@dtp/service-kit';
 import { SearchConfig } from '../config';
 import { NOT_FOUND_CSP, renderNotFound } from '../passport/passport-page';
 import { PassportService } from '../passport/passport.service';
-import { CREDENTIAL_503, CREDENTIAL_DESCRIPTION, credentialResponse, sendCredential } from './credential.controller';
+import { CREDENTIAL_409, CREDENTIAL_503, CREDENTIAL_DESCRIPTION, credentialResponse, sendCredential } from './credential.controller';
 import { CredentialService } from './credential.service';
 import { evidenceCsp, EvidenceView, renderEvidence } from './evidence-page';
 
@@ -55,7 +55,7 @@ export class PassportCredentialController {
   })
   @ApiParam(SHARE_PARAM)
   @credentialResponse()
-  @ApiErrors({ 404: `${GONE}: \`{message}\`.`, 503: CREDENTIAL_503 })
+  @ApiErrors({ 404: `${GONE}, or no custody entry of it covered by a checkpoint yet: \`{message}\`.`, 409: CREDENTIAL_409, 503: CREDENTIAL_503 })
   async credential(@Param('share_id') shareId: string, @Res() reply: FastifyReply): Promise<void> {
     const diamondId = await this.passports.diamondOf(shareId);
     await sendCredential(reply, () => this.credentials.credentialJwt(diamondId));

@@ -3644,8 +3644,21 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description Unknown or deleted diamond (or an id out of format): `{message}`. */
+            /** @description Unknown or deleted diamond (or an id out of format), or no custody entry of it covered by a checkpoint yet: `{message}`. */
             404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description `custody_pending`: the diamond changed since the custody log's latest checkpoint, so its record is not yet the one the log proves; ask again after `Retry-After` seconds (checkpoints come every few seconds): `{message, reason}`. */
+            409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3698,7 +3711,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description The custody log has not caught up with the diamond's latest change yet (retry after `Retry-After` seconds: the next checkpoint comes within seconds), search has no custody signing key configured, or its database cannot be reached: `{message}`. */
+            /** @description Search has no custody signing key configured (CUSTODY_SIGNING_KEY, the key platform signs with), or its database cannot be reached: `{message}`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
@@ -3737,8 +3750,21 @@ export interface operations {
                     "application/vc+jwt": string;
                 };
             };
-            /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format): `{message}`. */
+            /** @description The link is unknown, revoked or expired, or its diamond was deleted (or the id is out of format), or no custody entry of it covered by a checkpoint yet: `{message}`. */
             404: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageErrorResponse"];
+                };
+            };
+            /** @description `custody_pending`: the diamond changed since the custody log's latest checkpoint, so its record is not yet the one the log proves; ask again after `Retry-After` seconds (checkpoints come every few seconds): `{message, reason}`. */
+            409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -3778,7 +3804,7 @@ export interface operations {
                     "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description The custody log has not caught up with the diamond's latest change yet (retry after `Retry-After` seconds: the next checkpoint comes within seconds), search has no custody signing key configured, or its database cannot be reached: `{message}`. */
+            /** @description Search has no custody signing key configured (CUSTODY_SIGNING_KEY, the key platform signs with), or its database cannot be reached: `{message}`. */
             503: {
                 headers: {
                     /** @description Seconds to wait before trying again. */
