@@ -52,7 +52,7 @@ export async function startGis(env: Record<string, string> = {}): Promise<GisTes
   const stack = await startTestStack({ services: ['auth', 'gis'], env: { gis: fullEnv } });
   const published: IncomingMessage[] = [];
   const group = `gis-spec-${randomUUID()}`;
-  for (const topic of [Topics.GIS_ELIGIBILITY, Topics.GIS_GRADINGS]) {
+  for (const topic of [Topics.GIS_ELIGIBILITY, Topics.GIS_GRADINGS, Topics.GIS_VALIDATIONS]) {
     await stack.transport.subscribe({ topic, group, fromBeginning: true, handler: async (m) => void published.push(m) });
   }
   const db = new Client({ connectionString: stack.databases.gis });

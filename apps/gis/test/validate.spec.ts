@@ -13,14 +13,23 @@ import {
   mintToken,
   pathOf,
   publishDeleted,
+  publishedFor,
   putBlob,
   startGis,
   waitApplied,
 } from './gis-helpers';
+import { Topics } from '@dtp/domain';
 
 const PUBLIC = 'https://gis.example.test/base';
 /** status_url minus the public base (a reverse proxy would strip /base). */
 const rel = (statusUrl: unknown) => (statusUrl as string).slice(PUBLIC.length);
+
+/** Polls a published-events probe until it finds something (or answers [] after 10 s). */
+async function waitForPublished<T>(probe: () => T[]): Promise<T[]> {
+  const until = Date.now() + 10_000;
+  while (probe().length === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 25));
+  return probe();
+}
 
 describe('validate-json, poll and history', () => {
   let t: GisTestStack;
@@ -157,6 +166,17 @@ describe('validate-json, poll and history', () => {
       ]);
       expect(parameters.shape).toEqual({ validation_result: 'matched', platform_value: 'Round', lab_value: 'Round' });
       expect(parameters.girdle_avg_mm).toEqual({ validation_result: 'matched', platform_value: '7.55', lab_value: '7.55', difference: '0', tolerance: '0.5' });
+      // the answer is published (gis.validations.v1, key = request id) for platform to tell the diamond's holder
+      const requestId = result.request_id as string;
+      const events = await waitForPublished(() => publishedFor(t, Topics.GIS_VALIDATIONS, requestId));
+      expect(events).toEqual([
+        expect.objectContaining({
+          event_type: 'validation.answered',
+          key: requestId,
+          revision: 1,
+          data: expect.objectContaining({ request_id: requestId, diamond_id: id, verification_status: 'Verified' }),
+        }),
+      ]);
     });
 
     it('Unverifiable when a required measurement is out of tolerance or the shape group differs', async () => {
