@@ -27,11 +27,12 @@ describe('the passport look-up by report number', () => {
   const address = () => `10.77.${Math.floor(++addresses / 250)}.${(addresses % 250) + 1}`;
   const unique = (prefix: string) => `${prefix}-${randomBytes(5).toString('hex').toUpperCase()}`;
 
-  const post = async (fields: Record<string, string>, from = address()) => {
+  /** As a browser posts the form (Accept: text/html); `accept` other than that, as any other client. */
+  const post = async (fields: Record<string, string>, from = address(), accept = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8') => {
     const res = await fetch(`${stack.urls.search}/passport/lookup`, {
       method: 'POST',
       redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': from },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': from, accept },
       body: new URLSearchParams(fields).toString(),
     });
     return { status: res.status, headers: res.headers, text: await res.text() };
@@ -214,6 +215,29 @@ describe('the passport look-up by report number', () => {
       }
       // 256 characters are a look-up (and find nothing).
       expect((await post({ report_number: 'x'.repeat(256) })).status).toBe(404);
+    });
+
+    it('a client that does not ask for HTML gets the JSON errors: one 404 body whatever the reason, 422 naming the field, 429 rate_limited', async () => {
+      const json = (fields: Record<string, string>, from = address()) => post(fields, from, 'application/json');
+      const unknown = await json({ report_number: unique('NONE') });
+      expect([unknown.status, unknown.headers.get('content-type'), JSON.parse(unknown.text)]).toEqual([
+        404,
+        'application/json; charset=utf-8',
+        { message: 'no shared passport for that report number' },
+      ]);
+      // The diamond that exists but is not shared answers the same bytes.
+      expect((await json({ report_number: report, grading_lab: 'HRD' })).text).toBe(unknown.text);
+      const invalid = await json({ report_number: 'R1', grading_lab: 'Nope' });
+      expect(invalid.status).toBe(422);
+      expect((JSON.parse(invalid.text) as { detail: { loc: string[] }[] }).detail.map((d) => d.loc)).toEqual([['body', 'grading_lab']]);
+      const from = address();
+      for (let i = 0; i < LIMIT; i++) await json({ report_number: unique('SPAM') }, from);
+      const limited = await json({ report_number: report }, from);
+      expect([limited.status, (JSON.parse(limited.text) as { reason: string }).reason, Number(limited.headers.get('retry-after')) >= 1]).toEqual([
+        429,
+        'rate_limited',
+        true,
+      ]);
     });
 
     it('limits look-ups per client address: 429 with Retry-After past the limit, other addresses unaffected', async () => {

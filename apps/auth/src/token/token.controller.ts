@@ -114,7 +114,21 @@ export class TokenController {
     summary: 'Authorization server metadata (RFC 8414), with mutual TLS (RFC 8705)',
     description: 'Where the token endpoint and the keys are, the grant and client authentication methods, certificate-bound tokens.',
   })
-  @ApiOkResponse({ description: 'The metadata.', type: AuthorizationServerMetadata })
+  @ApiOkResponse({
+    description: 'The metadata.',
+    type: AuthorizationServerMetadata,
+    headers: { 'Cache-Control': { description: '`public, max-age=300`.', required: true, schema: { type: 'string' } } },
+    example: {
+      issuer: 'http://localhost:3001',
+      token_endpoint: 'http://localhost:3001/oauth/token',
+      jwks_uri: 'http://localhost:3001/.well-known/jwks.json',
+      response_types_supported: [],
+      grant_types_supported: ['client_credentials'],
+      token_endpoint_auth_methods_supported: ['client_secret_post', 'client_secret_basic', 'self_signed_tls_client_auth'],
+      tls_client_certificate_bound_access_tokens: true,
+      mtls_endpoint_aliases: { token_endpoint: 'https://localhost:3441/oauth/token' },
+    },
+  })
   metadata(): AuthorizationServerMetadata {
     const issuer = this.config.AUTH_ISSUER.replace(/\/+$/, '');
     const mtls = this.config.AUTH_MTLS_URL?.replace(/\/+$/, '');

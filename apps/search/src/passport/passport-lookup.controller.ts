@@ -1,8 +1,8 @@
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiConsumes, ApiOperation, ApiProduces, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GRADING_LAB_VALUES, ID_MAX_LENGTH } from '@dtp/domain';
-import { ApiErrors, Public, RateLimits } from '@dtp/service-kit';
+import { GRADING_LAB_VALUES, ID_MAX_LENGTH, invalidFields, MessageErrorResponse, NotFoundError, RateLimitedError, ValidationErrorResponse } from '@dtp/domain';
+import { ApiErrors, Public, RATE_LIMIT_REASON, RateLimits } from '@dtp/service-kit';
 import { SearchConfig } from '../config';
 import {
   LOOKUP_CSP,
@@ -27,20 +27,28 @@ const CSP_HEADER = {
 /** NUL, or a UTF-16 surrogate without its pair (DESIGN.md "Input bounds"). */
 const BAD_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-type Input = { ok: true; reportNumber: string; gradingLab: string | null } | { ok: false; error: string };
+const BROWSER_OR_JSON = 'A browser (`Accept: text/html`) gets the page; any other client JSON';
+/** The one JSON 404, whatever the reason (no existence oracle here either). */
+const NOT_FOUND_MESSAGE = 'no shared passport for that report number';
+const jsonOf = (model: Function) => ({ 'application/json': { schema: { $ref: getSchemaPath(model) } } });
+
+type Input = { ok: true; reportNumber: string; gradingLab: string | null } | { ok: false; error: string; field: string };
 
 /** The form's fields, checked for their form only (what is checked says nothing about any diamond). */
 export function lookupInput(body: unknown): Input {
   const fields = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
   const report = fields[LOOKUP_FIELDS.reportNumber];
   const lab = fields[LOOKUP_FIELDS.gradingLab];
-  if (typeof report !== 'string' || (lab !== undefined && typeof lab !== 'string')) return { ok: false, error: 'Enter one report number.' };
+  if (typeof report !== 'string' || (lab !== undefined && typeof lab !== 'string'))
+    return { ok: false, error: 'Enter one report number.', field: LOOKUP_FIELDS.reportNumber };
   const reportNumber = report.trim();
-  if (reportNumber === '') return { ok: false, error: 'Enter the report number.' };
-  if (reportNumber.length > ID_MAX_LENGTH) return { ok: false, error: `A report number has at most ${ID_MAX_LENGTH} characters.` };
-  if (BAD_TEXT.test(reportNumber)) return { ok: false, error: 'The report number contains characters that cannot be looked up.' };
+  if (reportNumber === '') return { ok: false, error: 'Enter the report number.', field: LOOKUP_FIELDS.reportNumber };
+  if (reportNumber.length > ID_MAX_LENGTH)
+    return { ok: false, error: `A report number has at most ${ID_MAX_LENGTH} characters.`, field: LOOKUP_FIELDS.reportNumber };
+  if (BAD_TEXT.test(reportNumber))
+    return { ok: false, error: 'The report number contains characters that cannot be looked up.', field: LOOKUP_FIELDS.reportNumber };
   const gradingLab = lab === undefined || lab === '' ? null : (GRADING_LAB_VALUES.find((l) => l.toLowerCase() === lab.toLowerCase()) ?? undefined);
-  if (gradingLab === undefined) return { ok: false, error: 'Choose a grading lab from the list, or any lab.' };
+  if (gradingLab === undefined) return { ok: false, error: 'Choose a grading lab from the list, or any lab.', field: LOOKUP_FIELDS.gradingLab };
   return { ok: true, reportNumber, gradingLab };
 }
 
@@ -111,24 +119,43 @@ export class PassportLookupController {
     headers: CSP_HEADER,
     content: html(CHOICES_EXAMPLE),
   })
-  @ApiResponse({ status: 404, description: 'No shared passport for that number: always the same page.', headers: CSP_HEADER, content: HTML })
-  @ApiResponse({ status: 422, description: 'No report number, one longer than 256 characters, or an unknown lab: the form with the reason.', content: HTML })
+  @ApiResponse({
+    status: 404,
+    description: `No shared passport for that number: always the same page. ${BROWSER_OR_JSON}`,
+    headers: CSP_HEADER,
+    content: { ...HTML, ...jsonOf(MessageErrorResponse) },
+  })
+  @ApiResponse({
+    status: 422,
+    description: `No report number, one longer than 256 characters, or an unknown lab: the form with the reason. ${BROWSER_OR_JSON} (the validation body, naming the field)`,
+    content: { ...HTML, ...jsonOf(ValidationErrorResponse) },
+  })
   @ApiResponse({
     status: 429,
-    description: 'Too many look-ups from this address (PASSPORT_LOOKUP_PER_IP per PASSPORT_LOOKUP_WINDOW_SECONDS): a page saying when to try again.',
+    description: `Too many look-ups from this address (PASSPORT_LOOKUP_PER_IP per PASSPORT_LOOKUP_WINDOW_SECONDS): a page saying when to try again. ${BROWSER_OR_JSON} (\`reason\`: \`rate_limited\`)`,
     headers: { 'Retry-After': { description: 'Seconds until look-ups are accepted again.', schema: { type: 'integer', minimum: 1 } } },
-    content: HTML,
+    content: { ...HTML, ...jsonOf(MessageErrorResponse) },
   })
   @ApiErrors({ 503: "The read model's database cannot be reached right now; retry after `Retry-After` seconds." })
   async lookup(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    // A browser (Accept: text/html) gets the pages; any other client the API's JSON errors, like the passport's.
+    const browser = /\btext\/html\b|\bapplication\/xhtml\+xml\b/i.test(request.headers.accept ?? '');
     const outcome = await this.limits.take({ ip: request.ip });
     if (outcome && !outcome.allowed) {
+      if (!browser) {
+        throw new RateLimitedError(
+          { message: `too many look-ups from this address; retry in ${outcome.resetSeconds} s`, reason: RATE_LIMIT_REASON },
+          outcome.resetSeconds,
+          { headers: outcome.headers },
+        );
+      }
       reply.headers({ ...outcome.headers, 'retry-after': String(outcome.resetSeconds) });
       await this.html(reply, 429, renderLookupLimited(outcome.resetSeconds));
       return;
     }
     const input = lookupInput(request.body);
     if (!input.ok) {
+      if (!browser) throw invalidFields([{ loc: ['body', input.field], msg: input.error, type: 'value_error' }]);
       await this.html(reply, 422, renderLookupInvalid(input.error));
       return;
     }
@@ -142,6 +169,7 @@ export class PassportLookupController {
       return;
     }
     if (found.length > 1) await this.html(reply, 200, renderLookupChoices(found));
+    else if (!browser) throw new NotFoundError(NOT_FOUND_MESSAGE);
     else await this.html(reply, 404, renderLookupNotFound());
   }
 

@@ -654,9 +654,31 @@ export interface operations {
             /** @description The metadata. */
             200: {
                 headers: {
+                    /** @description `public, max-age=300`. */
+                    "Cache-Control": string;
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "issuer": "http://localhost:3001",
+                     *       "token_endpoint": "http://localhost:3001/oauth/token",
+                     *       "jwks_uri": "http://localhost:3001/.well-known/jwks.json",
+                     *       "response_types_supported": [],
+                     *       "grant_types_supported": [
+                     *         "client_credentials"
+                     *       ],
+                     *       "token_endpoint_auth_methods_supported": [
+                     *         "client_secret_post",
+                     *         "client_secret_basic",
+                     *         "self_signed_tls_client_auth"
+                     *       ],
+                     *       "tls_client_certificate_bound_access_tokens": true,
+                     *       "mtls_endpoint_aliases": {
+                     *         "token_endpoint": "https://localhost:3441/oauth/token"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["AuthorizationServerMetadata"];
                 };
             };

@@ -2792,7 +2792,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description No shared passport for that number: always the same page. */
+            /** @description No shared passport for that number: always the same page. A browser (`Accept: text/html`) gets the page; any other client JSON */
             404: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2805,9 +2805,10 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
-            /** @description No report number, one longer than 256 characters, or an unknown lab: the form with the reason. */
+            /** @description No report number, one longer than 256 characters, or an unknown lab: the form with the reason. A browser (`Accept: text/html`) gets the page; any other client JSON (the validation body, naming the field) */
             422: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -2818,9 +2819,10 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
-            /** @description Too many look-ups from this address (PASSPORT_LOOKUP_PER_IP per PASSPORT_LOOKUP_WINDOW_SECONDS): a page saying when to try again. */
+            /** @description Too many look-ups from this address (PASSPORT_LOOKUP_PER_IP per PASSPORT_LOOKUP_WINDOW_SECONDS): a page saying when to try again. A browser (`Accept: text/html`) gets the page; any other client JSON (`reason`: `rate_limited`) */
             429: {
                 headers: {
                     /** @description Seconds until look-ups are accepted again. */
@@ -2829,6 +2831,7 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
+                    "application/json": components["schemas"]["MessageErrorResponse"];
                 };
             };
             /** @description Unexpected failure; the body names the request id to quote when reporting it. */
