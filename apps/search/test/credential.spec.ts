@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
@@ -18,6 +19,23 @@ function vcSchemaErrors(doc: unknown): string[] {
   addFormats(ajv);
   const validate = ajv.compile(JSON.parse(readFileSync(path.join(__dirname, 'fixtures', 'vc', 'verifiable-credential-2.0.schema.json'), 'utf8')) as object);
   return validate(doc) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`);
+}
+
+/**
+ * The credential's data model checked by a peer nobody here wrote: Digital Bazaar's VC library
+ * (@digitalbazaar/vc, `_checkCredential`: the credentials context, `type`, `issuer`, subjects, `validFrom`/`validUntil`
+ * as date-times and in force now). It is ESM only, so it runs in a child process.
+ */
+function vcLibraryCheck(vc: unknown): string {
+  const script =
+    "import { _checkCredential } from '@digitalbazaar/vc'; let s = ''; process.stdin.on('data', (d) => (s += d)).on('end', () => {" +
+    " try { _checkCredential({ credential: JSON.parse(s), mode: 'verify' }); process.stdout.write('valid'); } catch (e) { process.stdout.write(String(e.message)); } });";
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    input: JSON.stringify(vc),
+    encoding: 'utf8',
+    cwd: path.join(__dirname, '..', '..', '..'),
+  });
+  return run.stdout || run.stderr;
 }
 
 /** The origin credential (DESIGN.md "Looking a diamond up by what people hold") against the real services. */
@@ -44,6 +62,10 @@ describe('GET /v1/diamonds/{id}/credential and /passport/{share_id}/credential',
     expect(keys.keys.map((k) => k.kid)).toContain(header.kid);
     const vc = payloadOf(res.text);
     expect(vcSchemaErrors(vc)).toEqual([]);
+    expect(vcLibraryCheck(vc)).toBe('valid');
+    // The peer can refuse: without an issuer, or valid only from tomorrow.
+    expect(vcLibraryCheck({ ...vc, issuer: undefined })).toBe('"issuer" property is required.');
+    expect(vcLibraryCheck({ ...vc, validFrom: new Date(Date.now() + 86_400_000).toISOString() })).toMatch(/is before "validFrom"/);
     const base = stack.urls.platform!.replace(/\/+$/, '');
     expect(vc).toMatchObject({
       '@context': ['https://www.w3.org/ns/credentials/v2'],
