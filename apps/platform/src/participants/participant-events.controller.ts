@@ -37,6 +37,8 @@ export class ParticipantEventsController {
       }
       case EventTypes.CLIENT_REVOKED:
         return; // the deny-list's (RevocationEventsController)
+      case EventTypes.CLIENT_CERTIFICATE_CHANGED:
+        return; // the guard's certificate registry's (libs/auth-guard)
     }
   }
 

@@ -31,6 +31,8 @@ export class PassportEventsController {
         return this.repo.participant(event.data, event.revision, ctx.manager);
       case EventTypes.CLIENT_REVOKED:
         return; // the deny-list's (RevocationEventsController)
+      case EventTypes.CLIENT_CERTIFICATE_CHANGED:
+        return; // the guard's certificate registry's (libs/auth-guard)
     }
   }
 }
