@@ -8,10 +8,13 @@ import type { FetchLike } from './retry';
  * `npm start -- --tls` development CA, say).
  */
 export interface TlsClientOptions {
-  cert: string | Buffer;
-  key: string | Buffer;
-  ca?: string | Buffer;
+  /** PEM text, or its bytes (a Buffer from readFileSync is fine). Typed without Node's `Buffer`, so a program need not load @types/node. */
+  cert: string | Uint8Array;
+  key: string | Uint8Array;
+  ca?: string | Uint8Array;
 }
+
+const pem = (value: string | Uint8Array): string | Buffer => (typeof value === 'string' ? value : Buffer.from(value));
 
 /**
  * A fetch that makes HTTPS requests with a client certificate (Node's https module; the global fetch takes no
@@ -19,7 +22,7 @@ export interface TlsClientOptions {
  * (bodies are small, or file uploads the SDK buffers for retries anyway), and so is the answer.
  */
 export function tlsFetch(tls: TlsClientOptions): FetchLike {
-  const agent = new Agent({ cert: tls.cert, key: tls.key, ca: tls.ca, keepAlive: true });
+  const agent = new Agent({ cert: pem(tls.cert), key: pem(tls.key), ca: tls.ca === undefined ? undefined : pem(tls.ca), keepAlive: true });
   return async (url, init) => {
     // Request serialises whatever body fetch accepts (FormData with its boundary, streams, buffers) and its headers.
     const request = new Request(url, init);

@@ -56,7 +56,7 @@ function header(headers: Record<string, string | string[] | undefined> | Headers
  *   const event = verifyWebhook(rawBody, req.headers, process.env.DTP_WEBHOOK_SECRET!);
  */
 export function verifyWebhook<T = Record<string, unknown>>(
-  body: string | Buffer,
+  body: string | Uint8Array,
   headers: Record<string, string | string[] | undefined> | Headers,
   secret: string,
   opts: VerifyOptions = {},
@@ -70,7 +70,7 @@ export function verifyWebhook<T = Record<string, unknown>>(
   if (!/^\d+$/.test(timestamp) || Math.abs(now - ts) > (opts.toleranceSeconds ?? 300))
     throw new WebhookVerificationError('webhook-timestamp is too old or too new');
   const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
-  const text = typeof body === 'string' ? body : body.toString('utf8');
+  const text = typeof body === 'string' ? body : new TextDecoder().decode(body);
   const expected = createHmac('sha256', key).update(`${id}.${timestamp}.${text}`).digest();
   const ok = signatures.split(' ').some((s) => {
     const [version, sig] = s.split(',', 2);

@@ -6,13 +6,18 @@ const JWT = 'eyJhbGciOiJFZERTQSIsInR5cCI6InZjK2p3dCJ9.eyJ0eXBlIjpbXX0.c2ln';
 
 describe('getOriginCredential', () => {
   let server: ScriptedServer | undefined;
-  afterEach(async () => server?.close());
+  // A test may start more than one server: every one is closed (an open one keeps Jest from exiting).
+  const started: ScriptedServer[] = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((s) => s.close()));
+  });
 
   async function client(answer: (n: number) => { status: number; headers?: Record<string, string>; body?: unknown }) {
     server = await startScriptedServer((req, n) => {
       if (req.path === '/oauth/token') return { status: 200, body: { access_token: token, token_type: 'Bearer', expires_in: 3600 } };
       return answer(n);
     });
+    started.push(server);
     return createDtpClient({ authUrl: server.url, searchUrl: server.url, clientId: 'c', clientSecret: 's', retry: { baseDelayMs: 1, maxDelayMs: 5 } });
   }
 
