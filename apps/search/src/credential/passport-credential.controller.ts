@@ -4,8 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { DiamondOriginCredential } from '@dtp/domain';
 import { ApiErrors, Public } from '@dtp/service-kit';
 import { SearchConfig } from '../config';
-import { NOT_FOUND_CSP, renderNotFound } from '../passport/passport-page';
 import { PassportService } from '../passport/passport.service';
+import { SharePages } from '../passport/share-pages';
 import { CREDENTIAL_409, CREDENTIAL_503, CREDENTIAL_DESCRIPTION, credentialResponse, sendCredential } from './credential.controller';
 import { CredentialService } from './credential.service';
 import { evidenceCsp, EvidenceView, renderEvidence } from './evidence-page';
@@ -35,17 +35,12 @@ function countryName(code: string): string {
 @Public()
 @Controller('passport')
 export class PassportCredentialController {
-  private readonly keysUrl: string;
-  private readonly keysOrigin: string | null;
-
   constructor(
     @Inject(PassportService) private readonly passports: PassportService,
     @Inject(CredentialService) private readonly credentials: CredentialService,
     @Inject(SearchConfig) private readonly config: SearchConfig,
-  ) {
-    this.keysUrl = `${config.PLATFORM_PUBLIC_URL.replace(/\/+$/, '')}/.well-known/custody-keys.json`;
-    this.keysOrigin = new URL(config.PLATFORM_PUBLIC_URL).origin;
-  }
+    @Inject(SharePages) private readonly pages: SharePages,
+  ) {}
 
   @Get(':share_id/credential')
   @ApiOperation({
@@ -97,47 +92,32 @@ export class PassportCredentialController {
   })
   @ApiErrors({ 503: "The read model's database cannot be reached right now; retry after `Retry-After` seconds." })
   async evidence(@Param('share_id') shareId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const base = this.config.SEARCH_PUBLIC_URL
-      ? this.config.SEARCH_PUBLIC_URL.replace(/\/+$/, '')
-      : `${request.protocol}://${request.headers.host ?? 'localhost'}`;
-    const shareUrl = `${base}/passport/${encodeURIComponent(shareId)}`;
-    let html: string;
-    try {
-      const diamondId = await this.passports.diamondOf(shareId);
-      const view = await this.passports.view(shareId, shareUrl);
-      // The claims as the credential makes them; while the log catches up (or without a key) the page says "unknown".
-      const credential: DiamondOriginCredential | null = await this.credentials.credential(diamondId).catch((err: unknown) => {
-        if (err instanceof NotFoundException) throw err;
-        return null;
-      });
-      const s = credential?.credentialSubject;
-      const evidence: EvidenceView = {
-        origins: (s?.origin_countries ?? []).map((code) => ({ code, name: countryName(code) })),
-        originStatus: s ? s.origin_status : 'unknown',
-        stone: view.facts.concat(view.origin ? [['Provenance', view.origin]] : []),
-        reportNumber: s?.grader_report_number ?? null,
-        gradingLab: s?.grading_lab ?? view.grading?.lab ?? null,
-        journey: view.journey,
-        shareUrl,
-        issuer: this.config.PLATFORM_PUBLIC_URL.replace(/\/+$/, ''),
-      };
-      html = await renderEvidence(evidence, this.keysUrl);
-    } catch (err) {
-      if (!(err instanceof NotFoundException)) throw err;
-      if (!/\btext\/html\b|\bapplication\/xhtml\+xml\b/i.test(request.headers.accept ?? '')) throw err;
-      await reply
-        .status(404)
-        .type('text/html; charset=utf-8')
-        .header('content-security-policy', NOT_FOUND_CSP)
-        .header('cache-control', 'no-store')
-        .send(renderNotFound());
-      return;
-    }
-    await reply
-      .status(200)
-      .type('text/html; charset=utf-8')
-      .header('content-security-policy', evidenceCsp(this.keysOrigin))
-      .header('cache-control', 'no-store')
-      .send(html);
+    const shareUrl = this.pages.shareUrl(request, shareId);
+    await this.pages.send(
+      request,
+      reply,
+      async () => {
+        const diamondId = await this.passports.diamondOf(shareId);
+        const view = await this.passports.view(shareId, shareUrl);
+        // The claims as the credential makes them; while the log catches up (or without a key) the page says "unknown".
+        const credential: DiamondOriginCredential | null = await this.credentials.credential(diamondId).catch((err: unknown) => {
+          if (err instanceof NotFoundException) throw err;
+          return null;
+        });
+        const s = credential?.credentialSubject;
+        const evidence: EvidenceView = {
+          origins: (s?.origin_countries ?? []).map((code) => ({ code, name: countryName(code) })),
+          originStatus: s ? s.origin_status : 'unknown',
+          stone: view.facts.concat(view.origin ? [['Provenance', view.origin]] : []),
+          reportNumber: s?.grader_report_number ?? null,
+          gradingLab: s?.grading_lab ?? view.grading?.lab ?? null,
+          journey: view.journey,
+          shareUrl,
+          issuer: this.config.PLATFORM_PUBLIC_URL.replace(/\/+$/, ''),
+        };
+        return renderEvidence(evidence, this.pages.keysUrl);
+      },
+      evidenceCsp,
+    );
   }
 }

@@ -1,5 +1,5 @@
 import type { ConsistencyAnswer, CustodyAnswer } from '@dtp/domain';
-import { Controller, Get, Inject, NotFoundException, Param, Query, Req, Res } from '@nestjs/common';
+import { Controller, Get, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
@@ -13,9 +13,9 @@ import {
 } from '@dtp/domain';
 import { buildBrowserBundle } from '@dtp/verify/bundle';
 import { ApiErrors, Public } from '@dtp/service-kit';
-import { SearchConfig } from '../config';
-import { FAVICON_SVG, NOT_FOUND_CSP, passportCsp, renderNotFound, renderPassport } from './passport-page';
+import { FAVICON_SVG, passportCsp, renderPassport } from './passport-page';
 import { PassportService } from './passport.service';
+import { SharePages } from './share-pages';
 
 const SHARE_PARAM = {
   name: 'share_id',
@@ -37,16 +37,10 @@ const HTML_EXAMPLE = '<!DOCTYPE html>\n<html lang="en">...<h1>Diamond passport</
 @Public()
 @Controller('passport')
 export class PassportController {
-  private readonly keysUrl: string;
-  private readonly keysOrigin: string | null;
-
   constructor(
     @Inject(PassportService) private readonly passports: PassportService,
-    @Inject(SearchConfig) private readonly config: SearchConfig,
-  ) {
-    this.keysUrl = `${config.PLATFORM_PUBLIC_URL.replace(/\/+$/, '')}/.well-known/custody-keys.json`;
-    this.keysOrigin = new URL(config.PLATFORM_PUBLIC_URL).origin;
-  }
+    @Inject(SharePages) private readonly pages: SharePages,
+  ) {}
 
   // Declared before `:share_id/...`; find-my-way prefers the static segment anyway.
   @Get('assets/verify.js')
@@ -122,28 +116,8 @@ export class PassportController {
   })
   @ApiErrors({ 503: UNAVAILABLE })
   async page(@Param('share_id') shareId: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    const shareUrl = `${this.publicBase(request)}/passport/${encodeURIComponent(shareId)}`;
-    let html: string;
-    try {
-      html = await renderPassport(await this.passports.view(shareId, shareUrl), this.keysUrl);
-    } catch (err) {
-      if (!(err instanceof NotFoundException)) throw err;
-      // A browser (Accept: text/html) gets the 404 page; any other client the API's JSON `{message}`.
-      if (!/\btext\/html\b|\bapplication\/xhtml\+xml\b/i.test(request.headers.accept ?? '')) throw err;
-      await reply
-        .status(404)
-        .type('text/html; charset=utf-8')
-        .header('content-security-policy', NOT_FOUND_CSP)
-        .header('cache-control', 'no-store')
-        .send(renderNotFound());
-      return;
-    }
-    await reply
-      .status(200)
-      .type('text/html; charset=utf-8')
-      .header('content-security-policy', passportCsp(this.keysOrigin))
-      .header('cache-control', 'no-store')
-      .send(html);
+    const shareUrl = this.pages.shareUrl(request, shareId);
+    await this.pages.send(request, reply, async () => renderPassport(await this.passports.view(shareId, shareUrl), this.pages.keysUrl), passportCsp);
   }
 
   @Get(':share_id/custody')
@@ -222,11 +196,5 @@ export class PassportController {
       .header('cache-control', 'no-store')
       .header('x-content-type-options', 'nosniff')
       .send(photo.stream);
-  }
-
-  /** The configured public address, or the address this request came to. */
-  private publicBase(request: FastifyRequest): string {
-    if (this.config.SEARCH_PUBLIC_URL) return this.config.SEARCH_PUBLIC_URL.replace(/\/+$/, '');
-    return `${request.protocol}://${request.headers.host ?? 'localhost'}`;
   }
 }

@@ -9,6 +9,7 @@ import { PASSPORT_CUSTODY } from './passport.custody';
 import { PassportController } from './passport.controller';
 import { PassportRepository } from './passport.repository';
 import { PassportService } from './passport.service';
+import { SharePages } from './share-pages';
 
 /**
  * The public diamond passport: `/passport/{share_id}` (HTML), its JSON and the verify bundle, and the consumers of
@@ -18,8 +19,8 @@ import { PassportService } from './passport.service';
 @Module({
   imports: [ReadModelModule, CustodyModule],
   controllers: [PassportLookupController, PassportController, PassportEventsController],
-  providers: [PassportRepository, PassportService, PassportLookupService, { provide: PASSPORT_CUSTODY, useExisting: CustodyQueries }],
-  // The origin credential's passport route and the evidence page (CredentialModule) resolve share links through it.
-  exports: [PassportService],
+  providers: [PassportRepository, PassportService, PassportLookupService, SharePages, { provide: PASSPORT_CUSTODY, useExisting: CustodyQueries }],
+  // The origin credential's passport route and the evidence page (CredentialModule) resolve share links through them.
+  exports: [PassportService, SharePages],
 })
 export class PassportModule {}
