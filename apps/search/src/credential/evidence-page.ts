@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { esc, qrSvg } from '../passport/passport-page';
+import { esc, pageFrame, qrSvg } from '../passport/passport-page';
 import type { JourneyStep } from '../passport/passport.view';
 
 /** What the evidence page shows (no ids but the diamond's public URL, which the credential names anyway). */
@@ -176,23 +176,12 @@ ${facts(view.stone.concat(grading))}
 ${journey}
 </section>
 </main>`;
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex">
-<title>Diamond origin evidence</title>
-<link rel="icon" type="image/svg+xml" href="/passport/assets/favicon.svg">
-<style>${EVIDENCE_STYLE}</style>
-</head>
-<body>
-${body}
-<footer><p>Participants are named by their public names. The credential, the custody log and the keys are public; the page carries no secret.</p></footer>
-<script src="/passport/assets/verify.js"></script>
-<script>${EVIDENCE_SCRIPT}</script>
-</body>
-</html>
-`;
+  return pageFrame({
+    title: 'Diamond origin evidence',
+    styles: [EVIDENCE_STYLE],
+    body,
+    footer:
+      '<footer><p>Participants are named by their public names. The credential, the custody log and the keys are public; the page carries no secret.</p></footer>',
+    scripts: `<script src="/passport/assets/verify.js"></script>\n<script>${EVIDENCE_SCRIPT}</script>\n`,
+  });
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GRADING_LAB_VALUES, ID_MAX_LENGTH } from '@dtp/domain';
-import { esc, STYLE } from './passport-page';
+import { esc, pageFrame, STYLE } from './passport-page';
 
 /**
  * The passport's "look up by report number" pages (DESIGN.md "Looking a diamond up by what people hold"): a form
@@ -34,27 +34,12 @@ const FOOTER =
   "<footer><p>Diamond traceability platform: an open, tamper-evident record of each diamond's journey. A passport is found here only when the diamond's holder has shared it.</p></footer>";
 
 function page(title: string, main: string): string {
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<meta name="robots" content="noindex">
-<title>${esc(title)}</title>
-<link rel="icon" type="image/svg+xml" href="/passport/assets/favicon.svg">
-<style>${STYLE}</style>
-<style>${LOOKUP_STYLE}</style>
-</head>
-<body>
-<header><p>Diamond traceability platform</p><h1>${esc(title)}</h1></header>
-<main>
-${main}
-</main>
-${FOOTER}
-</body>
-</html>
-`;
+  return pageFrame({
+    title,
+    styles: [STYLE, LOOKUP_STYLE],
+    body: `<header><p>Diamond traceability platform</p><h1>${esc(title)}</h1></header>\n<main>\n${main}\n</main>`,
+    footer: FOOTER,
+  });
 }
 
 /**

@@ -109,7 +109,18 @@ export function passportCsp(keysOrigin: string | null): string {
 /** The error pages' policy: no script at all. */
 export const NOT_FOUND_CSP = `default-src 'none'; style-src ${STYLE_HASH}; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 
-function layout(title: string, body: string, scripts = ''): string {
+/** What a page puts in the frame: its title, styles (each its own `<style>` element), body, footer element and scripts. */
+export interface PageParts {
+  title: string;
+  styles: readonly string[];
+  body: string;
+  footer: string;
+  /** Script elements, each ending in a newline; none by default. */
+  scripts?: string;
+}
+
+/** The frame of every HTML page this service serves (the passport, its 404, the look-up pages, the evidence page). */
+export function pageFrame({ title, styles, body, footer, scripts = '' }: PageParts): string {
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -119,15 +130,17 @@ function layout(title: string, body: string, scripts = ''): string {
 <meta name="robots" content="noindex">
 <title>${esc(title)}</title>
 <link rel="icon" type="image/svg+xml" href="/passport/assets/favicon.svg">
-<style>${STYLE}</style>
-</head>
+${styles.map((style) => `<style>${style}</style>\n`).join('')}</head>
 <body>
 ${body}
-<footer><p>Diamond traceability platform: an open, tamper-evident record of each diamond's journey. Anyone can check this page's data against the platform's published keys.</p></footer>
+${footer}
 ${scripts}</body>
 </html>
 `;
 }
+
+const FOOTER =
+  "<footer><p>Diamond traceability platform: an open, tamper-evident record of each diamond's journey. Anyone can check this page's data against the platform's published keys.</p></footer>";
 
 function facts(list: [string, string][]): string {
   return `<dl class="facts">${list.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>`;
@@ -189,13 +202,21 @@ ${grading}
 <p><a href="${esc(`${view.shareUrl}/evidence`)}">Evidence of origin (printable, with the origin credential)</a></p>
 </section>
 </main>`;
-  return layout(view.title, body, `<script src="assets/verify.js"></script>\n<script>${SCRIPT}</script>\n`);
+  return pageFrame({
+    title: view.title,
+    styles: [STYLE],
+    body,
+    footer: FOOTER,
+    scripts: `<script src="assets/verify.js"></script>\n<script>${SCRIPT}</script>\n`,
+  });
 }
 
 export function renderNotFound(): string {
-  return layout(
-    'Passport not found',
-    `<header><p>Diamond traceability platform</p><h1>Passport not found</h1></header>
+  return pageFrame({
+    title: 'Passport not found',
+    styles: [STYLE],
+    body: `<header><p>Diamond traceability platform</p><h1>Passport not found</h1></header>
 <main><p>This passport link is unknown, has expired or was revoked by the diamond's holder.</p><p>Ask the holder for a new link.</p><p>Have the diamond's grading report? <a href="/passport/lookup">Look up its passport by report number</a>.</p></main>`,
-  );
+    footer: FOOTER,
+  });
 }
