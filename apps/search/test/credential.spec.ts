@@ -8,8 +8,8 @@ import type { CustodyAnswer, DiamondOriginCredential, DiamondV1 } from '@dtp/dom
 import { participantWithToken, type TestStack } from '@dtp/testing';
 import { verifyCredential, type CustodyKeys } from '@dtp/verify';
 import { eventually } from './support';
-import { platformCall, publicGet } from './passport-support';
-import { originStack, searchGet, shipAndAccept, shipmentJourney, ShipmentJourney } from './origin-support';
+import { platformCall, publicGet, shipAndAccept } from './passport-support';
+import { originStack, searchGet, shipmentJourney, ShipmentJourney } from './origin-support';
 
 const payloadOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8')) as DiamondOriginCredential;
 

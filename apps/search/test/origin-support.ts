@@ -1,9 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
-import type { CustodyAnswer, DiamondV1, InboundShipment, ShareLink } from '@dtp/domain';
-import { startTestStack } from '@dtp/test-stack';
+import type { DiamondV1, ShareLink } from '@dtp/domain';
 import { participantWithToken, ParticipantWithToken, TestStack } from '@dtp/testing';
-import { eventually } from './support';
-import { platformCall, publicGet } from './passport-support';
+import { custodyCovers, gradeAndSelect, passportStack, platformCall, searchedRecord, shipAndAccept } from './passport-support';
 
 export interface ShipmentJourney {
   producer: ParticipantWithToken;
@@ -28,36 +26,7 @@ export function custodySigningKey(kid = `origin-test-${process.pid}`): string {
 
 /** auth, platform (checkpointing every 200 ms) and search, sharing one custody signing key (credentials need it in search). */
 export function originStack(key: string = custodySigningKey()): Promise<TestStack> {
-  return startTestStack({
-    services: ['auth', 'platform', 'search'],
-    env: {
-      platform: { CUSTODY_CHECKPOINT_INTERVAL_MS: '200', CUSTODY_SIGNING_KEY: key },
-      search: (urls) => ({ PLATFORM_PUBLIC_URL: urls.platform!, CUSTODY_SIGNING_KEY: key }),
-    },
-  });
-}
-
-/** Ships `ids` and answers the shipment; shipping needs platform to know the recipient: retried until it does. */
-export async function shipAndAccept(
-  stack: TestStack,
-  from: ParticipantWithToken,
-  to: ParticipantWithToken,
-  type: 'rough' | 'polished',
-  ids: string[],
-): Promise<InboundShipment> {
-  const s = await eventually(async () => {
-    const res = await fetch(`${stack.urls.platform}/v2/transfer/out`, {
-      method: 'POST',
-      headers: { authorization: from.token, 'content-type': 'application/json' },
-      body: JSON.stringify({ recipient_participant_id: to.participant_id, name: 'origin journey', shipment_type: type, diamond_ids: ids }),
-    });
-    const text = await res.text();
-    if (res.status === 201) return JSON.parse(text) as InboundShipment;
-    if (res.status !== 404 && res.status !== 422) throw new Error(`transfer out: ${res.status} ${text}`);
-    return undefined;
-  }, 'a shipment platform accepts');
-  await platformCall(stack, to, 'POST', `/v2/transfer/in/${s.id}/accept`, { diamond_ids: ids });
-  return s;
+  return passportStack(key);
 }
 
 /**
@@ -92,6 +61,7 @@ export async function shipmentJourney(stack: TestStack, opts: { country?: string
     manufacturer,
     'rough',
     shipped.map((d) => d.diamond_id),
+    'origin journey',
   );
   const rough = await platformCall<DiamondV1>(stack, manufacturer, 'POST', '/diamonds/rough/create', {
     box_id: s.id,
@@ -105,7 +75,7 @@ export async function shipmentJourney(stack: TestStack, opts: { country?: string
     participant_timestamp: '2024-04-01T10:00:00Z',
     polished: { carats: '1.21', shape: 'Round', colour: 'F', clarity: 'VS2', cut_grade: 'EX' },
   });
-  const grading = await platformCall<{ id: string }>(stack, manufacturer, 'POST', `/diamonds/${polished.diamond_id}/graded-measurements`, {
+  await gradeAndSelect(stack, manufacturer, polished.diamond_id, {
     carats: 1.21,
     shape: 'Round',
     colour: 'F',
@@ -115,24 +85,9 @@ export async function shipmentJourney(stack: TestStack, opts: { country?: string
     grader_report_number: opts.reportNumber ?? `22${String(Date.now()).slice(-8)}`,
     graded_date: '2024-05-01T00:00:00Z',
   });
-  await platformCall(stack, manufacturer, 'PATCH', `/diamonds/${polished.diamond_id}/${grading.id}/select`);
   const share = await platformCall<ShareLink>(stack, manufacturer, 'POST', `/diamonds/${polished.diamond_id}/share`, {});
-  polished = await eventually(async () => {
-    const res = await fetch(`${stack.urls.search}/v1/diamonds/${polished.diamond_id}`, { headers: { authorization: reader.token } });
-    const text = await res.text();
-    const r = res.status === 200 ? (JSON.parse(text) as DiamondV1) : undefined;
-    return r && r.grading?.length ? r : undefined;
-  }, 'the graded diamond in search');
-  await eventually(
-    async () => {
-      const res = await publicGet(stack, `/passport/${share.share_id}/custody`);
-      if (res.status !== 200) return undefined;
-      const answer = JSON.parse(res.text) as CustodyAnswer;
-      return answer.entries.some((e) => e.entry.version_id === polished.version_id) ? true : undefined;
-    },
-    'the custody log covering the graded diamond',
-    30_000,
-  );
+  polished = await searchedRecord(stack, reader, polished.diamond_id, (r) => !!r.grading?.length, 'the graded diamond in search');
+  await custodyCovers(stack, share.share_id, polished.version_id, 'the custody log covering the graded diamond');
   return { producer, manufacturer, reader, shipped, shipmentId: s.id, rough, polished, share };
 }
 

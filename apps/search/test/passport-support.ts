@@ -25,12 +25,70 @@ export async function publicGet(stack: TestStack, path: string, accept?: string)
   return { status: res.status, headers: res.headers, text: await res.text() };
 }
 
-/** The stack the passport tests run: auth, platform (checkpointing every 200 ms) and search (knowing platform's address). */
-export function passportStack(): Promise<TestStack> {
+/**
+ * The stack the passport tests run: auth, platform (checkpointing every 200 ms) and search (knowing platform's address);
+ * with `custodyKey`, platform and search share that custody signing key (search's origin credentials need it).
+ */
+export function passportStack(custodyKey?: string): Promise<TestStack> {
+  const key: Record<string, string> = custodyKey === undefined ? {} : { CUSTODY_SIGNING_KEY: custodyKey };
   return startTestStack({
     services: ['auth', 'platform', 'search'],
-    env: { platform: { CUSTODY_CHECKPOINT_INTERVAL_MS: '200' }, search: (urls) => ({ PLATFORM_PUBLIC_URL: urls.platform! }) },
+    env: { platform: { CUSTODY_CHECKPOINT_INTERVAL_MS: '200', ...key }, search: (urls) => ({ PLATFORM_PUBLIC_URL: urls.platform!, ...key }) },
   });
+}
+
+/** Ships `ids` and answers the shipment; shipping needs platform to know the recipient (its onboarding event): retried until it does. */
+export async function shipAndAccept(
+  stack: TestStack,
+  from: ParticipantWithToken,
+  to: ParticipantWithToken,
+  type: 'rough' | 'polished',
+  ids: string[],
+  name = 'test shipment',
+): Promise<InboundShipment> {
+  const s = await eventually(async () => {
+    const res = await fetch(`${stack.urls.platform}/v2/transfer/out`, {
+      method: 'POST',
+      headers: { authorization: from.token, 'content-type': 'application/json' },
+      body: JSON.stringify({ recipient_participant_id: to.participant_id, name, shipment_type: type, diamond_ids: ids }),
+    });
+    const text = await res.text();
+    if (res.status === 201) return JSON.parse(text) as InboundShipment;
+    if (res.status !== 404 && res.status !== 422) throw new Error(`transfer out: ${res.status} ${text}`);
+    return undefined;
+  }, 'a shipment platform accepts');
+  await platformCall(stack, to, 'POST', `/v2/transfer/in/${s.id}/accept`, { diamond_ids: ids });
+  return s;
+}
+
+/** Grades `diamondId` as `who` (a graded measurement) and selects that grading as the active one. */
+export async function gradeAndSelect(stack: TestStack, who: Caller, diamondId: string, measurements: Record<string, unknown>): Promise<void> {
+  const grading = await platformCall<{ id: string }>(stack, who, 'POST', `/diamonds/${diamondId}/graded-measurements`, measurements);
+  await platformCall(stack, who, 'PATCH', `/diamonds/${diamondId}/${grading.id}/select`);
+}
+
+/** The record search serves for `diamondId` (read as `reader`), once `ready` holds for it. */
+export function searchedRecord(stack: TestStack, reader: Caller, diamondId: string, ready: (record: DiamondV1) => boolean, what: string): Promise<DiamondV1> {
+  return eventually(async () => {
+    const res = await fetch(`${stack.urls.search}/v1/diamonds/${diamondId}`, { headers: { authorization: reader.token } });
+    const text = await res.text();
+    const r = res.status === 200 ? (JSON.parse(text) as DiamondV1) : undefined;
+    return r && ready(r) ? r : undefined;
+  }, what);
+}
+
+/** Waits until the share link's custody answer has an entry of `versionId` (platform checkpoints, search rebuilds the tree). */
+export async function custodyCovers(stack: TestStack, shareId: string, versionId: string, what: string): Promise<void> {
+  await eventually(
+    async () => {
+      const res = await publicGet(stack, `/passport/${shareId}/custody`);
+      if (res.status !== 200) return undefined;
+      const answer = JSON.parse(res.text) as CustodyAnswer;
+      return answer.entries.some((e) => e.entry.version_id === versionId) ? true : undefined;
+    },
+    what,
+    30_000,
+  );
 }
 
 export interface Journey {
@@ -66,28 +124,14 @@ export async function journey(stack: TestStack): Promise<Journey> {
     participant_timestamp: '2024-03-01T10:00:00Z',
     rough: { carats: 2.5 },
   });
-  // Shipping needs platform to know the recipient (its onboarding event): retried until it does.
-  const ship = (from: ParticipantWithToken, to: ParticipantWithToken, type: 'rough' | 'polished', id: string) =>
-    eventually(async () => {
-      const res = await fetch(`${stack.urls.platform}/v2/transfer/out`, {
-        method: 'POST',
-        headers: { authorization: from.token, 'content-type': 'application/json' },
-        body: JSON.stringify({ recipient_participant_id: to.participant_id, name: 'passport journey', shipment_type: type, diamond_ids: [id] }),
-      });
-      const text = await res.text();
-      if (res.status === 201) return JSON.parse(text) as InboundShipment;
-      if (res.status !== 404 && res.status !== 422) throw new Error(`transfer out: ${res.status} ${text}`);
-      return undefined;
-    }, 'a shipment platform accepts');
-  const s1 = await ship(producer, manufacturer, 'rough', rough.diamond_id);
-  await platformCall(stack, manufacturer, 'POST', `/v2/transfer/in/${s1.id}/accept`, { diamond_ids: [rough.diamond_id] });
+  await shipAndAccept(stack, producer, manufacturer, 'rough', [rough.diamond_id], 'passport journey');
   let polished = await platformCall<DiamondV1>(stack, manufacturer, 'POST', '/diamonds/polished/create', {
     parent_diamond_id: rough.diamond_id,
     participant_id: `CUT-${tag}`,
     participant_timestamp: '2024-04-01T10:00:00Z',
     polished: { carats: '1.01', shape: 'Round', colour: 'E', clarity: 'VS1', cut_grade: 'EX' },
   });
-  const grading = await platformCall<{ id: string }>(stack, manufacturer, 'POST', `/diamonds/${polished.diamond_id}/graded-measurements`, {
+  await gradeAndSelect(stack, manufacturer, polished.diamond_id, {
     carats: 1.01,
     shape: 'Round',
     colour: 'E',
@@ -96,7 +140,6 @@ export async function journey(stack: TestStack): Promise<Journey> {
     grading_lab: 'GIA',
     graded_date: '2024-05-01T00:00:00Z',
   });
-  await platformCall(stack, manufacturer, 'PATCH', `/diamonds/${polished.diamond_id}/${grading.id}/select`);
   // A face-up photo (a 1x1 PNG) and a file the page does not show as a photo (SVG).
   for (const [bytes, type, name] of [
     [PNG_1X1, 'image/png', 'face-up.png'],
@@ -113,28 +156,19 @@ export async function journey(stack: TestStack): Promise<Journey> {
     const text = await up.text();
     if (up.status !== 201) throw new Error(`image upload: ${up.status} ${text}`);
   }
-  const s2 = await ship(manufacturer, retailer, 'polished', polished.diamond_id);
-  await platformCall(stack, retailer, 'POST', `/v2/transfer/in/${s2.id}/accept`, { diamond_ids: [polished.diamond_id] });
+  await shipAndAccept(stack, manufacturer, retailer, 'polished', [polished.diamond_id], 'passport journey');
   const share = await platformCall<ShareLink>(stack, retailer, 'POST', `/diamonds/${polished.diamond_id}/share`, {});
   // The record as platform holds it now, and search serving its passport with that version.
   const reader = await participantWithToken(stack, 'non_participant', 'search');
-  polished = await eventually(async () => {
-    const res = await fetch(`${stack.urls.search}/v1/diamonds/${polished.diamond_id}`, { headers: { authorization: reader.token } });
-    const text = await res.text();
-    const r = res.status === 200 ? (JSON.parse(text) as DiamondV1) : undefined;
-    return r && r.possession_state === 'held' && r.grading?.length ? r : undefined;
-  }, 'the delivered diamond in search');
-  await eventually(async () => ((await publicGet(stack, `/passport/${share.share_id}`)).status === 200 ? true : undefined), 'the passport page');
-  // ... and its custody answer reaching that version (platform checkpoints, search rebuilds the tree).
-  await eventually(
-    async () => {
-      const res = await publicGet(stack, `/passport/${share.share_id}/custody`);
-      if (res.status !== 200) return undefined;
-      const answer = JSON.parse(res.text) as CustodyAnswer;
-      return answer.entries.some((e) => e.entry.version_id === polished.version_id) ? true : undefined;
-    },
-    'the custody log covering the delivered diamond',
-    30_000,
+  polished = await searchedRecord(
+    stack,
+    reader,
+    polished.diamond_id,
+    (r) => r.possession_state === 'held' && !!r.grading?.length,
+    'the delivered diamond in search',
   );
+  await eventually(async () => ((await publicGet(stack, `/passport/${share.share_id}`)).status === 200 ? true : undefined), 'the passport page');
+  // ... and its custody answer reaching that version.
+  await custodyCovers(stack, share.share_id, polished.version_id, 'the custody log covering the delivered diamond');
   return { producer, manufacturer, retailer, rough, polished, share };
 }
