@@ -21,6 +21,8 @@ export interface Receiver {
   answer: (r: Received, n: number) => number | 'hang' | 'drop' | { status: number; body?: string; headers?: Record<string, string> };
   inFlight: number;
   maxInFlight: number;
+  /** TCP connections the receiver has accepted. */
+  connections: number;
   close(): Promise<void>;
 }
 
@@ -33,6 +35,7 @@ export async function startReceiver(answer?: Receiver['answer'], port = 0): Prom
     answer: answer ?? (() => 204),
     inFlight: 0,
     maxInFlight: 0,
+    connections: 0,
     close: async () => {
       for (const s of sockets) s.destroy();
       await new Promise<void>((res) => server.close(() => res()));
@@ -64,6 +67,7 @@ export async function startReceiver(answer?: Receiver['answer'], port = 0): Prom
     });
   });
   server.on('connection', (s) => {
+    r.connections += 1;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });

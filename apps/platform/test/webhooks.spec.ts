@@ -337,6 +337,19 @@ describe('webhooks and the event feed', () => {
       expect(after.rows.map((r) => r.event_id)).toEqual([young.event_id]);
     });
 
+    it("deleting a webhook deletes its deliveries and no other webhook's", async () => {
+      const p = await knownParticipant(f, 'producer');
+      const gone = await subscribe(p, 'http://127.0.0.1:9/gone');
+      const kept = await subscribe(p, 'http://127.0.0.1:9/kept');
+      const c = participantEventsCtes([participantEvent(p.participant_id, 'dtp.diamond.deleted', 'a-subject', { diamond_id: 'a-subject' }, new Date())], 1);
+      await f.db.query(`WITH ${c.sql} SELECT 1`, c.values);
+      const count = async (id: string) =>
+        (await f.db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE webhook_id = $1`, [id])).rows[0].n as number;
+      expect([await count(gone.webhook_id), await count(kept.webhook_id)]).toEqual([1, 1]);
+      expect((await call(f, 'DELETE', `/webhooks/${gone.webhook_id}`, p.token)).status).toBe(204);
+      expect([await count(gone.webhook_id), await count(kept.webhook_id)]).toEqual([0, 1]);
+    });
+
     it('exposes the delivery metrics', async () => {
       const p = await knownParticipant(f, 'producer');
       const r = await receiver();

@@ -13,6 +13,7 @@ import { CustodyFrontier1764806400000 } from './1764806400000-custody-frontier';
 import { CustodyLinks1764900000000 } from './1764900000000-custody-links';
 import { Webhooks1764986400000 } from './1764986400000-webhooks';
 import { WebhookDeliveryOrder1764986400001 } from './1764986400001-webhook-delivery-order';
+import { WebhookDeliveriesUnlocked1765072800000 } from './1765072800000-webhook-deliveries-unlocked';
 
 /** Every migration of the platform database, in order. Add new ones at the end. */
 export const platformMigrations = [
@@ -31,4 +32,5 @@ export const platformMigrations = [
   CustodyLinks1764900000000,
   Webhooks1764986400000,
   WebhookDeliveryOrder1764986400001,
+  WebhookDeliveriesUnlocked1765072800000,
 ];

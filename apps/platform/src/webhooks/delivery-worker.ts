@@ -12,12 +12,16 @@ import { PLATFORM_CONFIG } from '../tokens';
 import type { WebhookRow } from './webhook.entity';
 import { sendWebhook, SendOutcome } from './webhook-sender';
 import { signedHeaders } from './webhook-signing';
-import { ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
+import { AttemptOutcome, ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
 import type { Resolver } from './url-guard';
 
 /** Deliveries claimed at once for one webhook (each a different subject), and batches per lease (fairness). */
 const BATCH = 20;
 const BATCHES_PER_LEASE = 5;
+/** A lease is renewed before an attempt that might otherwise outlast it by less than this. */
+const LEASE_MARGIN_MS = 1000;
+/** The least time between two looks for webhooks with due deliveries (a commit wakes the worker; hundreds a second). */
+const PASS_GAP_MS = 20;
 
 /** The CloudEvent of a stored event, as JSON text: its data spliced in exactly as stored. */
 export function cloudEventText(source: string, e: { event_id: string; type: string; time: Date; subject: string; data_text: string }): string {
@@ -47,7 +51,9 @@ export interface WebhookSenderOverrides {
  * earliest first, never one of a subject while an earlier delivery of that subject is pending. So: one request in
  * flight per webhook, order per subject, no webhook starving another, and a crashed worker's webhooks come back
  * when their lease runs out. Each attempt is counted when claimed and its outcome stored only if it is still the
- * delivery's latest attempt. Woken after each commit of the unit of work; polls every WEBHOOK_POLL_MS.
+ * delivery's latest attempt; a batch's outcomes are stored in one statement. Woken after each commit of the unit of
+ * work (at most one look every PASS_GAP_MS); polls every WEBHOOK_POLL_MS. Connections to a receiver are kept alive
+ * between its deliveries (webhook-sender.ts).
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -57,6 +63,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly attempts: Counter;
   private readonly latency: Histogram;
   private stopping = false;
+  private lastPass = 0;
   /** LISTENs on the outbox channel: another replica's commits (its OutboxSignal's NOTIFY) wake this worker too. */
   private listener?: Client;
 
@@ -148,6 +155,9 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Leases as many webhooks as there are free slots and serves each in the background. */
   private async pass(): Promise<void> {
+    const gap = this.lastPass + PASS_GAP_MS - Date.now();
+    if (gap > 0) await new Promise((resolve) => setTimeout(resolve, gap)); // not loop.pause(): a poke would cut it short
+    this.lastPass = Date.now();
     const free = this.config.WEBHOOK_CONCURRENCY - this.running.size;
     if (free <= 0 || this.stopping) return;
     const leased = await this.repo.leaseWebhooks(this.uow.standalone, this.workerId, free, this.leaseMs);
@@ -165,75 +175,73 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async serve(w: WebhookRow): Promise<void> {
+    const sql = this.uow.standalone;
     try {
       for (let i = 0; i < BATCHES_PER_LEASE && !this.stopping; i++) {
-        const batch = await this.repo.claimBatch(this.uow.standalone, w.webhook_id, this.workerId, BATCH, this.leaseMs);
+        let leaseUntil = Date.now() + this.leaseMs;
+        const batch = await this.repo.claimBatch(sql, w.webhook_id, this.workerId, BATCH, this.leaseMs);
         if (batch.length === 0) break;
-        // One request at a time; each outcome is stored while the next request goes (the batch's deliveries are of
-        // different subjects), all of them before the next claim. Claimed deliveries left when stopping stay pending
-        // (their attempt counted, never sent).
-        const records: Promise<void>[] = [];
+        // One request at a time. The outcomes are stored together, in one statement, before the next claim (which
+        // reads what is still pending); claimed deliveries left when stopping stay pending (their attempt counted,
+        // never sent), and a worker that dies before storing them leaves them to be sent again (at least once).
+        const outcomes: AttemptOutcome[] = [];
         try {
           for (const d of batch) {
             if (this.stopping) return;
-            const { gone, record } = await this.attempt(w, d);
-            records.push(record);
-            if (gone) return;
+            // The lease must outlast the attempt (at most the timeout): renewed only when it might not.
+            if (Date.now() + this.config.WEBHOOK_TIMEOUT_MS + LEASE_MARGIN_MS > leaseUntil) {
+              const asked = Date.now();
+              if (!(await this.repo.renewLease(sql, w.webhook_id, this.workerId, this.leaseMs))) return;
+              leaseUntil = asked + this.leaseMs;
+            }
+            const outcome = await this.attempt(w, d);
+            outcomes.push(outcome);
+            if (outcome.code === 410) {
+              await this.repo.disableGone(sql, w.webhook_id);
+              this.logger.warn({ webhookId: w.webhook_id }, 'webhooks: receiver answered 410 Gone, webhook disabled');
+              return;
+            }
           }
         } finally {
-          await Promise.all(records);
+          await this.repo.recordAttempts(sql, outcomes);
         }
       }
     } finally {
-      await this.repo.release(this.uow.standalone, w.webhook_id, this.workerId);
+      await this.repo.release(sql, w.webhook_id, this.workerId);
     }
   }
 
-  /**
-   * One attempt of one delivery: `gone` when the receiver answered 410 (the webhook is now disabled); `record`, the
-   * storing of the outcome (the caller awaits it before claiming again).
-   */
-  private async attempt(w: WebhookRow, d: ClaimedDelivery): Promise<{ gone: boolean; record: Promise<void> }> {
+  /** One attempt of one delivery, and what it came to (a 410 is `failed` with code 410: the caller disables the webhook). */
+  private async attempt(w: WebhookRow, d: ClaimedDelivery): Promise<AttemptOutcome> {
     const body = cloudEventText(this.config.PUBLIC_BASE_URL, d);
     const secrets = [w.secret];
     if (w.previous_secret && w.previous_secret_until && new Date(w.previous_secret_until).getTime() > Date.now()) secrets.push(w.previous_secret);
     const headers = signedHeaders(secrets, d.event_id, Math.floor(Date.now() / 1000), body);
-    const lease = { worker: this.workerId, ms: this.leaseMs };
-    const outcome: SendOutcome = await sendWebhook(w.url, headers, body, {
+    const sent: SendOutcome = await sendWebhook(w.url, headers, body, {
       timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
       allowPrivate: this.config.webhookAllowPrivate,
       resolve: this.overrides.resolve,
       ca: this.overrides.ca,
     });
-    if (outcome.status !== null && outcome.status >= 200 && outcome.status < 300) {
+    const at = new Date();
+    const base = { delivery_id: d.delivery_id, attempts: d.attempts, code: sent.status, at };
+    if (sent.status !== null && sent.status >= 200 && sent.status < 300) {
       this.attempts.inc({ outcome: 'delivered' });
-      this.latency.observe((Date.now() - new Date(d.time).getTime()) / 1000);
-      return {
-        gone: false,
-        record: this.repo.recordAttempt(this.uow.standalone, d, { status: 'delivered', code: outcome.status, error: null, nextAttemptAt: null }, lease),
-      };
+      this.latency.observe((at.getTime() - new Date(d.time).getTime()) / 1000);
+      return { ...base, status: 'delivered', error: null, nextAttemptAt: null };
     }
-    if (outcome.status === 410) {
-      await this.repo.recordAttempt(this.uow.standalone, d, { status: 'failed', code: 410, error: outcome.error, nextAttemptAt: null }, lease);
-      await this.repo.disableGone(this.uow.standalone, w.webhook_id);
+    if (sent.status === 410) {
       this.attempts.inc({ outcome: 'gone' });
-      this.logger.warn({ webhookId: w.webhook_id }, 'webhooks: receiver answered 410 Gone, webhook disabled');
-      return { gone: true, record: Promise.resolve() };
+      return { ...base, status: 'failed', error: sent.error, nextAttemptAt: null };
     }
     const schedule = this.config.webhookRetrySchedule;
     const delay = schedule[Math.min(d.attempts - 1, schedule.length - 1)];
-    const first = d.first_attempt_at ? new Date(d.first_attempt_at).getTime() : Date.now();
-    const next = Date.now() + delay;
+    const first = d.first_attempt_at ? new Date(d.first_attempt_at).getTime() : at.getTime();
+    const next = at.getTime() + delay;
     const failed = next - first > this.config.WEBHOOK_RETRY_WINDOW_MS;
     this.attempts.inc({ outcome: failed ? 'failed' : 'retry' });
-    const record = this.repo.recordAttempt(
-      this.uow.standalone,
-      d,
-      failed
-        ? { status: 'failed', code: outcome.status, error: outcome.error, nextAttemptAt: null }
-        : { status: 'pending', code: outcome.status, error: outcome.error, nextAttemptAt: new Date(next) },
-      lease,
-    );
-    return { gone: false, record };
+    return failed
+      ? { ...base, status: 'failed', error: sent.error, nextAttemptAt: null }
+      : { ...base, status: 'pending', error: sent.error, nextAttemptAt: new Date(next) };
   }
 }

@@ -22,10 +22,45 @@ export interface SenderOptions {
   ca?: string | Buffer;
 }
 
+/** Idle kept-alive sockets close after this (under Node's 5 s server default, so the receiver seldom closes first). */
+const IDLE_SOCKET_MS = 4000;
+/** Agents not used for this long are destroyed (their sockets with them). */
+const AGENT_IDLE_MS = 60_000;
+
+const agents = new Map<string, { agent: http.Agent; used: number }>();
+let sweptAt = Date.now();
+
 /**
- * One POST of a signed CloudEvent to a webhook: the URL checked again (SSRF) and the connection made to the checked
- * address; no redirect followed (a 3xx is a failure); the body read up to 64 KiB; the whole exchange within
- * `timeoutMs`, after which the socket is destroyed (one connection per webhook at most, never left hanging).
+ * The keep-alive agent for a receiver: one per origin, checked address and CA, so a webhook's deliveries reuse a
+ * connection instead of paying a TCP (and TLS) handshake each. A new connection still goes only to the address just
+ * checked; a kept one was checked when it was made.
+ */
+function agentFor(target: URL, address: string, ca: string | Buffer | undefined): http.Agent {
+  const now = Date.now();
+  if (now - sweptAt > AGENT_IDLE_MS) {
+    sweptAt = now;
+    for (const [key, a] of agents)
+      if (now - a.used > AGENT_IDLE_MS) {
+        a.agent.destroy();
+        agents.delete(key);
+      }
+  }
+  const key = `${target.protocol}//${target.host}|${address}|${ca ? 'ca' : ''}`;
+  let entry = agents.get(key);
+  if (!entry) {
+    const options = { keepAlive: true, maxFreeSockets: 4, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
+    entry = { agent: target.protocol === 'https:' ? new https.Agent({ ...options, ...(ca ? { ca } : {}) }) : new http.Agent(options), used: now };
+    agents.set(key, entry);
+  }
+  entry.used = now;
+  return entry.agent;
+}
+
+/**
+ * One POST of a signed CloudEvent to a webhook: the URL checked again (SSRF) and a new connection made only to the
+ * checked address; no redirect followed (a 3xx is a failure); the body read up to 64 KiB; the whole exchange within
+ * `timeoutMs`, after which the socket is destroyed (one connection per webhook at most, never left hanging). The
+ * connection is kept for the next delivery; a kept one the receiver closed meanwhile is replaced once, at once.
  */
 export async function sendWebhook(url: string, headers: Record<string, string>, body: string, opts: SenderOptions): Promise<SendOutcome> {
   let target: URL;
@@ -44,47 +79,66 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
     if ((options as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [addr]);
     else cb(null, addr.address, addr.family);
   };
+  const agent = agentFor(target, addr.address, opts.ca);
+  const deadline = Date.now() + opts.timeoutMs;
+  const first = await post(target, lookup, agent, headers, body, opts, opts.timeoutMs);
+  if (!first.staleSocket) return first.outcome;
+  return (await post(target, lookup, agent, headers, body, opts, Math.max(1, deadline - Date.now()))).outcome;
+}
+
+/** One request; `staleSocket` when it failed before any answer on a kept-alive socket (the receiver had closed it). */
+function post(
+  target: URL,
+  lookup: LookupFunction,
+  agent: http.Agent,
+  headers: Record<string, string>,
+  body: string,
+  opts: SenderOptions,
+  timeoutMs: number,
+): Promise<{ outcome: SendOutcome; staleSocket: boolean }> {
   const mod = target.protocol === 'https:' ? https : http;
-  return new Promise<SendOutcome>((resolve) => {
+  return new Promise((resolve) => {
     let settled = false;
-    const done = (o: SendOutcome) => {
+    const done = (o: SendOutcome, destroy: boolean, staleSocket = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      req.destroy();
-      resolve(o);
+      if (destroy) req.destroy();
+      resolve({ outcome: o, staleSocket });
     };
     const req = mod.request(
       target,
       {
         method: 'POST',
         lookup,
-        agent: false,
+        agent,
         ...(opts.ca ? { ca: opts.ca } : {}),
         headers: { 'content-type': 'application/json', 'user-agent': 'dtp-webhooks/1', 'content-length': Buffer.byteLength(body), ...headers },
       },
       (res) => {
         const chunks: Buffer[] = [];
         let size = 0;
-        const finish = () => {
+        const finish = (destroy: boolean) => {
           const status = res.statusCode ?? 0;
-          if (status >= 200 && status < 300) return done({ status, error: null });
+          if (status >= 200 && status < 300) return done({ status, error: null }, destroy);
           const text = Buffer.concat(chunks).subarray(0, RESPONSE_KEPT_BYTES).toString('utf8');
           const where = status >= 300 && status < 400 ? ` (redirects are not followed${res.headers.location ? `: to ${res.headers.location}` : ''})` : '';
-          done({ status, error: `HTTP ${status}${where}${text ? `: ${text}` : ''}` });
+          done({ status, error: `HTTP ${status}${where}${text ? `: ${text}` : ''}` }, destroy);
         };
         res.on('data', (c: Buffer) => {
           if (size >= RESPONSE_READ_BYTES) return;
           chunks.push(c.subarray(0, RESPONSE_READ_BYTES - size));
           size += c.length;
-          if (size >= RESPONSE_READ_BYTES) finish();
+          if (size >= RESPONSE_READ_BYTES) finish(true); // the rest is not read: the connection goes
         });
-        res.on('end', finish);
-        res.on('error', (e) => done({ status: res.statusCode ?? null, error: `response error: ${e.message}` }));
+        res.on('end', () => finish(false)); // read to its end: the connection goes back to the agent
+        res.on('error', (e) => done({ status: res.statusCode ?? null, error: `response error: ${e.message}` }, true));
       },
     );
-    const timer = setTimeout(() => done({ status: null, error: `timed out after ${opts.timeoutMs} ms` }), opts.timeoutMs);
-    req.on('error', (e: NodeJS.ErrnoException) => done({ status: null, error: `connection failed: ${e.code ?? e.message}` }));
+    const timer = setTimeout(() => done({ status: null, error: `timed out after ${opts.timeoutMs} ms` }, true), timeoutMs);
+    req.on('error', (e: NodeJS.ErrnoException) =>
+      done({ status: null, error: `connection failed: ${e.code ?? e.message}` }, true, req.reusedSocket && (e.code === 'ECONNRESET' || e.code === 'EPIPE')),
+    );
     req.end(body);
   });
 }

@@ -1,4 +1,4 @@
-import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { Check, Column, Entity, Index, PrimaryColumn, PrimaryGeneratedColumn, Unique } from 'typeorm';
 import type { DeliveryStatus } from '@dtp/domain';
 
 /**
@@ -86,7 +86,10 @@ export class WebhookEntity {
   served_at!: Date | null;
 }
 
-/** `webhook_deliveries`: one event to one webhook, its attempts and outcome. */
+/**
+ * `webhook_deliveries`: one event to one webhook, its attempts and outcome. `webhook_id` and `event_seq` name a webhook
+ * and an event without foreign keys (migration 1765072800000: the statements delete what the keys cascaded).
+ */
 @Entity({ name: 'webhook_deliveries' })
 @Index('webhook_deliveries_log', ['webhook_id', 'event_seq'])
 @Index('webhook_deliveries_event', ['event_seq'])
@@ -100,17 +103,9 @@ export class WebhookDeliveryEntity {
   @Column('uuid')
   webhook_id!: string;
 
-  @ManyToOne(() => WebhookEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'webhook_id', referencedColumnName: 'webhook_id', foreignKeyConstraintName: 'webhook_deliveries_webhook_id_fkey' })
-  webhook?: WebhookEntity;
-
   /** bigint: pg returns it as text. */
   @Column('bigint')
   event_seq!: string;
-
-  @ManyToOne(() => ParticipantEventEntity, { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'event_seq', referencedColumnName: 'seq', foreignKeyConstraintName: 'webhook_deliveries_event_seq_fkey' })
-  event?: ParticipantEventEntity;
 
   @Column('uuid')
   event_id!: string;
@@ -147,4 +142,4 @@ export class WebhookDeliveryEntity {
 }
 
 export type WebhookRow = WebhookEntity;
-export type DeliveryRow = Omit<WebhookDeliveryEntity, 'webhook' | 'event'>;
+export type DeliveryRow = WebhookDeliveryEntity;

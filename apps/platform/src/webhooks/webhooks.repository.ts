@@ -9,6 +9,17 @@ export interface ClaimedDelivery extends DeliveryRow {
   data_text: string;
 }
 
+/** What one attempt of a delivery came to (`at`: when its answer came). */
+export interface AttemptOutcome {
+  delivery_id: string;
+  attempts: number;
+  status: 'pending' | 'delivered' | 'failed';
+  code: number | null;
+  error: string | null;
+  nextAttemptAt: Date | null;
+  at: Date;
+}
+
 /** A page of the feed: events with their data as JSON text. */
 export interface FeedRow {
   seq: string;
@@ -69,8 +80,15 @@ export class WebhooksRepository {
     return rows[0];
   }
 
+  /** Deletes a webhook and its deliveries (no foreign key cascades: migration 1765072800000); false when none. */
   async delete(sql: Sql, participantId: string, webhookId: string): Promise<boolean> {
-    return (await sql.exec(`DELETE FROM webhooks WHERE webhook_id = $1 AND participant_id = $2`, [webhookId, participantId])) > 0;
+    const rows = await sql.rows<{ n: number }>(
+      `WITH w AS (DELETE FROM webhooks WHERE webhook_id = $1 AND participant_id = $2 RETURNING webhook_id),
+            d AS (DELETE FROM webhook_deliveries WHERE webhook_id IN (SELECT webhook_id FROM w))
+       SELECT count(*)::int AS n FROM w`,
+      [webhookId, participantId],
+    );
+    return rows[0].n > 0;
   }
 
   async deliveries(sql: Sql, webhookId: string, limit: number): Promise<DeliveryRow[]> {
@@ -107,9 +125,15 @@ export class WebhooksRepository {
     return BigInt(rows[0].seq ?? '0');
   }
 
-  /** Deletes events (and their deliveries) older than `before`, up to `batch` at a time; how many went. */
+  /** Deletes events (and their deliveries) older than `before`, up to `batch` at a time; how many events went. */
   async purge(sql: Sql, before: Date, batch: number): Promise<number> {
-    return sql.exec(`DELETE FROM participant_events WHERE seq IN (SELECT seq FROM participant_events WHERE time < $1 ORDER BY seq LIMIT $2)`, [before, batch]);
+    const rows = await sql.rows<{ n: number }>(
+      `WITH e AS (DELETE FROM participant_events WHERE seq IN (SELECT seq FROM participant_events WHERE time < $1 ORDER BY seq LIMIT $2) RETURNING seq),
+            d AS (DELETE FROM webhook_deliveries WHERE event_seq IN (SELECT seq FROM e))
+       SELECT count(*)::int AS n FROM e`,
+      [before, batch],
+    );
+    return rows[0].n;
   }
 
   // --- the delivery worker ---
@@ -163,24 +187,35 @@ export class WebhooksRepository {
   }
 
   /**
-   * Records an attempt's outcome, only if that attempt is still the delivery's latest (guarded by its number), and
-   * renews `worker`'s lease of the webhook (each attempt takes at most the timeout, so the lease never lapses while
-   * the worker is delivering), in one statement.
+   * Records attempts' outcomes in one statement, each only if that attempt is still its delivery's latest (guarded by
+   * its number) and the delivery still pending (a retry by hand or another worker's later attempt wins).
    */
-  async recordAttempt(
-    sql: Sql,
-    d: { delivery_id: string; attempts: number; webhook_id: string },
-    outcome: { status: 'pending' | 'delivered' | 'failed'; code: number | null; error: string | null; nextAttemptAt: Date | null },
-    lease: { worker: string; ms: number },
-  ): Promise<void> {
+  async recordAttempts(sql: Sql, outcomes: AttemptOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
     await sql.exec(
-      `WITH lease AS (
-         UPDATE webhooks SET lease_until = clock_timestamp() + make_interval(secs => $8::double precision / 1000) WHERE webhook_id = $7 AND leased_by = $9)
-       UPDATE webhook_deliveries SET status = $3, last_status_code = $4, last_error = $5, next_attempt_at = coalesce($6, next_attempt_at),
-              delivered_at = CASE WHEN $3 = 'delivered' THEN clock_timestamp() ELSE delivered_at END
-        WHERE delivery_id = $1 AND attempts = $2 AND status = 'pending'`,
-      [d.delivery_id, d.attempts, outcome.status, outcome.code, outcome.error, outcome.nextAttemptAt, d.webhook_id, lease.ms, lease.worker],
+      `UPDATE webhook_deliveries d SET status = o.status, last_status_code = o.code, last_error = o.error,
+              next_attempt_at = coalesce(o.next_at, d.next_attempt_at), delivered_at = CASE WHEN o.status = 'delivered' THEN o.at ELSE d.delivered_at END
+         FROM unnest($1::uuid[], $2::int[], $3::text[], $4::int[], $5::text[], $6::timestamptz[], $7::timestamptz[]) AS o(delivery_id, attempts, status, code, error, next_at, at)
+        WHERE d.delivery_id = o.delivery_id AND d.attempts = o.attempts AND d.status = 'pending'`,
+      [
+        outcomes.map((o) => o.delivery_id),
+        outcomes.map((o) => o.attempts),
+        outcomes.map((o) => o.status),
+        outcomes.map((o) => o.code),
+        outcomes.map((o) => o.error),
+        outcomes.map((o) => o.nextAttemptAt),
+        outcomes.map((o) => o.at),
+      ],
     );
+  }
+
+  /** Extends `worker`'s lease of a webhook to `leaseMs` from now; false when the worker no longer holds it. */
+  async renewLease(sql: Sql, webhookId: string, worker: string, leaseMs: number): Promise<boolean> {
+    const n = await sql.exec(
+      `UPDATE webhooks SET lease_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000) WHERE webhook_id = $1 AND leased_by = $2 AND enabled`,
+      [webhookId, worker, leaseMs],
+    );
+    return n > 0;
   }
 
   /** Disables a webhook whose receiver answered 410 Gone. */
@@ -200,7 +235,7 @@ export class WebhooksRepository {
     const rows = await sql.rows<{ pending: number; failed: number; oldest_pending_seconds: number }>(
       `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status = 'failed')::int AS failed,
               coalesce(extract(epoch FROM clock_timestamp() - min(created_at) FILTER (WHERE status = 'pending')), 0)::float8 AS oldest_pending_seconds
-         FROM webhook_deliveries WHERE status <> 'delivered'`,
+         FROM webhook_deliveries d WHERE status <> 'delivered' AND EXISTS (SELECT 1 FROM webhooks w WHERE w.webhook_id = d.webhook_id)`,
     );
     return rows[0];
   }
