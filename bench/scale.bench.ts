@@ -55,7 +55,7 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
   const common = (db: string): Record<string, string> => ({
     ...stackEnv({ db, authPort, blobDir, brokers, tag }),
     KAFKA_SESSION_TIMEOUT_MS: '6000',
-    KAFKA_MAX_WAIT_MS: '10',
+    KAFKA_MAX_WAIT_MS: process.env.KAFKA_MAX_WAIT_MS ?? '10',
     TOKEN_RATE_LIMIT_PER_CLIENT: '100000000',
     TOKEN_RATE_LIMIT_PER_IP: '100000000',
   });

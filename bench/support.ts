@@ -68,7 +68,11 @@ export class Replica {
   }
 
   async start(): Promise<void> {
-    const child = spawn(process.execPath, this.command, {
+    // BENCH_CPU_PROF_DIR=dir: a V8 CPU profile of the replica's whole life (bench/cpuprofile-summary.mjs reads it).
+    const prof = process.env.BENCH_CPU_PROF_DIR
+      ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF_DIR)}`, `--cpu-prof-name=${this.name}-${process.pid}-${Date.now()}.cpuprofile`]
+      : [];
+    const child = spawn(process.execPath, [...prof, ...this.command], {
       cwd: ROOT,
       env: { ...process.env, ...this.env, PORT: String(this.port) },
       stdio: ['ignore', 'pipe', 'pipe'],
