@@ -160,6 +160,37 @@ describe('webhook delivery', () => {
     expect((await call(f, 'POST', `/webhooks/${w.webhook_id}/deliveries/3b241101-e2bb-4255-8caf-4136c566a962/retry`, p.token)).status).toBe(404);
   });
 
+  it("stores a slow receiver's outcomes while its batch goes on, not only at the batch's end", async () => {
+    const p = await knownParticipant(f, 'producer');
+    let seen = false;
+    let release!: () => void;
+    const seenInTime = new Promise<void>((resolve) => (release = resolve));
+    // the first two answers take 600 ms each (more than a second in all); the third waits until the log showed the
+    // first two delivered, or 700 ms (under the 800 ms timeout), so the batch is still going on while the test looks
+    const r = await receiver(async (_rec, n) => {
+      if (n <= 2) await new Promise((resolve) => setTimeout(resolve, 600));
+      else if (n === 3) await Promise.race([seenInTime, new Promise((resolve) => setTimeout(resolve, 700))]);
+      return 204;
+    });
+    const w = await subscribe(p, r.url);
+    // three events of three subjects in one statement: one claim takes them as one batch
+    const events = ['slow-a', 'slow-b', 'slow-c'].map((s) => participantEvent(p.participant_id, 'dtp.diamond.deleted', s, { diamond_id: s }, new Date()));
+    const c = participantEventsCtes(events, 1);
+    await f.db.query(`WITH ${c.sql} SELECT 1`, c.values);
+    await waitFor('the third request', async () => {
+      if (!seen && r.received.length === 3 && r.accepted.length === 2) {
+        const log = (await call<WebhookDeliveryList>(f, 'GET', `/webhooks/${w.webhook_id}/deliveries`, p.token)).body.results;
+        if (log.filter((d) => d.status === 'delivered').length === 2 && r.accepted.length === 2) {
+          seen = true;
+          release();
+        }
+      }
+      return r.accepted.length === 3;
+    });
+    expect(seen).toBe(true);
+    expect(r.accepted.map((x) => x.event.subject)).toEqual(['slow-a', 'slow-b', 'slow-c']);
+  });
+
   it('disables a webhook whose receiver answers 410 Gone, and delivers nothing more to it', async () => {
     const p = await knownParticipant(f, 'producer');
     const r = await receiver(() => 410);

@@ -9,6 +9,8 @@ export interface Received {
   at: number;
 }
 
+type Answer = number | 'hang' | 'drop' | { status: number; body?: string; headers?: Record<string, string> };
+
 /**
  * A real HTTP receiver on 127.0.0.1, port 0. `answer` decides each response (default 204); it may return 'hang' to
  * never answer (a timeout) or 'drop' to destroy the socket. Every request is recorded, answered or not.
@@ -18,7 +20,8 @@ export interface Receiver {
   received: Received[];
   /** Requests answered 2xx (what the receiver accepted), in arrival order. */
   accepted: Received[];
-  answer: (r: Received, n: number) => number | 'hang' | 'drop' | { status: number; body?: string; headers?: Record<string, string> };
+  /** May answer later: a promise of the answer. */
+  answer: (r: Received, n: number) => Answer | Promise<Answer>;
   inFlight: number;
   maxInFlight: number;
   /** TCP connections the receiver has accepted. */
@@ -47,7 +50,7 @@ export async function startReceiver(answer?: Receiver['answer'], port = 0): Prom
     r.maxInFlight = Math.max(r.maxInFlight, r.inFlight);
     res.on('close', () => (r.inFlight -= 1));
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const body = Buffer.concat(chunks).toString('utf8');
       let event: Received['event'];
       try {
@@ -57,7 +60,7 @@ export async function startReceiver(answer?: Receiver['answer'], port = 0): Prom
       }
       const rec: Received = { headers: req.headers, body, event, at: Date.now() };
       r.received.push(rec);
-      const a = r.answer(rec, r.received.length);
+      const a = await r.answer(rec, r.received.length);
       if (a === 'hang') return;
       if (a === 'drop') return req.socket.destroy();
       const o = typeof a === 'number' ? { status: a } : a;

@@ -20,6 +20,8 @@ const BATCH = 20;
 const BATCHES_PER_LEASE = 5;
 /** A lease is renewed before an attempt that might otherwise outlast it by less than this. */
 const LEASE_MARGIN_MS = 1000;
+/** Outcomes are stored at the end of a batch, and also after an attempt ending this long after the last store. */
+const OUTCOMES_HELD_MS = 1000;
 /** The least time between two looks for webhooks with due deliveries (a commit wakes the worker; hundreds a second). */
 const PASS_GAP_MS = 20;
 
@@ -185,6 +187,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         // reads what is still pending); claimed deliveries left when stopping stay pending (their attempt counted,
         // never sent), and a worker that dies before storing them leaves them to be sent again (at least once).
         const outcomes: AttemptOutcome[] = [];
+        let storedAt = Date.now();
         try {
           for (const d of batch) {
             if (this.stopping) return;
@@ -200,6 +203,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
               await this.repo.disableGone(sql, w.webhook_id);
               this.logger.warn({ webhookId: w.webhook_id }, 'webhooks: receiver answered 410 Gone, webhook disabled');
               return;
+            }
+            // A slow receiver's outcomes are not held back for the whole batch (the delivery log shows them).
+            if (Date.now() - storedAt > OUTCOMES_HELD_MS) {
+              await this.repo.recordAttempts(sql, outcomes.splice(0));
+              storedAt = Date.now();
             }
           }
         } finally {
