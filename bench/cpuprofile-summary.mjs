@@ -55,7 +55,8 @@ for (const [id, t] of self) {
   add(byPackage, where(cf.url), t);
   if (wanted?.test(`${cf.functionName} ${cf.url}`)) {
     const chain = [frame(cf)];
-    for (let p = parent.get(id); p !== undefined && chain.length < Number(process.env.CHAIN_DEPTH ?? 8); p = parent.get(p)) chain.push(frame(nodes.get(p).callFrame));
+    for (let p = parent.get(id); p !== undefined && chain.length < Number(process.env.CHAIN_DEPTH ?? 8); p = parent.get(p))
+      chain.push(frame(nodes.get(p).callFrame));
     add(chains, chain.join('\n        < '), t);
   }
 }
