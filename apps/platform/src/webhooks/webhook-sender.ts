@@ -31,11 +31,12 @@ const agents = new Map<string, { agent: http.Agent; used: number }>();
 let sweptAt = Date.now();
 
 /**
- * The keep-alive agent for a receiver: one per origin, checked address and CA, so a webhook's deliveries reuse a
+ * The keep-alive agent for a receiver: one per origin and checked address, so a webhook's deliveries reuse a
  * connection instead of paying a TCP (and TLS) handshake each. A new connection still goes only to the address just
- * checked; a kept one was checked when it was made.
+ * checked; a kept one was checked when it was made. (TLS options such as `ca` come with each request, and Node's
+ * agent keeps sockets made with different ones apart.)
  */
-function agentFor(target: URL, address: string, ca: string | Buffer | undefined): http.Agent {
+function agentFor(target: URL, address: string): http.Agent {
   const now = Date.now();
   if (now - sweptAt > AGENT_IDLE_MS) {
     sweptAt = now;
@@ -45,11 +46,11 @@ function agentFor(target: URL, address: string, ca: string | Buffer | undefined)
         agents.delete(key);
       }
   }
-  const key = `${target.protocol}//${target.host}|${address}|${ca ? 'ca' : ''}`;
+  const key = `${target.protocol}//${target.host}|${address}`;
   let entry = agents.get(key);
   if (!entry) {
     const options = { keepAlive: true, maxFreeSockets: 4, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
-    entry = { agent: target.protocol === 'https:' ? new https.Agent({ ...options, ...(ca ? { ca } : {}) }) : new http.Agent(options), used: now };
+    entry = { agent: target.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options), used: now };
     agents.set(key, entry);
   }
   entry.used = now;
@@ -79,7 +80,7 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
     if ((options as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [addr]);
     else cb(null, addr.address, addr.family);
   };
-  const agent = agentFor(target, addr.address, opts.ca);
+  const agent = agentFor(target, addr.address);
   const deadline = Date.now() + opts.timeoutMs;
   const first = await post(target, lookup, agent, headers, body, opts, opts.timeoutMs);
   if (!first.staleSocket) return first.outcome;
