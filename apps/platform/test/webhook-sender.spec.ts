@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import https from 'node:https';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { sendWebhook } from '../src/webhooks/webhook-sender';
 import { startReceiver } from './webhook-receiver';
 
@@ -63,6 +68,53 @@ describe('webhook sender connections', () => {
       expect(s.connections()).toBe(2);
     } finally {
       await s.close();
+    }
+  });
+
+  it('keeps an https connection made with a CA, and never lends it to a request without that CA', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'dtp-webhook-tls-'));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        `${dir}/key.pem`,
+        '-out',
+        `${dir}/cert.pem`,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
+    const ca = readFileSync(`${dir}/cert.pem`, 'utf8');
+    let handshakes = 0;
+    const server = https.createServer({ key: readFileSync(`${dir}/key.pem`), cert: ca }, (req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    server.on('secureConnection', () => (handshakes += 1));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `https://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook`;
+    try {
+      for (let i = 0; i < 2; i++) expect(await sendWebhook(url, {}, '{}', { timeoutMs: 5000, allowPrivate: true, ca })).toEqual({ status: 204, error: null });
+      expect(handshakes).toBe(1);
+      expect(await sendWebhook(url, {}, '{}', { timeoutMs: 5000, allowPrivate: true })).toEqual({
+        status: null,
+        error: 'connection failed: DEPTH_ZERO_SELF_SIGNED_CERT',
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 
