@@ -27,6 +27,15 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 let projects = 0;
+/** What failed, with the first lines of why: the end of a long CI log is often all anyone sees of it. */
+const failures = [];
+const firstLines = (text, n) =>
+  String(text)
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== '')
+    .slice(0, n);
 if (existsSync(results)) {
   for (const file of readdirSync(results).filter((f) => f.endsWith('.json'))) {
     const r = JSON.parse(readFileSync(path.join(results, file), 'utf8'));
@@ -34,9 +43,26 @@ if (existsSync(results)) {
     passed += r.numPassedTests;
     failed += r.numFailedTests + r.numRuntimeErrorTestSuites;
     skipped += r.numPendingTests + r.numTodoTests;
+    const project = file.replace(/\.json$/, '');
+    for (const suite of r.testResults ?? []) {
+      const where = path.relative(root, suite.name);
+      const failedTests = (suite.assertionResults ?? []).filter((a) => a.status === 'failed');
+      for (const a of failedTests) failures.push({ project, where, title: a.fullName, why: firstLines(a.failureMessages.join('\n'), 8) });
+      // a suite that failed outside its tests (it did not load, a hook threw)
+      if (failedTests.length === 0 && suite.status === 'failed')
+        failures.push({ project, where, title: '(the suite itself)', why: firstLines(suite.message, 8) });
+    }
   }
 }
 const secs = ((Date.now() - started) / 1000).toFixed(1);
+if (failures.length > 0) {
+  process.stdout.write(`\n==> failed tests (${failures.length})\n`);
+  for (const f of failures.slice(0, 20)) {
+    process.stdout.write(`- ${f.project}: ${f.where}: ${f.title}\n`);
+    for (const line of f.why) process.stdout.write(`    ${line}\n`);
+  }
+  if (failures.length > 20) process.stdout.write(`  ... and ${failures.length - 20} more (.nx-results/test/*.json)\n`);
+}
 process.stdout.write(`\n==> ${projects} test projects, ${secs} s (nx exit ${run.status})\n`);
 process.stdout.write(`tests: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
 process.exit(run.status === 0 && failed === 0 && projects > 0 ? 0 : run.status || 1);
