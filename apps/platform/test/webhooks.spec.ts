@@ -295,9 +295,12 @@ describe('webhooks and the event feed', () => {
         expect(verifyWebhook(got.body, got.headers as Record<string, string>, secret).type).toBe('dtp.ping');
       }
       expect(() => verifyWebhook(got.body.replace('ping', 'pong'), got.headers as Record<string, string>, rotated.secret)).toThrow(/signature/);
-      // the log shows it delivered; the ping is not on the feed
-      const log = await call<WebhookDeliveryList>(f, 'GET', `/webhooks/${w.webhook_id}/deliveries`, p.token);
-      expect(log.body.results[0]).toMatchObject({
+      // the log shows it delivered (stored just after the receiver answered); the ping is not on the feed
+      const log = await waitFor('the ping stored as delivered', async () => {
+        const got = (await call<WebhookDeliveryList>(f, 'GET', `/webhooks/${w.webhook_id}/deliveries`, p.token)).body.results;
+        return got[0]?.status === 'pending' ? null : got;
+      });
+      expect(log[0]).toMatchObject({
         delivery_id: ping.body.delivery_id,
         type: 'dtp.ping',
         status: 'delivered',
@@ -356,7 +359,11 @@ describe('webhooks and the event feed', () => {
       const w = await subscribe(p, r.url);
       expect((await call(f, 'POST', `/webhooks/${w.webhook_id}/test`, p.token)).status).toBe(202);
       await waitFor('the ping', async () => r.accepted.length === 1);
-      const text = await (await fetch(`${f.url}/metrics`)).text();
+      // counted once the worker has the receiver's answer, just after the receiver saw the request
+      const text = await waitFor('the attempt counted', async () => {
+        const t = await (await fetch(`${f.url}/metrics`)).text();
+        return /^webhook_delivery_seconds_count\{[^}]*\} [1-9]/m.test(t) ? t : null;
+      });
       expect(text).toMatch(/^webhook_delivery_attempts_total\{[^}]*outcome="delivered"[^}]*\} [1-9]/m);
       expect(text).toMatch(/^webhook_deliveries\{[^}]*status="pending"[^}]*\} \d+/m);
       expect(text).toMatch(/^webhook_deliveries\{[^}]*status="failed"[^}]*\} \d+/m);
