@@ -197,6 +197,28 @@ describe('OutboxRelay (real PostgreSQL)', () => {
     await transport.close();
   });
 
+  it('a mark that fails fails the pass: the batch is published again, then marked, and later rows follow it', async () => {
+    // the first UPDATE of outbox is refused (a sequence's nextval is not rolled back with the error)
+    await ds.query(`CREATE SEQUENCE mark_attempts`);
+    await ds.query(`CREATE FUNCTION refuse_first_mark() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF nextval('mark_attempts') = 1 THEN RAISE EXCEPTION 'mark refused'; END IF; RETURN NEW; END $$`);
+    await ds.query(`CREATE TRIGGER refuse_first_mark BEFORE UPDATE ON outbox FOR EACH STATEMENT EXECUTE FUNCTION refuse_first_mark()`);
+    const transport = new InProcessTransport();
+    const got = await collect(transport);
+    const registry = new Registry();
+    const key = newId();
+    await produce([key], 1, 3);
+    await relay(transport, { registry });
+    await waitFor(async () => (await unpublished()) === 0, 'marked after the refused mark');
+    expect(await metric(registry, 'outbox_publish_failures_total')).toBeGreaterThanOrEqual(1);
+    expect(revisions(got, key)).toEqual([1, 2, 3, 1, 2, 3]);
+    await produce([key], 4, 5);
+    await waitFor(() => got.length === 8, 'the later rows');
+    expect(revisions(got, key).slice(6)).toEqual([4, 5]);
+    await waitFor(async () => (await unpublished()) === 0, 'the later rows marked');
+    await transport.close();
+  });
+
   it('two relays on one database: one publishes (advisory lock), order kept, the other takes over on stop', async () => {
     const transport = new InProcessTransport();
     const got = await collect(transport);
