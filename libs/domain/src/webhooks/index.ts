@@ -261,7 +261,13 @@ export class WebhookDelivery {
   @ApiProperty(dateTimeField({ nullable: true, description: 'When the next attempt is due (pending only).' }))
   next_attempt_at!: string | null;
 
-  @ApiProperty(dateTimeField({ nullable: true }))
+  @ApiProperty(
+    dateTimeField({
+      nullable: true,
+      description:
+        "When the receiver's 2xx answer arrived; null until then. The log shows it once the worker has stored the outcome (outcomes of a batch are stored together, at least once a second).",
+    }),
+  )
   delivered_at!: string | null;
 
   @ApiProperty(dateTimeField())

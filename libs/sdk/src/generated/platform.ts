@@ -2089,6 +2089,7 @@ export interface components {
             next_attempt_at: string | null;
             /**
              * Format: date-time
+             * @description When the receiver's 2xx answer arrived; null until then. The log shows it once the worker has stored the outcome (outcomes of a batch are stored together, at least once a second).
              * @example 2024-05-01T10:00:00.000Z
              */
             delivered_at: string | null;
