@@ -143,8 +143,9 @@ const bench: Benchmark = async (report) => {
             AUTH_ISSUER: ISSUER,
             AUTH_JWKS_URL: `http://127.0.0.1:${ports.auth}/.well-known/jwks.json`,
             AUTH_ADMIN_TOKEN: ADMIN,
-            // Production form (the image's NODE_ENV) requires the signing keys encrypted at rest.
+            // Production form (the image's NODE_ENV) requires the signing keys and webhook secrets encrypted at rest.
             SIGNING_KEY_ENCRYPTION_KEY: signingKeyEncryptionKey,
+            WEBHOOK_SECRET_ENCRYPTION_KEY: signingKeyEncryptionKey,
             PLATFORM_AUDIENCE: AUDIENCES.platform,
             SEARCH_AUDIENCE: AUDIENCES.search,
             GIS_AUDIENCE: AUDIENCES.gis,

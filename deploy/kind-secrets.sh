@@ -2,7 +2,8 @@
 # The kind overlay's secrets, generated on this machine (nothing in the repository opens anything):
 #   deploy/kind-secrets.sh [--force] [DIR]
 # writes DIR (default k8s/overlays/kind/secrets, ignored by git) unless it already holds them (--force: anew):
-#   auth.env platform.env search.env gis.env   DATABASE_URL (and auth's AUTH_ADMIN_TOKEN, SIGNING_KEY_ENCRYPTION_KEY)
+#   auth.env platform.env search.env gis.env   DATABASE_URL (and auth's AUTH_ADMIN_TOKEN, SIGNING_KEY_ENCRYPTION_KEY;
+#                                               platform's WEBHOOK_SECRET_ENCRYPTION_KEY, added when missing)
 #   postgres.env                                the superuser's and each service's database password
 #   object-store.env minio.env                  the object store's access key, for the services and for MinIO
 #   custody.env                                 CUSTODY_SIGNING_KEY (platform and search; made when missing)
@@ -19,7 +20,7 @@ DIR="$ROOT/k8s/overlays/kind/secrets"
 for arg in "$@"; do
   case "$arg" in
     --force) FORCE=true ;;
-    -h | --help) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) printf 'kind-secrets: unknown option %s\n' "$arg" >&2; exit 2 ;;
     *) DIR="$arg" ;;
   esac
@@ -44,6 +45,12 @@ if $FORCE || [ ! -s "$DIR/custody.env" ]; then
   (umask 077 && custody_key >"$DIR/custody.env")
 fi
 
+key32() { head -c 32 /dev/urandom | base64 | tr -d '\n'; }
+# The webhook secrets' encryption key came after the rest: a platform.env made before it gets it, the rest kept.
+if [ -s "$DIR/platform.env" ] && ! grep -q '^WEBHOOK_SECRET_ENCRYPTION_KEY=' "$DIR/platform.env"; then
+  (umask 077 && echo "WEBHOOK_SECRET_ENCRYPTION_KEY=$(key32)" >>"$DIR/platform.env")
+fi
+
 FILES=(auth.env platform.env search.env gis.env postgres.env object-store.env minio.env)
 complete=true
 for f in "${FILES[@]}"; do [ -s "$DIR/$f" ] || complete=false; done
@@ -51,8 +58,6 @@ if $complete && ! $FORCE; then
   echo "$DIR"
   exit 0
 fi
-
-key32() { head -c 32 /dev/urandom | base64 | tr -d '\n'; }
 
 mkdir -p "$DIR"
 chmod 700 "$DIR"
@@ -66,6 +71,7 @@ for s in auth platform search gis; do DB[$s]="$(random 32)"; done
 for s in auth platform search gis; do
   echo "DATABASE_URL=postgres://dtp_${s}:${DB[$s]}@postgres:5432/dtp_${s}" >"$DIR/${s}.env"
 done
+echo "WEBHOOK_SECRET_ENCRYPTION_KEY=$(key32)" >>"$DIR/platform.env"
 {
   echo "AUTH_ADMIN_TOKEN=$(random 48)"
   echo "SIGNING_KEY_ENCRYPTION_KEY=$(key32)"

@@ -1,4 +1,4 @@
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, Min, Validate } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, Min, Validate, ValidateBy } from 'class-validator';
 import { TokenCheckingConfig } from '@dtp/auth-guard';
 import { DEFAULT_FILES_PER_DIAMOND, DEFAULT_STORAGE_QUOTA_BYTES } from '@dtp/domain';
 import { CustodySigningKeyText } from './custody/custody-key-config';
@@ -142,12 +142,49 @@ export class PlatformConfig extends TokenCheckingConfig {
   @IsIn(['true', 'false'])
   WEBHOOK_WORKER_ENABLED: string = 'true';
 
+  /**
+   * 32 bytes (base64 or base64url, 43-44 characters) that encrypt the webhooks' signing secrets at rest
+   * (AES-256-GCM, docs/webhooks.md "Secrets at rest"). Required in production and live, unless
+   * WEBHOOK_SECRETS_UNENCRYPTED=true says, on purpose, that they may be stored as plain text (a warning is logged at
+   * every start then). Optional elsewhere (`npm start`, tests).
+   */
+  @IsOptional()
+  @IsString()
+  @Matches(/^[A-Za-z0-9+/_-]{43}=?$/, { message: 'WEBHOOK_SECRET_ENCRYPTION_KEY must be 32 bytes in base64' })
+  WEBHOOK_SECRET_ENCRYPTION_KEY?: string;
+
+  /** `true`: production or live may store the webhooks' signing secrets unencrypted (an explicit, logged choice). */
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  WEBHOOK_SECRETS_UNENCRYPTED: 'true' | 'false' = 'false';
+
+  /** Validation only: in production and live, webhook secrets are encrypted at rest or the opt-out says they need not be. */
+  @ValidateBy({
+    name: 'liveWebhookSecretEncryption',
+    validator: {
+      validate: (_value: unknown, args) => {
+        const config = args?.object as PlatformConfig | undefined;
+        return !config?.live || !!config.WEBHOOK_SECRET_ENCRYPTION_KEY || config.WEBHOOK_SECRETS_UNENCRYPTED === 'true';
+      },
+      defaultMessage: () =>
+        'WEBHOOK_SECRET_ENCRYPTION_KEY is required when NODE_ENV=production or DTP_ENV=live (32 random bytes in base64, e.g. `openssl rand -base64 32`); set WEBHOOK_SECRETS_UNENCRYPTED=true to store the webhook signing secrets as plain text on purpose',
+    },
+  })
+  get WEBHOOK_SECRET_ENCRYPTION(): string {
+    return this.WEBHOOK_SECRET_ENCRYPTION_KEY ? 'set' : this.WEBHOOK_SECRETS_UNENCRYPTED === 'true' ? 'off on purpose' : 'not set';
+  }
+
   /** Days the event feed (and the delivery log) keeps an event. */
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(3650)
   EVENT_RETENTION_DAYS: number = 30;
+
+  /** True in production (the images) or in the live environment: secrets must be protected. */
+  get live(): boolean {
+    return this.NODE_ENV === 'production' || this.DTP_ENV === 'live';
+  }
 
   /** True where http and private addresses are allowed as webhook targets. */
   get webhookAllowPrivate(): boolean {

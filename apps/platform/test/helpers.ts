@@ -1,7 +1,10 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Client } from 'pg';
 import type { DiamondV1 } from '@dtp/domain';
 import { startTestStack } from '@dtp/test-stack';
-import { participantWithToken, ParticipantWithToken, TestStack } from '@dtp/testing';
+import { participantWithToken, ParticipantWithToken, TEST_AUDIENCES, TEST_ISSUER, TestStack } from '@dtp/testing';
 import type { Role } from '@dtp/domain';
 
 /** The platform stack of one spec file: auth + platform, and a pg client on platform's own database. */
@@ -24,6 +27,22 @@ export async function startPlatform(env: Record<string, string> = {}): Promise<P
       await db.end();
       await stack.close();
     },
+  };
+}
+
+/** The env of another platform replica on database `url` (in this process or a child): tokens are not checked against a live auth. */
+export function platformReplicaEnv(url: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: url,
+    AUTH_ISSUER: TEST_ISSUER,
+    AUTH_JWKS_URL: 'http://127.0.0.1:9/.well-known/jwks.json',
+    PLATFORM_AUDIENCE: TEST_AUDIENCES.platform,
+    BLOB_STORE_DIR: mkdtempSync(path.join(tmpdir(), 'dtp-test-blobs-')),
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    ...extra,
   };
 }
 

@@ -1,17 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { Client } from 'pg';
 import type { EventFeedPage, Webhook, WebhookDeliveryList, WebhookWithSecret } from '@dtp/domain';
 import { InProcessTransport } from '@dtp/events';
 import { loadConfig, RunningService } from '@dtp/service-kit';
-import { createTestDatabase, ParticipantWithToken, TEST_AUDIENCES, TEST_ISSUER } from '@dtp/testing';
+import { createTestDatabase, ParticipantWithToken } from '@dtp/testing';
 import { platformService } from '../src/app';
 import { PlatformConfig } from '../src/config';
 import { participantEvent, participantEventsCtes } from '../src/webhooks/participant-events';
-import { call, PlatformFixture, register, startPlatform, waitFor } from './helpers';
+import { call, PlatformFixture, platformReplicaEnv, register, startPlatform, waitFor } from './helpers';
 import { knownParticipant } from './shipments-helpers';
 import { Receiver, startReceiver } from './webhook-receiver';
 
@@ -20,22 +18,8 @@ const FAST = { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_SCHEDULE_MS: '50,100,200', W
 const PATIENT_TIMEOUT_MS = 10_000;
 const root = path.resolve(__dirname, '../../..');
 
-/** The env of a platform replica on database `url` (in this process or a child). */
-function replicaEnv(url: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    DATABASE_URL: url,
-    AUTH_ISSUER: TEST_ISSUER,
-    AUTH_JWKS_URL: 'http://127.0.0.1:9/.well-known/jwks.json',
-    PLATFORM_AUDIENCE: TEST_AUDIENCES.platform,
-    BLOB_STORE_DIR: mkdtempSync(path.join(tmpdir(), 'dtp-test-blobs-')),
-    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-    ...FAST,
-    ...extra,
-  };
-}
+/** The env of a platform replica on database `url` (in this process or a child), with this file's fast retries. */
+const replicaEnv = (url: string, extra: Record<string, string> = {}) => platformReplicaEnv(url, { ...FAST, ...extra });
 
 /** Subscribes `who` to `url` on platform `f`. */
 async function subscribeOn(f: PlatformFixture, who: ParticipantWithToken, url: string): Promise<WebhookWithSecret> {

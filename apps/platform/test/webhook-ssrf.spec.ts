@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@dtp/service-kit';
 import type { WebhookWithSecret } from '@dtp/domain';
 import { PlatformConfig } from '../src/config';
@@ -54,7 +55,13 @@ describe('webhook SSRF rules', () => {
   });
 
   describe('configuration', () => {
-    const base = { DATABASE_URL: 'postgres://u:p@localhost/db', AUTH_ISSUER: 'http://localhost:3001', AUTH_JWKS_URL: 'http://localhost:3001/jwks' };
+    // Production and live require the webhook secrets encrypted at rest (given here; tested in webhook-secrets.spec.ts).
+    const base = {
+      DATABASE_URL: 'postgres://u:p@localhost/db',
+      AUTH_ISSUER: 'http://localhost:3001',
+      AUTH_JWKS_URL: 'http://localhost:3001/jwks',
+      WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    };
     it.each([
       [{}, false],
       [{ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }, true],

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { EventTypes, makeEnvelope, Topics } from '@dtp/domain';
 import type { CloudEvent, EventFeedPage, GradingSubmittedData, Webhook, WebhookDeliveryList, WebhookList, WebhookWithSecret } from '@dtp/domain';
@@ -9,7 +10,13 @@ import { call, PlatformFixture, register, startPlatform, waitFor } from './helpe
 import { decide, knownParticipant, ship } from './shipments-helpers';
 import { Receiver, startReceiver } from './webhook-receiver';
 
-const FAST = { WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_SCHEDULE_MS: '50,100,200', WEBHOOK_TIMEOUT_MS: '1000' };
+// Secrets encrypted at rest, as production keeps them (webhook-secrets.spec.ts tests the key itself).
+const FAST = {
+  WEBHOOK_POLL_MS: '20',
+  WEBHOOK_RETRY_SCHEDULE_MS: '50,100,200',
+  WEBHOOK_TIMEOUT_MS: '1000',
+  WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+};
 
 describe('webhooks and the event feed', () => {
   let f: PlatformFixture;

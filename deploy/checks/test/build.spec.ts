@@ -24,6 +24,7 @@ const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as
 // Random per run: production refuses every admin token written in the repository (apps/auth/src/config.ts).
 const ADMIN_TOKEN = randomBytes(24).toString('base64url');
 const SIGNING_KEY_ENCRYPTION_KEY = randomBytes(32).toString('base64');
+const WEBHOOK_SECRET_ENCRYPTION_KEY = randomBytes(32).toString('base64');
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -168,6 +169,7 @@ describe('the production build', () => {
         KAFKA_TOPIC_PREFIX: kafkaPrefix,
         AUTH_ADMIN_TOKEN: ADMIN_TOKEN,
         SIGNING_KEY_ENCRYPTION_KEY,
+        WEBHOOK_SECRET_ENCRYPTION_KEY,
         AUTH_ISSUER: url('auth'),
         PLATFORM_AUDIENCE: url('platform'),
         SEARCH_AUDIENCE: `${url('search')}/v1`,

@@ -71,6 +71,7 @@ function placeholder(secret: string, key: string): string | undefined {
     DATABASE_URL: `postgres://${secret.replace(/-secrets$/, '')}:placeholder@db.internal.example.com:5432/dtp_${secret.replace(/-secrets$/, '')}?sslmode=require`,
     AUTH_ADMIN_TOKEN: PLACEHOLDER_ADMIN_TOKEN,
     SIGNING_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    WEBHOOK_SECRET_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     S3_ACCESS_KEY_ID: 'placeholder-access-key',
     S3_SECRET_ACCESS_KEY: 'placeholder-secret-key',
     CUSTODY_SIGNING_KEY: PLACEHOLDER_CUSTODY_KEY,

@@ -286,6 +286,7 @@ describe("the kind overlay's secrets: generated, never committed", () => {
       const pg = env('postgres.env');
       expect(auth.AUTH_ADMIN_TOKEN).toMatch(/^[A-Za-z0-9]{48}$/);
       expect(Buffer.from(auth.SIGNING_KEY_ENCRYPTION_KEY, 'base64')).toHaveLength(32);
+      expect(Buffer.from(env('platform.env').WEBHOOK_SECRET_ENCRYPTION_KEY, 'base64')).toHaveLength(32);
       expect(decodeURIComponent(new URL(auth.DATABASE_URL).password)).toBe(pg.AUTH_DB_PASSWORD);
       expect(env('object-store.env').S3_SECRET_ACCESS_KEY).toBe(env('minio.env').MINIO_ROOT_PASSWORD);
       // The custody signing key platform and search share: a private Ed25519 JWK whose x is the public half of its d.
@@ -299,6 +300,12 @@ describe("the kind overlay's secrets: generated, never committed", () => {
       rmSync(path.join(dir, 'custody.env'));
       await run('bash', ['deploy/kind-secrets.sh', dir]);
       expect([env('auth.env'), env('custody.env').CUSTODY_SIGNING_KEY === custody.CUSTODY_SIGNING_KEY]).toEqual([auth, false]);
+      // A platform.env made before the webhook secrets' key gets one, its database address kept.
+      const platform = env('platform.env');
+      writeFileSync(path.join(dir, 'platform.env'), `DATABASE_URL=${platform.DATABASE_URL}\n`);
+      await run('bash', ['deploy/kind-secrets.sh', dir]);
+      expect(env('platform.env').DATABASE_URL).toBe(platform.DATABASE_URL);
+      expect(Buffer.from(env('platform.env').WEBHOOK_SECRET_ENCRYPTION_KEY, 'base64')).toHaveLength(32);
       const other = mkdtempSync(path.join(tmpdir(), 'dtp-kind-secrets-'));
       await run('bash', ['deploy/kind-secrets.sh', other]);
       expect(readFileSync(path.join(other, 'auth.env'), 'utf8')).not.toBe(readFileSync(path.join(dir, 'auth.env'), 'utf8'));

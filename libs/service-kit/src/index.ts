@@ -26,3 +26,4 @@ export * from './metric';
 export * from './client-certificate';
 export * from './tls-listener';
 export * from './dev-certificates';
+export * from './at-rest-cipher';

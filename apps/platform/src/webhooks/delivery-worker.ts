@@ -12,6 +12,7 @@ import { PLATFORM_CONFIG } from '../tokens';
 import type { WebhookRow } from './webhook.entity';
 import { sendWebhook, SendOutcome } from './webhook-sender';
 import { signedHeaders } from './webhook-signing';
+import { WebhookSecrets } from './webhook-secrets';
 import { AttemptOutcome, ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
 import type { Resolver } from './url-guard';
 
@@ -76,6 +77,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(LOGGER) private readonly logger: Logger,
     metrics: ServiceMetrics,
     @Inject(WEBHOOK_SENDER_OVERRIDES) private readonly overrides: WebhookSenderOverrides,
+    private readonly secrets: WebhookSecrets,
   ) {
     const registry = metrics.registry;
     this.attempts = counterOf(registry, {
@@ -222,15 +224,22 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** One attempt of one delivery, and what it came to (a 410 is `failed` with code 410: the caller disables the webhook). */
   private async attempt(w: WebhookRow, d: ClaimedDelivery): Promise<AttemptOutcome> {
     const body = cloudEventText(this.config.PUBLIC_BASE_URL, d);
-    const secrets = [w.secret];
-    if (w.previous_secret && w.previous_secret_until && new Date(w.previous_secret_until).getTime() > Date.now()) secrets.push(w.previous_secret);
-    const headers = signedHeaders(secrets, d.event_id, Math.floor(Date.now() / 1000), body);
-    const sent: SendOutcome = await sendWebhook(w.url, headers, body, {
-      timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
-      allowPrivate: this.config.webhookAllowPrivate,
-      resolve: this.overrides.resolve,
-      ca: this.overrides.ca,
-    });
+    let sent: SendOutcome;
+    try {
+      const headers = signedHeaders(this.secrets.signing(w), d.event_id, Math.floor(Date.now() / 1000), body);
+      sent = await sendWebhook(w.url, headers, body, {
+        timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
+        allowPrivate: this.config.webhookAllowPrivate,
+        resolve: this.overrides.resolve,
+        ca: this.overrides.ca,
+      });
+    } catch (err) {
+      // The secret does not open (WEBHOOK_SECRET_ENCRYPTION_KEY unset or another key): nothing is sent unsigned;
+      // the delivery is retried on its schedule, so setting the right key lets it through.
+      const error = `not sent: ${err instanceof Error ? err.message : String(err)}`;
+      this.logger.error({ webhookId: w.webhook_id, err: error }, 'webhooks: cannot sign a delivery');
+      sent = { status: null, error };
+    }
     const at = new Date();
     const base = { delivery_id: d.delivery_id, attempts: d.attempts, code: sent.status, at };
     if (sent.status !== null && sent.status >= 200 && sent.status < 300) {

@@ -6,6 +6,7 @@ import { ParticipantEventEntity, WebhookDeliveryEntity, WebhookEntity } from './
 import { EventFeedController, WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
 import { WebhooksService } from './webhooks.service';
+import { WebhookSecrets } from './webhook-secrets';
 
 /**
  * Events out to participants' systems: `/webhooks` (subscriptions, delivery log, test, retry), `/events` (the feed),
@@ -15,7 +16,7 @@ import { WebhooksService } from './webhooks.service';
 @Module({
   imports: [TypeOrmModule.forFeature([ParticipantEventEntity, WebhookEntity, WebhookDeliveryEntity])],
   controllers: [WebhooksController, EventFeedController],
-  providers: [WebhooksService, WebhooksRepository, DeliveryWorker, EventRetention, { provide: WEBHOOK_SENDER_OVERRIDES, useValue: {} }],
+  providers: [WebhooksService, WebhooksRepository, WebhookSecrets, DeliveryWorker, EventRetention, { provide: WEBHOOK_SENDER_OVERRIDES, useValue: {} }],
   exports: [DeliveryWorker],
 })
 export class WebhooksModule {}

@@ -80,6 +80,24 @@ export class WebhooksRepository {
     return rows[0];
   }
 
+  /** Webhooks whose secret (or previous secret) is stored as plain text, locked for the caller's transaction. */
+  async plainSecrets(sql: Sql): Promise<Pick<WebhookRow, 'webhook_id' | 'secret' | 'previous_secret'>[]> {
+    return sql.rows(
+      `SELECT webhook_id, secret, previous_secret FROM webhooks
+        WHERE secret NOT LIKE 'enc:%' OR previous_secret NOT LIKE 'enc:%' ORDER BY webhook_id FOR UPDATE`,
+    );
+  }
+
+  async setSecrets(sql: Sql, webhookId: string, secret: string, previous: string | null): Promise<void> {
+    await sql.query(`UPDATE webhooks SET secret = $2, previous_secret = $3 WHERE webhook_id = $1`, [webhookId, secret, previous]);
+  }
+
+  /** How many webhooks have an encrypted secret (start-up: are there any this instance cannot open?). */
+  async sealedSecretCount(sql: Sql): Promise<number> {
+    const rows = await sql.rows<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks WHERE secret LIKE 'enc:%' OR previous_secret LIKE 'enc:%'`);
+    return rows[0].n;
+  }
+
   /** Deletes a webhook and its deliveries (no foreign key cascades: migration 1765072800000); false when none. */
   async delete(sql: Sql, participantId: string, webhookId: string): Promise<boolean> {
     const rows = await sql.rows<{ n: number }>(

@@ -30,6 +30,7 @@ import { participantEvent } from './participant-events';
 import { checkedTarget, UrlRefused } from './url-guard';
 import type { DeliveryRow, WebhookRow } from './webhook.entity';
 import { newWebhookSecret } from './webhook-signing';
+import { WebhookSecrets } from './webhook-secrets';
 import { WebhooksRepository } from './webhooks.repository';
 
 /** A rotated-out secret keeps signing for this long. */
@@ -73,6 +74,7 @@ export class WebhooksService {
     private readonly uow: UnitOfWork,
     private readonly repo: WebhooksRepository,
     private readonly worker: DeliveryWorker,
+    private readonly secrets: WebhookSecrets,
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     @Inject(WEBHOOK_SENDER_OVERRIDES) private readonly overrides: WebhookSenderOverrides,
   ) {}
@@ -95,13 +97,14 @@ export class WebhooksService {
         throw new ConflictError(`at most ${WEBHOOKS_PER_PARTICIPANT} webhooks per participant; delete one first`, 'too_many_webhooks');
       }
       const secret = newWebhookSecret();
+      const webhookId = randomUUID();
       const row = await this.repo.insert(tx, {
-        webhook_id: randomUUID(),
+        webhook_id: webhookId,
         participant_id: caller.participantId,
         url: dto.url,
         event_types: dto.event_types ?? null,
         description: dto.description ?? null,
-        secret,
+        secret: this.secrets.seal(webhookId, secret),
         created_at: new Date(),
       });
       return { ...toWebhook(row), secret };
@@ -149,7 +152,12 @@ export class WebhooksService {
     return this.uow.run(async (tx) => {
       const w = await this.own(caller, webhookId, tx, true);
       const secret = newWebhookSecret();
-      const saved = await this.repo.update(tx, { ...w, secret, previous_secret: w.secret, previous_secret_until: new Date(Date.now() + SECRET_OVERLAP_MS) });
+      const saved = await this.repo.update(tx, {
+        ...w,
+        secret: this.secrets.seal(w.webhook_id, secret),
+        previous_secret: this.secrets.reseal(w.webhook_id, w.secret),
+        previous_secret_until: new Date(Date.now() + SECRET_OVERLAP_MS),
+      });
       return { ...toWebhook(saved), secret };
     });
   }
