@@ -1,6 +1,6 @@
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
 import type { AudienceKind } from '@dtp/domain';
-import { BaseServiceConfig } from '@dtp/service-kit';
+import { AT_REST_KEY_PATTERN, AtRestKeyRequiredWhenLive, atRestEncryptionState, BaseServiceConfig } from '@dtp/service-kit';
 import { TrustedProxies } from '@dtp/service-kit';
 
 const url = { require_tld: false, require_protocol: true };
@@ -204,7 +204,7 @@ export class AuthConfig extends BaseServiceConfig {
    */
   @IsOptional()
   @IsString()
-  @Matches(/^[A-Za-z0-9+/_-]{43}=?$/, { message: 'SIGNING_KEY_ENCRYPTION_KEY must be 32 bytes in base64' })
+  @Matches(AT_REST_KEY_PATTERN, { message: 'SIGNING_KEY_ENCRYPTION_KEY must be 32 bytes in base64' })
   SIGNING_KEY_ENCRYPTION_KEY?: string;
 
   /** `true`: production or live may store the private signing keys unencrypted (an explicit, logged choice). */
@@ -213,19 +213,9 @@ export class AuthConfig extends BaseServiceConfig {
   SIGNING_KEYS_UNENCRYPTED: 'true' | 'false' = 'false';
 
   /** Validation only: in production and live, the keys are encrypted at rest or the opt-out says they need not be. */
-  @ValidateBy({
-    name: 'liveKeyEncryption',
-    validator: {
-      validate: (_value: unknown, args) => {
-        const config = args?.object as AuthConfig | undefined;
-        return !config?.live || !!config.SIGNING_KEY_ENCRYPTION_KEY || config.SIGNING_KEYS_UNENCRYPTED === 'true';
-      },
-      defaultMessage: () =>
-        'SIGNING_KEY_ENCRYPTION_KEY is required when NODE_ENV=production or DTP_ENV=live (32 random bytes in base64, e.g. `openssl rand -base64 32`); set SIGNING_KEYS_UNENCRYPTED=true to store the private signing keys as plain text on purpose',
-    },
-  })
+  @AtRestKeyRequiredWhenLive('SIGNING_KEY_ENCRYPTION_KEY', 'SIGNING_KEYS_UNENCRYPTED', 'the private signing keys')
   get SIGNING_KEY_ENCRYPTION(): string {
-    return this.SIGNING_KEY_ENCRYPTION_KEY ? 'set' : this.SIGNING_KEYS_UNENCRYPTED === 'true' ? 'off on purpose' : 'not set';
+    return atRestEncryptionState(this.SIGNING_KEY_ENCRYPTION_KEY, this.SIGNING_KEYS_UNENCRYPTED);
   }
 
   @IsOptional()

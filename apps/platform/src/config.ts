@@ -1,5 +1,6 @@
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, Min, Validate, ValidateBy } from 'class-validator';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, Min, Validate } from 'class-validator';
 import { TokenCheckingConfig } from '@dtp/auth-guard';
+import { AT_REST_KEY_PATTERN, AtRestKeyRequiredWhenLive, atRestEncryptionState } from '@dtp/service-kit';
 import { DEFAULT_FILES_PER_DIAMOND, DEFAULT_STORAGE_QUOTA_BYTES } from '@dtp/domain';
 import { CustodySigningKeyText } from './custody/custody-key-config';
 
@@ -150,7 +151,7 @@ export class PlatformConfig extends TokenCheckingConfig {
    */
   @IsOptional()
   @IsString()
-  @Matches(/^[A-Za-z0-9+/_-]{43}=?$/, { message: 'WEBHOOK_SECRET_ENCRYPTION_KEY must be 32 bytes in base64' })
+  @Matches(AT_REST_KEY_PATTERN, { message: 'WEBHOOK_SECRET_ENCRYPTION_KEY must be 32 bytes in base64' })
   WEBHOOK_SECRET_ENCRYPTION_KEY?: string;
 
   /** `true`: production or live may store the webhooks' signing secrets unencrypted (an explicit, logged choice). */
@@ -159,19 +160,9 @@ export class PlatformConfig extends TokenCheckingConfig {
   WEBHOOK_SECRETS_UNENCRYPTED: 'true' | 'false' = 'false';
 
   /** Validation only: in production and live, webhook secrets are encrypted at rest or the opt-out says they need not be. */
-  @ValidateBy({
-    name: 'liveWebhookSecretEncryption',
-    validator: {
-      validate: (_value: unknown, args) => {
-        const config = args?.object as PlatformConfig | undefined;
-        return !config?.live || !!config.WEBHOOK_SECRET_ENCRYPTION_KEY || config.WEBHOOK_SECRETS_UNENCRYPTED === 'true';
-      },
-      defaultMessage: () =>
-        'WEBHOOK_SECRET_ENCRYPTION_KEY is required when NODE_ENV=production or DTP_ENV=live (32 random bytes in base64, e.g. `openssl rand -base64 32`); set WEBHOOK_SECRETS_UNENCRYPTED=true to store the webhook signing secrets as plain text on purpose',
-    },
-  })
+  @AtRestKeyRequiredWhenLive('WEBHOOK_SECRET_ENCRYPTION_KEY', 'WEBHOOK_SECRETS_UNENCRYPTED', 'the webhook signing secrets')
   get WEBHOOK_SECRET_ENCRYPTION(): string {
-    return this.WEBHOOK_SECRET_ENCRYPTION_KEY ? 'set' : this.WEBHOOK_SECRETS_UNENCRYPTED === 'true' ? 'off on purpose' : 'not set';
+    return atRestEncryptionState(this.WEBHOOK_SECRET_ENCRYPTION_KEY, this.WEBHOOK_SECRETS_UNENCRYPTED);
   }
 
   /** Days the event feed (and the delivery log) keeps an event. */

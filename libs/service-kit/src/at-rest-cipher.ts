@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { ValidateBy } from 'class-validator';
 
 /**
  * At-rest protection of a secret kept in a service's database (auth's private signing keys, platform's webhook
@@ -59,4 +60,31 @@ export class AtRestCipher {
       throw new Error(`${this.what} ${id} does not open with this ${this.variable} (another key, or the stored value was changed)`);
     }
   }
+}
+
+/** An AtRestCipher key in a config variable: 32 bytes in base64 or base64url (43-44 characters). */
+export const AT_REST_KEY_PATTERN = /^[A-Za-z0-9+/_-]{43}=?$/;
+
+/** What a config says of its at-rest encryption (a validation-only getter's value: never the key itself). */
+export function atRestEncryptionState(key: string | undefined, optOut: string | undefined): string {
+  return key ? 'set' : optOut === 'true' ? 'off on purpose' : 'not set';
+}
+
+/**
+ * On a validation-only getter of a config class with a `live` getter: in production and live (`live` true) the
+ * variable `keyVariable` must be set, unless `optOutVariable` is `true` (an explicit choice to store `what` as
+ * plain text). The start-up error names both variables and how to make a key.
+ */
+export function AtRestKeyRequiredWhenLive(keyVariable: string, optOutVariable: string, what: string): PropertyDecorator {
+  return ValidateBy({
+    name: `atRestKey:${keyVariable}`,
+    validator: {
+      validate: (_value: unknown, args) => {
+        const config = args?.object as Record<string, unknown> & { live?: boolean };
+        return !config?.live || !!config[keyVariable] || config[optOutVariable] === 'true';
+      },
+      defaultMessage: () =>
+        `${keyVariable} is required when NODE_ENV=production or DTP_ENV=live (32 random bytes in base64, e.g. \`openssl rand -base64 32\`); set ${optOutVariable}=true to store ${what} as plain text on purpose`,
+    },
+  });
 }
