@@ -221,25 +221,31 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     }
   }
 
+  /**
+   * Signs and sends one attempt. A secret that does not open (WEBHOOK_SECRET_ENCRYPTION_KEY unset, or another key)
+   * sends nothing unsigned: a failed attempt, retried on its schedule, so setting the right key lets it through.
+   */
+  private async send(w: WebhookRow, d: ClaimedDelivery, body: string): Promise<SendOutcome> {
+    let secrets: string[];
+    try {
+      secrets = this.secrets.signing(w);
+    } catch (err) {
+      const error = `not sent: ${err instanceof Error ? err.message : String(err)}`;
+      this.logger.error({ webhookId: w.webhook_id, err: error }, 'webhooks: cannot sign a delivery');
+      return { status: null, error };
+    }
+    return sendWebhook(w.url, signedHeaders(secrets, d.event_id, Math.floor(Date.now() / 1000), body), body, {
+      timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
+      allowPrivate: this.config.webhookAllowPrivate,
+      resolve: this.overrides.resolve,
+      ca: this.overrides.ca,
+    });
+  }
+
   /** One attempt of one delivery, and what it came to (a 410 is `failed` with code 410: the caller disables the webhook). */
   private async attempt(w: WebhookRow, d: ClaimedDelivery): Promise<AttemptOutcome> {
     const body = cloudEventText(this.config.PUBLIC_BASE_URL, d);
-    let sent: SendOutcome;
-    try {
-      const headers = signedHeaders(this.secrets.signing(w), d.event_id, Math.floor(Date.now() / 1000), body);
-      sent = await sendWebhook(w.url, headers, body, {
-        timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
-        allowPrivate: this.config.webhookAllowPrivate,
-        resolve: this.overrides.resolve,
-        ca: this.overrides.ca,
-      });
-    } catch (err) {
-      // The secret does not open (WEBHOOK_SECRET_ENCRYPTION_KEY unset or another key): nothing is sent unsigned;
-      // the delivery is retried on its schedule, so setting the right key lets it through.
-      const error = `not sent: ${err instanceof Error ? err.message : String(err)}`;
-      this.logger.error({ webhookId: w.webhook_id, err: error }, 'webhooks: cannot sign a delivery');
-      sent = { status: null, error };
-    }
+    const sent = await this.send(w, d, body);
     const at = new Date();
     const base = { delivery_id: d.delivery_id, attempts: d.attempts, code: sent.status, at };
     if (sent.status !== null && sent.status >= 200 && sent.status < 300) {
