@@ -20,7 +20,7 @@ DIR="$ROOT/k8s/overlays/kind/secrets"
 for arg in "$@"; do
   case "$arg" in
     --force) FORCE=true ;;
-    -h | --help) sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,12p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) printf 'kind-secrets: unknown option %s\n' "$arg" >&2; exit 2 ;;
     *) DIR="$arg" ;;
   esac
