@@ -83,6 +83,33 @@ describe('InProcessTransport', () => {
     await expect(t.publish([{ topic: 'x', key: 'k', value: 1 }])).rejects.toThrow(/closed/);
   });
 
+  it("closing a subscription, or the transport, waits for the message in hand (as a Kafka consumer's disconnect does)", async () => {
+    for (const closing of ['subscription', 'transport'] as const) {
+      const t = new InProcessTransport();
+      const events: string[] = [];
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      const sub = await t.subscribe({
+        topic: 'x',
+        group: 'g',
+        handler: async (m) => {
+          events.push(`start ${String(m.value)}`);
+          await held;
+          events.push(`end ${String(m.value)}`);
+        },
+      });
+      await t.publish([{ topic: 'x', key: 'k', value: 1 }]);
+      await until(() => events.length === 1);
+      const closed = (closing === 'subscription' ? sub.close() : t.close()).then(() => events.push('closed'));
+      await new Promise((r) => setTimeout(r, 30));
+      expect(events).toEqual(['start 1']);
+      release();
+      await closed;
+      expect([closing, events]).toEqual([closing, ['start 1', 'end 1', 'closed']]);
+      await t.close();
+    }
+  });
+
   it('stops delivering to a closed subscription', async () => {
     const t = new InProcessTransport();
     const seen: unknown[] = [];

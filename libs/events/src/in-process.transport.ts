@@ -1,5 +1,7 @@
 import { EventTransport, IncomingMessage, OutgoingMessage, SubscribeOptions, Subscription } from './transport';
 
+const noop = (): void => undefined;
+
 interface Group {
   topic: string;
   group: string;
@@ -8,6 +10,8 @@ interface Group {
   running: boolean;
   wake?: () => void;
   closed: boolean;
+  /** The message being handled now, and by which subscriber: closing waits for it. */
+  inFlight?: { sub: SubscribeOptions; done: Promise<void> };
 }
 
 /**
@@ -55,6 +59,8 @@ export class InProcessTransport implements EventTransport {
     if (!group.running) void this.loop(group);
     const g = group;
     return {
+      // Like a Kafka consumer's disconnect, it returns once the message this subscriber has in hand is handled, so a
+      // service that closes its database next never pulls it from under a running handler.
       close: async () => {
         g.handlers = g.handlers.filter((h) => h !== opts);
         if (g.handlers.length === 0) {
@@ -62,6 +68,7 @@ export class InProcessTransport implements EventTransport {
           g.wake?.();
           this.groups.delete(id);
         }
+        if (g.inFlight?.sub === opts) await g.inFlight.done;
       },
     };
   }
@@ -72,10 +79,13 @@ export class InProcessTransport implements EventTransport {
 
   async close(): Promise<void> {
     this.closed = true;
+    const inFlight: Promise<void>[] = [];
     for (const g of this.groups.values()) {
       g.closed = true;
       g.wake?.();
+      if (g.inFlight) inFlight.push(g.inFlight.done);
     }
+    await Promise.all(inFlight);
   }
 
   private log(topic: string): IncomingMessage[] {
@@ -102,7 +112,7 @@ export class InProcessTransport implements EventTransport {
       const message = { ...log[g.position], highWatermark };
       // Groups share the partition: one subscriber of the group takes it (one consumer per partition).
       const sub = g.handlers[0];
-      try {
+      const attempt = (async () => {
         if (sub.batchHandler) {
           const batch = log.slice(g.position, g.position + (sub.maxBatch ?? 100)).map((m) => ({ ...m, highWatermark }));
           await sub.batchHandler(batch);
@@ -111,9 +121,19 @@ export class InProcessTransport implements EventTransport {
           await sub.handler(message);
           g.position += 1;
         }
-        delay = 50;
+      })();
+      g.inFlight = { sub, done: attempt.then(noop, noop) };
+      let failure: { err: unknown } | undefined;
+      try {
+        await attempt;
       } catch (err) {
-        this.onHandlerError(err, message);
+        failure = { err };
+      }
+      g.inFlight = undefined; // handled (or failed): a close need not wait for the back-off below
+      if (!failure) {
+        delay = 50;
+      } else {
+        this.onHandlerError(failure.err, message);
         await new Promise((r) => setTimeout(r, delay));
         delay = Math.min(delay * 2, 5000);
       }
