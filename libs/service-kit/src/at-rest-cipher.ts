@@ -31,9 +31,12 @@ export class AtRestCipher {
     return this.key !== undefined;
   }
 
+  /** How every value `seal` encrypted begins (a query that tells the two forms apart uses it too). */
+  static readonly SEALED_PREFIX = 'enc:';
+
   /** True for a value `seal` encrypted (whatever key it was encrypted with). */
   static isSealed(stored: string): boolean {
-    return stored.startsWith('enc:');
+    return stored.startsWith(AtRestCipher.SEALED_PREFIX);
   }
 
   seal(id: string, plain: string): string {
@@ -42,7 +45,7 @@ export class AtRestCipher {
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     cipher.setAAD(Buffer.from(id));
     const ct = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return ['enc', 'v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join(':');
+    return AtRestCipher.SEALED_PREFIX + ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), ct.toString('base64url')].join(':');
   }
 
   /** The stored value's text; throws, naming the value, when it is encrypted and cannot be opened with this key. */

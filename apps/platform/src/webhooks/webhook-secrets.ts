@@ -26,14 +26,12 @@ export class WebhookSecrets implements OnApplicationBootstrap {
     this.cipher = new AtRestCipher(config.WEBHOOK_SECRET_ENCRYPTION_KEY, 'WEBHOOK_SECRET_ENCRYPTION_KEY', 'webhook secret');
   }
 
-  /** What is stored for a new secret of this webhook. */
-  seal(webhookId: string, secret: string): string {
-    return this.cipher.seal(webhookId, secret);
-  }
-
-  /** A stored secret kept as it is, or encrypted when it is plain text and a key is set (a rotation's previous secret). */
-  reseal(webhookId: string, stored: string): string {
-    return AtRestCipher.isSealed(stored) ? stored : this.cipher.seal(webhookId, stored);
+  /**
+   * What is stored for a secret of this webhook: encrypted when a key is set, or kept as it is when it is already
+   * encrypted (a rotation's previous secret). A new secret (`whsec_...`) is never taken for an encrypted one.
+   */
+  forStorage(webhookId: string, secret: string): string {
+    return AtRestCipher.isSealed(secret) ? secret : this.cipher.seal(webhookId, secret);
   }
 
   /** The secrets that sign a delivery now: the current one, and the previous one during a rotation's overlap. */
@@ -76,8 +74,8 @@ export class WebhookSecrets implements OnApplicationBootstrap {
     return this.uow.run(async (tx) => {
       const plain = await this.repo.plainSecrets(tx);
       for (const w of plain) {
-        const previous = w.previous_secret === null ? null : this.reseal(w.webhook_id, w.previous_secret);
-        await this.repo.setSecrets(tx, w.webhook_id, this.reseal(w.webhook_id, w.secret), previous);
+        const previous = w.previous_secret === null ? null : this.forStorage(w.webhook_id, w.previous_secret);
+        await this.repo.setSecrets(tx, w.webhook_id, this.forStorage(w.webhook_id, w.secret), previous);
       }
       return plain.length;
     });

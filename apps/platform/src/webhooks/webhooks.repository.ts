@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Sql } from '@dtp/database';
+import { AtRestCipher } from '@dtp/service-kit';
 import type { DeliveryRow, WebhookRow } from './webhook.entity';
 
 /** A delivery claimed by a worker, with what its attempt sends. */
@@ -84,7 +85,8 @@ export class WebhooksRepository {
   async plainSecrets(sql: Sql): Promise<Pick<WebhookRow, 'webhook_id' | 'secret' | 'previous_secret'>[]> {
     return sql.rows(
       `SELECT webhook_id, secret, previous_secret FROM webhooks
-        WHERE secret NOT LIKE 'enc:%' OR previous_secret NOT LIKE 'enc:%' ORDER BY webhook_id FOR UPDATE`,
+        WHERE NOT starts_with(secret, $1) OR NOT starts_with(previous_secret, $1) ORDER BY webhook_id FOR UPDATE`,
+      [AtRestCipher.SEALED_PREFIX],
     );
   }
 
@@ -94,7 +96,9 @@ export class WebhooksRepository {
 
   /** How many webhooks have an encrypted secret (start-up: are there any this instance cannot open?). */
   async sealedSecretCount(sql: Sql): Promise<number> {
-    const rows = await sql.rows<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks WHERE secret LIKE 'enc:%' OR previous_secret LIKE 'enc:%'`);
+    const rows = await sql.rows<{ n: number }>(`SELECT count(*)::int AS n FROM webhooks WHERE starts_with(secret, $1) OR starts_with(previous_secret, $1)`, [
+      AtRestCipher.SEALED_PREFIX,
+    ]);
     return rows[0].n;
   }
 

@@ -104,7 +104,7 @@ export class WebhooksService {
         url: dto.url,
         event_types: dto.event_types ?? null,
         description: dto.description ?? null,
-        secret: this.secrets.seal(webhookId, secret),
+        secret: this.secrets.forStorage(webhookId, secret),
         created_at: new Date(),
       });
       return { ...toWebhook(row), secret };
@@ -154,8 +154,8 @@ export class WebhooksService {
       const secret = newWebhookSecret();
       const saved = await this.repo.update(tx, {
         ...w,
-        secret: this.secrets.seal(w.webhook_id, secret),
-        previous_secret: this.secrets.reseal(w.webhook_id, w.secret),
+        secret: this.secrets.forStorage(w.webhook_id, secret),
+        previous_secret: this.secrets.forStorage(w.webhook_id, w.secret),
         previous_secret_until: new Date(Date.now() + SECRET_OVERLAP_MS),
       });
       return { ...toWebhook(saved), secret };
