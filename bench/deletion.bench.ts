@@ -13,93 +13,35 @@
  * 2,000 outbox rows inserted with one. Goal (issue #36): under 1 s for 1,000 entries.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { Client } from 'pg';
 import pino from 'pino';
-import { ensureDatabase, withDatabase } from '@dtp/database';
-import { InProcessTransport, outboxInsert } from '@dtp/events';
-import { loadConfig, RunningService } from '@dtp/service-kit';
-import { authService } from '@dtp/auth';
+import { withDatabase } from '@dtp/database';
+import { outboxInsert } from '@dtp/events';
+import { loadConfig } from '@dtp/service-kit';
 import { platformService } from '@dtp/platform';
 import type { Benchmark } from './run';
+import { inProcessStack, median, postJson as post, round } from './support';
 
-const ISSUER = 'http://auth.bench';
-const AUDIENCE = 'http://platform.bench';
-const ADMIN = `bench-${randomBytes(24).toString('base64url')}`;
 const N = 1000;
 const ROUNDS = Number(process.env.BENCH_DELETE_ROUNDS ?? 3);
 
-const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-async function post<T>(url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${url}: ${res.status} ${text.slice(0, 500)}`);
-  return JSON.parse(text) as T;
-}
-
 const bench: Benchmark = async (report) => {
-  const { startEmbeddedPostgres, freePort } = await import('../tools/embedded-pg.mjs');
-  const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
-  const dataDir = `/tmp/dtp-bench-deletion-${tag}`;
-  const blobDir = `/tmp/dtp-bench-deletion-blobs-${tag}`;
-  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
-  const logger = pino({ level: 'warn' });
-  const transport = new InProcessTransport((err) => logger.error({ err }, 'event handler failed'));
-  const services: RunningService[] = [];
+  const stack = await inProcessStack('deletion', { databases: ['bench_anchor'] });
   const clients: Client[] = [];
   try {
-    for (const name of ['bench_auth', 'bench_platform', 'bench_anchor']) await ensureDatabase(withDatabase(pg.url, name));
-    const common = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', AUTH_ISSUER: ISSUER, PLATFORM_AUDIENCE: AUDIENCE };
-    const authConfig = loadConfig('auth', authService.configClass, { ...common, DATABASE_URL: withDatabase(pg.url, 'bench_auth'), AUTH_ADMIN_TOKEN: ADMIN });
-    const platformConfig = loadConfig('platform', platformService.configClass, {
-      ...common,
-      DATABASE_URL: withDatabase(pg.url, 'bench_platform'),
-      AUTH_JWKS_URL: 'http://127.0.0.1:9/unused',
-      BLOB_STORE_DIR: blobDir,
-    });
-    const anchorConfig = loadConfig('platform', platformService.configClass, { PORT: '0', DATABASE_URL: withDatabase(pg.url, 'bench_anchor') });
-    await authService.migrate(authConfig, logger);
-    await platformService.migrate(platformConfig, logger);
-    await platformService.migrate(anchorConfig, logger);
-    const auth = await authService.start(authConfig, { transport }, logger);
-    services.push(auth);
-    const authUrl = auth.url.replace('localhost', '127.0.0.1');
-    platformConfig.AUTH_JWKS_URL = `${authUrl}/.well-known/jwks.json`;
-    const platform = await platformService.start(platformConfig, { transport }, logger);
-    services.push(platform);
-    const url = platform.url.replace('localhost', '127.0.0.1');
-
-    const db = new Client({ connectionString: withDatabase(pg.url, 'bench_platform') });
-    const anchorDb = new Client({ connectionString: withDatabase(pg.url, 'bench_anchor') });
+    const anchorConfig = loadConfig('platform', platformService.configClass, { PORT: '0', DATABASE_URL: withDatabase(stack.pgUrl, 'bench_anchor') });
+    await platformService.migrate(anchorConfig, pino({ level: 'warn' }));
+    const url = stack.platformUrl;
+    const db = new Client({ connectionString: stack.platformDb });
+    const anchorDb = new Client({ connectionString: anchorConfig.DATABASE_URL });
     for (const c of [db, anchorDb]) {
       c.on('error', () => undefined);
       await c.connect();
       clients.push(c);
     }
 
-    const producer = async (name: string) => {
-      const p = await post<{ participant_id: string; client_id: string; client_secret: string }>(
-        `${authUrl}/admin/participants`,
-        { name, role: 'producer', provenance: { name: 'Jwaneng', type: 'mine', country_code: 'BW' } },
-        { authorization: `Bearer ${ADMIN}` },
-      );
-      const t = await post<{ access_token: string }>(`${authUrl}/oauth/token`, {
-        grant_type: 'client_credentials',
-        client_id: p.client_id,
-        client_secret: p.client_secret,
-        audience: AUDIENCE,
-      });
-      for (let i = 0; ; i++) {
-        if ((await db.query('SELECT 1 FROM participants WHERE participant_id = $1', [p.participant_id])).rowCount === 1) break;
-        if (i > 200) throw new Error('platform never received the onboarding event');
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      return { id: p.participant_id, auth: { authorization: `Bearer ${t.access_token}` } };
-    };
-    const me = await producer('Bench Mining');
-    const other = await producer('Other Mining');
+    const me = await stack.producer('Bench Mining');
+    const other = await stack.producer('Other Mining');
     let seq = 0;
     const registerMany = async (who: { auth: Record<string, string> }, n: number): Promise<string[]> => {
       const ids: string[] = [];
@@ -144,15 +86,11 @@ const bench: Benchmark = async (report) => {
     const anchor = median(times.anchor);
     for (const k of ['unknown', 'not_owner', 'own'] as const) {
       const v = median(times[k]);
-      report({ name: `platform.bulk_delete_1000.${k}`, value: round(v), unit: 'ms', anchor: round(anchor), ratio: round(v / anchor, 2) });
+      report({ name: `platform.bulk_delete_1000.${k}`, value: round(v, 1), unit: 'ms', anchor: round(anchor, 1), ratio: round(v / anchor, 2) });
     }
   } finally {
     for (const c of clients) await c.end().catch(() => undefined);
-    for (const s of services.reverse()) await s.close().catch(() => undefined);
-    await transport.close();
-    await pg.stop();
-    await rm(dataDir, { recursive: true, force: true });
-    await rm(blobDir, { recursive: true, force: true });
+    await stack.close();
   }
 };
 

@@ -14,31 +14,20 @@
  * work of a shared machine moves both.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
-import { ensureDatabase, withDatabase } from '@dtp/database';
-import { InProcessTransport } from '@dtp/events';
-import { loadConfig, RunningService } from '@dtp/service-kit';
-import { authService } from '@dtp/auth';
-import { platformService } from '@dtp/platform';
 import { createDtpClient, unwrap } from '@dtp/sdk';
 import type { Benchmark } from './run';
+import { AUDIENCES, inProcessStack, median, onboard, round } from './support';
 
-const ISSUER = 'http://auth.bench';
-const AUDIENCE = 'http://platform.bench';
-const ADMIN = `bench-${randomBytes(24).toString('base64url')}`;
+const AUDIENCE = AUDIENCES.platform;
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 2000);
 const ROUNDS = Number(process.env.BENCH_IMPORT_ROUNDS ?? 2);
 const CONCURRENCY = 16;
 const ANCHOR_FLAG = 'DTP_BENCH_SDK_ANCHOR';
 const root = path.join(__dirname, '..');
-
-const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const row = (box: string, i: number) => ({
   box_id: box,
@@ -90,48 +79,11 @@ function child(args: string[], env: Record<string, string>): Promise<string> {
 }
 
 const bench: Benchmark = async (report) => {
-  const { startEmbeddedPostgres, freePort } = await import('../tools/embedded-pg.mjs');
-  const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
-  const dataDir = `/tmp/dtp-bench-import-${tag}`;
-  const blobDir = `/tmp/dtp-bench-import-blobs-${tag}`;
-  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
-  const logger = pino({ level: 'warn' });
-  const transport = new InProcessTransport((err) => logger.error({ err }, 'event handler failed'));
-  const services: RunningService[] = [];
+  const stack = await inProcessStack('import', { authEnv: { TOKEN_RATE_LIMIT_PER_CLIENT: '100000000', TOKEN_RATE_LIMIT_PER_IP: '100000000' } });
   const work = mkdtempSync(path.join(tmpdir(), 'dtp-bench-import-'));
   try {
-    for (const name of ['bench_auth', 'bench_platform']) await ensureDatabase(withDatabase(pg.url, name));
-    const common = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', AUTH_ISSUER: ISSUER, PLATFORM_AUDIENCE: AUDIENCE };
-    const authConfig = loadConfig('auth', authService.configClass, {
-      ...common,
-      DATABASE_URL: withDatabase(pg.url, 'bench_auth'),
-      AUTH_ADMIN_TOKEN: ADMIN,
-      TOKEN_RATE_LIMIT_PER_CLIENT: '100000000',
-      TOKEN_RATE_LIMIT_PER_IP: '100000000',
-    });
-    const platformConfig = loadConfig('platform', platformService.configClass, {
-      ...common,
-      DATABASE_URL: withDatabase(pg.url, 'bench_platform'),
-      AUTH_JWKS_URL: 'http://127.0.0.1:9/unused',
-      BLOB_STORE_DIR: blobDir,
-    });
-    await authService.migrate(authConfig, logger);
-    await platformService.migrate(platformConfig, logger);
-    const auth = await authService.start(authConfig, { transport }, logger);
-    services.push(auth);
-    const authUrl = auth.url.replace('localhost', '127.0.0.1');
-    platformConfig.AUTH_JWKS_URL = `${authUrl}/.well-known/jwks.json`;
-    const platform = await platformService.start(platformConfig, { transport }, logger);
-    services.push(platform);
-    const platformUrl = platform.url.replace('localhost', '127.0.0.1');
-
-    const res = await fetch(`${authUrl}/admin/participants`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${ADMIN}` },
-      body: JSON.stringify({ name: 'Bench Mining', role: 'producer', provenance: { name: 'Jwaneng', type: 'mine', country_code: 'BW' } }),
-    });
-    if (!res.ok) throw new Error(`onboarding: ${res.status} ${await res.text()}`);
-    const producer = (await res.json()) as { participant_id: string; client_id: string; client_secret: string };
+    const { authUrl, platformUrl } = stack;
+    const producer = await onboard(authUrl, 'Bench Mining');
     const env = {
       DTP_AUTH_URL: authUrl,
       DTP_PLATFORM_URL: platformUrl,
@@ -183,17 +135,13 @@ const bench: Benchmark = async (report) => {
     const anchor = median(sdk);
     report({
       name: 'dtp.rough_import.rows_per_second',
-      value: round(median(cli)),
+      value: round(median(cli), 1),
       unit: 'rows/s',
-      anchor: round(anchor),
+      anchor: round(anchor, 1),
       ratio: round(median(cli) / anchor, 2),
     });
   } finally {
-    for (const s of services.reverse()) await s.close().catch(() => undefined);
-    await transport.close();
-    await pg.stop().catch(() => undefined);
-    await rm(dataDir, { recursive: true, force: true });
-    await rm(blobDir, { recursive: true, force: true });
+    await stack.close();
     await rm(work, { recursive: true, force: true });
   }
 };

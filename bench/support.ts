@@ -1,13 +1,21 @@
 /**
- * What the multi-process benchmarks share (scale, memory): service replicas as processes, a few HTTP and SQL
- * helpers, autocannon across several replicas.
+ * What the benchmarks share: service replicas as processes (scale, memory), auth and platform in the benchmark's own
+ * process (deletion, dtp-import, webhooks), onboarding a participant, a few HTTP and SQL helpers, autocannon across
+ * several replicas.
  */
 import autocannon from 'autocannon';
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from 'pg';
+import pino from 'pino';
+import { ensureDatabase, withDatabase } from '@dtp/database';
+import { InProcessTransport } from '@dtp/events';
+import { loadConfig, RunningService } from '@dtp/service-kit';
+import { authService } from '@dtp/auth';
+import { platformService } from '@dtp/platform';
 
 export const ISSUER = 'http://auth.bench';
 export const AUDIENCES = { platform: 'http://platform.bench', search: 'http://search.bench/v1', gis: 'http://gis.bench' };
@@ -18,17 +26,18 @@ const ROOT = path.join(__dirname, '..');
 
 export const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-export async function q<T>(url: string, sql: string): Promise<T[]> {
+export async function q<T>(url: string, sql: string, params: unknown[] = []): Promise<T[]> {
   const c = new Client({ connectionString: url });
   await c.connect();
   try {
-    return (await c.query(sql)).rows as T[];
+    return (await c.query(sql, params)).rows as T[];
   } finally {
     await c.end();
   }
@@ -148,19 +157,29 @@ export async function postJson<T>(url: string, body: unknown, headers: Record<st
   return JSON.parse(text) as T;
 }
 
-export async function token(authUrl: string, role: string, audience: string): Promise<string> {
-  const p = await postJson<{ client_id: string; client_secret: string }>(
+/** A participant onboarded through auth's admin API (a producer with a mine as its provenance): its id and client. */
+export async function onboard(authUrl: string, name: string, role = 'producer'): Promise<{ participant_id: string; client_id: string; client_secret: string }> {
+  return postJson(
     `${authUrl}/admin/participants`,
-    { name: `scale ${role}`, role, ...(role === 'producer' ? { provenance: { name: 'Jwaneng', type: 'mine', country_code: 'BW' } } : {}) },
+    { name, role, ...(role === 'producer' ? { provenance: { name: 'Jwaneng', type: 'mine', country_code: 'BW' } } : {}) },
     { authorization: `Bearer ${ADMIN}` },
   );
+}
+
+/** An access token for `audience`, by the client credentials grant. */
+export async function clientToken(authUrl: string, client: { client_id: string; client_secret: string }, audience: string): Promise<string> {
   const t = await postJson<{ access_token: string }>(`${authUrl}/oauth/token`, {
     grant_type: 'client_credentials',
-    client_id: p.client_id,
-    client_secret: p.client_secret,
+    client_id: client.client_id,
+    client_secret: client.client_secret,
     audience,
   });
   return t.access_token;
+}
+
+/** A new participant of `role` and a token of it for `audience`. */
+export async function token(authUrl: string, role: string, audience: string, name = `bench ${role}`): Promise<string> {
+  return clientToken(authUrl, await onboard(authUrl, name, role), audience);
 }
 
 export const roughBody = (participantId: string) => ({
@@ -192,4 +211,88 @@ export async function loadAll(
     p99: Math.max(...results.map((r) => r.latency.p99)),
     bad: results.reduce((s, r) => s + r.non2xx + r.errors, 0),
   };
+}
+
+/** Auth and platform in the benchmark's own process, as inProcessStack starts them. */
+export interface InProcessStack {
+  authUrl: string;
+  platformUrl: string;
+  /** Platform's database. */
+  platformDb: string;
+  /** The PostgreSQL server (no database). */
+  pgUrl: string;
+  /** Auth's key set, for a platform replica started beside this one. */
+  jwksUrl: string;
+  blobDir: string;
+  /** A producer onboarded, with a token for platform, once platform has its onboarding event (the registration fast path). */
+  producer(name: string): Promise<{ id: string; auth: Record<string, string> }>;
+  /** Stops the services and PostgreSQL and removes their data. */
+  close(): Promise<void>;
+}
+
+/**
+ * An embedded PostgreSQL (durable settings: fsync on, synchronous commit; a throw-away data dir), then auth and
+ * platform in this process on the in-process event bus (the outbox relay running), as `npm start` runs them.
+ * `authEnv` and `platformEnv` add settings (rate limits, webhook settings); `databases` are made besides
+ * `bench_auth` and `bench_platform` (an anchor's, migrated by the caller).
+ */
+export async function inProcessStack(
+  name: string,
+  opts: { authEnv?: Record<string, string>; platformEnv?: Record<string, string>; databases?: string[] } = {},
+): Promise<InProcessStack> {
+  const { startEmbeddedPostgres, freePort } = await import('../tools/embedded-pg.mjs');
+  const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
+  const dataDir = `/tmp/dtp-bench-${name}-${tag}`;
+  const blobDir = `/tmp/dtp-bench-${name}-blobs-${tag}`;
+  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
+  const logger = pino({ level: 'warn' });
+  const transport = new InProcessTransport((err) => logger.error({ err }, 'event handler failed'));
+  const services: RunningService[] = [];
+  const close = async () => {
+    for (const s of services.reverse()) await s.close().catch(() => undefined);
+    await transport.close();
+    await pg.stop().catch(() => undefined);
+    await rm(dataDir, { recursive: true, force: true });
+    await rm(blobDir, { recursive: true, force: true });
+  };
+  try {
+    for (const db of ['bench_auth', 'bench_platform', ...(opts.databases ?? [])]) await ensureDatabase(withDatabase(pg.url, db));
+    const common = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', AUTH_ISSUER: ISSUER, PLATFORM_AUDIENCE: AUDIENCES.platform };
+    const authConfig = loadConfig('auth', authService.configClass, {
+      ...common,
+      DATABASE_URL: withDatabase(pg.url, 'bench_auth'),
+      AUTH_ADMIN_TOKEN: ADMIN,
+      ...opts.authEnv,
+    });
+    const platformDb = withDatabase(pg.url, 'bench_platform');
+    const platformConfig = loadConfig('platform', platformService.configClass, {
+      ...common,
+      DATABASE_URL: platformDb,
+      AUTH_JWKS_URL: 'http://127.0.0.1:9/unused',
+      BLOB_STORE_DIR: blobDir,
+      ...opts.platformEnv,
+    });
+    await authService.migrate(authConfig, logger);
+    await platformService.migrate(platformConfig, logger);
+    const auth = await authService.start(authConfig, { transport }, logger);
+    services.push(auth);
+    const authUrl = auth.url.replace('localhost', '127.0.0.1');
+    const jwksUrl = `${authUrl}/.well-known/jwks.json`;
+    platformConfig.AUTH_JWKS_URL = jwksUrl;
+    const platform = await platformService.start(platformConfig, { transport }, logger);
+    services.push(platform);
+    const producer = async (who: string) => {
+      const p = await onboard(authUrl, who);
+      const access = await clientToken(authUrl, p, AUDIENCES.platform);
+      for (let i = 0; (await q(platformDb, 'SELECT 1 FROM participants WHERE participant_id = $1', [p.participant_id])).length === 0; i++) {
+        if (i > 200) throw new Error('platform never received the onboarding event');
+        await sleep(50);
+      }
+      return { id: p.participant_id, auth: { authorization: `Bearer ${access}` } };
+    };
+    return { authUrl, platformUrl: platform.url.replace('localhost', '127.0.0.1'), platformDb, pgUrl: pg.url, jwksUrl, blobDir, producer, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
 }

@@ -25,20 +25,11 @@
  *  - `webhooks.registration_rate.10_webhooks_recording_only`: the same with the worker replica stopped: what the
  *    registration's own transaction pays for the event and its 10 delivery rows.
  */
-import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
-import pino from 'pino';
-import { ensureDatabase, withDatabase } from '@dtp/database';
-import { InProcessTransport } from '@dtp/events';
-import { loadConfig, RunningService } from '@dtp/service-kit';
-import { authService } from '@dtp/auth';
-import { platformService } from '@dtp/platform';
 import type { Benchmark } from './run';
-import { ADMIN, ISSUER, percentile, round, sleep } from './support';
+import { AUDIENCES, inProcessStack, ISSUER, percentile, postJson as post, round, sleep } from './support';
 
-const AUDIENCE = 'http://platform.bench';
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 10);
 const OUTAGE = Number(process.env.BENCH_WEBHOOK_OUTAGE_SECONDS ?? 30);
@@ -54,13 +45,6 @@ const SPLIT = process.env.BENCH_WEBHOOK_CPUS === 'split';
 /** `argv` as spawned, on CPU 1 when the CPUs are split. */
 function onDeliveryCpus(argv: string[]): [string, string[]] {
   return SPLIT ? ['taskset', ['-c', '1', ...argv]] : [argv[0], argv.slice(1)];
-}
-
-async function post<T>(url: string, body: unknown, headers: Record<string, string> = {}): Promise<T> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${url}: ${res.status} ${text.slice(0, 500)}`);
-  return JSON.parse(text) as T;
 }
 
 /** The receiver's program: its own process (as an ERP's would be), answering 204 and printing `<subject> <epoch ms>`. */
@@ -123,41 +107,18 @@ async function receiver(
 const now = () => performance.timeOrigin + performance.now();
 
 const bench: Benchmark = async (report) => {
-  const { startEmbeddedPostgres, freePort } = await import('../tools/embedded-pg.mjs');
   // every thread of this process, and so PostgreSQL and everything else it starts, on CPU 0
   if (SPLIT) execFileSync('taskset', ['-a', '-cp', '0', String(process.pid)], { stdio: 'ignore' });
-  const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
-  const dataDir = `/tmp/dtp-bench-webhooks-${tag}`;
-  const blobDir = `/tmp/dtp-bench-webhooks-blobs-${tag}`;
-  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
-  const logger = pino({ level: 'warn' });
-  const transport = new InProcessTransport((err) => logger.error({ err }, 'event handler failed'));
-  const services: RunningService[] = [];
+  const delivery = {
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    WEBHOOK_RETRY_SCHEDULE_MS: String(RETRY_MS),
+  };
+  const stack = await inProcessStack('webhooks', {
+    platformEnv: { ...delivery, RATE_LIMIT_PER_CLIENT: '1000000', RATE_LIMIT_PER_IP: '1000000', WEBHOOK_WORKER_ENABLED: INLINE ? 'true' : 'false' },
+  });
   const closers: (() => Promise<void>)[] = [];
   try {
-    for (const name of ['bench_auth', 'bench_platform']) await ensureDatabase(withDatabase(pg.url, name));
-    const common = { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', AUTH_ISSUER: ISSUER, PLATFORM_AUDIENCE: AUDIENCE };
-    const authConfig = loadConfig('auth', authService.configClass, { ...common, DATABASE_URL: withDatabase(pg.url, 'bench_auth'), AUTH_ADMIN_TOKEN: ADMIN });
-    const platformConfig = loadConfig('platform', platformService.configClass, {
-      ...common,
-      DATABASE_URL: withDatabase(pg.url, 'bench_platform'),
-      AUTH_JWKS_URL: 'http://127.0.0.1:9/unused',
-      BLOB_STORE_DIR: blobDir,
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_RETRY_SCHEDULE_MS: String(RETRY_MS),
-      RATE_LIMIT_PER_CLIENT: '1000000',
-      RATE_LIMIT_PER_IP: '1000000',
-      WEBHOOK_WORKER_ENABLED: INLINE ? 'true' : 'false',
-    });
-    await authService.migrate(authConfig, logger);
-    await platformService.migrate(platformConfig, logger);
-    const auth = await authService.start(authConfig, { transport }, logger);
-    services.push(auth);
-    const authUrl = auth.url.replace('localhost', '127.0.0.1');
-    platformConfig.AUTH_JWKS_URL = `${authUrl}/.well-known/jwks.json`;
-    const platform = await platformService.start(platformConfig, { transport }, logger);
-    services.push(platform);
-    const url = platform.url.replace('localhost', '127.0.0.1');
+    const url = stack.platformUrl;
     let stopWorker = async (): Promise<void> => undefined;
     if (!INLINE) {
       const [cmd, args] = onDeliveryCpus([process.execPath, '-r', './tools/register.js', 'apps/platform/src/main.ts']);
@@ -170,13 +131,12 @@ const bench: Benchmark = async (report) => {
           HOST: '127.0.0.1',
           LOG_LEVEL: 'warn',
           EVENT_TRANSPORT: 'in-process',
-          DATABASE_URL: withDatabase(pg.url, 'bench_platform'),
+          DATABASE_URL: stack.platformDb,
           AUTH_ISSUER: ISSUER,
-          AUTH_JWKS_URL: platformConfig.AUTH_JWKS_URL,
-          PLATFORM_AUDIENCE: AUDIENCE,
-          BLOB_STORE_DIR: blobDir,
-          WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-          WEBHOOK_RETRY_SCHEDULE_MS: String(RETRY_MS),
+          AUTH_JWKS_URL: stack.jwksUrl,
+          PLATFORM_AUDIENCE: AUDIENCES.platform,
+          BLOB_STORE_DIR: stack.blobDir,
+          ...delivery,
           WEBHOOK_WORKER_ENABLED: 'true',
         },
       });
@@ -189,20 +149,7 @@ const bench: Benchmark = async (report) => {
       closers.push(() => stopWorker());
     }
 
-    const producer = async (name: string) => {
-      const p = await post<{ participant_id: string; client_id: string; client_secret: string }>(
-        `${authUrl}/admin/participants`,
-        { name, role: 'producer', provenance: { name: 'Jwaneng', type: 'mine', country_code: 'BW' } },
-        { authorization: `Bearer ${ADMIN}` },
-      );
-      const t = await post<{ access_token: string }>(`${authUrl}/oauth/token`, {
-        grant_type: 'client_credentials',
-        client_id: p.client_id,
-        client_secret: p.client_secret,
-        audience: AUDIENCE,
-      });
-      return { id: p.participant_id, auth: { authorization: `Bearer ${t.access_token}` } };
-    };
+    const producer = stack.producer;
     let seq = 0;
     const register = (who: { auth: Record<string, string> }) =>
       post<{ diamond_id: string }>(
@@ -351,11 +298,7 @@ const bench: Benchmark = async (report) => {
     }
   } finally {
     for (const c of closers.reverse()) await c().catch(() => undefined);
-    for (const s of services.reverse()) await s.close().catch(() => undefined);
-    await transport.close();
-    await pg.stop();
-    await rm(dataDir, { recursive: true, force: true });
-    await rm(blobDir, { recursive: true, force: true });
+    await stack.close();
   }
 };
 
