@@ -132,6 +132,18 @@ describe('SIGNING_KEY_ENCRYPTION_KEY in production and live', () => {
   it('is optional elsewhere (npm start, tests, sandbox)', () => {
     for (const switches of [{}, { NODE_ENV: 'development' }, { DTP_ENV: 'sandbox' }] as Record<string, string>[]) expect(attempt(switches)).toEqual([]);
   });
+
+  it('SIGNING_KEY_ENCRYPTION_KEY_PREVIOUS (changing the key): keys like it, comma-separated, only with it, never printed', () => {
+    const k = () => randomBytes(32).toString('base64');
+    expect(attempt({ SIGNING_KEY_ENCRYPTION_KEY: k(), SIGNING_KEY_ENCRYPTION_KEY_PREVIOUS: `${k()},${k()}` })).toEqual([]);
+    const alone = attempt({ SIGNING_KEY_ENCRYPTION_KEY_PREVIOUS: k() });
+    expect(alone).toHaveLength(1);
+    expect(alone[0]).toMatch(/^SIGNING_KEY_ENCRYPTION_KEY_PREVIOUS: .*needs SIGNING_KEY_ENCRYPTION_KEY: the new key/);
+    const bad = attempt({ SIGNING_KEY_ENCRYPTION_KEY: k(), SIGNING_KEY_ENCRYPTION_KEY_PREVIOUS: 'not-a-key' });
+    expect(bad).toHaveLength(1);
+    expect(bad[0]).toMatch(/^SIGNING_KEY_ENCRYPTION_KEY_PREVIOUS: .*comma-separated/);
+    expect(bad[0]).not.toContain('not-a-key');
+  });
 });
 
 describe('SIGNING_KEY_ROTATION_DAYS', () => {

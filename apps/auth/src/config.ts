@@ -1,6 +1,6 @@
 import { IsIn, IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateBy } from 'class-validator';
 import type { AudienceKind } from '@dtp/domain';
-import { AT_REST_KEY_PATTERN, AtRestKeyRequiredWhenLive, atRestEncryptionState, BaseServiceConfig } from '@dtp/service-kit';
+import { AT_REST_KEY_PATTERN, AtRestKeyRequiredWhenLive, atRestEncryptionState, AtRestPreviousKeys, BaseServiceConfig } from '@dtp/service-kit';
 import { TrustedProxies } from '@dtp/service-kit';
 
 const url = { require_tld: false, require_protocol: true };
@@ -206,6 +206,13 @@ export class AuthConfig extends BaseServiceConfig {
   @IsString()
   @Matches(AT_REST_KEY_PATTERN, { message: 'SIGNING_KEY_ENCRYPTION_KEY must be 32 bytes in base64' })
   SIGNING_KEY_ENCRYPTION_KEY?: string;
+
+  /**
+   * Changing SIGNING_KEY_ENCRYPTION_KEY: the key(s) it replaces, comma-separated. A private key sealed with them
+   * still opens, and the active one is resealed with the new key at start; then this can go (docs/auth.md).
+   */
+  @AtRestPreviousKeys('SIGNING_KEY_ENCRYPTION_KEY')
+  SIGNING_KEY_ENCRYPTION_KEY_PREVIOUS?: string;
 
   /** `true`: production or live may store the private signing keys unencrypted (an explicit, logged choice). */
   @IsOptional()

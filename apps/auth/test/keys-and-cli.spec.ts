@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { NestFactory } from '@nestjs/core';
-import { decodeProtectedHeader } from 'jose';
+import { createLocalJWKSet, decodeProtectedHeader, JSONWebKeySet, jwtVerify, SignJWT } from 'jose';
 import { loadConfig } from '@dtp/service-kit';
 import { startTestStack } from '@dtp/test-stack';
 import { onboard, startGuardedApp, TEST_AUDIENCES, TEST_ISSUER, TestStack, tokenFor, sqlRows } from '@dtp/testing';
@@ -54,6 +54,60 @@ describe('signing keys', () => {
       expect((await fetch(`${app.url}/probe/any`, { headers: { authorization: token } })).status).toBe(200);
     } finally {
       await app.close();
+      await stack.close();
+    }
+  });
+
+  it('changing SIGNING_KEY_ENCRYPTION_KEY: with the old one in SIGNING_KEY_ENCRYPTION_KEY_PREVIOUS, the active key is resealed at start and signs as before', async () => {
+    const old = randomBytes(32).toString('base64');
+    const next = randomBytes(32).toString('base64');
+    const stack = await startTestStack({ services: ['auth'], env: { auth: { SIGNING_KEY_ENCRYPTION_KEY: old } } });
+    try {
+      const db = stack.databases.auth!;
+      const [before] = await sqlRows<{ kid: string; private_jwk: string }>(db, 'SELECT kid, private_jwk FROM signing_keys');
+      const start = async (env: Record<string, string>) => {
+        const config = loadConfig('auth', AuthConfig, {
+          DATABASE_URL: db,
+          AUTH_ADMIN_TOKEN: 'x'.repeat(12),
+          PORT: '0',
+          SIGNING_KEY_CACHE_SECONDS: '0',
+          ...env,
+        });
+        const ctx = await NestFactory.createApplicationContext(AuthCliModule.forRoot(config, { poolSize: 2 }), { logger: false, abortOnError: false });
+        const keys = ctx.get(SigningKeys);
+        await keys.ensureActiveKey(); // what a start does
+        return { ctx, keys };
+      };
+
+      // The new key alone does not open the key sealed with the old one.
+      const without = await start({ SIGNING_KEY_ENCRYPTION_KEY: next });
+      await expect(without.keys.active()).rejects.toThrow(/does not open with this SIGNING_KEY_ENCRYPTION_KEY/);
+      await without.ctx.close();
+      expect((await sqlRows<{ private_jwk: string }>(db, 'SELECT private_jwk FROM signing_keys'))[0].private_jwk).toBe(before.private_jwk);
+
+      const changing = await start({ SIGNING_KEY_ENCRYPTION_KEY: next, SIGNING_KEY_ENCRYPTION_KEY_PREVIOUS: old });
+      const [after] = await sqlRows<{ kid: string; private_jwk: string }>(db, 'SELECT kid, private_jwk FROM signing_keys');
+      expect(after.kid).toBe(before.kid);
+      expect(after.private_jwk).toMatch(/^enc:v1:/);
+      expect(after.private_jwk).not.toBe(before.private_jwk);
+      expect((await changing.keys.active()).kid).toBe(before.kid);
+      await changing.ctx.close();
+
+      // Now the new key alone does: a token it signs verifies against the published key set.
+      const done = await start({ SIGNING_KEY_ENCRYPTION_KEY: next });
+      const { kid, key } = await done.keys.active();
+      expect(kid).toBe(before.kid);
+      const token = await new SignJWT({ participant_id: 'p', role: 'producer' })
+        .setProtectedHeader({ alg: 'ES256', kid })
+        .setIssuer(TEST_ISSUER)
+        .setAudience(TEST_AUDIENCES.platform)
+        .setIssuedAt()
+        .setExpirationTime('5m')
+        .sign(key.reveal());
+      await done.ctx.close();
+      const jwks = createLocalJWKSet((await (await fetch(`${stack.urls.auth}/.well-known/jwks.json`)).json()) as JSONWebKeySet);
+      expect((await jwtVerify(token, jwks, { issuer: TEST_ISSUER, audience: TEST_AUDIENCES.platform })).protectedHeader.kid).toBe(before.kid);
+    } finally {
       await stack.close();
     }
   });

@@ -1,6 +1,6 @@
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUrl, Matches, Max, Min, Validate } from 'class-validator';
 import { TokenCheckingConfig } from '@dtp/auth-guard';
-import { AT_REST_KEY_PATTERN, AtRestKeyRequiredWhenLive, atRestEncryptionState } from '@dtp/service-kit';
+import { AT_REST_KEY_PATTERN, AtRestKeyRequiredWhenLive, atRestEncryptionState, AtRestPreviousKeys } from '@dtp/service-kit';
 import { DEFAULT_FILES_PER_DIAMOND, DEFAULT_STORAGE_QUOTA_BYTES } from '@dtp/domain';
 import { CustodySigningKeyText } from './custody/custody-key-config';
 
@@ -153,6 +153,13 @@ export class PlatformConfig extends TokenCheckingConfig {
   @IsString()
   @Matches(AT_REST_KEY_PATTERN, { message: 'WEBHOOK_SECRET_ENCRYPTION_KEY must be 32 bytes in base64' })
   WEBHOOK_SECRET_ENCRYPTION_KEY?: string;
+
+  /**
+   * Changing WEBHOOK_SECRET_ENCRYPTION_KEY: the key(s) it replaces, comma-separated. Secrets sealed with them still
+   * open, and each replica reseals them with the new key at start; then this can go (docs/webhooks.md).
+   */
+  @AtRestPreviousKeys('WEBHOOK_SECRET_ENCRYPTION_KEY')
+  WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS?: string;
 
   /** `true`: production or live may store the webhooks' signing secrets unencrypted (an explicit, logged choice). */
   @IsOptional()

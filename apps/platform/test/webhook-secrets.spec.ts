@@ -3,7 +3,7 @@ import pino from 'pino';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import type { WebhookDeliveryList, WebhookWithSecret } from '@dtp/domain';
 import type { ParticipantWithToken } from '@dtp/testing';
-import { ConfigError, loadConfig, RunningService } from '@dtp/service-kit';
+import { AtRestCipher, ConfigError, loadConfig, RunningService } from '@dtp/service-kit';
 import { platformService } from '../src/app';
 import { PlatformConfig } from '../src/config';
 import { call, PlatformFixture, platformReplicaEnv, startPlatform, waitFor } from './helpers';
@@ -42,6 +42,21 @@ describe('webhook signing secrets at rest (WEBHOOK_SECRET_ENCRYPTION_KEY)', () =
       const bad = attempt({ WEBHOOK_SECRET_ENCRYPTION_KEY: short });
       expect(bad).toHaveLength(1);
       expect(bad[0]).toMatch(/^WEBHOOK_SECRET_ENCRYPTION_KEY: .*32 bytes in base64/);
+      expect(bad[0]).not.toContain(short);
+    });
+
+    it('WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS (changing the key): keys like it, comma-separated, only with it, never printed', () => {
+      const k = () => randomBytes(32).toString('base64');
+      expect(
+        attempt({ WEBHOOK_SECRET_ENCRYPTION_KEY: k(), WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS: `${k()},${randomBytes(32).toString('base64url')}` }),
+      ).toEqual([]);
+      const alone = attempt({ WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS: k() });
+      expect(alone).toHaveLength(1);
+      expect(alone[0]).toMatch(/^WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS: .*needs WEBHOOK_SECRET_ENCRYPTION_KEY: the new key/);
+      const short = randomBytes(16).toString('base64');
+      const bad = attempt({ WEBHOOK_SECRET_ENCRYPTION_KEY: k(), WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS: `${k()},${short}` });
+      expect(bad).toHaveLength(1);
+      expect(bad[0]).toMatch(/^WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS: .*32 bytes in base64, comma-separated/);
       expect(bad[0]).not.toContain(short);
     });
   });
@@ -186,6 +201,37 @@ describe('webhook signing secrets at rest (WEBHOOK_SECRET_ENCRYPTION_KEY)', () =
       expect(d.last_error).toMatch(new RegExp(`^not sent: webhook secret ${b.w.webhook_id} does not open`));
       expect(b.r.received).toEqual([]);
       await stop(withKey);
+    });
+
+    it('changing the key: with the old one in WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS, a replica reseals both secrets of a rotation with the new one at start; they sign as before, and then the old key can go', async () => {
+      const p = await knownParticipant(f, 'manufacturer');
+      const { w, r } = await subscribe(p);
+      const old = randomBytes(32).toString('base64');
+      await stop(await replica({ WEBHOOK_SECRET_ENCRYPTION_KEY: old })); // seals it with the old key at start
+      const rotated = (await call<WebhookWithSecret>(f, 'POST', `/webhooks/${w.webhook_id}/rotate-secret`, p.token)).body;
+      const before = await stored(w.webhook_id);
+      expect(before).toEqual({ secret: rotated.secret, previous_secret: expect.stringMatching(/^enc:v1:/) });
+
+      const next = randomBytes(32).toString('base64');
+      const changing = await replica({ WEBHOOK_SECRET_ENCRYPTION_KEY: next, WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS: old });
+      const after = await stored(w.webhook_id);
+      expect(after.previous_secret).not.toBe(before.previous_secret);
+      // The new key alone opens both now.
+      const alone = new AtRestCipher(next, 'WEBHOOK_SECRET_ENCRYPTION_KEY', 'webhook secret');
+      expect([alone.open(w.webhook_id, after.secret), alone.open(w.webhook_id, after.previous_secret!)]).toEqual([rotated.secret, w.secret]);
+      expect(AtRestCipher.isSealed(after.secret)).toBe(true);
+      const first = await ping(p, w.webhook_id);
+      await waitFor('the ping, by the replica changing the key', async () => (await delivery(p, w.webhook_id, first))?.status === 'delivered');
+      verifiesWith(r.received[0], [w.secret, rotated.secret]);
+      await stop(changing);
+
+      const done = await replica({ WEBHOOK_SECRET_ENCRYPTION_KEY: next });
+      expect(await stored(w.webhook_id)).toEqual(after); // nothing left to reseal
+      const second = await ping(p, w.webhook_id);
+      await waitFor('the ping, with the new key only', async () => (await delivery(p, w.webhook_id, second))?.status === 'delivered');
+      expect(r.received).toHaveLength(2);
+      verifiesWith(r.received[1], [w.secret, rotated.secret]);
+      await stop(done);
     });
   });
 });

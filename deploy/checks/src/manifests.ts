@@ -238,7 +238,8 @@ export function requiredSecrets(overlay: Overlay): RequiredSecret[] {
 
 /**
  * The environment a container gets: envFrom ConfigMaps, then env entries. ConfigMap values come from the
- * render; Secret values from rendered Secrets, else from `secretValue` (placeholders for external Secrets).
+ * render; Secret values from rendered Secrets, else from `secretValue` (placeholders for external Secrets); an
+ * `optional` key only from a rendered Secret that has it (else unset, as in a cluster without it).
  * Throws on a reference to something that is neither rendered nor supplied.
  */
 export function containerEnv(objects: K8sObject[], c: Container, secretValue: (name: string, key: string) => string | undefined): Record<string, string> {
@@ -263,7 +264,15 @@ export function containerEnv(objects: K8sObject[], c: Container, secretValue: (n
       const v = get(objects, 'ConfigMap', name).data?.[key];
       if (v === undefined) throw new Error(`${c.name}: ConfigMap ${name} has no key ${key}`);
       env[e.name] = v;
-    } else if (e.valueFrom?.secretKeyRef) env[e.name] = secret(e.valueFrom.secretKeyRef.name, e.valueFrom.secretKeyRef.key);
+    } else if (e.valueFrom?.secretKeyRef) {
+      const { name, key, optional } = e.valueFrom.secretKeyRef;
+      // An optional key that is not there leaves the variable unset, as Kubernetes does.
+      if (optional) {
+        const rendered = find(objects, 'Secret', name);
+        const v = rendered ? decode(rendered, key) : undefined;
+        if (v !== undefined) env[e.name] = v;
+      } else env[e.name] = secret(name, key);
+    }
   }
   return env;
 }

@@ -12,7 +12,11 @@ import { SigningKeysRepository } from './signing-keys.repository';
   imports: [TypeOrmModule.forFeature([SigningKeyEntity])],
   providers: [
     SigningKeysRepository,
-    { provide: PrivateKeyCodec, inject: [AUTH_CONFIG], useFactory: (config: AuthConfig) => new PrivateKeyCodec(config.SIGNING_KEY_ENCRYPTION_KEY) },
+    {
+      provide: PrivateKeyCodec,
+      inject: [AUTH_CONFIG],
+      useFactory: (config: AuthConfig) => new PrivateKeyCodec(config.SIGNING_KEY_ENCRYPTION_KEY, config.SIGNING_KEY_ENCRYPTION_KEY_PREVIOUS),
+    },
     SigningKeys,
   ],
   exports: [SigningKeys],

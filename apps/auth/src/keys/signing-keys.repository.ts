@@ -40,6 +40,17 @@ export class SigningKeysRepository {
     return this.keys.createQueryBuilder('k').addSelect('k.private_jwk').where('k.retired_at IS NULL').getOne();
   }
 
+  /** The active key's id and private half as stored (in `m`, under the key lock), or null when there is none. */
+  async activePrivateKey(m: EntityManager): Promise<{ kid: string; private_jwk: string | null } | null> {
+    const row = await m.withRepository(this.keys).createQueryBuilder('k').addSelect('k.private_jwk').where('k.retired_at IS NULL').getOne();
+    return row ? { kid: row.kid, private_jwk: row.private_jwk } : null;
+  }
+
+  /** Stores a key's private half anew (resealed with another encryption key). */
+  async setPrivateKey(m: EntityManager, kid: string, privateJwk: string): Promise<void> {
+    await m.withRepository(this.keys).update({ kid }, { private_jwk: privateJwk });
+  }
+
   async insert(m: EntityManager, key: NewSigningKey): Promise<void> {
     await m.withRepository(this.keys).insert(key);
   }

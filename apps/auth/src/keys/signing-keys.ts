@@ -57,9 +57,30 @@ export class SigningKeys {
     return this.tokenTtlSeconds + this.cacheSeconds + SKEW_SECONDS;
   }
 
-  /** Creates the first key when there is none (first start). Safe when several instances start together. */
+  /**
+   * Creates the first key when there is none (first start), and stores the active key's private half sealed with
+   * SIGNING_KEY_ENCRYPTION_KEY when it is not yet (written before the variable was set, or sealed with a key now in
+   * SIGNING_KEY_ENCRYPTION_KEY_PREVIOUS). Safe when several instances start together.
+   */
   async ensureActiveKey(): Promise<string> {
-    return this.repo.locked(async (m) => (await this.repo.activeAge(m))?.kid ?? (await this.createFirstKey(m)));
+    return this.repo.locked(async (m) => {
+      const active = await this.repo.activePrivateKey(m);
+      if (!active) return this.createFirstKey(m);
+      if (active.private_jwk) {
+        let resealed = active.private_jwk;
+        try {
+          resealed = this.codec.reseal(active.kid, active.private_jwk);
+        } catch (err) {
+          // No configured key opens it: tokens cannot be signed until one does, or `auth:cli rotate-keys` makes a new key.
+          this.logger?.error({ kid: active.kid, err: err instanceof Error ? err.message : String(err) }, 'the active signing key does not open');
+        }
+        if (resealed !== active.private_jwk) {
+          await this.repo.setPrivateKey(m, active.kid, resealed);
+          this.logger?.info({ kid: active.kid }, 'the active signing key is now stored sealed with SIGNING_KEY_ENCRYPTION_KEY');
+        }
+      }
+      return active.kid;
+    });
   }
 
   /** Adds a new active key and retires the current one; erases keys past their publication window. */

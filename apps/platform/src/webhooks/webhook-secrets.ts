@@ -10,8 +10,9 @@ import { WebhooksRepository } from './webhooks.repository';
 /**
  * The webhooks' signing secrets at rest (docs/webhooks.md "Secrets at rest"): with WEBHOOK_SECRET_ENCRYPTION_KEY set,
  * a secret is stored encrypted (AES-256-GCM, the webhook id as additional data) and opened only to sign a delivery.
- * At start, secrets stored as plain text (before the key was set) are encrypted, in one transaction whose row locks
- * keep replicas starting together from doing it twice.
+ * At start, secrets stored as plain text (before the key was set) are encrypted, and, while
+ * WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS names the key(s) it replaced, secrets sealed with those are resealed with
+ * the new one: in one transaction whose row locks keep replicas starting together from doing it twice.
  */
 @Injectable()
 export class WebhookSecrets implements OnApplicationBootstrap {
@@ -23,15 +24,21 @@ export class WebhookSecrets implements OnApplicationBootstrap {
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.cipher = new AtRestCipher(config.WEBHOOK_SECRET_ENCRYPTION_KEY, 'WEBHOOK_SECRET_ENCRYPTION_KEY', 'webhook secret');
+    this.cipher = new AtRestCipher(
+      config.WEBHOOK_SECRET_ENCRYPTION_KEY,
+      'WEBHOOK_SECRET_ENCRYPTION_KEY',
+      'webhook secret',
+      config.WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS,
+    );
   }
 
   /**
-   * What is stored for a secret of this webhook: encrypted when a key is set, or kept as it is when it is already
-   * encrypted (a rotation's previous secret). A new secret (`whsec_...`) is never taken for an encrypted one.
+   * What is stored for a secret of this webhook: sealed with the current key when one is set, a value already sealed
+   * with it kept as it is (a rotation's previous secret), one sealed with a previous key resealed. A new secret
+   * (`whsec_...`) is never taken for an encrypted one.
    */
   forStorage(webhookId: string, secret: string): string {
-    return AtRestCipher.isSealed(secret) ? secret : this.cipher.seal(webhookId, secret);
+    return this.cipher.reseal(webhookId, secret);
   }
 
   /** The secrets that sign a delivery now: the current one, and the previous one during a rotation's overlap. */
@@ -52,8 +59,20 @@ export class WebhookSecrets implements OnApplicationBootstrap {
     }
     try {
       if (this.cipher.encrypts) {
-        const sealed = await this.sealPlainSecrets();
-        if (sealed > 0) this.logger.info({ webhooks: sealed }, 'webhooks: signing secrets stored as plain text are now encrypted');
+        const { resealed, unopened } = await this.resealSecrets();
+        if (resealed > 0) {
+          this.logger.info(
+            { webhooks: resealed },
+            'webhooks: signing secrets stored as plain text or with a previous key are now encrypted with WEBHOOK_SECRET_ENCRYPTION_KEY',
+          );
+        }
+        if (unopened.length > 0) {
+          // Left as they are: their deliveries are not sent (and are retried) until a key that opens them is set.
+          this.logger.error(
+            { webhooks: unopened.length, webhook_ids: unopened.slice(0, 20) },
+            'webhooks: signing secrets that open with neither WEBHOOK_SECRET_ENCRYPTION_KEY nor WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS',
+          );
+        }
       } else {
         const sealed = await this.repo.sealedSecretCount(this.uow.standalone);
         if (sealed > 0) {
@@ -69,15 +88,35 @@ export class WebhookSecrets implements OnApplicationBootstrap {
     }
   }
 
-  /** Encrypts every secret still stored as plain text; answers how many webhooks it changed. */
-  async sealPlainSecrets(): Promise<number> {
+  /**
+   * Seals every secret with the current key: those stored as plain text and, while previous keys are configured,
+   * those sealed with one. Answers how many webhooks it changed, and those with a secret no configured key opens
+   * (left as they are).
+   */
+  async resealSecrets(): Promise<{ resealed: number; unopened: string[] }> {
     return this.uow.run(async (tx) => {
-      const plain = await this.repo.plainSecrets(tx);
-      for (const w of plain) {
-        const previous = w.previous_secret === null ? null : this.forStorage(w.webhook_id, w.previous_secret);
-        await this.repo.setSecrets(tx, w.webhook_id, this.forStorage(w.webhook_id, w.secret), previous);
+      const rows = this.cipher.rotating ? await this.repo.allSecrets(tx) : await this.repo.plainSecrets(tx);
+      let resealed = 0;
+      const unopened: string[] = [];
+      for (const w of rows) {
+        let opens = true;
+        // A value no configured key opens stays as it is (and is reported); the other one is still resealed.
+        const stored = (value: string) => {
+          try {
+            return this.forStorage(w.webhook_id, value);
+          } catch {
+            opens = false;
+            return value;
+          }
+        };
+        const secret = stored(w.secret);
+        const previous = w.previous_secret === null ? null : stored(w.previous_secret);
+        if (!opens) unopened.push(w.webhook_id);
+        if (secret === w.secret && previous === w.previous_secret) continue;
+        await this.repo.setSecrets(tx, w.webhook_id, secret, previous);
+        resealed += 1;
       }
-      return plain.length;
+      return { resealed, unopened };
     });
   }
 }

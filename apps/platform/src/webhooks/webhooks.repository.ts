@@ -90,6 +90,11 @@ export class WebhooksRepository {
     );
   }
 
+  /** Every webhook's secrets, locked for the caller's transaction (resealing them with a new key). */
+  async allSecrets(sql: Sql): Promise<Pick<WebhookRow, 'webhook_id' | 'secret' | 'previous_secret'>[]> {
+    return sql.rows(`SELECT webhook_id, secret, previous_secret FROM webhooks ORDER BY webhook_id FOR UPDATE`);
+  }
+
   async setSecrets(sql: Sql, webhookId: string, secret: string, previous: string | null): Promise<void> {
     await sql.query(`UPDATE webhooks SET secret = $2, previous_secret = $3 WHERE webhook_id = $1`, [webhookId, secret, previous]);
   }
