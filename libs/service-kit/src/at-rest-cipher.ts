@@ -151,7 +151,7 @@ export function AtRestPreviousKeys(keyVariable: string): PropertyDecorator {
       name: `atRestPreviousKeys:${keyVariable}`,
       validator: {
         validate: (_value: unknown, args) => !!(args?.object as Record<string, unknown> | undefined)?.[keyVariable],
-        defaultMessage: () => `${variable} needs ${keyVariable}: the new key, which values are resealed with (docs/operations.md "Changing an encryption key")`,
+        defaultMessage: () => `${variable} needs ${keyVariable}: the new key, which values are resealed with (docs/kubernetes.md "Changing an encryption key")`,
       },
     }),
   ];
