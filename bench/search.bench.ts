@@ -23,7 +23,10 @@
  *    loop (node:http, at most 64 sockets); search.lag_committed_rate says how many registrations per second platform
  *    actually committed (ratio to the rate offered: on 2 cores shared with PostgreSQL, search, the Kafka peer and
  *    the generator, platform committed 930 to 1,000 of the 1,000 offered before its group commit, all of them
- *    since). BENCH_LAG_TIMELINE=1 prints the lag per 500 ms. Before the first rate, BENCH_LAG_WARMUP_S (default 5)
+ *    since). search.visibility_lag_after_answer.p50 / .p99 (at each rate): the same lag counted from
+ *    when the generator had the registration's 2xx answer, what a client that registers and then searches waits;
+ *    the `#` line gives the part before it (outbox insert -> answered: the rest of the statement, its commit's WAL
+ *    flush and the answer's way back). BENCH_LAG_TIMELINE=1 prints the lag per 500 ms. Before the first rate, BENCH_LAG_WARMUP_S (default 5)
  *    seconds of registrations at that rate, not measured: the steady state, not platform's first seconds of JIT.
  */
 import autocannon from 'autocannon';
@@ -260,8 +263,14 @@ function record(i: number): DiamondV1 {
  * fetch: at 1,000/s fetch took 20 to 60 % of a core in this process, CPU the services under test did not get on a
  * 2-core machine (requests past 64 in flight wait in the agent; the lag is measured from the commit, after that).
  */
-async function steadyRegistrations(platformUrl: string, token: string, rate: number, seconds: number): Promise<number> {
+async function steadyRegistrations(
+  platformUrl: string,
+  token: string,
+  rate: number,
+  seconds: number,
+): Promise<{ ok: number; answeredAt: Map<string, number> }> {
   let ok = 0;
+  const answeredAt = new Map<string, number>();
   let failed = 0;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   const target = new URL('/diamonds/rough/create', platformUrl);
@@ -271,8 +280,15 @@ async function steadyRegistrations(platformUrl: string, token: string, rate: num
         target,
         { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: token } },
         (res) => {
-          res.resume();
-          res.on('end', () => (res.statusCode! >= 200 && res.statusCode! < 300 ? resolve() : reject(new Error(`status ${res.statusCode}`))));
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            // When the client has its answer (this machine's clock, as PostgreSQL's): the lag after it is what it sees.
+            const at = Date.now();
+            if (res.statusCode! < 200 || res.statusCode! >= 300) return reject(new Error(`status ${res.statusCode}`));
+            answeredAt.set((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { diamond_id: string }).diamond_id, at);
+            resolve();
+          });
           res.on('error', reject);
         },
       );
@@ -302,7 +318,7 @@ async function steadyRegistrations(platformUrl: string, token: string, rate: num
   await Promise.all(inflight);
   agent.destroy();
   if (failed > 0) process.stderr.write(`# ${failed} registrations failed\n`);
-  return ok;
+  return { ok, answeredAt };
 }
 
 /**
@@ -311,7 +327,7 @@ async function steadyRegistrations(platformUrl: string, token: string, rate: num
  */
 async function visibilityLag(platformUrl: string, producer: string, platformDb: string, searchDb: string, rate: number) {
   const [{ before }] = await q<{ before: string }>(platformDb, 'SELECT coalesce(max(id), 0)::text AS before FROM outbox');
-  const ok = await steadyRegistrations(platformUrl, producer, rate, LAG_SECONDS);
+  const { ok, answeredAt } = await steadyRegistrations(platformUrl, producer, rate, LAG_SECONDS);
   const outboxRows = () =>
     q<{ key: string; t: string; p: string | null }>(
       platformDb,
@@ -339,6 +355,11 @@ async function visibilityLag(platformUrl: string, producer: string, platformDb: 
   const lags = sorted(seen.map((c) => applied.get(c.key)! - Number(c.t)));
   const publish = sorted(seen.map((c) => Number(c.p) - Number(c.t)));
   const consume = sorted(seen.map((c) => applied.get(c.key)! - Number(c.p)));
+  // The same lag counted from when the client had its answer instead of from the outbox row's insert: without the
+  // registration's own commit (its WAL flush) and answer, which the client waits for before it could look.
+  const answered = seen.filter((c) => answeredAt.has(c.key));
+  const afterAnswer = sorted(answered.map((c) => applied.get(c.key)! - answeredAt.get(c.key)!));
+  const beforeAnswer = sorted(answered.map((c) => answeredAt.get(c.key)! - Number(c.t)));
   // BENCH_LAG_TIMELINE=1: the lag by commit time, per 500 ms (a lag that grows through the run: the consumer is
   // slower than the rate; one that comes and goes: stalls).
   if (process.env.BENCH_LAG_TIMELINE === '1') {
@@ -365,9 +386,18 @@ async function visibilityLag(platformUrl: string, producer: string, platformDb: 
   const committedRate = commits.length > 1 ? ((commits.length - 1) * 1000) / (Math.max(...times) - Math.min(...times)) : 0;
   process.stderr.write(
     `# lag at ${rate}/s: ${ok} registrations in ${LAG_SECONDS} s, committed at ${Math.round(committedRate)}/s, ${lags.length} measured; commit -> published p50 ${Math.round(percentile(publish, 50))} ms, ` +
-      `p99 ${Math.round(percentile(publish, 99))} ms; published -> visible p50 ${Math.round(percentile(consume, 50))} ms, p99 ${Math.round(percentile(consume, 99))} ms\n`,
+      `p99 ${Math.round(percentile(publish, 99))} ms; published -> visible p50 ${Math.round(percentile(consume, 50))} ms, p99 ${Math.round(percentile(consume, 99))} ms; ` +
+      `outbox insert -> client answered p50 ${Math.round(percentile(beforeAnswer, 50))} ms, p99 ${Math.round(percentile(beforeAnswer, 99))} ms\n`,
   );
-  return { p50: percentile(lags, 50), p99: percentile(lags, 99), publishP99: percentile(publish, 99), consumeP99: percentile(consume, 99), committedRate };
+  return {
+    p50: percentile(lags, 50),
+    p99: percentile(lags, 99),
+    publishP99: percentile(publish, 99),
+    consumeP99: percentile(consume, 99),
+    afterAnswerP50: percentile(afterAnswer, 50),
+    afterAnswerP99: percentile(afterAnswer, 99),
+    committedRate,
+  };
 }
 
 const bench: Benchmark = async (report) => {
@@ -453,6 +483,8 @@ const bench: Benchmark = async (report) => {
       const suffix = rate === LAG_RATE ? '' : ` at ${rate}/s`;
       report({ name: `search.visibility_lag.p50${suffix}`, value: round(lag.p50, 1), unit: 'ms', anchor: null, ratio: null });
       report({ name: `search.visibility_lag.p99${suffix}`, value: round(lag.p99, 1), unit: 'ms', anchor: null, ratio: null });
+      report({ name: `search.visibility_lag_after_answer.p50${suffix}`, value: round(lag.afterAnswerP50, 1), unit: 'ms', anchor: null, ratio: null });
+      report({ name: `search.visibility_lag_after_answer.p99${suffix}`, value: round(lag.afterAnswerP99, 1), unit: 'ms', anchor: null, ratio: null });
       report({ name: `search.commit_to_published.p99 at ${rate}/s`, value: round(lag.publishP99, 1), unit: 'ms', anchor: null, ratio: null });
       report({ name: `search.published_to_visible.p99 at ${rate}/s`, value: round(lag.consumeP99, 1), unit: 'ms', anchor: null, ratio: null });
       report({
