@@ -70,7 +70,9 @@ export class WebhookSecrets implements OnApplicationBootstrap {
           // Left as they are: their deliveries are not sent (and are retried) until a key that opens them is set.
           this.logger.error(
             { webhooks: unopened.length, webhook_ids: unopened.slice(0, 20) },
-            'webhooks: signing secrets that open with neither WEBHOOK_SECRET_ENCRYPTION_KEY nor WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS',
+            this.cipher.rotating
+              ? 'webhooks: signing secrets that open with neither WEBHOOK_SECRET_ENCRYPTION_KEY nor WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS'
+              : 'webhooks: signing secrets that do not open with this WEBHOOK_SECRET_ENCRYPTION_KEY',
           );
         }
       } else {
