@@ -208,8 +208,9 @@ export class AuthConfig extends BaseServiceConfig {
   SIGNING_KEY_ENCRYPTION_KEY?: string;
 
   /**
-   * Changing SIGNING_KEY_ENCRYPTION_KEY: the key(s) it replaces, comma-separated. A private key sealed with them
-   * still opens, and the active one is resealed with the new key at start; then this can go (docs/auth.md).
+   * Only while changing SIGNING_KEY_ENCRYPTION_KEY: more keys a private key may be sealed with, comma-separated
+   * (first the new key, then the old one). They open, and the active key is resealed with the current one at start
+   * (docs/auth.md "Changing the encryption key").
    */
   @AtRestPreviousKeys('SIGNING_KEY_ENCRYPTION_KEY')
   SIGNING_KEY_ENCRYPTION_KEY_PREVIOUS?: string;

@@ -155,8 +155,9 @@ export class PlatformConfig extends TokenCheckingConfig {
   WEBHOOK_SECRET_ENCRYPTION_KEY?: string;
 
   /**
-   * Changing WEBHOOK_SECRET_ENCRYPTION_KEY: the key(s) it replaces, comma-separated. Secrets sealed with them still
-   * open, and each replica reseals them with the new key at start; then this can go (docs/webhooks.md).
+   * Only while changing WEBHOOK_SECRET_ENCRYPTION_KEY: more keys secrets may be sealed with, comma-separated (first
+   * the new key, then the old one). They open, and each replica reseals them with the current key at start
+   * (docs/webhooks.md "Changing the key").
    */
   @AtRestPreviousKeys('WEBHOOK_SECRET_ENCRYPTION_KEY')
   WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS?: string;

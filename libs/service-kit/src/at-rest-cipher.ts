@@ -7,10 +7,11 @@ import { IsOptional, Matches, ValidateBy } from 'class-validator';
  * base64url parts, the row's id as additional data so a value cannot be moved to another row). Without one, or for a
  * value written before one was set, the text is stored and read as it is.
  *
- * Changing the key: the new key in `<VARIABLE>`, the old one(s) in `<VARIABLE>_PREVIOUS` (comma-separated). Values
- * open with any of them (GCM's tag tells which key sealed a value, so the stored form needs no key id and a version
- * from before this one still reads what this one writes); `reseal` gives a value sealed with the current key, which
- * a service does at start for what it keeps, after which the previous keys can go.
+ * Changing the key: `<VARIABLE>_PREVIOUS` holds more keys (comma-separated), first the new one (every replica can
+ * open what will be sealed with it), then the old one once the new key is in `<VARIABLE>`. Values open with any of
+ * them (GCM's tag tells which key sealed a value, so the stored form needs no key id and a version from before this
+ * one still reads what this one writes); `reseal` gives a value sealed with the current key, which a service does at
+ * start for what it keeps, after which the previous keys can go.
  */
 export class AtRestCipher {
   private readonly key?: Buffer;

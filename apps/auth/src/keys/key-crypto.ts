@@ -4,8 +4,8 @@ import { AtRestCipher } from '@dtp/service-kit';
 /**
  * At-rest protection of private signing keys: with SIGNING_KEY_ENCRYPTION_KEY set, the private JWK is stored as
  * `enc:v1:<iv>:<tag>:<ciphertext>` (AES-256-GCM, the key id as additional data so a row cannot be swapped for
- * another's; the kit's AtRestCipher). Without it the JWK is stored as JSON text. SIGNING_KEY_ENCRYPTION_KEY_PREVIOUS:
- * the key(s) a new SIGNING_KEY_ENCRYPTION_KEY replaced, still opened.
+ * another's; the kit's AtRestCipher). Without it the JWK is stored as JSON text. SIGNING_KEY_ENCRYPTION_KEY_PREVIOUS
+ * (only while changing the key): more keys a private key may be sealed with, opened too.
  */
 export class PrivateKeyCodec extends AtRestCipher {
   constructor(encryptionKey?: string, previousKeys?: string) {

@@ -11,8 +11,9 @@ import { WebhooksRepository } from './webhooks.repository';
  * The webhooks' signing secrets at rest (docs/webhooks.md "Secrets at rest"): with WEBHOOK_SECRET_ENCRYPTION_KEY set,
  * a secret is stored encrypted (AES-256-GCM, the webhook id as additional data) and opened only to sign a delivery.
  * At start, secrets stored as plain text (before the key was set) are encrypted, and, while
- * WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS names the key(s) it replaced, secrets sealed with those are resealed with
- * the new one: in one transaction whose row locks keep replicas starting together from doing it twice.
+ * WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS names more keys (changing the key), secrets sealed with one of those are
+ * resealed with the current one: in one transaction whose row locks keep replicas starting together from doing it
+ * twice.
  */
 @Injectable()
 export class WebhookSecrets implements OnApplicationBootstrap {
