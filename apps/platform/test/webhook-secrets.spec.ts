@@ -203,35 +203,42 @@ describe('webhook signing secrets at rest (WEBHOOK_SECRET_ENCRYPTION_KEY)', () =
       await stop(withKey);
     });
 
-    it('changing the key: with the old one in WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS, a replica reseals both secrets of a rotation with the new one at start; they sign as before, and then the old key can go', async () => {
+    it('changing the key in three rollouts: the new key as _PREVIOUS, then as the key (secrets resealed at start, a replica still on the old key signs with them), then alone', async () => {
       const p = await knownParticipant(f, 'manufacturer');
       const { w, r } = await subscribe(p);
       const old = randomBytes(32).toString('base64');
       await stop(await replica({ WEBHOOK_SECRET_ENCRYPTION_KEY: old })); // seals it with the old key at start
       const rotated = (await call<WebhookWithSecret>(f, 'POST', `/webhooks/${w.webhook_id}/rotate-secret`, p.token)).body;
+      await stop(await replica({ WEBHOOK_SECRET_ENCRYPTION_KEY: old })); // and the rotation's new secret
       const before = await stored(w.webhook_id);
-      expect(before).toEqual({ secret: rotated.secret, previous_secret: expect.stringMatching(/^enc:v1:/) });
-
+      expect([AtRestCipher.isSealed(before.secret), AtRestCipher.isSealed(before.previous_secret!)]).toEqual([true, true]);
       const next = randomBytes(32).toString('base64');
-      const changing = await replica({ WEBHOOK_SECRET_ENCRYPTION_KEY: next, WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS: old });
+
+      // 1. Every replica learns the new key; nothing is resealed yet.
+      const step1 = await replica({ WEBHOOK_SECRET_ENCRYPTION_KEY: old, WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS: next });
+      expect(await stored(w.webhook_id)).toEqual(before);
+
+      // 2. A replica with the new key (the old one as _PREVIOUS) reseals both secrets at start: the new key alone opens them.
+      const step2 = await replica({ WEBHOOK_SECRET_ENCRYPTION_KEY: next, WEBHOOK_SECRET_ENCRYPTION_KEY_PREVIOUS: old });
       const after = await stored(w.webhook_id);
-      expect(after.previous_secret).not.toBe(before.previous_secret);
-      // The new key alone opens both now.
+      expect([after.secret === before.secret, after.previous_secret === before.previous_secret]).toEqual([false, false]);
       const alone = new AtRestCipher(next, 'WEBHOOK_SECRET_ENCRYPTION_KEY', 'webhook secret');
       expect([alone.open(w.webhook_id, after.secret), alone.open(w.webhook_id, after.previous_secret!)]).toEqual([rotated.secret, w.secret]);
-      expect(AtRestCipher.isSealed(after.secret)).toBe(true);
+      await stop(step2);
+      // Mid-rollout, a replica still on step 1's settings signs with the resealed secrets.
       const first = await ping(p, w.webhook_id);
-      await waitFor('the ping, by the replica changing the key', async () => (await delivery(p, w.webhook_id, first))?.status === 'delivered');
+      await waitFor('the ping, by the replica of step 1', async () => (await delivery(p, w.webhook_id, first))?.status === 'delivered');
       verifiesWith(r.received[0], [w.secret, rotated.secret]);
-      await stop(changing);
+      await stop(step1);
 
-      const done = await replica({ WEBHOOK_SECRET_ENCRYPTION_KEY: next });
-      expect(await stored(w.webhook_id)).toEqual(after); // nothing left to reseal
+      // 3. The new key alone: nothing left to reseal, and it signs.
+      const step3 = await replica({ WEBHOOK_SECRET_ENCRYPTION_KEY: next });
+      expect(await stored(w.webhook_id)).toEqual(after);
       const second = await ping(p, w.webhook_id);
       await waitFor('the ping, with the new key only', async () => (await delivery(p, w.webhook_id, second))?.status === 'delivered');
       expect(r.received).toHaveLength(2);
       verifiesWith(r.received[1], [w.secret, rotated.secret]);
-      await stop(done);
+      await stop(step3);
     });
   });
 });
