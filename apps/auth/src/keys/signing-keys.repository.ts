@@ -35,15 +35,10 @@ export class SigningKeysRepository {
     return row ? { kid: row.kid, ageSeconds: Number(row.age) } : null;
   }
 
-  /** The active key with its private half (a column not selected by default). */
-  findActiveWithPrivateKey(): Promise<SigningKeyEntity | null> {
-    return this.keys.createQueryBuilder('k').addSelect('k.private_jwk').where('k.retired_at IS NULL').getOne();
-  }
-
-  /** The active key's id and private half as stored (in `m`, under the key lock), or null when there is none. */
-  async activePrivateKey(m: EntityManager): Promise<{ kid: string; private_jwk: string | null } | null> {
-    const row = await m.withRepository(this.keys).createQueryBuilder('k').addSelect('k.private_jwk').where('k.retired_at IS NULL').getOne();
-    return row ? { kid: row.kid, private_jwk: row.private_jwk } : null;
+  /** The active key with its private half (a column not selected by default); in `m` when given (under the key lock). */
+  findActiveWithPrivateKey(m?: EntityManager): Promise<SigningKeyEntity | null> {
+    const keys = m ? m.withRepository(this.keys) : this.keys;
+    return keys.createQueryBuilder('k').addSelect('k.private_jwk').where('k.retired_at IS NULL').getOne();
   }
 
   /** Stores a key's private half anew (resealed with another encryption key). */

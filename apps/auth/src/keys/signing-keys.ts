@@ -64,7 +64,7 @@ export class SigningKeys {
    */
   async ensureActiveKey(): Promise<string> {
     return this.repo.locked(async (m) => {
-      const active = await this.repo.activePrivateKey(m);
+      const active = await this.repo.findActiveWithPrivateKey(m);
       if (!active) return this.createFirstKey(m);
       if (active.private_jwk) {
         let resealed = active.private_jwk;
