@@ -28,7 +28,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Benchmark } from './run';
-import { AUDIENCES, inProcessStack, ISSUER, percentile, postJson as post, round, sleep } from './support';
+import { AUDIENCES, inProcessStack, ISSUER, percentile, postJson as post, q, round, sleep } from './support';
 
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 10);
@@ -254,9 +254,13 @@ const bench: Benchmark = async (report) => {
       );
       return n / SECONDS;
     };
+    /** Bytes of WAL written so far (the whole cluster: what the database has to write, fsync and archive). */
+    const wal = async () => Number((await q<{ b: string }>(stack.platformDb, `SELECT (pg_current_wal_lsn() - '0/0')::text AS b`))[0].b);
     const bare = await producer('No Webhooks');
     await flat(bare); // warm-up at full speed
+    const walBefore = await wal();
     const before = await flat(bare);
+    const walBare = (await wal()) - walBefore;
     const sinks: number[] = [];
     const withHooks = await producer('Ten Webhooks');
     for (let i = 0; i < 10; i++) {
@@ -265,6 +269,7 @@ const bench: Benchmark = async (report) => {
       await post(`${url}/webhooks`, { url: r.url }, withHooks.auth);
     }
     const tenStart = now();
+    const walTenStart = await wal();
     const withTen = await flat(withHooks);
     // every delivery of that phase made (a worker that lags behind would otherwise slow the anchor measured next)
     const expected = Math.round(withTen * SECONDS) * 10;
@@ -272,6 +277,17 @@ const bench: Benchmark = async (report) => {
     while (sinks.length < expected && performance.now() < drainDeadline) await sleep(50);
     const deliveryRate = sinks.length / ((now() - tenStart) / 1000);
     report({ name: 'webhooks.delivery_rate.10_webhooks', value: round(deliveryRate, 1), unit: 'deliveries/s', anchor: null, ratio: null });
+    // WAL per registration, its 10 deliveries made and stored included, against a registration with none: the database
+    // work delivery adds, in a figure the machine's speed does not move
+    const perRegistration = ((await wal()) - walTenStart) / (withTen * SECONDS);
+    const perBare = walBare / (before * SECONDS);
+    report({
+      name: 'webhooks.wal_bytes_per_registration.10_webhooks',
+      value: Math.round(perRegistration),
+      unit: 'bytes',
+      anchor: Math.round(perBare),
+      ratio: round(perRegistration / perBare, 2),
+    });
     // the anchor measured on both sides (the tables grow as the run goes on): their mean
     const without = (before + (await flat(bare))) / 2;
     report({
