@@ -14,6 +14,7 @@ import { CustodyLinks1764900000000 } from './1764900000000-custody-links';
 import { Webhooks1764986400000 } from './1764986400000-webhooks';
 import { WebhookDeliveryOrder1764986400001 } from './1764986400001-webhook-delivery-order';
 import { WebhookDeliveriesUnlocked1765072800000 } from './1765072800000-webhook-deliveries-unlocked';
+import { WebhookDeliveriesRoom1765159200000 } from './1765159200000-webhook-deliveries-room';
 
 /** Every migration of the platform database, in order. Add new ones at the end. */
 export const platformMigrations = [
@@ -33,4 +34,5 @@ export const platformMigrations = [
   Webhooks1764986400000,
   WebhookDeliveryOrder1764986400001,
   WebhookDeliveriesUnlocked1765072800000,
+  WebhookDeliveriesRoom1765159200000,
 ];

@@ -33,7 +33,7 @@ export interface FeedRow {
 
 /**
  * `webhooks`, `webhook_deliveries` and `participant_events` (the events are written by participantEventsCtes in the
- * transactions of their causes). Raw SQL throughout: the worker's claims (FOR UPDATE SKIP LOCKED, guarded updates),
+ * transactions of their causes). Raw SQL throughout: the worker's leases (SKIP LOCKED) and guarded updates,
  * the feed's keyset read, array columns.
  */
 @Injectable()
@@ -192,6 +192,8 @@ export class WebhooksRepository {
    * Claims up to `n` due deliveries of a webhook `worker` leases, earliest first, at most one per subject (only a
    * subject's earliest pending delivery is due), counting each one's attempt (so each attempt has its own number),
    * and renews the lease, in one statement. Answers them in event order; empty when none is due or the lease is lost.
+   * The lease is what keeps other workers off these rows, so they are not row-locked first: a lock is one more WAL
+   * record per delivery, and the count is a heap-only update (the table's pages keep room: migration 1765159200000).
    */
   async claimBatch(sql: Sql, webhookId: string, worker: string, n: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     const rows = await sql.rows<ClaimedDelivery>(
@@ -202,11 +204,10 @@ export class WebhooksRepository {
          SELECT d.delivery_id FROM webhook_deliveries d JOIN lease ON lease.webhook_id = d.webhook_id
           WHERE d.webhook_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= clock_timestamp()
             AND (SELECT min(p.event_seq) FROM webhook_deliveries p WHERE p.webhook_id = $1 AND p.subject = d.subject AND p.status = 'pending') = d.event_seq
-          ORDER BY d.event_seq LIMIT $3
-          FOR UPDATE OF d SKIP LOCKED)
+          ORDER BY d.event_seq LIMIT $3)
        UPDATE webhook_deliveries d SET attempts = d.attempts + 1, first_attempt_at = coalesce(d.first_attempt_at, clock_timestamp())
          FROM participant_events e
-        WHERE d.delivery_id = ANY (ARRAY(SELECT delivery_id FROM next)) AND e.seq = d.event_seq
+        WHERE d.delivery_id = ANY (ARRAY(SELECT delivery_id FROM next)) AND d.status = 'pending' AND e.seq = d.event_seq
        RETURNING d.*, e.time, e.data::text AS data_text`,
       [webhookId, worker, n, leaseMs],
     );
