@@ -244,10 +244,11 @@ export function requiredSecrets(overlay: Overlay): RequiredSecret[] {
  */
 export function containerEnv(objects: K8sObject[], c: Container, secretValue: (name: string, key: string) => string | undefined): Record<string, string> {
   const env: Record<string, string> = {};
-  const secret = (name: string, key: string): string => {
+  // An optional key comes only from a rendered Secret that has it; absent, the variable is unset, as Kubernetes leaves it.
+  const secret = (name: string, key: string, optional = false): string | undefined => {
     const rendered = find(objects, 'Secret', name);
-    const v = rendered ? decode(rendered, key) : secretValue(name, key);
-    if (v === undefined) throw new Error(`${c.name}: secret ${name} key ${key} is neither rendered nor documented`);
+    const v = rendered ? decode(rendered, key) : optional ? undefined : secretValue(name, key);
+    if (v === undefined && !optional) throw new Error(`${c.name}: secret ${name} key ${key} is neither rendered nor documented`);
     return v;
   };
   for (const from of c.envFrom ?? []) {
@@ -266,12 +267,8 @@ export function containerEnv(objects: K8sObject[], c: Container, secretValue: (n
       env[e.name] = v;
     } else if (e.valueFrom?.secretKeyRef) {
       const { name, key, optional } = e.valueFrom.secretKeyRef;
-      // An optional key that is not there leaves the variable unset, as Kubernetes does.
-      if (optional) {
-        const rendered = find(objects, 'Secret', name);
-        const v = rendered ? decode(rendered, key) : undefined;
-        if (v !== undefined) env[e.name] = v;
-      } else env[e.name] = secret(name, key);
+      const v = secret(name, key, optional);
+      if (v !== undefined) env[e.name] = v;
     }
   }
   return env;

@@ -102,6 +102,35 @@ test('kustomize is available (found or installed), v4 or newer', () => {
   expect(Number(/\d+/.exec(k.version)![0])).toBeGreaterThanOrEqual(4);
 });
 
+describe('containerEnv: secret references', () => {
+  const b64 = (v: string) => Buffer.from(v).toString('base64');
+  const rendered: K8sObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'rendered' }, data: { KEY: b64('from-render') } };
+  const ref = (name: string, secret: string, key: string, optional?: boolean) => ({ name, valueFrom: { secretKeyRef: { name: secret, key, optional } } });
+  const container = (env: Container['env']): Container => ({ name: 'c', image: 'i', env });
+  const external = (name: string, key: string) => (name === 'external' ? `supplied:${key}` : undefined);
+
+  it('takes a key from a rendered Secret, else from the supplied external value', () => {
+    const env = containerEnv([rendered], container([ref('A', 'rendered', 'KEY'), ref('B', 'external', 'OTHER')]), external);
+    expect(env).toEqual({ A: 'from-render', B: 'supplied:OTHER' });
+  });
+
+  it('leaves an optional key unset unless a rendered Secret has it, as Kubernetes does', () => {
+    const env = containerEnv(
+      [rendered],
+      container([ref('A', 'rendered', 'KEY', true), ref('B', 'rendered', 'MISSING', true), ref('C', 'external', 'OTHER', true)]),
+      external,
+    );
+    expect(env).toEqual({ A: 'from-render' });
+  });
+
+  it('refuses a required key that is neither rendered nor supplied', () => {
+    expect(() => containerEnv([rendered], container([ref('A', 'rendered', 'MISSING')]), external)).toThrow(
+      'c: secret rendered key MISSING is neither rendered nor documented',
+    );
+    expect(() => containerEnv([], container([ref('A', 'nowhere', 'KEY')]), external)).toThrow('c: secret nowhere key KEY is neither rendered nor documented');
+  });
+});
+
 describe.each(OVERLAYS)('overlay %s', (overlay) => {
   let objects: K8sObject[];
   let deployments: Record<App, K8sObject>;
