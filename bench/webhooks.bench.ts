@@ -22,6 +22,9 @@
  *    with delivery replicas of its own would: the database stays shared.
  *  - `webhooks.delivery_rate.10_webhooks`: deliveries per second in that phase, from its start until every delivery of
  *    it arrived (the anchor is then measured again, and the mean of its two runs used).
+ *  - `webhooks.wal_bytes_per_registration.10_webhooks`: bytes of WAL per registration in that phase, until its last
+ *    delivery arrived (each delivery's claim and outcome included), against the anchor's first run: the database work
+ *    delivery adds, a figure the machine's speed hardly moves.
  *  - `webhooks.registration_rate.10_webhooks_recording_only`: the same with the worker replica stopped: what the
  *    registration's own transaction pays for the event and its 10 delivery rows.
  */
