@@ -280,8 +280,6 @@ const bench: Benchmark = async (report) => {
     while (sinks.length < expected && performance.now() < drainDeadline) await sleep(50);
     const deliveryRate = sinks.length / ((now() - tenStart) / 1000);
     report({ name: 'webhooks.delivery_rate.10_webhooks', value: round(deliveryRate, 1), unit: 'deliveries/s', anchor: null, ratio: null });
-    // WAL per registration, its 10 deliveries made and stored included, against a registration with none: the database
-    // work delivery adds, in a figure the machine's speed does not move
     const perRegistration = ((await wal()) - walTenStart) / (withTen * SECONDS);
     const perBare = walBare / (before * SECONDS);
     report({

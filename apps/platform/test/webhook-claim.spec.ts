@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { runMigrations, Sql } from '@dtp/database';
+import { runMigrations, Sql, sqlOn } from '@dtp/database';
 import { createTestDatabase } from '@dtp/testing';
 import { platformEntities } from '../src/entities';
 import { platformMigrations } from '../src/migrations';
@@ -15,17 +15,14 @@ describe('the delivery claim', () => {
   const repo = new WebhooksRepository();
   const webhookId = '0b5c6a49-8d57-4b40-9a8f-6d3f1e0c2a11';
   let db: Client;
-  const sql: Sql = {
-    rows: async (text, params) => (await db.query(text, params)).rows,
-    exec: async (text, params) => (await db.query(text, params)).rowCount ?? 0,
-    query: (text, params) => db.query(text, params),
-  };
+  let sql: Sql;
 
   beforeAll(async () => {
     const url = await createTestDatabase('platform_webhook_claim');
     await runMigrations({ url, service: 'platform', entities: platformEntities, migrations: platformMigrations });
     db = new Client({ connectionString: url });
     await db.connect();
+    sql = sqlOn(db);
     await db.query(
       `INSERT INTO webhooks (webhook_id, participant_id, url, secret, created_at, leased_by, lease_until)
                     VALUES ($1, 'p1', 'http://127.0.0.1:9/hook', 'whsec_x', now(), 'worker-1', now() + interval '1 hour')`,

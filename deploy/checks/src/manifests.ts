@@ -244,7 +244,6 @@ export function requiredSecrets(overlay: Overlay): RequiredSecret[] {
  */
 export function containerEnv(objects: K8sObject[], c: Container, secretValue: (name: string, key: string) => string | undefined): Record<string, string> {
   const env: Record<string, string> = {};
-  // An optional key comes only from a rendered Secret that has it; absent, the variable is unset, as Kubernetes leaves it.
   const secret = (name: string, key: string, optional = false): string | undefined => {
     const rendered = find(objects, 'Secret', name);
     const v = rendered ? decode(rendered, key) : optional ? undefined : secretValue(name, key);

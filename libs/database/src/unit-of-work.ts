@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable } from '@nestjs/common';
 import { UnavailableError } from '@dtp/domain';
-import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import type { ClientBase, Pool, PoolClient, QueryResultRow } from 'pg';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
 /** Parameterised SQL, rows back: inside a unit of work (`Tx`) or on the pool (`UnitOfWork.sql`). */
@@ -49,7 +49,7 @@ export function pgConstraint(err: unknown): string | undefined {
  * `QueryRunner.query`: the registration benchmark showed TypeORM's per-query wrapping, and the loss of named
  * prepared statements, on the hot path. Both stay inside the same connection and transaction as `manager`.
  */
-function sqlOn(client: Pool | PoolClient): Sql {
+export function sqlOn(client: Pool | ClientBase): Sql {
   return {
     rows: async <T extends QueryResultRow>(text: string, params?: unknown[]) => (await client.query<T>(text, params)).rows,
     exec: async (text: string, params?: unknown[], prepareAs?: string) =>
