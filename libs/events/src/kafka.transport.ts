@@ -3,6 +3,7 @@ import tls from 'node:tls';
 import { Admin, Consumer, ISocketFactory, Kafka, KafkaMessage, logLevel, Partitioners, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { describeKafkaSecurity, KafkaSecurity, kafkaSecurityFromEnv } from './kafka-config';
+import { SubscribedRoundRobinAssigner } from './kafka-assigner';
 import { fixKafkajsIdleTimer } from './kafkajs-request-queue';
 import { EventTransport, GroupPartitionOffsets, IncomingMessage, OutgoingMessage, SubscribeOptions, Subscription } from './transport';
 
@@ -132,6 +133,8 @@ export class KafkaTransport implements EventTransport {
   private readonly kafka: Kafka;
   private readonly producer: Producer;
   private readonly subscriptions = new Set<Subscription>();
+  /** `<group>\0<topic>` -> the shared group id subscribeAll consumes it in (groupOffsets). */
+  private readonly sharedGroupIds = new Map<string, string>();
   private connected?: Promise<void>;
   private admin?: Admin;
   private closed = false;
@@ -234,27 +237,101 @@ export class KafkaTransport implements EventTransport {
     });
   }
 
+  /** One topic in its own consumer group (`kafkaGroupId(group, topic)`): the rebuild tool, tests. */
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
+    const [subscription] = await this.consume(this.groupIdOf(opts.group, opts.topic), [opts]);
+    return subscription;
+  }
+
+  /**
+   * Several topics of one group in ONE kafkajs consumer, group id `<group>` (KAFKA_GROUP_PREFIX first): one fetch
+   * per broker for all of them instead of one per topic, and one group membership (heartbeats, rebalances). With
+   * the librdkafka mock, which answers a fetch only when KAFKA_MAX_WAIT_MS has passed, an idle consumer costs its
+   * process a fetch every wait whatever it reads, so the service's processes fetch a quarter as often (docs/events.md).
+   * Where the group has no position yet, it goes on from where the per-topic groups of earlier versions got to
+   * (`inheritedPositions`), so an upgrade does not apply the topics again from their start.
+   */
+  async subscribeAll(list: SubscribeOptions[]): Promise<Subscription[]> {
+    if (list.length === 0) return [];
+    const group = list[0].group;
+    if (list.some((o) => o.group !== group)) throw new Error('subscribeAll: every topic must be of one group');
+    if (new Set(list.map((o) => o.topic)).size !== list.length) throw new Error('subscribeAll: a topic given twice');
+    const groupId = `${this.opts.groupPrefix ?? ''}${group}`;
+    const inherited = await this.inheritedPositions(groupId, list);
+    for (const o of list) this.sharedGroupIds.set(`${group}\u0000${o.topic}`, groupId);
+    return this.consume(groupId, list, inherited);
+  }
+
+  /** The Kafka group id that consumes `topic` for `group`: the shared one once subscribeAll took it, else per topic. */
+  private groupIdOf(group: string, topic: string): string {
+    return this.sharedGroupIds.get(`${group}\u0000${topic}`) ?? `${this.opts.groupPrefix ?? ''}${kafkaGroupId(group, topic)}`;
+  }
+
+  /**
+   * Where the per-topic groups of earlier versions (`kafkaGroupId(group, topic)`) got to, for each partition that
+   * `groupId` has no position in yet: the consumer skips what lies before (it was applied under the old group) and
+   * moves straight there. Read only: nothing is written to either group, so replicas starting together agree.
+   */
+  private async inheritedPositions(groupId: string, list: SubscribeOptions[]): Promise<Map<string, Map<number, number>>> {
+    return this.withAdmin(async (admin) => {
+      const inherited = new Map<string, Map<number, number>>();
+      for (const o of list) {
+        const wire = this.wire(o.topic);
+        const from = `${this.opts.groupPrefix ?? ''}${kafkaGroupId(o.group, o.topic)}`;
+        const own = await admin.fetchOffsets({ groupId, topics: [wire] });
+        // A deployment whose Kafka user may not read the old groups (ACLs written for this version) starts without them.
+        const old = await admin.fetchOffsets({ groupId: from, topics: [wire] }).catch((err: unknown) => {
+          this.opts.logger.warn(
+            { group: from, err: err instanceof Error ? err.message : String(err) },
+            'kafka: could not read the per-topic group; not going on from it',
+          );
+          return [];
+        });
+        const placed = new Set((own[0]?.partitions ?? []).filter((p) => Number(p.offset) >= 0).map((p) => p.partition));
+        const positions = new Map(
+          (old[0]?.partitions ?? []).filter((p) => Number(p.offset) > 0 && !placed.has(p.partition)).map((p) => [p.partition, Number(p.offset)]),
+        );
+        if (positions.size === 0) continue;
+        inherited.set(wire, positions);
+        this.opts.logger.info(
+          { group: groupId, topic: o.topic, from, partitions: Object.fromEntries(positions) },
+          'kafka: going on from where the per-topic consumer group got to',
+        );
+      }
+      return inherited;
+    });
+  }
+
+  /** One kafkajs consumer in `groupId` for the topics of `list`, each delivered to its own handlers. */
+  private async consume(groupId: string, list: SubscribeOptions[], inherited = new Map<string, Map<number, number>>()): Promise<Subscription[]> {
     if (this.closed) throw new Error('transport closed');
-    const log = this.opts.logger.child({ topic: opts.topic, group: opts.group });
-    let active = true;
+    const log = this.opts.logger.child({ group: groupId });
+    const entries = new Map(list.map((opts) => [this.wire(opts.topic), { opts, active: true, assigned: [] as readonly number[] }]));
+    type Entry = typeof entries extends Map<string, infer E> ? E : never;
+    const anyActive = () => [...entries.values()].some((e) => e.active);
     let consumer: Consumer | undefined;
     let restarting: Promise<void> | undefined;
-    let assigned: readonly number[] = [];
 
-    const deliver = async (messages: IncomingMessage[], heartbeat: () => Promise<void>) => {
+    const deliver = async (entry: Entry, messages: IncomingMessage[], heartbeat: () => Promise<void>) => {
       let delay = 100;
       const message = messages[0];
       for (;;) {
         try {
-          if (opts.batchHandler) await opts.batchHandler(messages);
-          else await opts.handler(message);
+          if (entry.opts.batchHandler) await entry.opts.batchHandler(messages);
+          else await entry.opts.handler(message);
           return;
         } catch (err) {
           // Stop retrying on close: the offset stays uncommitted, the next consumer gets the message again.
-          if (!active) throw err;
+          if (!entry.active) throw err;
           log.warn(
-            { key: message.key, partition: message.partition, offset: message.offset, err: err instanceof Error ? err.message : String(err), retryInMs: delay },
+            {
+              topic: entry.opts.topic,
+              key: message.key,
+              partition: message.partition,
+              offset: message.offset,
+              err: err instanceof Error ? err.message : String(err),
+              retryInMs: delay,
+            },
             'event handler failed; retrying',
           );
           await sleep(delay);
@@ -264,10 +341,10 @@ export class KafkaTransport implements EventTransport {
       }
     };
     /** The value is decoded on first use: a consumer refuses a message too large to decode by its `raw` size. */
-    const incoming = (partition: number, message: KafkaMessage, highWatermark?: string): IncomingMessage => {
+    const incoming = (topic: string, partition: number, message: KafkaMessage, highWatermark?: string): IncomingMessage => {
       let decoded: { value: unknown } | undefined;
       const m: Partial<IncomingMessage> = {
-        topic: opts.topic,
+        topic,
         partition,
         offset: message.offset,
         key: message.key?.toString('utf8') ?? '',
@@ -282,29 +359,33 @@ export class KafkaTransport implements EventTransport {
       });
       return m as IncomingMessage;
     };
-    const maxBatch = opts.maxBatch ?? 100;
 
     const start = async (): Promise<Consumer> => {
       const c = this.kafka.consumer({
-        groupId: `${this.opts.groupPrefix ?? ''}${kafkaGroupId(opts.group, opts.topic)}`,
+        groupId,
         allowAutoTopicCreation: true,
         maxWaitTimeInMs: this.opts.maxWaitTimeInMs ?? 100,
         sessionTimeout: this.opts.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS,
         heartbeatInterval: 1000,
         retry: { retries: 30, initialRetryTime: 200, maxRetryTime: 5000 },
+        partitionAssigners: [SubscribedRoundRobinAssigner],
       });
       // Which partitions this member got (replicas of a service share a group's partitions): metrics and logs.
       c.on(c.events.GROUP_JOIN, (event) => {
-        assigned = [...(event.payload.memberAssignment[this.wire(opts.topic)] ?? [])].sort((a, b) => a - b);
-        log.info({ partitions: assigned, leader: event.payload.isLeader }, 'kafka consumer joined its group');
+        const partitions: Record<string, number[]> = {};
+        for (const [wire, entry] of entries) {
+          entry.assigned = [...(event.payload.memberAssignment[wire] ?? [])].sort((a, b) => a - b);
+          partitions[entry.opts.topic] = [...entry.assigned];
+        }
+        log.info({ partitions, leader: event.payload.isLeader }, 'kafka consumer joined its group');
       });
       c.on(c.events.CRASH, (event) => {
-        if (event.payload.restart || !active) return;
+        if (event.payload.restart || !anyActive()) return;
         // kafkajs gave up (e.g. no broker for a long time): start a fresh consumer after a pause.
         log.warn({ err: event.payload.error.message }, 'kafka consumer crashed; recreating it');
         restarting ??= (async () => {
           await c.disconnect().catch(() => undefined);
-          while (active) {
+          while (anyActive()) {
             await sleep(1000);
             try {
               consumer = await start();
@@ -318,38 +399,49 @@ export class KafkaTransport implements EventTransport {
       });
       try {
         await c.connect();
-        await c.subscribe({ topic: this.wire(opts.topic), fromBeginning: opts.fromBeginning ?? true });
-        const common = {
+        for (const [wire, entry] of entries) {
+          if (entry.active) await c.subscribe({ topic: wire, fromBeginning: entry.opts.fromBeginning ?? true });
+        }
+        await c.run({
           autoCommit: true,
           autoCommitInterval: 1000,
-          partitionsConsumedConcurrently: this.opts.partitionsConsumedConcurrently ?? 4,
-        };
-        if (opts.batchHandler) {
-          await c.run({
-            ...common,
-            eachBatchAutoResolve: false,
-            eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
-              for (let i = 0; i < batch.messages.length; i += maxBatch) {
-                if (!isRunning() || isStale()) break;
-                const chunk = batch.messages.slice(i, i + maxBatch);
-                await deliver(
-                  chunk.map((m) => incoming(batch.partition, m, batch.highWatermark)),
-                  heartbeat,
-                );
-                resolveOffset(chunk[chunk.length - 1].offset);
-                await commitOffsetsIfNecessary();
-                await heartbeat();
+          // As many partitions at once per topic as one consumer per topic had: a slow topic does not hold up the others.
+          partitionsConsumedConcurrently: (this.opts.partitionsConsumedConcurrently ?? 4) * entries.size,
+          eachBatchAutoResolve: false,
+          eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {
+            const entry = entries.get(batch.topic);
+            if (!entry) return;
+            if (!entry.active) {
+              // Closed while the group's other topics go on: stop fetching it; its offsets stay where they were.
+              c.pause([{ topic: batch.topic }]);
+              return;
+            }
+            let messages = batch.messages;
+            const skipBelow = inherited.get(batch.topic)?.get(batch.partition);
+            if (skipBelow !== undefined) {
+              // Applied under the per-topic group already: jump to where it got to.
+              messages = messages.filter((m) => Number(m.offset) >= skipBelow);
+              if (messages.length === 0) {
+                c.seek({ topic: batch.topic, partition: batch.partition, offset: String(skipBelow) });
+                return;
               }
-            },
-          });
-        } else {
-          await c.run({
-            ...common,
-            eachMessage: async ({ partition, message, heartbeat }) => {
-              await deliver([incoming(partition, message)], heartbeat);
-            },
-          });
-        }
+              if (messages.length === batch.messages.length) inherited.get(batch.topic)!.delete(batch.partition);
+            }
+            const size = entry.opts.batchHandler ? (entry.opts.maxBatch ?? 100) : 1;
+            for (let i = 0; i < messages.length; i += size) {
+              if (!isRunning() || isStale() || !entry.active) break;
+              const chunk = messages.slice(i, i + size);
+              await deliver(
+                entry,
+                chunk.map((m) => incoming(entry.opts.topic, batch.partition, m, batch.highWatermark)),
+                heartbeat,
+              );
+              resolveOffset(chunk[chunk.length - 1].offset);
+              await commitOffsetsIfNecessary();
+              await heartbeat();
+            }
+          },
+        });
       } catch (err) {
         await c.disconnect().catch(() => undefined);
         throw err;
@@ -358,18 +450,24 @@ export class KafkaTransport implements EventTransport {
     };
 
     consumer = await start();
-    const subscription: Subscription = {
-      assignedPartitions: () => assigned,
-      close: async () => {
-        if (!active) return;
-        active = false;
-        this.subscriptions.delete(subscription);
-        await restarting;
-        await consumer?.disconnect().catch(() => undefined);
-      },
-    };
-    this.subscriptions.add(subscription);
-    return subscription;
+    return [...entries].map(([wire, entry]) => {
+      const subscription: Subscription = {
+        assignedPartitions: () => entry.assigned,
+        close: async () => {
+          if (!entry.active) return;
+          entry.active = false;
+          this.subscriptions.delete(subscription);
+          if (anyActive()) {
+            consumer?.pause([{ topic: wire }]);
+            return;
+          }
+          await restarting;
+          await consumer?.disconnect().catch(() => undefined);
+        },
+      };
+      this.subscriptions.add(subscription);
+      return subscription;
+    });
   }
 
   /** Low and high watermarks of every partition of `topic` (high = the offset the next message will get). */
@@ -390,7 +488,7 @@ export class KafkaTransport implements EventTransport {
 
   async groupOffsets(group: string, topic: string): Promise<GroupPartitionOffsets[]> {
     const wire = this.wire(topic);
-    const groupId = `${this.opts.groupPrefix ?? ''}${kafkaGroupId(group, topic)}`;
+    const groupId = this.groupIdOf(group, topic);
     const [ends, committed] = await this.withAdmin((admin) => Promise.all([admin.fetchTopicOffsets(wire), admin.fetchOffsets({ groupId, topics: [wire] })]));
     const byPartition = new Map((committed.find((t) => t.topic === wire)?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
     return ends.map((o) => {
@@ -428,10 +526,10 @@ export class KafkaTransport implements EventTransport {
 }
 
 /**
- * The Kafka consumer group of one subscription: the service's group qualified by the topic (`platform` reading
- * `gis.gradings.v1` is group `platform.gis.gradings.v1`). A subscription is one (group, topic) pair, as in the
- * in-process bus; several kafkajs consumers sharing one group id but subscribing to different topics would keep
- * rebalancing ("received unsubscribed topics") and never settle.
+ * The Kafka consumer group of a one-topic subscription (`subscribe`): the group qualified by the topic (the search
+ * rebuild reading `platform.diamonds.v1` as `search-rebuild-<time>` is group `search-rebuild-<time>.platform.diamonds.v1`).
+ * A service's own consumers share the plain group id through `subscribeAll`; earlier versions used this per-topic
+ * id for them too, and `subscribeAll` takes over those groups' positions.
  */
 export function kafkaGroupId(group: string, topic: string): string {
   return `${group}.${topic}`;

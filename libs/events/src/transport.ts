@@ -82,6 +82,11 @@ export interface EventTransport {
   readonly kind: 'in-process' | 'kafka';
   publish(messages: OutgoingMessage[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /**
+   * Several topics of ONE group at once, answered in the same order (Kafka: one consumer for all of them). Absent
+   * where one subscription per topic costs nothing more (the in-process bus).
+   */
+  subscribeAll?(options: SubscribeOptions[]): Promise<Subscription[]>;
   /** Throws when the transport cannot currently reach its broker (readiness). */
   check(): Promise<void>;
   /**

@@ -164,6 +164,61 @@ describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, 
     expect(attempts).toBe(after);
   });
 
+  it("with a transport that can (Kafka), starts a step's service-scoped routes as one consumer, retried as one", async () => {
+    @Controller()
+    class TwoTopics {
+      @EventPattern(Topics.GIS_GRADINGS)
+      onGrading(): void {}
+
+      @EventPattern(Topics.GIS_ELIGIBILITY)
+      onEligibility(): void {}
+    }
+    const single: string[] = [];
+    const together: string[][] = [];
+    let failFirst = true;
+    const closed: string[] = [];
+    const kafkaLike: EventTransport = {
+      kind: 'kafka',
+      publish: async () => undefined,
+      check: async () => undefined,
+      close: async () => undefined,
+      subscribe: async (o) => {
+        single.push(`${o.group}/${o.topic}`);
+        return { close: async () => void closed.push(o.topic) };
+      },
+      subscribeAll: async (list) => {
+        together.push(list.map((o) => `${o.group}/${o.topic}`).sort());
+        if (failFirst) {
+          failFirst = false;
+          throw new Error('broker away');
+        }
+        return list.map((o) => ({ close: async () => void closed.push(o.topic) }));
+      },
+    };
+    @Module({ controllers: [TwoTopics, InstanceScoped] })
+    class SharedModule {}
+    const shared$ = await NestFactory.create(SharedModule, new FastifyAdapter(), { logger: false });
+    const s = new EventsServer({ transport: kafkaLike, group: 'svc-shared', dataSource: ds, logger, instance: 'pod-9' });
+    connectEvents(shared$, s);
+    await shared$.init();
+    await shared$.startAllMicroservices();
+    try {
+      // The instance-scoped route (a group of its own) alone; the two service routes together, again after the failure.
+      expect(single).toEqual([`svc-shared-mirror.pod-9/${Topics.AUTH_PARTICIPANTS}`]);
+      const both = [`svc-shared/${Topics.GIS_ELIGIBILITY}`, `svc-shared/${Topics.GIS_GRADINGS}`];
+      expect(together).toEqual([both, both]);
+      expect([...s.consumers().keys()].sort()).toEqual([
+        'the auth.participants.v1 consumer (mirror)',
+        `the ${Topics.GIS_ELIGIBILITY} consumer`,
+        `the ${Topics.GIS_GRADINGS} consumer`,
+      ]);
+      expect(s.starting()).toBeUndefined();
+    } finally {
+      await shared$.close();
+    }
+    expect(closed.sort()).toEqual([Topics.AUTH_PARTICIPANTS, Topics.GIS_ELIGIBILITY, Topics.GIS_GRADINGS].sort());
+  });
+
   it('close waits for a consumer whose start was in flight, so nothing it started outlives it', async () => {
     let release: (() => void) | undefined;
     let unsubscribed = false;

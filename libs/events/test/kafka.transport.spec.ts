@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Kafka, logLevel } from 'kafkajs';
 import pino from 'pino';
 import { kafkaTestBrokers } from '@dtp/testing';
 import { IncomingMessage, jsonMessage, kafkajsRequestQueue, KafkaTransport } from '../src';
@@ -141,5 +142,119 @@ describe('KafkaTransport against the Kafka wire-protocol peer (kcat mock cluster
       checks.mockRestore();
       await sub.close();
     }
+  });
+
+  describe('subscribeAll: the topics of one group in one consumer', () => {
+    const admin = () => new Kafka({ clientId: 'events-test-admin', brokers: kafkaTestBrokers(), logLevel: logLevel.NOTHING }).admin();
+
+    it('one member of the plain group consumes every topic, each into its own handler (batched or not)', async () => {
+      const [a, b] = [`t-all-a-${randomUUID()}`, `t-all-b-${randomUUID()}`];
+      const group = `g-${randomUUID()}`;
+      const gotA: string[] = [];
+      const gotB: string[][] = [];
+      const consumers = jest.spyOn(Kafka.prototype, 'consumer');
+      const subs = await transport.subscribeAll([
+        { topic: a, group, handler: async (m) => void gotA.push(`${m.topic}:${m.key}`) },
+        { topic: b, group, handler: async () => undefined, batchHandler: async (ms) => void gotB.push(ms.map((m) => `${m.topic}:${m.key}`)) },
+      ]);
+      try {
+        await transport.publish([
+          ...Array.from({ length: 6 }, (_, i) => ({ topic: a, key: `a${i}`, value: { i } })),
+          ...Array.from({ length: 6 }, (_, i) => ({ topic: b, key: `b${i}`, value: { i } })),
+        ]);
+        await waitFor(() => gotA.length === 6 && gotB.flat().length === 6, 20_000, 'both topics');
+        expect(gotA.sort()).toEqual(Array.from({ length: 6 }, (_, i) => `${a}:a${i}`));
+        expect(gotB.flat().sort()).toEqual(Array.from({ length: 6 }, (_, i) => `${b}:b${i}`));
+        expect(consumers).toHaveBeenCalledTimes(1);
+        // Both topics' positions are committed in the plain group (kafkajs commits every second).
+        const kafka = admin();
+        await kafka.connect();
+        try {
+          const committed = async (groupId: string) =>
+            (await kafka.fetchOffsets({ groupId, topics: [a, b] })).map((t) => t.partitions.reduce((n, p) => n + Math.max(0, Number(p.offset)), 0));
+          for (const until = Date.now() + 10_000; (await committed(group)).join() !== '6,6' && Date.now() < until;)
+            await new Promise((r) => setTimeout(r, 200));
+          expect(await committed(group)).toEqual([6, 6]);
+          expect(await committed(`${group}.${a}`)).toEqual([0, 0]);
+        } finally {
+          await kafka.disconnect();
+        }
+        expect(subs.map((s) => s.assignedPartitions?.().length)).toEqual([4, 4]);
+      } finally {
+        consumers.mockRestore();
+        await Promise.all(subs.map((s) => s.close()));
+      }
+    });
+
+    it('takes over the positions of the per-topic groups earlier versions used, so an upgrade reads only what is new', async () => {
+      const [a, b] = [`t-take-a-${randomUUID()}`, `t-take-b-${randomUUID()}`];
+      const group = `g-${randomUUID()}`;
+      await transport.publish([
+        ...Array.from({ length: 5 }, (_, i) => ({ topic: a, key: `k${i}`, value: { i } })),
+        ...Array.from({ length: 5 }, (_, i) => ({ topic: b, key: `k${i}`, value: { i } })),
+      ]);
+      // Earlier versions: one group per topic (`<group>.<topic>`).
+      const before: string[] = [];
+      const old = await Promise.all(
+        [a, b].map((topic) => transport.subscribe({ topic, group, handler: async (m) => void before.push(`${m.topic}:${(m.value as { i: number }).i}`) })),
+      );
+      await waitFor(() => before.length === 10, 20_000, 'the old groups read everything');
+      await Promise.all(old.map((s) => s.close())); // commits on the way out
+      await transport.publish([
+        { topic: a, key: 'k1', value: { i: 5 } },
+        { topic: b, key: 'k2', value: { i: 5 } },
+      ]);
+      const after: string[] = [];
+      const subs = await transport.subscribeAll(
+        [a, b].map((topic) => ({ topic, group, handler: async (m: IncomingMessage) => void after.push(`${m.topic}:${(m.value as { i: number }).i}`) })),
+      );
+      try {
+        await waitFor(() => after.length >= 2, 20_000, 'the new messages');
+        await new Promise((r) => setTimeout(r, 500));
+        expect(after.sort()).toEqual([`${a}:5`, `${b}:5`]);
+        // Readiness asks the group that consumes the topic now.
+        const offsets = await transport.groupOffsets(group, a);
+        expect(offsets.reduce((n, p) => n + p.end, 0)).toBe(6);
+      } finally {
+        await Promise.all(subs.map((s) => s.close()));
+      }
+    });
+
+    it('closing one of the topics leaves the others consuming', async () => {
+      const [a, b] = [`t-close-a-${randomUUID()}`, `t-close-b-${randomUUID()}`];
+      const group = `g-${randomUUID()}`;
+      const got: string[] = [];
+      const [subA, subB] = await transport.subscribeAll(
+        [a, b].map((topic) => ({ topic, group, handler: async (m: IncomingMessage) => void got.push(m.topic) })),
+      );
+      try {
+        await subA.close();
+        await transport.publish([
+          { topic: a, key: 'k', value: 1 },
+          { topic: b, key: 'k', value: 1 },
+        ]);
+        await waitFor(() => got.includes(b), 20_000, 'the open topic');
+        await new Promise((r) => setTimeout(r, 500));
+        expect(got).toEqual([b]);
+      } finally {
+        await subB.close();
+      }
+    });
+
+    it('refuses topics of two groups, and a topic given twice', async () => {
+      const handler = async () => undefined;
+      await expect(
+        transport.subscribeAll([
+          { topic: 'x', group: 'g1', handler },
+          { topic: 'y', group: 'g2', handler },
+        ]),
+      ).rejects.toThrow(/one group/);
+      await expect(
+        transport.subscribeAll([
+          { topic: 'x', group: 'g1', handler },
+          { topic: 'x', group: 'g1', handler },
+        ]),
+      ).rejects.toThrow(/twice/);
+    });
   });
 });

@@ -51,7 +51,7 @@ export interface EventItem<T extends string = string> {
 }
 
 export interface RunConsumerOptions<T extends string = string> {
-  transport: EventTransport;
+  transport: Pick<EventTransport, 'subscribe'>;
   topic: T;
   /** Kafka consumer group (one per consuming service: ConsumerGroups in @dtp/domain). */
   group: string;

@@ -8,7 +8,7 @@ import type { Registry } from 'prom-client';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { Tx, UnitOfWork } from '@dtp/database';
 import { BatchContext, ConsumeContext, itemHandlers, RunConsumerOptions, runConsumer, RunningConsumer } from '../consumer';
-import { EventTransport, IncomingMessage } from '../transport';
+import { EventTransport, IncomingMessage, SubscribeOptions, Subscription } from '../transport';
 
 /**
  * How an `@EventPattern(topic, route)` handler consumes its topic (the second argument of `@EventPattern`):
@@ -273,7 +273,8 @@ export class EventsServer extends Server implements CustomTransportStrategy {
 
   /**
    * Starts the routes in `order` steps: the routes of one order together (each joining its group in parallel, so a
-   * restart costs one group join, not one per consumer), the next order once all of them run.
+   * restart costs one group join, not one per consumer), the next order once all of them run. Where the transport
+   * can (Kafka), a step's service-scoped routes share one consumer of the service's group (`subscribeAll`).
    */
   private async startAll(routes: Route[]): Promise<void> {
     const steps = new Map<number, Route[]>();
@@ -281,13 +282,16 @@ export class EventsServer extends Server implements CustomTransportStrategy {
       const order = route.route.order ?? 100;
       steps.set(order, [...(steps.get(order) ?? []), route]);
     }
+    const together = this.opts.transport.subscribeAll !== undefined;
     for (const step of [...steps.keys()].sort((a, b) => a - b).map((k) => steps.get(k)!)) {
       const waiting = new Set(step.map((r) => r.label));
       this.pending = [...waiting].join(', ');
+      const shared = together ? step.filter((r) => r.route.scope !== 'instance') : [];
+      const units = [...(shared.length > 1 ? [shared] : []), ...step.filter((r) => shared.length <= 1 || !shared.includes(r)).map((r) => [r])];
       await Promise.all(
-        step.map(async (route) => {
-          await this.startWithRetries(route);
-          waiting.delete(route.label);
+        units.map(async (unit) => {
+          await this.startWithRetries(unit);
+          for (const route of unit) waiting.delete(route.label);
           if (waiting.size > 0) this.pending = [...waiting].join(', ');
         }),
       );
@@ -296,23 +300,24 @@ export class EventsServer extends Server implements CustomTransportStrategy {
     this.pending = null;
   }
 
-  /** Starts one route, retried with back-off (1 s doubling to 30 s) until it runs or the server closes. */
-  private async startWithRetries(route: Route): Promise<void> {
+  /** Starts routes (one, or several sharing a consumer), retried with back-off (1 s doubling to 30 s) until they run or the server closes. */
+  private async startWithRetries(unit: Route[]): Promise<void> {
+    const step = unit.map((r) => r.label).join(', ');
     for (let wait = 1000; !this.stopped; wait = Math.min(wait * 2, 30_000)) {
       try {
-        const consumer = await this.startOne(route);
+        const consumers = unit.length === 1 ? [await this.startOne(unit[0], this.opts.transport)] : await this.startShared(unit);
         if (this.stopped) {
-          await consumer.close();
+          await Promise.all(consumers.map((c) => c.close()));
           return;
         }
-        this.running.push({ route, consumer });
+        unit.forEach((route, i) => this.running.push({ route, consumer: consumers[i] }));
         this.lastError = null;
-        this.opts.logger.info({ step: route.label }, 'started');
-        this.followCatchUp(route);
+        this.opts.logger.info({ step }, 'started');
+        for (const route of unit) this.followCatchUp(route);
         return;
       } catch (err) {
         this.lastError = err instanceof Error ? err.message : String(err);
-        this.opts.logger.error({ step: route.label, err: this.lastError, retryInMs: wait }, 'could not start; retrying');
+        this.opts.logger.error({ step, err: this.lastError, retryInMs: wait }, 'could not start; retrying');
         if (this.stopped) return;
         await new Promise<void>((resolve) => {
           const cut = () => {
@@ -326,6 +331,43 @@ export class EventsServer extends Server implements CustomTransportStrategy {
         });
       }
     }
+  }
+
+  /**
+   * Starts each route's runConsumer with a transport that holds its subscription until every route of `unit` has
+   * asked, then subscribes them all at once (`subscribeAll`: one consumer). All run, or none: a failure closes
+   * the ones that started.
+   */
+  private async startShared(unit: Route[]): Promise<RunningConsumer[]> {
+    const asked: { options: SubscribeOptions; resolve: (s: Subscription) => void; reject: (err: unknown) => void }[] = [];
+    let failed: { err: unknown } | undefined;
+    const gather: Pick<EventTransport, 'subscribe'> = {
+      subscribe: (options) =>
+        new Promise<Subscription>((resolve, reject) => {
+          if (failed) return reject(failed.err);
+          asked.push({ options, resolve, reject });
+          if (asked.length < unit.length) return;
+          this.opts.transport.subscribeAll!(asked.map((a) => a.options)).then(
+            (subscriptions) => asked.forEach((a, i) => a.resolve(subscriptions[i])),
+            (err: unknown) => asked.forEach((a) => a.reject(err)),
+          );
+        }),
+    };
+    const results = await Promise.allSettled(
+      unit.map((route) =>
+        this.startOne(route, gather).catch((err: unknown) => {
+          // A route that failed before it asked: the others must not wait for it.
+          failed ??= { err };
+          for (const a of asked.splice(0)) a.reject(err);
+          throw err;
+        }),
+      ),
+    );
+    const started = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    const failure = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (!failure) return started;
+    await Promise.all(started.map((c) => c.close().catch(() => undefined)));
+    throw failure.reason;
   }
 
   /**
@@ -376,7 +418,7 @@ export class EventsServer extends Server implements CustomTransportStrategy {
    * filters) with the event and an EventContext, or, for a `many` route, with the items (itemHandlers) and an
    * EventBatchContext; what it returns (a promise, an Observable) is waited for.
    */
-  private async startOne(route: Route): Promise<RunningConsumer> {
+  private async startOne(route: Route, transport: Pick<EventTransport, 'subscribe'>): Promise<RunningConsumer> {
     if (route.route.scope === 'instance') await this.dropProgress(route, 'earlier');
     const call = async (payload: unknown, ctx: BaseRpcContext): Promise<void> => {
       await lastValueFrom(this.transformToObservable(await route.handler(payload, ctx)), { defaultValue: undefined });
@@ -390,7 +432,7 @@ export class EventsServer extends Server implements CustomTransportStrategy {
         };
     return runConsumer({
       ...this.opts.consumerDefaults,
-      transport: this.opts.transport,
+      transport,
       topic: route.topic,
       group: route.group,
       stateName: route.stateName,
