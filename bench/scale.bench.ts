@@ -18,8 +18,10 @@
  * machine the ceiling is the machine: the figure that matters is that the second replica takes its share.
  * Evidence for where registration time goes (#36 part 1), per phase: CPU per registration in the platform replicas
  * and in PostgreSQL (`scale.registration.*_cpu_per_request`: contention shows as more CPU per request at 2x),
- * how busy the whole machine was (`machine_busy`: near 1, nothing else can be read from the phase), and a
- * `#` line with what PostgreSQL's active backends of platform's database waited on (Lock:* is contention).
+ * how busy the whole machine was (`machine_busy`: near 1, nothing else can be read from the phase), a `#` line
+ * with what PostgreSQL's active backends of platform's database waited on (Lock:* is contention), and what a
+ * platform or search replica uses with nothing to do (`scale.idle_cpu_per_replica`, over BENCH_IDLE_S seconds
+ * before the load): every replica pays it, so it is what a second replica costs on the same cores before any work.
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -42,7 +44,12 @@ interface PhaseResult {
   partitions: number[];
   leaders: number;
   duplicates: number;
+  /** CPU of each platform and search replica while nothing was asked of them, in cores (mean over the replicas). */
+  idleCores: number;
 }
+
+/** How long the replicas are left idle, their CPU measured, before the registrations (BENCH_IDLE_S, default 5). */
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_S ?? 5);
 
 async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: () => Promise<number>): Promise<PhaseResult> {
   const tag = `scale${replicas}x-${process.pid}-${randomBytes(3).toString('hex')}`;
@@ -97,6 +104,15 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
       if (partitions.reduce((a, b) => a + b, 0) >= 4 && partitions.every((p) => p > 0)) break;
     }
     process.stderr.write(`# ${replicas}x: ${DIAMOND_TOPIC} partitions held per search replica: ${partitions.join(', ')}\n`);
+
+    // What a replica costs with nothing to do (its consumers' fetches, timers): paid once per replica, whatever the load.
+    const services = [...platforms, ...searches];
+    const idleBefore = services.map((r) => r.cpuSeconds());
+    const idleStarted = Date.now();
+    await sleep(IDLE_SECONDS * 1000);
+    const idlePerReplica = services.map((r, i) => (r.cpuSeconds() - idleBefore[i]) / ((Date.now() - idleStarted) / 1000));
+    const idleCores = idlePerReplica.reduce((a, b) => a + b, 0) / services.length;
+    process.stderr.write(`# ${replicas}x idle: CPU of each replica: ${services.map((r, i) => `${r.name} ${round(idlePerReplica[i], 3)}`).join(', ')} cores\n`);
 
     // Registration throughput, every platform replica at once.
     let n = 0;
@@ -219,6 +235,7 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
     );
     return {
       registration: { rps: registration.rps, p99: registration.p99, platformCpuUs, postgresCpuUs, machineBusy, waits },
+      idleCores,
       reads: { rps: reads.rps, p99: reads.p99 },
       lag: { p50: percentile(total, 50), p99: percentile(total, 99), publishP99: percentile(publish, 99), consumeP99: percentile(consume, 99) },
       partitions,
@@ -328,6 +345,7 @@ const bench: Benchmark = async (report) => {
     pair('scale.registration.platform_cpu_per_request', 'us', one.registration.platformCpuUs, two.registration.platformCpuUs, 0);
     pair('scale.registration.postgres_cpu_per_request', 'us', one.registration.postgresCpuUs, two.registration.postgresCpuUs, 0);
     pair('scale.registration.machine_busy', 'fraction', one.registration.machineBusy, two.registration.machineBusy, 3);
+    pair('scale.idle_cpu_per_replica', 'cores', one.idleCores, two.idleCores, 3);
     pair('scale.search_read.throughput', 'req/s', one.reads.rps, two.reads.rps, 0);
     pair('scale.search_read.p99', 'ms', one.reads.p99, two.reads.p99);
     pair(`scale.visibility_lag.p50 at ${LAG_RATE}/s`, 'ms', one.lag.p50, two.lag.p50);
