@@ -21,7 +21,7 @@
  * how busy the whole machine was (`machine_busy`: near 1, nothing else can be read from the phase), a `#` line
  * with what PostgreSQL's active backends of platform's database waited on (Lock:* is contention), and what a
  * platform or search replica uses with nothing to do (`scale.idle_cpu_per_replica`, over BENCH_IDLE_S seconds
- * before the load): every replica pays it, so it is what a second replica costs on the same cores before any work.
+ * before the load, 5 s after the warm-up registration): every replica pays it, so it is what a second replica costs on the same cores before any work.
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -48,8 +48,8 @@ interface PhaseResult {
   idleCores: number;
 }
 
-/** How long the replicas are left idle, their CPU measured, before the registrations (BENCH_IDLE_S, default 5). */
-const IDLE_SECONDS = Number(process.env.BENCH_IDLE_S ?? 5);
+/** How long the replicas' CPU is measured with nothing asked of them, after 5 s to settle (BENCH_IDLE_S, default 10). */
+const IDLE_SECONDS = Number(process.env.BENCH_IDLE_S ?? 10);
 
 async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: () => Promise<number>): Promise<PhaseResult> {
   const tag = `scale${replicas}x-${process.pid}-${randomBytes(3).toString('hex')}`;
@@ -103,10 +103,16 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
       partitions = await Promise.all(searches.map(async (s) => (await s.metric('consumer_assigned_partitions', `topic="${DIAMOND_TOPIC}"`)) ?? 0));
       if (partitions.reduce((a, b) => a + b, 0) >= 4 && partitions.every((p) => p > 0)) break;
     }
+    if (partitions.reduce((a, b) => a + b, 0) < 4 || partitions.some((p) => p === 0)) {
+      throw new Error(
+        `${replicas}x: the search replicas hold ${partitions.join(', ')} of ${DIAMOND_TOPIC}'s partitions after 60 s\n${all.map((r) => r.logTail()).join('\n')}`,
+      );
+    }
     process.stderr.write(`# ${replicas}x: ${DIAMOND_TOPIC} partitions held per search replica: ${partitions.join(', ')}\n`);
 
     // What a replica costs with nothing to do (its consumers' fetches, timers): paid once per replica, whatever the load.
     const services = [...platforms, ...searches];
+    await sleep(5000); // the warm-up registration reaches search, and its custody checkpoint
     const idleBefore = services.map((r) => r.cpuSeconds());
     const idleStarted = Date.now();
     await sleep(IDLE_SECONDS * 1000);

@@ -108,6 +108,13 @@ export class Replica {
     }
   }
 
+  /** The end of what the process wrote (stdout and stderr), and how it ended if it has: for a benchmark's error. */
+  logTail(chars = 4000): string {
+    const child = this.child;
+    const ended = child && (child.exitCode !== null || child.signalCode !== null) ? ` (exited: ${child.exitCode ?? child.signalCode})` : '';
+    return `--- ${this.name}${ended}\n${this.log.join('').slice(-chars)}`;
+  }
+
   async metric(name: string, labelMatch = ''): Promise<number | undefined> {
     const text = await (await fetch(`${this.url}/metrics`)).text();
     const line = text.split('\n').find((l) => l.startsWith(name) && (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && l.includes(labelMatch));
