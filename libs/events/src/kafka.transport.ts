@@ -247,7 +247,7 @@ export class KafkaTransport implements EventTransport {
    * Several topics of one group in ONE kafkajs consumer, group id `<group>` (KAFKA_GROUP_PREFIX first): one fetch
    * per broker for all of them instead of one per topic, and one group membership (heartbeats, rebalances). With
    * the librdkafka mock, which answers a fetch only when KAFKA_MAX_WAIT_MS has passed, an idle consumer costs its
-   * process a fetch every wait whatever it reads, so the service's processes fetch a quarter as often (docs/events.md).
+   * process a fetch every wait whatever it reads: a platform or search process (its deny-list included) now makes 2 fetches a wait, not 5.
    * Where the group has no position yet, it goes on from where the per-topic groups of earlier versions got to
    * (`inheritedPositions`), so an upgrade does not apply the topics again from their start.
    */
@@ -405,7 +405,7 @@ export class KafkaTransport implements EventTransport {
         await c.run({
           autoCommit: true,
           autoCommitInterval: 1000,
-          // As many partitions at once per topic as one consumer per topic had: a slow topic does not hold up the others.
+          // As many partitions at once per topic as one consumer per topic had: a fetch's batches are applied side by side.
           partitionsConsumedConcurrently: (this.opts.partitionsConsumedConcurrently ?? 4) * entries.size,
           eachBatchAutoResolve: false,
           eachBatch: async ({ batch, resolveOffset, heartbeat, commitOffsetsIfNecessary, isRunning, isStale }) => {

@@ -287,7 +287,7 @@ export class EventsServer extends Server implements CustomTransportStrategy {
       const waiting = new Set(step.map((r) => r.label));
       this.pending = [...waiting].join(', ');
       const shared = together ? step.filter((r) => r.route.scope !== 'instance') : [];
-      const units = [...(shared.length > 1 ? [shared] : []), ...step.filter((r) => shared.length <= 1 || !shared.includes(r)).map((r) => [r])];
+      const units = shared.length > 1 ? [shared, ...step.filter((r) => !shared.includes(r)).map((r) => [r])] : step.map((r) => [r]);
       await Promise.all(
         units.map(async (unit) => {
           await this.startWithRetries(unit);
