@@ -264,7 +264,12 @@ export class KafkaTransport implements EventTransport {
 
   /** The Kafka group id that consumes `topic` for `group`: the shared one once subscribeAll took it, else per topic. */
   private groupIdOf(group: string, topic: string): string {
-    return this.sharedGroupIds.get(`${group}\u0000${topic}`) ?? `${this.opts.groupPrefix ?? ''}${kafkaGroupId(group, topic)}`;
+    return this.sharedGroupIds.get(`${group}\u0000${topic}`) ?? this.perTopicGroupId(group, topic);
+  }
+
+  /** The group id of a one-topic subscription, and of every subscription before subscribeAll: `kafkaGroupId`, prefixed. */
+  private perTopicGroupId(group: string, topic: string): string {
+    return `${this.opts.groupPrefix ?? ''}${kafkaGroupId(group, topic)}`;
   }
 
   /**
@@ -275,10 +280,10 @@ export class KafkaTransport implements EventTransport {
   private async inheritedPositions(groupId: string, list: SubscribeOptions[]): Promise<Map<string, Map<number, number>>> {
     return this.withAdmin(async (admin) => {
       const inherited = new Map<string, Map<number, number>>();
+      const own = await admin.fetchOffsets({ groupId, topics: list.map((o) => this.wire(o.topic)) });
       for (const o of list) {
         const wire = this.wire(o.topic);
-        const from = `${this.opts.groupPrefix ?? ''}${kafkaGroupId(o.group, o.topic)}`;
-        const own = await admin.fetchOffsets({ groupId, topics: [wire] });
+        const from = this.perTopicGroupId(o.group, o.topic);
         // A deployment whose Kafka user may not read the old groups (ACLs written for this version) starts without them.
         const old = await admin.fetchOffsets({ groupId: from, topics: [wire] }).catch((err: unknown) => {
           this.opts.logger.warn(
@@ -287,7 +292,7 @@ export class KafkaTransport implements EventTransport {
           );
           return [];
         });
-        const placed = new Set((own[0]?.partitions ?? []).filter((p) => Number(p.offset) >= 0).map((p) => p.partition));
+        const placed = new Set((own.find((t) => t.topic === wire)?.partitions ?? []).filter((p) => Number(p.offset) >= 0).map((p) => p.partition));
         const positions = new Map(
           (old[0]?.partitions ?? []).filter((p) => Number(p.offset) > 0 && !placed.has(p.partition)).map((p) => [p.partition, Number(p.offset)]),
         );
