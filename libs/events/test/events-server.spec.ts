@@ -164,7 +164,7 @@ describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, 
     expect(attempts).toBe(after);
   });
 
-  it("with a transport that can (Kafka), starts a step's service-scoped routes as one consumer, retried as one", async () => {
+  it("with a transport that can (Kafka), starts a step's service-scoped routes as one consumer (one that asks for its own alone), retried as one", async () => {
     @Controller()
     class TwoTopics {
       @EventPattern(Topics.GIS_GRADINGS)
@@ -172,6 +172,9 @@ describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, 
 
       @EventPattern(Topics.GIS_ELIGIBILITY)
       onEligibility(): void {}
+
+      @EventPattern(Topics.PLATFORM_CUSTODY, { ownConsumer: true } satisfies EventRoute)
+      onCheckpoint(): void {}
     }
     const single: string[] = [];
     const together: string[][] = [];
@@ -203,20 +206,22 @@ describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, 
     await shared$.init();
     await shared$.startAllMicroservices();
     try {
-      // The instance-scoped route (a group of its own) alone; the two service routes together, again after the failure.
-      expect(single).toEqual([`svc-shared-mirror.pod-9/${Topics.AUTH_PARTICIPANTS}`]);
+      // The instance-scoped route (a group of its own) and the one asking for its own consumer alone; the two other
+      // service routes together, again after the failure.
+      expect(single.sort()).toEqual([`svc-shared-mirror.pod-9/${Topics.AUTH_PARTICIPANTS}`, `svc-shared/${Topics.PLATFORM_CUSTODY}`].sort());
       const both = [`svc-shared/${Topics.GIS_ELIGIBILITY}`, `svc-shared/${Topics.GIS_GRADINGS}`];
       expect(together).toEqual([both, both]);
       expect([...s.consumers().keys()].sort()).toEqual([
         'the auth.participants.v1 consumer (mirror)',
         `the ${Topics.GIS_ELIGIBILITY} consumer`,
         `the ${Topics.GIS_GRADINGS} consumer`,
+        `the ${Topics.PLATFORM_CUSTODY} consumer`,
       ]);
       expect(s.starting()).toBeUndefined();
     } finally {
       await shared$.close();
     }
-    expect(closed.sort()).toEqual([Topics.AUTH_PARTICIPANTS, Topics.GIS_ELIGIBILITY, Topics.GIS_GRADINGS].sort());
+    expect(closed.sort()).toEqual([Topics.AUTH_PARTICIPANTS, Topics.GIS_ELIGIBILITY, Topics.GIS_GRADINGS, Topics.PLATFORM_CUSTODY].sort());
   });
 
   it('close waits for a consumer whose start was in flight, so nothing it started outlives it', async () => {

@@ -29,7 +29,9 @@ export class CustodyEventsController {
     });
   }
 
-  @EventPattern(Topics.PLATFORM_CUSTODY, { name: 'custody' } satisfies EventRoute)
+  // A consumer of its own: a checkpoint of 256 entries takes tens of milliseconds to check and store, and in the
+  // shared consumer the diamonds topic's next fetch would wait for it (docs/events.md, "One consumer per service").
+  @EventPattern(Topics.PLATFORM_CUSTODY, { name: 'custody', ownConsumer: true } satisfies EventRoute)
   async onCustodyEvent(@Payload() event: EnvelopeOf<typeof Topics.PLATFORM_CUSTODY>, @Ctx() ctx: EventContext): Promise<void> {
     switch (event.event_type) {
       case EventTypes.CUSTODY_CHECKPOINT:

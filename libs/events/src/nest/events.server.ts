@@ -38,6 +38,14 @@ export interface EventRoute {
    * time (one item per call), so a ParkEventError parks exactly the message it is about.
    */
   many?: boolean;
+  /**
+   * Consume the topic in a Kafka consumer of its own (group `kafkaGroupId(group, topic)`, as every topic had
+   * before consumers were shared) instead of the service's shared one. A shared consumer fetches again only when
+   * every batch of its last fetch is applied, so a topic whose events take long to apply (a custody checkpoint of
+   * 256 entries: tens of milliseconds) would hold up the service's other topics by that much. Costs one more
+   * consumer (its fetches and group membership). Ignored on the in-process bus, where every route has its own loop.
+   */
+  ownConsumer?: boolean;
 }
 
 /** What a `many` handler gets as `@Ctx()`: the transaction all its items' effects must be written in. */
@@ -274,7 +282,8 @@ export class EventsServer extends Server implements CustomTransportStrategy {
   /**
    * Starts the routes in `order` steps: the routes of one order together (each joining its group in parallel, so a
    * restart costs one group join, not one per consumer), the next order once all of them run. Where the transport
-   * can (Kafka), a step's service-scoped routes share one consumer of the service's group (`subscribeAll`).
+   * can (Kafka), a step's service-scoped routes share one consumer of the service's group (`subscribeAll`), except
+   * those marked `ownConsumer`.
    */
   private async startAll(routes: Route[]): Promise<void> {
     const steps = new Map<number, Route[]>();
@@ -286,7 +295,7 @@ export class EventsServer extends Server implements CustomTransportStrategy {
     for (const step of [...steps.keys()].sort((a, b) => a - b).map((k) => steps.get(k)!)) {
       const waiting = new Set(step.map((r) => r.label));
       this.pending = [...waiting].join(', ');
-      const shared = together ? step.filter((r) => r.route.scope !== 'instance') : [];
+      const shared = together ? step.filter((r) => r.route.scope !== 'instance' && !r.route.ownConsumer) : [];
       const units = shared.length > 1 ? [shared, ...step.filter((r) => !shared.includes(r)).map((r) => [r])] : step.map((r) => [r]);
       await Promise.all(
         units.map(async (unit) => {
