@@ -21,7 +21,8 @@
  * how busy the whole machine was (`machine_busy`: near 1, nothing else can be read from the phase), a `#` line
  * with what PostgreSQL's active backends of platform's database waited on (Lock:* is contention), and what a
  * platform or search replica uses with nothing to do (`scale.idle_cpu_per_replica`, over BENCH_IDLE_S seconds
- * before the load, 5 s after the warm-up registration): every replica pays it, so it is what a second replica costs on the same cores before any work.
+ * before the load, 5 s after the warm-up registration): every replica pays it, so it is what a second replica costs
+ * on the same cores before any work.
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -99,11 +100,13 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
     // The topic exists once something is published; then the search replicas split its partitions.
     await postJson(`${platforms[0].url}/diamonds/rough/create`, roughBody(`warm-${tag}`), { authorization: producer });
     let partitions: number[] = [];
+    // All 4 partitions held, and every replica holding some.
+    const split = () => partitions.reduce((a, b) => a + b, 0) >= 4 && partitions.every((p) => p > 0);
     for (const until = Date.now() + 60_000; Date.now() < until; await sleep(250)) {
       partitions = await Promise.all(searches.map(async (s) => (await s.metric('consumer_assigned_partitions', `topic="${DIAMOND_TOPIC}"`)) ?? 0));
-      if (partitions.reduce((a, b) => a + b, 0) >= 4 && partitions.every((p) => p > 0)) break;
+      if (split()) break;
     }
-    if (partitions.reduce((a, b) => a + b, 0) < 4 || partitions.some((p) => p === 0)) {
+    if (!split()) {
       throw new Error(
         `${replicas}x: the search replicas hold ${partitions.join(', ')} of ${DIAMOND_TOPIC}'s partitions after 60 s\n${all.map((r) => r.logTail()).join('\n')}`,
       );

@@ -95,7 +95,7 @@ export class Replica {
     child.stderr!.on('data', keep);
     const until = Date.now() + 90_000;
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}:\n${this.log.join('').slice(-3000)}`);
+      if (child.exitCode !== null) throw new Error(`${this.name} exited ${child.exitCode}:\n${this.recentOutput(3000)}`);
       try {
         const res = await fetch(`${this.url}/health/ready`);
         const body = res.status === 200 ? ((await res.json()) as { checks?: Record<string, string> }) : undefined;
@@ -103,7 +103,7 @@ export class Replica {
       } catch {
         // not listening yet
       }
-      if (Date.now() > until) throw new Error(`${this.name} not ready:\n${this.log.join('').slice(-3000)}`);
+      if (Date.now() > until) throw new Error(`${this.name} not ready:\n${this.recentOutput(3000)}`);
       await sleep(200);
     }
   }
@@ -112,7 +112,12 @@ export class Replica {
   logTail(chars = 4000): string {
     const child = this.child;
     const ended = child && (child.exitCode !== null || child.signalCode !== null) ? ` (exited: ${child.exitCode ?? child.signalCode})` : '';
-    return `--- ${this.name}${ended}\n${this.log.join('').slice(-chars)}`;
+    return `--- ${this.name}${ended}\n${this.recentOutput(chars)}`;
+  }
+
+  /** The last `chars` characters the process wrote (stdout and stderr, of the last 100 chunks kept). */
+  private recentOutput(chars: number): string {
+    return this.log.join('').slice(-chars);
   }
 
   async metric(name: string, labelMatch = ''): Promise<number | undefined> {

@@ -247,7 +247,8 @@ export class KafkaTransport implements EventTransport {
    * Several topics of one group in ONE kafkajs consumer, group id `<group>` (KAFKA_GROUP_PREFIX first): one fetch
    * per broker for all of them instead of one per topic, and one group membership (heartbeats, rebalances). With
    * the librdkafka mock, which answers a fetch only when KAFKA_MAX_WAIT_MS has passed, an idle consumer costs its
-   * process a fetch every wait whatever it reads: a platform process (its deny-list included) now makes 2 fetches a wait, not 5.
+   * process a fetch every wait whatever it reads: a platform process (its deny-list included) makes 2 fetches a
+   * wait instead of one per topic, 5.
    * The next fetch waits until every batch of the last one is applied, whatever its topic: a topic slow to apply
    * belongs in a consumer of its own (`subscribe`; EventRoute `ownConsumer`).
    * Where the group has no position yet, it goes on from where the per-topic groups of earlier versions got to
