@@ -49,6 +49,17 @@ interface PhaseResult {
   idleCores: number;
 }
 
+/** Rough registrations written and the statements that wrote them, over the platform replicas (RegistrationWriter's histogram). */
+async function rowsPerStatement(platforms: Replica[]): Promise<{ sum: number; count: number }> {
+  const each = await Promise.all(
+    platforms.map(async (p) => ({
+      sum: (await p.metric('platform_registrations_per_statement_sum')) ?? 0,
+      count: (await p.metric('platform_registrations_per_statement_count')) ?? 0,
+    })),
+  );
+  return { sum: each.reduce((a, e) => a + e.sum, 0), count: each.reduce((a, e) => a + e.count, 0) };
+}
+
 /** How long the replicas' CPU is measured with nothing asked of them, after 5 s to settle (BENCH_IDLE_S, default 10). */
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_S ?? 10);
 
@@ -141,6 +152,7 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
     // Evidence of where a registration's time goes: CPU per registration in the platform replicas and in PostgreSQL,
     // how busy the machine was, and what PostgreSQL's active backends of platform's database waited on.
     const perReplicaBefore = platforms.map((p) => p.cpuSeconds());
+    const statementsBefore = await rowsPerStatement(platforms);
     const cpuBefore = perReplicaBefore.reduce((a, b) => a + b, 0);
     const pgCpuBefore = postgresCpuSeconds();
     const machineBefore = machineTicks();
@@ -169,6 +181,12 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
     const machineBusy = 1 - (machineAfter.idle - machineBefore.idle) / Math.max(machineAfter.total - machineBefore.total, 1);
     process.stderr.write(
       `# ${replicas}x registrations: CPU of each platform replica meanwhile: ${platforms.map((p, i) => `${round((p.cpuSeconds() - perReplicaBefore[i]) / DURATION, 2)} cores`).join(', ')}\n`,
+    );
+    const statementsAfter = await rowsPerStatement(platforms);
+    const written = statementsAfter.sum - statementsBefore.sum;
+    const statements = statementsAfter.count - statementsBefore.count;
+    process.stderr.write(
+      `# ${replicas}x registrations: ${statements} statements, ${round(written / Math.max(statements, 1), 2)} registrations per statement\n`,
     );
     process.stderr.write(`# ${replicas}x registrations: PostgreSQL backends of platform's database, mean active per wait: ${waits}\n`);
     if (registration.bad > 0) process.stderr.write(`# ${replicas}x registrations: ${registration.bad} non-2xx or errors\n`);
