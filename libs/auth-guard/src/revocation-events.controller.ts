@@ -3,6 +3,7 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { Logger } from 'pino';
 import type { Gauge } from 'prom-client';
 import { ClientCertificateChangedData, ClientRevokedData, EnvelopeOf, EventTypes, Topics } from '@dtp/domain';
+import { RARE_EVENTS_FETCH_WAIT_MS } from '@dtp/events';
 import type { EventContext, EventRoute } from '@dtp/events';
 import { gaugeOf, LOGGER, ServiceMetrics } from '@dtp/service-kit';
 import { TokenVerifier } from './token-verifier';
@@ -49,7 +50,7 @@ export class RevocationEventsController implements OnModuleInit {
     });
   }
 
-  @EventPattern(Topics.AUTH_PARTICIPANTS, { scope: 'instance', name: 'revocations' } satisfies EventRoute)
+  @EventPattern(Topics.AUTH_PARTICIPANTS, { scope: 'instance', name: 'revocations', fetchWaitMs: RARE_EVENTS_FETCH_WAIT_MS } satisfies EventRoute)
   onParticipantsEvent(@Payload() envelope: EnvelopeOf<typeof Topics.AUTH_PARTICIPANTS>, @Ctx() _ctx: EventContext): void {
     switch (envelope.event_type) {
       case EventTypes.CLIENT_REVOKED:

@@ -239,7 +239,7 @@ export class KafkaTransport implements EventTransport {
 
   /** One topic in its own consumer group (`kafkaGroupId(group, topic)`): the rebuild tool, tests. */
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
-    const [subscription] = await this.consume(this.groupIdOf(opts.group, opts.topic), [opts]);
+    const [subscription] = await this.consume(this.groupIdOf(opts.group, opts.topic), [opts], undefined, opts.fetchWaitMs);
     return subscription;
   }
 
@@ -259,6 +259,7 @@ export class KafkaTransport implements EventTransport {
     const group = list[0].group;
     if (list.some((o) => o.group !== group)) throw new Error('subscribeAll: every topic must be of one group');
     if (new Set(list.map((o) => o.topic)).size !== list.length) throw new Error('subscribeAll: a topic given twice');
+    if (list.some((o) => o.fetchWaitMs !== undefined)) throw new Error('subscribeAll: fetchWaitMs is for a consumer of its own (subscribe)');
     const groupId = `${this.opts.groupPrefix ?? ''}${group}`;
     const inherited = await this.inheritedPositions(groupId, list);
     for (const o of list) this.sharedGroupIds.set(`${group}\u0000${o.topic}`, groupId);
@@ -311,7 +312,12 @@ export class KafkaTransport implements EventTransport {
   }
 
   /** One kafkajs consumer in `groupId` for the topics of `list`, each delivered to its own handlers. */
-  private async consume(groupId: string, list: SubscribeOptions[], inherited = new Map<string, Map<number, number>>()): Promise<Subscription[]> {
+  private async consume(
+    groupId: string,
+    list: SubscribeOptions[],
+    inherited = new Map<string, Map<number, number>>(),
+    fetchWaitMs = 0,
+  ): Promise<Subscription[]> {
     if (this.closed) throw new Error('transport closed');
     const log = this.opts.logger.child({ group: groupId });
     const entries = new Map(list.map((opts) => [this.wire(opts.topic), { opts, active: true, assigned: [] as readonly number[] }]));
@@ -372,7 +378,7 @@ export class KafkaTransport implements EventTransport {
       const c = this.kafka.consumer({
         groupId,
         allowAutoTopicCreation: true,
-        maxWaitTimeInMs: this.opts.maxWaitTimeInMs ?? 100,
+        maxWaitTimeInMs: Math.max(this.opts.maxWaitTimeInMs ?? 100, fetchWaitMs),
         sessionTimeout: this.opts.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS,
         heartbeatInterval: 1000,
         retry: { retries: 30, initialRetryTime: 200, maxRetryTime: 5000 },

@@ -64,7 +64,22 @@ export interface SubscribeOptions {
   batchHandler?: (messages: IncomingMessage[]) => Promise<void>;
   /** Largest batch for `batchHandler` (default 100). */
   maxBatch?: number;
+  /**
+   * `subscribe` only: the longest a fetch of this subscription's consumer waits for data, at least (Kafka: its
+   * `maxWaitTimeInMs` is the larger of this and the transport's KAFKA_MAX_WAIT_MS). For topics whose events are rare
+   * (RARE_EVENTS_FETCH_WAIT_MS).
+   */
+  fetchWaitMs?: number;
 }
+
+/**
+ * The fetch wait of a consumer whose topic carries few events (token revocations; custody checkpoints, one every 2 s
+ * or so): EventRoute `fetchWaitMs`. A Kafka broker answers a fetch as soon as data arrives, so a longer wait costs
+ * such a consumer no latency there and saves its empty fetches: at the default KAFKA_MAX_WAIT_MS of 100 ms, 10 a
+ * second become 2. The librdkafka mock of the tests and benchmarks answers only when the wait has passed, so there an
+ * event of such a topic may take up to this long more (revocations are promised within about a second).
+ */
+export const RARE_EVENTS_FETCH_WAIT_MS = 500;
 
 export interface Subscription {
   close(): Promise<void>;

@@ -164,7 +164,7 @@ describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, 
     expect(attempts).toBe(after);
   });
 
-  it("with a transport that can (Kafka), starts a step's service-scoped routes as one consumer (one that asks for its own alone), retried as one", async () => {
+  it("with a transport that can (Kafka), starts a step's service-scoped routes as one consumer (those that ask for their own, or for a fetch wait, alone), retried as one", async () => {
     @Controller()
     class TwoTopics {
       @EventPattern(Topics.GIS_GRADINGS)
@@ -175,6 +175,9 @@ describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, 
 
       @EventPattern(Topics.PLATFORM_CUSTODY, { ownConsumer: true } satisfies EventRoute)
       onCheckpoint(): void {}
+
+      @EventPattern(Topics.PLATFORM_SHARES, { fetchWaitMs: 700 } satisfies EventRoute)
+      onShare(): void {}
     }
     const single: string[] = [];
     const together: string[][] = [];
@@ -186,11 +189,11 @@ describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, 
       check: async () => undefined,
       close: async () => undefined,
       subscribe: async (o) => {
-        single.push(`${o.group}/${o.topic}`);
+        single.push(`${o.group}/${o.topic}${o.fetchWaitMs !== undefined ? ` waiting ${o.fetchWaitMs} ms` : ''}`);
         return { close: async () => void closed.push(o.topic) };
       },
       subscribeAll: async (list) => {
-        together.push(list.map((o) => `${o.group}/${o.topic}`).sort());
+        together.push(list.map((o) => `${o.group}/${o.topic}${o.fetchWaitMs !== undefined ? ` waiting ${o.fetchWaitMs} ms` : ''}`).sort());
         if (failFirst) {
           failFirst = false;
           throw new Error('broker away');
@@ -206,9 +209,15 @@ describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, 
     await shared$.init();
     await shared$.startAllMicroservices();
     try {
-      // The instance-scoped route (a group of its own) and the one asking for its own consumer alone; the two other
-      // service routes together, again after the failure.
-      expect(single.sort()).toEqual([`svc-shared-mirror.pod-9/${Topics.AUTH_PARTICIPANTS}`, `svc-shared/${Topics.PLATFORM_CUSTODY}`].sort());
+      // The instance-scoped route (a group of its own), the one asking for its own consumer and the one asking for a
+      // longer fetch wait (which it gets) alone; the two other service routes together, again after the failure.
+      expect(single.sort()).toEqual(
+        [
+          `svc-shared-mirror.pod-9/${Topics.AUTH_PARTICIPANTS}`,
+          `svc-shared/${Topics.PLATFORM_CUSTODY}`,
+          `svc-shared/${Topics.PLATFORM_SHARES} waiting 700 ms`,
+        ].sort(),
+      );
       const both = [`svc-shared/${Topics.GIS_ELIGIBILITY}`, `svc-shared/${Topics.GIS_GRADINGS}`];
       expect(together).toEqual([both, both]);
       expect([...s.consumers().keys()].sort()).toEqual([
@@ -216,12 +225,15 @@ describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, 
         `the ${Topics.GIS_ELIGIBILITY} consumer`,
         `the ${Topics.GIS_GRADINGS} consumer`,
         `the ${Topics.PLATFORM_CUSTODY} consumer`,
+        `the ${Topics.PLATFORM_SHARES} consumer`,
       ]);
       expect(s.starting()).toBeUndefined();
     } finally {
       await shared$.close();
     }
-    expect(closed.sort()).toEqual([Topics.AUTH_PARTICIPANTS, Topics.GIS_ELIGIBILITY, Topics.GIS_GRADINGS, Topics.PLATFORM_CUSTODY].sort());
+    expect(closed.sort()).toEqual(
+      [Topics.AUTH_PARTICIPANTS, Topics.GIS_ELIGIBILITY, Topics.GIS_GRADINGS, Topics.PLATFORM_CUSTODY, Topics.PLATFORM_SHARES].sort(),
+    );
   });
 
   it('close waits for a consumer whose start was in flight, so nothing it started outlives it', async () => {

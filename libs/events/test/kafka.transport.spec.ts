@@ -144,6 +144,42 @@ describe('KafkaTransport against the Kafka wire-protocol peer (kcat mock cluster
     }
   });
 
+  it("fetchWaitMs: an idle consumer of a rare topic fetches at that wait instead of the transport's", async () => {
+    // A transport that fetches every 20 ms; the librdkafka mock answers an empty fetch only when the wait has passed,
+    // so an idle consumer's fetches are counted by the responses its connections take (checkPendingRequests).
+    const quick = new KafkaTransport({ clientId: 'events-test-wait', brokers: kafkaTestBrokers(), logger, maxWaitTimeInMs: 20, sessionTimeoutMs: 6000 });
+    await quick.connect();
+    const responsesWhileIdle = async (fetchWaitMs: number | undefined): Promise<number> => {
+      const topic = `t-wait-${randomUUID()}`;
+      await quick.publish([{ topic, key: 'k', value: { n: 1 } }]);
+      const got: IncomingMessage[] = [];
+      const sub = await quick.subscribe({ topic, group: `g-${randomUUID()}`, fromBeginning: true, fetchWaitMs, handler: async (m) => void got.push(m) });
+      try {
+        // Data already there is answered at once, whatever the wait.
+        await waitFor(() => got.length === 1, 20_000, 'the message');
+        await new Promise((r) => setTimeout(r, 300));
+        const checks = jest.spyOn(kafkajsRequestQueue().prototype, 'checkPendingRequests');
+        try {
+          await new Promise((r) => setTimeout(r, 2000));
+          return checks.mock.calls.length;
+        } finally {
+          checks.mockRestore();
+        }
+      } finally {
+        await sub.close();
+      }
+    };
+    try {
+      const atTransportWait = await responsesWhileIdle(undefined);
+      const atRouteWait = await responsesWhileIdle(1000);
+      // 20 ms: up to 100 empty fetches in 2 s. 1,000 ms: 2 fetches and about 2 heartbeats.
+      expect(atTransportWait).toBeGreaterThan(30);
+      expect(atRouteWait).toBeLessThan(12);
+    } finally {
+      await quick.close();
+    }
+  });
+
   describe('subscribeAll: the topics of one group in one consumer', () => {
     const admin = () => new Kafka({ clientId: 'events-test-admin', brokers: kafkaTestBrokers(), logLevel: logLevel.NOTHING }).admin();
 
@@ -241,7 +277,7 @@ describe('KafkaTransport against the Kafka wire-protocol peer (kcat mock cluster
       }
     });
 
-    it('refuses topics of two groups, and a topic given twice', async () => {
+    it('refuses topics of two groups, a topic given twice, and a fetch wait of its own', async () => {
       const handler = async () => undefined;
       await expect(
         transport.subscribeAll([
@@ -255,6 +291,8 @@ describe('KafkaTransport against the Kafka wire-protocol peer (kcat mock cluster
           { topic: 'x', group: 'g1', handler },
         ]),
       ).rejects.toThrow(/twice/);
+      // A fetch wait of its own needs a consumer of its own.
+      await expect(transport.subscribeAll([{ topic: 'x', group: 'g1', handler, fetchWaitMs: 500 }])).rejects.toThrow(/consumer of its own/);
     });
   });
 });

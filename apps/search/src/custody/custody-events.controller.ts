@@ -3,7 +3,7 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { Logger } from 'pino';
 import type { Counter } from 'prom-client';
 import { EnvelopeOf, EventTypes, Topics } from '@dtp/domain';
-import { EventContext, EventRoute, ParkEventError } from '@dtp/events';
+import { EventContext, EventRoute, ParkEventError, RARE_EVENTS_FETCH_WAIT_MS } from '@dtp/events';
 import { counterOf, LOGGER, ServiceMetrics } from '@dtp/service-kit';
 import { CustodyRefusal, CustodyRepository } from './custody.repository';
 
@@ -31,7 +31,7 @@ export class CustodyEventsController {
 
   // A consumer of its own: a checkpoint of 256 entries takes tens of milliseconds to check and store, and in the
   // shared consumer the diamonds topic's next fetch would wait for it (docs/events.md, "One consumer per service").
-  @EventPattern(Topics.PLATFORM_CUSTODY, { name: 'custody', ownConsumer: true } satisfies EventRoute)
+  @EventPattern(Topics.PLATFORM_CUSTODY, { name: 'custody', ownConsumer: true, fetchWaitMs: RARE_EVENTS_FETCH_WAIT_MS } satisfies EventRoute)
   async onCustodyEvent(@Payload() event: EnvelopeOf<typeof Topics.PLATFORM_CUSTODY>, @Ctx() ctx: EventContext): Promise<void> {
     switch (event.event_type) {
       case EventTypes.CUSTODY_CHECKPOINT:

@@ -76,6 +76,7 @@ export async function runConsumer<T extends string>(opts: RunConsumerOptions<T>)
     handler: applier.message,
     batchHandler: opts.batch === false ? undefined : applier.batch,
     maxBatch: opts.maxBatch ?? 100,
+    fetchWaitMs: opts.fetchWaitMs,
   });
   live.subscription = subscription;
   log.info({ group: opts.group }, 'consumer started');

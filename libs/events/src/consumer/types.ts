@@ -71,6 +71,8 @@ export interface RunConsumerOptions<T extends string = string> {
   registry?: Registry;
   /** Start from the beginning of the topic when the group has no committed position (default true). */
   fromBeginning?: boolean;
+  /** The least fetch wait of the consumer (SubscribeOptions `fetchWaitMs`): for a topic whose events are rare. */
+  fetchWaitMs?: number;
   /**
    * Applies one validated event inside a transaction. Runs only when `envelope.revision` is newer than what this
    * database holds for `envelope.key`; the new revision is recorded in the same transaction. Throw ParkEventError

@@ -46,6 +46,13 @@ export interface EventRoute {
    * consumer (its fetches and group membership). Ignored on the in-process bus, where every route has its own loop.
    */
   ownConsumer?: boolean;
+  /**
+   * For a topic whose events are rare (RARE_EVENTS_FETCH_WAIT_MS): the least time a fetch of the route's consumer
+   * waits for data, instead of KAFKA_MAX_WAIT_MS when that is shorter. Implies a consumer of its own (a shared one
+   * keeps the service's wait). A broker answers as soon as data arrives, so this costs no latency there and spares
+   * the process most of its empty fetches; the librdkafka mock answers only when the wait has passed.
+   */
+  fetchWaitMs?: number;
 }
 
 /** What a `many` handler gets as `@Ctx()`: the transaction all its items' effects must be written in. */
@@ -283,7 +290,7 @@ export class EventsServer extends Server implements CustomTransportStrategy {
    * Starts the routes in `order` steps: the routes of one order together (each joining its group in parallel, so a
    * restart costs one group join, not one per consumer), the next order once all of them run. Where the transport
    * can (Kafka), a step's service-scoped routes share one consumer of the service's group (`subscribeAll`), except
-   * those marked `ownConsumer`.
+   * those marked `ownConsumer` or given a `fetchWaitMs`.
    */
   private async startAll(routes: Route[]): Promise<void> {
     const steps = new Map<number, Route[]>();
@@ -295,7 +302,7 @@ export class EventsServer extends Server implements CustomTransportStrategy {
     for (const step of [...steps.keys()].sort((a, b) => a - b).map((k) => steps.get(k)!)) {
       const waiting = new Set(step.map((r) => r.label));
       this.pending = [...waiting].join(', ');
-      const shared = together ? step.filter((r) => r.route.scope !== 'instance' && !r.route.ownConsumer) : [];
+      const shared = together ? step.filter((r) => r.route.scope !== 'instance' && !r.route.ownConsumer && r.route.fetchWaitMs === undefined) : [];
       const units = shared.length > 1 ? [shared, ...step.filter((r) => !shared.includes(r)).map((r) => [r])] : step.map((r) => [r]);
       await Promise.all(
         units.map(async (unit) => {
@@ -450,6 +457,7 @@ export class EventsServer extends Server implements CustomTransportStrategy {
       logger: this.opts.logger,
       registry: this.opts.registry,
       fromBeginning: true,
+      fetchWaitMs: route.route.fetchWaitMs,
       batch: route.route.batch,
       ...handlers,
     });
