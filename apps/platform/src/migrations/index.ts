@@ -15,6 +15,7 @@ import { Webhooks1764986400000 } from './1764986400000-webhooks';
 import { WebhookDeliveryOrder1764986400001 } from './1764986400001-webhook-delivery-order';
 import { WebhookDeliveriesUnlocked1765072800000 } from './1765072800000-webhook-deliveries-unlocked';
 import { WebhookDeliveriesRoom1765159200000 } from './1765159200000-webhook-deliveries-room';
+import { WebhookDeliveriesEventIndex1765245600000 } from './1765245600000-webhook-deliveries-event-index';
 
 /** Every migration of the platform database, in order. Add new ones at the end. */
 export const platformMigrations = [
@@ -35,4 +36,5 @@ export const platformMigrations = [
   WebhookDeliveryOrder1764986400001,
   WebhookDeliveriesUnlocked1765072800000,
   WebhookDeliveriesRoom1765159200000,
+  WebhookDeliveriesEventIndex1765245600000,
 ];

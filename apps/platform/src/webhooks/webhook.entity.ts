@@ -92,7 +92,6 @@ export class WebhookEntity {
  */
 @Entity({ name: 'webhook_deliveries' })
 @Index('webhook_deliveries_log', ['webhook_id', 'event_seq'])
-@Index('webhook_deliveries_event', ['event_seq'])
 @Index('webhook_deliveries_pending', ['webhook_id', 'subject', 'event_seq'], { where: `status = 'pending'` })
 @Index('webhook_deliveries_due', ['webhook_id', 'event_seq'], { where: `status = 'pending'` })
 @Check('webhook_deliveries_status', `status IN ('pending', 'delivered', 'failed')`)

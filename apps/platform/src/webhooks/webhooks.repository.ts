@@ -152,11 +152,17 @@ export class WebhooksRepository {
     return BigInt(rows[0].seq ?? '0');
   }
 
-  /** Deletes events (and their deliveries) older than `before`, up to `batch` at a time; how many events went. */
+  /**
+   * Deletes events (and their deliveries) older than `before`, up to `batch` at a time; how many events went. An
+   * event's deliveries are found through its participant's webhooks, on the log index (webhook_id, event_seq): a
+   * delivery only ever goes to a webhook of its event's participant, and a deleted webhook's deliveries go with it.
+   */
   async purge(sql: Sql, before: Date, batch: number): Promise<number> {
     const rows = await sql.rows<{ n: number }>(
-      `WITH e AS (DELETE FROM participant_events WHERE seq IN (SELECT seq FROM participant_events WHERE time < $1 ORDER BY seq LIMIT $2) RETURNING seq),
-            d AS (DELETE FROM webhook_deliveries WHERE event_seq IN (SELECT seq FROM e))
+      `WITH e AS (DELETE FROM participant_events WHERE seq IN (SELECT seq FROM participant_events WHERE time < $1 ORDER BY seq LIMIT $2)
+                  RETURNING seq, participant_id),
+            d AS (DELETE FROM webhook_deliveries d USING e JOIN webhooks w ON w.participant_id = e.participant_id
+                   WHERE d.webhook_id = w.webhook_id AND d.event_seq = e.seq)
        SELECT count(*)::int AS n FROM e`,
       [before, batch],
     );
