@@ -239,7 +239,7 @@ export class KafkaTransport implements EventTransport {
 
   /** One topic in its own consumer group (`kafkaGroupId(group, topic)`): the rebuild tool, tests. */
   async subscribe(opts: SubscribeOptions): Promise<Subscription> {
-    const [subscription] = await this.consume(this.groupIdOf(opts.group, opts.topic), [opts], undefined, opts.fetchWaitMs);
+    const [subscription] = await this.consume(this.groupIdOf(opts.group, opts.topic), [opts]);
     return subscription;
   }
 
@@ -312,12 +312,7 @@ export class KafkaTransport implements EventTransport {
   }
 
   /** One kafkajs consumer in `groupId` for the topics of `list`, each delivered to its own handlers. */
-  private async consume(
-    groupId: string,
-    list: SubscribeOptions[],
-    inherited = new Map<string, Map<number, number>>(),
-    fetchWaitMs = 0,
-  ): Promise<Subscription[]> {
+  private async consume(groupId: string, list: SubscribeOptions[], inherited = new Map<string, Map<number, number>>()): Promise<Subscription[]> {
     if (this.closed) throw new Error('transport closed');
     const log = this.opts.logger.child({ group: groupId });
     const entries = new Map(list.map((opts) => [this.wire(opts.topic), { opts, active: true, assigned: [] as readonly number[] }]));
@@ -378,7 +373,8 @@ export class KafkaTransport implements EventTransport {
       const c = this.kafka.consumer({
         groupId,
         allowAutoTopicCreation: true,
-        maxWaitTimeInMs: Math.max(this.opts.maxWaitTimeInMs ?? 100, fetchWaitMs),
+        // A one-topic subscription's fetchWaitMs (subscribeAll refuses one).
+        maxWaitTimeInMs: Math.max(this.opts.maxWaitTimeInMs ?? 100, ...list.map((o) => o.fetchWaitMs ?? 0)),
         sessionTimeout: this.opts.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS,
         heartbeatInterval: 1000,
         retry: { retries: 30, initialRetryTime: 200, maxRetryTime: 5000 },

@@ -16,6 +16,7 @@ import {
   EventsServer,
   InProcessTransport,
   ParkEventError,
+  SubscribeOptions,
 } from '../src';
 import { eventsDatabase, logger, newId, onboarded, waitFor } from './helpers';
 
@@ -183,17 +184,18 @@ describe('EventsServer (a Nest CustomTransportStrategy over the in-process bus, 
     const together: string[][] = [];
     let failFirst = true;
     const closed: string[] = [];
+    const label = (o: SubscribeOptions) => `${o.group}/${o.topic}${o.fetchWaitMs !== undefined ? ` waiting ${o.fetchWaitMs} ms` : ''}`;
     const kafkaLike: EventTransport = {
       kind: 'kafka',
       publish: async () => undefined,
       check: async () => undefined,
       close: async () => undefined,
       subscribe: async (o) => {
-        single.push(`${o.group}/${o.topic}${o.fetchWaitMs !== undefined ? ` waiting ${o.fetchWaitMs} ms` : ''}`);
+        single.push(label(o));
         return { close: async () => void closed.push(o.topic) };
       },
       subscribeAll: async (list) => {
-        together.push(list.map((o) => `${o.group}/${o.topic}${o.fetchWaitMs !== undefined ? ` waiting ${o.fetchWaitMs} ms` : ''}`).sort());
+        together.push(list.map(label).sort());
         if (failFirst) {
           failFirst = false;
           throw new Error('broker away');
