@@ -6,11 +6,14 @@ import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
 /** Parameterised SQL, rows back: inside a unit of work (`Tx`) or on the pool (`UnitOfWork.sql`). */
 export interface Sql {
-  rows<T extends QueryResultRow>(text: string, params?: unknown[]): Promise<T[]>;
   /**
-   * Number of rows an INSERT/UPDATE/DELETE touched. With `prepareAs`, the statement is prepared once per
-   * connection under that name and later only bound and executed (for constant hot-path statements).
+   * The rows of a statement. With `prepareAs`, the statement is prepared once per connection under that name and
+   * later only bound and executed (for constant hot-path statements: PostgreSQL parses and plans it once). Only
+   * for a statement that names its result columns: a prepared `SELECT *` fails ("cached plan must not change result
+   * type") once a migration adds a column while the service runs.
    */
+  rows<T extends QueryResultRow>(text: string, params?: unknown[], prepareAs?: string): Promise<T[]>;
+  /** Number of rows an INSERT/UPDATE/DELETE touched; `prepareAs` as for `rows`. */
   exec(text: string, params?: unknown[], prepareAs?: string): Promise<number>;
   /** A statement whose result is not needed in a particular shape (e.g. `writeOutbox`). */
   query(text: string, params?: unknown[]): Promise<unknown>;
@@ -51,7 +54,8 @@ export function pgConstraint(err: unknown): string | undefined {
  */
 export function sqlOn(client: Pool | ClientBase): Sql {
   return {
-    rows: async <T extends QueryResultRow>(text: string, params?: unknown[]) => (await client.query<T>(text, params)).rows,
+    rows: async <T extends QueryResultRow>(text: string, params?: unknown[], prepareAs?: string) =>
+      (await client.query<T>(prepareAs ? { name: prepareAs, text, values: params } : { text, values: params })).rows,
     exec: async (text: string, params?: unknown[], prepareAs?: string) =>
       (await client.query(prepareAs ? { name: prepareAs, text, values: params } : { text, values: params })).rowCount ?? 0,
     query: (text: string, params?: unknown[]) => client.query(text, params),
@@ -79,8 +83,8 @@ class RunnerTx implements Tx {
     return this.runner.manager;
   }
 
-  rows<T extends QueryResultRow>(text: string, params?: unknown[]): Promise<T[]> {
-    return this.sql.rows<T>(text, params);
+  rows<T extends QueryResultRow>(text: string, params?: unknown[], prepareAs?: string): Promise<T[]> {
+    return this.sql.rows<T>(text, params, prepareAs);
   }
 
   exec(text: string, params?: unknown[], prepareAs?: string): Promise<number> {
@@ -120,7 +124,7 @@ class RunnerTx implements Tx {
   /** `Sql` whose every statement is its own nested unit of work, as a statement on the pool is its own transaction. */
   get statements(): Sql {
     return (this.statementSql ??= {
-      rows: (text, params) => this.nested((tx) => tx.rows(text, params)),
+      rows: (text, params, prepareAs) => this.nested((tx) => tx.rows(text, params, prepareAs)),
       exec: (text, params, prepareAs) => this.nested((tx) => tx.exec(text, params, prepareAs)),
       query: (text, params) => this.nested((tx) => tx.query(text, params)),
     });

@@ -30,12 +30,14 @@ export class DiamondsService {
   /**
    * The current record of a diamond as the JSON text the read model stores (a `json` column, written as
    * JSON.stringify of the record: exactly the bytes a re-serialisation of the parsed record would give), so a read
-   * neither parses nor serialises it.
+   * neither parses nor serialises it. The statement is prepared once per pool connection (`search_current_json`):
+   * PostgreSQL parses and plans it on a connection's first read only (docs/search.md, "Performance").
    */
   async currentJson(diamondId: string): Promise<string> {
     const rows = await this.uow.standalone.rows<{ record: string }>(
       'SELECT record::text AS record FROM search_diamonds WHERE diamond_id = $1 AND record IS NOT NULL',
       [diamondId],
+      'search_current_json',
     );
     if (rows.length === 0) throw notFound(`diamond ${diamondId} not found`);
     return rows[0].record;
