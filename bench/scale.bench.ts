@@ -25,12 +25,12 @@
  * on the same cores before any work.
  */
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { Client } from 'pg';
 import { ensureDatabase, withDatabase } from '@dtp/database';
 import type { Benchmark, Figure } from './run';
-import { AUDIENCES, loadAll, percentile, postJson, q, Replica, round, roughBody, sleep, stackEnv, token } from './support';
+import { AUDIENCES, loadAll, percentile, postgresCpuSeconds, postJson, q, Replica, round, roughBody, sleep, stackEnv, token } from './support';
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
 const LAG_RATE = Number(process.env.BENCH_LAG_RATE ?? 200);
 const LAG_SECONDS = Number(process.env.BENCH_LAG_S ?? 10);
@@ -276,29 +276,6 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
 }
 
 const dbName = (url: string) => new URL(url).pathname.slice(1);
-
-/**
- * CPU time (s) PostgreSQL has used: every live postgres process's own time, plus, for the postmaster (the one whose
- * parent is not postgres), the time of the children it has reaped (cutime, cstime): backends come and go with
- * connections, so their time would otherwise be lost when they exit.
- */
-function postgresCpuSeconds(): number {
-  const procs: { pid: string; ppid: string; own: number; reaped: number }[] = [];
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!/\((postgres|postmaster)\)/.test(stat)) continue;
-      // From field 3 (state) on: ppid is field 4, utime/stime 14/15, cutime/cstime 16/17.
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      procs.push({ pid, ppid: f[1]!, own: (Number(f[11]) + Number(f[12])) / 100, reaped: (Number(f[13]) + Number(f[14])) / 100 });
-    } catch {
-      // the process ended
-    }
-  }
-  const pids = new Set(procs.map((p) => p.pid));
-  return procs.reduce((total, p) => total + p.own + (pids.has(p.ppid) ? 0 : p.reaped), 0);
-}
 
 /** The machine's CPU ticks, all and idle (/proc/stat's first line; idle includes iowait). */
 function machineTicks(): { total: number; idle: number } {

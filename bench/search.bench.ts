@@ -14,8 +14,9 @@
  *    (ratio = search / anchor, lower is better) and search.read.server_cpu_per_request (the search process's CPU
  *    time per answer while it serves search, anchor: the same process while it serves the anchor; lower is
  *    better, and steadier than throughput on a shared machine) and search.read.db_cpu_per_request (PostgreSQL's
- *    CPU time per answer, all its processes, the same phases: search's statement is prepared once per connection,
- *    the anchor's is parsed and planned on every read).
+ *    CPU time per answer, every postgres process with the time of backends that ended (support.ts
+ *    postgresCpuSeconds), the same phases: search's statement is prepared once per connection, the anchor's is
+ *    parsed and planned on every read).
  * 2. Lag: a steady BENCH_LAG_RATE (default 200), then BENCH_LAG_RATE_HIGH (default 1,000) registrations per second
  *    for BENCH_LAG_S (default 10; 0 skips the lag part) s through platform; for each diamond, the time from the commit of its
  *    registration (its outbox row's created_at) to its row in search's read model being written (same PostgreSQL
@@ -37,7 +38,6 @@ import autocannon from 'autocannon';
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -52,46 +52,7 @@ import { authService } from '@dtp/auth';
 import { platformService } from '@dtp/platform';
 import { ReadModelRepository, searchDbOptions, searchService } from '@dtp/search';
 import type { Benchmark } from './run';
-import { percentile, q } from './support';
-
-/** CPU time (user + system) a process has used so far, in seconds (Linux /proc; USER_HZ = 100). */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-/**
- * CPU time used so far by each process of the PostgreSQL server of `dataDir`: its postmaster and every process it
- * started (backends, WAL writer, checkpointer), by pid, in seconds.
- */
-function clusterCpu(dataDir: string): Map<number, number> {
-  const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n', 1)[0]);
-  const byPid = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(entry) === postmaster || Number(fields[1]) === postmaster) byPid.set(Number(entry), (Number(fields[11]) + Number(fields[12])) / 100);
-  }
-  return byPid;
-}
-
-/**
- * The server's CPU time between two `clusterCpu` snapshots: the processes alive at the end, each less what it had
- * at the start (a new one counts whole). A process that ended meanwhile counts for nothing: the pools close
- * connections idle for 10 s, so the pool that is not serving the phase loses its backends, with their old time.
- */
-function clusterCpuSince(dataDir: string, start: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, seconds] of clusterCpu(dataDir)) total += seconds - (start.get(pid) ?? 0);
-  return total;
-}
+import { percentile, postgresCpuSeconds, processCpuSeconds, q } from './support';
 
 const ISSUER = 'http://auth.bench';
 const AUDIENCES = { platform: 'http://platform.bench', search: 'http://search.bench/v1', gis: 'http://gis.bench' };
@@ -473,27 +434,19 @@ const bench: Benchmark = async (report) => {
     if (check.status !== 200) throw new Error(`search answered ${check.status} to the warm-up read`);
     await readLoad(urls.search, ids, reader, 2); // warm-up (JIT, pools, JWKS)
     await readLoad(urls.anchor, ids, null, 2);
-    // The search process serves both the service and the anchor: its CPU time during each phase, per answer.
-    // PostgreSQL's CPU time per answer the same way (every process of the server, which serves nothing else then).
-    const cpu = () => cpuSeconds(b.child.pid!);
-    let c0 = cpu();
-    let d0 = clusterCpu(dataDir);
-    const anchor1 = await readLoad(urls.anchor, ids, null, DURATION);
-    let c1 = cpu();
-    const anchorDbCpu = [clusterCpuSince(dataDir, d0) / Math.max(1, anchor1['2xx'])];
-    const anchorCpu = [(c1 - c0) / Math.max(1, anchor1['2xx'])];
-    c0 = cpu();
-    d0 = clusterCpu(dataDir);
-    const service = await readLoad(urls.search, ids, reader, DURATION);
-    c1 = cpu();
-    const serviceDbCpu = clusterCpuSince(dataDir, d0) / Math.max(1, service['2xx']);
-    const serviceCpu = (c1 - c0) / Math.max(1, service['2xx']);
-    c0 = cpu();
-    d0 = clusterCpu(dataDir);
-    const anchor2 = await readLoad(urls.anchor, ids, null, DURATION);
-    c1 = cpu();
-    anchorDbCpu.push(clusterCpuSince(dataDir, d0) / Math.max(1, anchor2['2xx']));
-    anchorCpu.push((c1 - c0) / Math.max(1, anchor2['2xx']));
+    // The search process serves both the service and the anchor: its CPU time during each phase, per answer, and
+    // PostgreSQL's the same way (it serves nothing else then).
+    const phase = async (url: string, token: string | null) => {
+      const cpu0 = processCpuSeconds(b.child.pid!);
+      const db0 = postgresCpuSeconds();
+      const result = await readLoad(url, ids, token, DURATION);
+      const answers = Math.max(1, result['2xx']);
+      return { result, cpu: (processCpuSeconds(b.child.pid!) - cpu0) / answers, dbCpu: (postgresCpuSeconds() - db0) / answers };
+    };
+    const first = await phase(urls.anchor, null);
+    const measured = await phase(urls.search, reader);
+    const second = await phase(urls.anchor, null);
+    const [service, anchor1, anchor2] = [measured.result, first.result, second.result];
     const non2xx = service.non2xx + service.errors;
     if (non2xx > 0) process.stderr.write(`# search reads: ${non2xx} non-2xx or errors\n`);
     const anchorRps = (anchor1.requests.average + anchor2.requests.average) / 2;
@@ -506,22 +459,20 @@ const bench: Benchmark = async (report) => {
       anchor: round(anchorRps, 0),
       ratio: round(service.requests.average / anchorRps),
     });
-    const anchorCpuUs = ((anchorCpu[0] + anchorCpu[1]) / 2) * 1e6;
-    report({
-      name: 'search.read.server_cpu_per_request',
-      value: round(serviceCpu * 1e6, 1),
-      unit: 'us',
-      anchor: round(anchorCpuUs, 1),
-      ratio: round((serviceCpu * 1e6) / anchorCpuUs),
-    });
-    const anchorDbCpuUs = ((anchorDbCpu[0] + anchorDbCpu[1]) / 2) * 1e6;
-    report({
-      name: 'search.read.db_cpu_per_request',
-      value: round(serviceDbCpu * 1e6, 1),
-      unit: 'us',
-      anchor: round(anchorDbCpuUs, 1),
-      ratio: round((serviceDbCpu * 1e6) / anchorDbCpuUs),
-    });
+    // Microseconds per answer, search against the mean of the anchor's two phases.
+    for (const [figure, of] of [
+      ['server_cpu_per_request', 'cpu'],
+      ['db_cpu_per_request', 'dbCpu'],
+    ] as const) {
+      const anchorUs = ((first[of] + second[of]) / 2) * 1e6;
+      report({
+        name: `search.read.${figure}`,
+        value: round(measured[of] * 1e6, 1),
+        unit: 'us',
+        anchor: round(anchorUs, 1),
+        ratio: round((measured[of] * 1e6) / anchorUs),
+      });
+    }
     report({ name: 'search.read.p99', value: service.latency.p99, unit: 'ms', anchor: round(anchorP99, 1), ratio: round(service.latency.p99 / anchorP99) });
 
     // 2. Visibility lag under a steady registration rate, through Kafka, at two rates (BENCH_LAG_S=0: reads only).

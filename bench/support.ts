@@ -6,7 +6,7 @@
 import autocannon from 'autocannon';
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -25,6 +25,40 @@ export const ADMIN = `bench-${randomBytes(24).toString('base64url')}`;
 const ROOT = path.join(__dirname, '..');
 
 export const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+
+/**
+ * CPU time a process has used so far (user + system), in seconds (Linux /proc: fields 14 and 15 of
+ * /proc/<pid>/stat, in clock ticks of USER_HZ, which is 100 on Linux whatever the kernel's own tick).
+ */
+export function processCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // After the command name, which is in parentheses and may hold spaces: field 3 onwards.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/**
+ * CPU time (s) PostgreSQL has used: every live postgres process's own time, plus, for the postmaster (the one whose
+ * parent is not postgres), the time of the children it has reaped (cutime, cstime): backends come and go with
+ * connections, so their time would otherwise be lost when they exit.
+ */
+export function postgresCpuSeconds(): number {
+  const procs: { pid: string; ppid: string; own: number; reaped: number }[] = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!/\((postgres|postmaster)\)/.test(stat)) continue;
+      // From field 3 (state) on: ppid is field 4, utime/stime 14/15, cutime/cstime 16/17.
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      procs.push({ pid, ppid: f[1]!, own: (Number(f[11]) + Number(f[12])) / 100, reaped: (Number(f[13]) + Number(f[14])) / 100 });
+    } catch {
+      // the process ended
+    }
+  }
+  const pids = new Set(procs.map((p) => p.pid));
+  return procs.reduce((total, p) => total + p.own + (pids.has(p.ppid) ? 0 : p.reaped), 0);
+}
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
@@ -65,15 +99,9 @@ export class Replica {
     return (Number(/^VmRSS:\s+(\d+) kB/m.exec(status)![1]) * 1024) / 1e6;
   }
 
-  /**
-   * CPU time the process has used so far (user + system), in seconds (Linux /proc: fields 14 and 15 of
-   * /proc/<pid>/stat, in clock ticks of USER_HZ, which is 100 on Linux whatever the kernel's own tick).
-   */
+  /** CPU time the process has used so far (user + system), in seconds. */
   cpuSeconds(): number {
-    const stat = readFileSync(`/proc/${this.child!.pid}/stat`, 'utf8');
-    // After the command name, which is in parentheses and may hold spaces: field 3 onwards.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return processCpuSeconds(this.child!.pid!);
   }
 
   async start(): Promise<void> {
