@@ -53,11 +53,12 @@ export function pgConstraint(err: unknown): string | undefined {
  * prepared statements, on the hot path. Both stay inside the same connection and transaction as `manager`.
  */
 export function sqlOn(client: Pool | ClientBase): Sql {
+  // A named query is prepared once per connection by pg (see `Sql.rows`).
+  const statement = (text: string, values?: unknown[], name?: string) => (name ? { name, text, values } : { text, values });
   return {
     rows: async <T extends QueryResultRow>(text: string, params?: unknown[], prepareAs?: string) =>
-      (await client.query<T>(prepareAs ? { name: prepareAs, text, values: params } : { text, values: params })).rows,
-    exec: async (text: string, params?: unknown[], prepareAs?: string) =>
-      (await client.query(prepareAs ? { name: prepareAs, text, values: params } : { text, values: params })).rowCount ?? 0,
+      (await client.query<T>(statement(text, params, prepareAs))).rows,
+    exec: async (text: string, params?: unknown[], prepareAs?: string) => (await client.query(statement(text, params, prepareAs))).rowCount ?? 0,
     query: (text: string, params?: unknown[]) => client.query(text, params),
   };
 }
