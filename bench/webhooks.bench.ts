@@ -27,17 +27,34 @@
  *    delivery adds, a figure the machine's speed hardly moves.
  *  - `webhooks.registration_rate.10_webhooks_recording_only`: the same with the worker replica stopped: what the
  *    registration's own transaction pays for the event and its 10 delivery rows.
+ *  - `webhooks.platform_cpu_per_registration.10_webhooks`: CPU time per registration of that phase, its deliveries
+ *    included, of this process (auth, the API replica, the load generator), the worker replica and PostgreSQL,
+ *    against the same per registration with no webhook: what delivery costs the platform, without the receivers
+ *    (a `#` line gives each process's part, the receivers' too: here they share the machine's CPUs, in a
+ *    deployment they would not).
+ *  - `webhooks.db_cpu_per_delivery.backlog_N`: PostgreSQL's CPU time per delivery while one webhook's backlog of N
+ *    pending deliveries (BENCH_WEBHOOK_BACKLOGS, default 200,10000) is claimed and its outcomes stored through the
+ *    worker's statements, no HTTP, against the first backlog: flat when a claim reads only what it claims.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
+import { Client } from 'pg';
+import pino from 'pino';
+import { sqlOn, withDatabase } from '@dtp/database';
+import { loadConfig } from '@dtp/service-kit';
+import { platformService } from '@dtp/platform';
+import { participantEvent, participantEventsCtes } from '../apps/platform/src/webhooks/participant-events';
+import { WebhooksRepository } from '../apps/platform/src/webhooks/webhooks.repository';
 import type { Benchmark } from './run';
-import { AUDIENCES, inProcessStack, ISSUER, percentile, postJson as post, q, round, sleep } from './support';
+import { AUDIENCES, inProcessStack, ISSUER, percentile, postgresCpuSeconds, postJson as post, processCpuSeconds, q, round, sleep } from './support';
 
 const RATE = Number(process.env.BENCH_WEBHOOK_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 10);
 const OUTAGE = Number(process.env.BENCH_WEBHOOK_OUTAGE_SECONDS ?? 30);
 const RETRY_MS = Number(process.env.BENCH_WEBHOOK_RETRY_MS ?? 1000);
 const INLINE = process.env.BENCH_WEBHOOK_WORKER === 'inline';
+/** Backlogs of one webhook for `webhooks.db_cpu_per_delivery` (the first is the anchor). */
+const BACKLOGS = (process.env.BENCH_WEBHOOK_BACKLOGS ?? '200,10000').split(',').map(Number);
 /**
  * `split`: PostgreSQL, auth, platform's API replica and the load generator on CPU 0, the delivery worker replica and
  * the receivers on CPU 1 (taskset), as a deployment that runs delivery on its own machines would, the database
@@ -75,7 +92,7 @@ server.listen(Number(process.argv[1]), '127.0.0.1', () => process.stdout.write('
 async function receiver(
   onEvent: (subject: string, at: number, time: number) => void,
   port = 0,
-): Promise<{ url: string; port: number; close: () => Promise<void> }> {
+): Promise<{ url: string; port: number; pid: number; close: () => Promise<void> }> {
   const [cmd, args] = onDeliveryCpus([process.execPath, '-e', RECEIVER, String(port)]);
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let buffer = '';
@@ -97,6 +114,7 @@ async function receiver(
   return {
     url: `http://127.0.0.1:${p}/hook`,
     port: p,
+    pid: child.pid!,
     close: () =>
       new Promise<void>((r) => {
         child.removeAllListeners('exit');
@@ -117,12 +135,14 @@ const bench: Benchmark = async (report) => {
     WEBHOOK_RETRY_SCHEDULE_MS: String(RETRY_MS),
   };
   const stack = await inProcessStack('webhooks', {
+    databases: ['bench_claim'],
     platformEnv: { ...delivery, RATE_LIMIT_PER_CLIENT: '1000000', RATE_LIMIT_PER_IP: '1000000', WEBHOOK_WORKER_ENABLED: INLINE ? 'true' : 'false' },
   });
   const closers: (() => Promise<void>)[] = [];
   try {
     const url = stack.platformUrl;
     let stopWorker = async (): Promise<void> => undefined;
+    let workerPid: number | undefined;
     if (!INLINE) {
       const [cmd, args] = onDeliveryCpus([process.execPath, '-r', './tools/register.js', 'apps/platform/src/main.ts']);
       const worker = spawn(cmd, args, {
@@ -143,6 +163,7 @@ const bench: Benchmark = async (report) => {
           WEBHOOK_WORKER_ENABLED: 'true',
         },
       });
+      workerPid = worker.pid;
       stopWorker = () =>
         new Promise<void>((r) => {
           if (worker.exitCode !== null || worker.signalCode !== null) return r();
@@ -259,35 +280,68 @@ const bench: Benchmark = async (report) => {
     };
     /** Bytes of WAL written so far (the whole cluster: what the database has to write, fsync and archive). */
     const wal = async () => Number((await q<{ b: string }>(stack.platformDb, `SELECT (pg_current_wal_lsn() - '0/0')::text AS b`))[0].b);
+    const receiverPids: number[] = [];
+    /**
+     * CPU seconds so far, by process: this one (auth, platform's API replica and the load generator), the worker
+     * replica, PostgreSQL (every backend, the worker's included), and the receivers of this phase.
+     */
+    const cpu = () => ({
+      api: ((u) => (u.user + u.system) / 1e6)(process.cpuUsage()),
+      worker: workerPid ? processCpuSeconds(workerPid) : 0,
+      db: postgresCpuSeconds(),
+      receivers: receiverPids.reduce((sum, pid) => sum + processCpuSeconds(pid), 0),
+    });
+    type Cpu = ReturnType<typeof cpu>;
+    const perRegistration = (a: Cpu, b: Cpu, registrations: number) =>
+      Object.fromEntries(Object.entries(b).map(([k, v]) => [k, ((v - a[k as keyof Cpu]) / registrations) * 1e6])) as Cpu;
     const bare = await producer('No Webhooks');
     await flat(bare); // warm-up at full speed
     const walBefore = await wal();
+    const cpuBefore = cpu();
     const before = await flat(bare);
+    const cpuBare = perRegistration(cpuBefore, cpu(), before * SECONDS);
     const walBare = (await wal()) - walBefore;
     const sinks: number[] = [];
     const withHooks = await producer('Ten Webhooks');
     for (let i = 0; i < 10; i++) {
       const r = await receiver(() => void sinks.push(1));
       closers.push(r.close);
+      receiverPids.push(r.pid);
       await post(`${url}/webhooks`, { url: r.url }, withHooks.auth);
     }
     const tenStart = now();
     const walTenStart = await wal();
+    const cpuTenStart = cpu();
     const withTen = await flat(withHooks);
     // every delivery of that phase made (a worker that lags behind would otherwise slow the anchor measured next)
     const expected = Math.round(withTen * SECONDS) * 10;
     const drainDeadline = performance.now() + 10 * 60_000;
     while (sinks.length < expected && performance.now() < drainDeadline) await sleep(50);
+    const cpuTen = perRegistration(cpuTenStart, cpu(), withTen * SECONDS);
     const deliveryRate = sinks.length / ((now() - tenStart) / 1000);
+    // What the platform (API replica with the load generator, worker replica, PostgreSQL) spends per registration,
+    // its 10 deliveries included, against a registration with none: the cost of delivery that does not depend on
+    // the receivers sharing this machine's CPUs (they would not in a deployment).
+    const platformCpu = (c: Cpu) => c.api + c.worker + c.db;
+    report({
+      name: 'webhooks.platform_cpu_per_registration.10_webhooks',
+      value: round(platformCpu(cpuTen), 1),
+      unit: 'us',
+      anchor: round(platformCpu(cpuBare), 1),
+      ratio: round(platformCpu(cpuTen) / platformCpu(cpuBare), 2),
+    });
+    const us = (c: Cpu) =>
+      `API replica and load ${Math.round(c.api)}, worker ${Math.round(c.worker)}, PostgreSQL ${Math.round(c.db)}, receivers ${Math.round(c.receivers)}`;
+    process.stderr.write(`# CPU per registration (us): with 10 webhooks: ${us(cpuTen)}; with none: ${us(cpuBare)}\n`);
     report({ name: 'webhooks.delivery_rate.10_webhooks', value: round(deliveryRate, 1), unit: 'deliveries/s', anchor: null, ratio: null });
-    const perRegistration = ((await wal()) - walTenStart) / (withTen * SECONDS);
-    const perBare = walBare / (before * SECONDS);
+    const walPerRegistration = ((await wal()) - walTenStart) / (withTen * SECONDS);
+    const walPerBare = walBare / (before * SECONDS);
     report({
       name: 'webhooks.wal_bytes_per_registration.10_webhooks',
-      value: Math.round(perRegistration),
+      value: Math.round(walPerRegistration),
       unit: 'bytes',
-      anchor: Math.round(perBare),
-      ratio: round(perRegistration / perBare, 2),
+      anchor: Math.round(walPerBare),
+      ratio: round(walPerRegistration / walPerBare, 2),
     });
     // the anchor measured on both sides (the tables grow as the run goes on): their mean
     const without = (before + (await flat(bare))) / 2;
@@ -313,10 +367,88 @@ const bench: Benchmark = async (report) => {
         ratio: round(recordingOnly / without, 3),
       });
     }
+
+    // 4. the database's work per delivery as a webhook's backlog grows
+    const claimDb = withDatabase(stack.pgUrl, 'bench_claim');
+    await platformService.migrate(loadConfig('platform', platformService.configClass, { PORT: '0', DATABASE_URL: claimDb }), pino({ level: 'warn' }));
+    const perDelivery = new Map<number, number>();
+    for (const backlog of BACKLOGS) perDelivery.set(backlog, await claimCost(claimDb, backlog));
+    const [anchor, ...rest] = BACKLOGS;
+    for (const backlog of [anchor, ...rest]) {
+      report({
+        name: `webhooks.db_cpu_per_delivery.backlog_${backlog}`,
+        value: round(perDelivery.get(backlog)!, 1),
+        unit: 'us',
+        anchor: round(perDelivery.get(anchor)!, 1),
+        ratio: round(perDelivery.get(backlog)! / perDelivery.get(anchor)!, 2),
+      });
+    }
   } finally {
     for (const c of closers.reverse()) await c().catch(() => undefined);
     await stack.close();
   }
 };
+
+/**
+ * PostgreSQL's CPU time (us, every postgres process) per delivery while `backlog` pending deliveries of one webhook,
+ * each of its own subject, are claimed 20 at a time and their outcomes stored through the delivery worker's own
+ * statements (WebhooksRepository), until none is left; no HTTP. Before each round the tables are emptied, then filled
+ * and analysed, as autovacuum would have them on a busy server; small backlogs are drained several times over, so
+ * that at least 2,000 deliveries are measured (/proc counts CPU time in 10 ms ticks).
+ */
+async function claimCost(url: string, backlog: number): Promise<number> {
+  const webhookId = '5a8e2f40-1c7d-4e9b-b3a6-0d2c4f6e8a13';
+  const repo = new WebhooksRepository();
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  try {
+    const sql = sqlOn(db);
+    let cpu = 0;
+    let delivered = 0;
+    for (let round = 0; round < Math.ceil(2000 / backlog); round++) {
+      await db.query('TRUNCATE webhook_deliveries, participant_events, webhooks');
+      await db.query(
+        `INSERT INTO webhooks (webhook_id, participant_id, url, secret, created_at, leased_by, lease_until)
+         VALUES ($1, 'p1', 'http://127.0.0.1:9/hook', 'whsec_x', now(), 'bench', now() + interval '1 day')`,
+        [webhookId],
+      );
+      for (let done = 0; done < backlog; done += 500) {
+        const events = Array.from({ length: Math.min(500, backlog - done) }, (_, i) =>
+          participantEvent('p1', 'dtp.diamond.updated', `d${done + i}`, { diamond_id: `d${done + i}` }, new Date()),
+        );
+        const c = participantEventsCtes(events, 1);
+        await db.query(`WITH ${c.sql} SELECT 1`, c.values);
+      }
+      await db.query('VACUUM ANALYZE webhook_deliveries');
+      await db.query('ANALYZE participant_events');
+      const cpu0 = postgresCpuSeconds();
+      let n = 0;
+      for (;;) {
+        const batch = await repo.claimBatch(sql, webhookId, 'bench', 20, 60_000);
+        if (batch.length === 0) break;
+        const at = new Date();
+        await repo.recordAttempts(
+          sql,
+          batch.map((d) => ({
+            delivery_id: d.delivery_id,
+            attempts: d.attempts,
+            status: 'delivered' as const,
+            code: 204,
+            error: null,
+            nextAttemptAt: null,
+            at,
+          })),
+        );
+        n += batch.length;
+      }
+      cpu += postgresCpuSeconds() - cpu0;
+      if (n !== backlog) throw new Error(`claimed ${n} of ${backlog} deliveries`);
+      delivered += n;
+    }
+    return (cpu / delivered) * 1e6;
+  } finally {
+    await db.end();
+  }
+}
 
 export default bench;
