@@ -243,7 +243,7 @@ export class WebhooksRepository {
    * statistics yet (2,740 pages; 525 now). webhook-claim.spec.ts counts both.
    *
    * Prepared once per connection (`webhook_claim`), like the outcomes' statement and the release: parsing and
-   * planning them was a large part of a small batch's database time. Their results name their columns.
+   * planning them was a large part of a small batch's database time. The claim's result names its columns.
    */
   async claimBatch(sql: Sql, webhookId: string, worker: string, n: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     const rows = await sql.rows<ClaimedDelivery>(
