@@ -6,6 +6,40 @@ import { platformMigrations } from '../src/migrations';
 import { participantEvent, participantEventsCtes } from '../src/webhooks/participant-events';
 import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
 
+/** A platform database of its own, migrated, and one connection to it (one session: its own statistics). */
+async function claimDatabase(name: string): Promise<{ db: Client; sql: Sql }> {
+  const url = await createTestDatabase(name);
+  await runMigrations({ url, service: 'platform', entities: platformEntities, migrations: platformMigrations });
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  return { db, sql: sqlOn(db) };
+}
+
+/** A webhook of `participantId` that worker-1 leases for the next hour. */
+async function leasedWebhook(db: Client, webhookId: string, participantId: string): Promise<void> {
+  await db.query(
+    `INSERT INTO webhooks (webhook_id, participant_id, url, secret, created_at, leased_by, lease_until)
+                  VALUES ($1, $2, 'http://127.0.0.1:9/hook', 'whsec_x', now(), 'worker-1', now() + interval '1 hour')`,
+    [webhookId, participantId],
+  );
+}
+
+/** Records events (and so their deliveries to the participant's webhooks) as a registration's statement does. */
+async function recordEvents(db: Client, events: ReturnType<typeof participantEvent>[]): Promise<void> {
+  const c = participantEventsCtes(events, 1);
+  await db.query(`WITH ${c.sql} SELECT 1`, c.values);
+}
+
+/** `work` in a transaction that is then rolled back: every claim starts from the same rows. */
+async function rolledBack<T>(db: Client, work: () => Promise<T>): Promise<T> {
+  await db.query('BEGIN');
+  try {
+    return await work();
+  } finally {
+    await db.query('ROLLBACK');
+  }
+}
+
 /**
  * What the delivery worker's claim writes (webhooks.repository.ts `claimBatch`, migration 1765159200000): counting
  * each claimed delivery's attempt is a heap-only update, with no index entry. On full pages it was a new tuple with an
@@ -18,20 +52,13 @@ describe('the delivery claim', () => {
   let sql: Sql;
 
   beforeAll(async () => {
-    const url = await createTestDatabase('platform_webhook_claim');
-    await runMigrations({ url, service: 'platform', entities: platformEntities, migrations: platformMigrations });
-    db = new Client({ connectionString: url });
-    await db.connect();
-    sql = sqlOn(db);
-    await db.query(
-      `INSERT INTO webhooks (webhook_id, participant_id, url, secret, created_at, leased_by, lease_until)
-                    VALUES ($1, 'p1', 'http://127.0.0.1:9/hook', 'whsec_x', now(), 'worker-1', now() + interval '1 hour')`,
-      [webhookId],
-    );
+    ({ db, sql } = await claimDatabase('platform_webhook_claim'));
+    await leasedWebhook(db, webhookId, 'p1');
     // enough deliveries to fill several pages: a full page leaves no room for a heap-only update
-    const events = Array.from({ length: 300 }, (_, i) => participantEvent('p1', 'dtp.diamond.deleted', `d${i}`, { diamond_id: `d${i}` }, new Date()));
-    const c = participantEventsCtes(events, 1);
-    await db.query(`WITH ${c.sql} SELECT 1`, c.values);
+    await recordEvents(
+      db,
+      Array.from({ length: 300 }, (_, i) => participantEvent('p1', 'dtp.diamond.deleted', `d${i}`, { diamond_id: `d${i}` }, new Date())),
+    );
   });
 
   afterAll(async () => {
@@ -39,8 +66,7 @@ describe('the delivery claim', () => {
   });
 
   it('counts each attempt in a heap-only update, in event order, one per subject', async () => {
-    await db.query('BEGIN');
-    try {
+    await rolledBack(db, async () => {
       const claimed = await repo.claimBatch(sql, webhookId, 'worker-1', 20, 60_000);
       expect(claimed).toHaveLength(20);
       expect(claimed.map((d) => d.attempts)).toEqual(Array(20).fill(1));
@@ -51,9 +77,7 @@ describe('the delivery claim', () => {
                 pg_stat_get_xact_tuples_hot_updated('webhook_deliveries'::regclass)::int AS hot`,
       );
       expect(rows[0]).toEqual({ updated: 20, hot: 20 });
-    } finally {
-      await db.query('ROLLBACK');
-    }
+    });
   });
 
   it("commits the worker's own writes without waiting for the WAL flush, in their own transaction only", async () => {
@@ -87,26 +111,16 @@ describe('the delivery claim', () => {
       ['release', () => repo.release(sql, webhookId, 'worker-1')],
     ];
     for (const [label, write] of cases) {
-      await db.query('BEGIN');
-      try {
+      await rolledBack(db, async () => {
         await write();
         expect([label, await setting()]).toEqual([label, 'off']);
-      } finally {
-        await db.query('ROLLBACK');
-      }
+      });
       expect([label, await setting()]).toEqual([label, 'on']);
     }
   });
 
   it('claims through its prepared statement after a column is added under it, and after it is dropped again', async () => {
-    const claimRolledBack = async () => {
-      await db.query('BEGIN');
-      try {
-        return (await repo.claimBatch(sql, webhookId, 'worker-1', 3, 60_000)).map((d) => d.subject);
-      } finally {
-        await db.query('ROLLBACK');
-      }
-    };
+    const claimRolledBack = () => rolledBack(db, async () => (await repo.claimBatch(sql, webhookId, 'worker-1', 3, 60_000)).map((d) => d.subject));
     expect(await claimRolledBack()).toEqual(['d0', 'd1', 'd2']);
     const prepared = await db.query(`SELECT name FROM pg_prepared_statements WHERE name = 'webhook_claim'`);
     expect(prepared.rows).toHaveLength(1);
@@ -127,28 +141,24 @@ describe('the delivery claim', () => {
 
   it('claims only the earliest pending delivery of each subject, and none of a subject whose earliest is not yet due', async () => {
     const hook = 'c2d6a7f1-3b1e-4c55-8a0d-5e7f9b2c4d60';
-    await db.query(
-      `INSERT INTO webhooks (webhook_id, participant_id, url, secret, created_at, leased_by, lease_until)
-                    VALUES ($1, 'p2', 'http://127.0.0.1:9/hook', 'whsec_x', now(), 'worker-1', now() + interval '1 hour')`,
-      [hook],
-    );
+    await leasedWebhook(db, hook, 'p2');
     // in event order: a1 b1 a2 c1 b2 c2 a3
     const subjects = ['a', 'b', 'a', 'c', 'b', 'c', 'a'];
     const seen = new Map<string, number>();
-    const events = subjects.map((s) => {
-      seen.set(s, (seen.get(s) ?? 0) + 1);
-      return participantEvent('p2', 'dtp.diamond.deleted', s, { n: seen.get(s) }, new Date());
-    });
-    const c = participantEventsCtes(events, 1);
-    await db.query(`WITH ${c.sql} SELECT 1`, c.values);
+    await recordEvents(
+      db,
+      subjects.map((s) => {
+        seen.set(s, (seen.get(s) ?? 0) + 1);
+        return participantEvent('p2', 'dtp.diamond.deleted', s, { n: seen.get(s) }, new Date());
+      }),
+    );
     // b's first delivery waits for a retry: b2 must wait for it
     await db.query(
       `UPDATE webhook_deliveries SET next_attempt_at = now() + interval '1 hour'
         WHERE webhook_id = $1 AND event_seq = (SELECT min(event_seq) FROM webhook_deliveries WHERE webhook_id = $1 AND subject = 'b')`,
       [hook],
     );
-    await db.query('BEGIN');
-    try {
+    await rolledBack(db, async () => {
       const first = await repo.claimBatch(sql, hook, 'worker-1', 20, 60_000);
       expect(first.map((d) => [d.subject, JSON.parse(d.data_text).n])).toEqual([
         ['a', 1],
@@ -161,9 +171,7 @@ describe('the delivery claim', () => {
         ['a', 2],
         ['c', 2],
       ]);
-    } finally {
-      await db.query('ROLLBACK');
-    }
+    });
   });
 });
 
@@ -180,25 +188,18 @@ describe('the delivery claim with a backlog', () => {
   let sql: Sql;
 
   beforeAll(async () => {
-    const url = await createTestDatabase('platform_webhook_claim_backlog');
-    await runMigrations({ url, service: 'platform', entities: platformEntities, migrations: platformMigrations });
-    db = new Client({ connectionString: url });
-    await db.connect();
-    sql = sqlOn(db);
+    ({ db, sql } = await claimDatabase('platform_webhook_claim_backlog'));
     // statistics only when the test takes them
     await db.query(`ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false)`);
     await db.query(`ALTER TABLE participant_events SET (autovacuum_enabled = false)`);
-    await db.query(
-      `INSERT INTO webhooks (webhook_id, participant_id, url, secret, created_at, leased_by, lease_until)
-                    VALUES ($1, 'p1', 'http://127.0.0.1:9/hook', 'whsec_x', now(), 'worker-1', now() + interval '1 hour')`,
-      [webhookId],
-    );
+    await leasedWebhook(db, webhookId, 'p1');
     // 5,000 deliveries of as many subjects; the first 3,000 delivered (their entries stay in the pending indexes
     // until a vacuum), 2,000 pending
     for (let b = 0; b < 10; b++) {
-      const events = Array.from({ length: 500 }, (_, i) => participantEvent('p1', 'dtp.diamond.deleted', `d${b * 500 + i}`, { i }, new Date()));
-      const c = participantEventsCtes(events, 1);
-      await db.query(`WITH ${c.sql} SELECT 1`, c.values);
+      await recordEvents(
+        db,
+        Array.from({ length: 500 }, (_, i) => participantEvent('p1', 'dtp.diamond.deleted', `d${b * 500 + i}`, { i }, new Date())),
+      );
     }
     await db.query(
       `UPDATE webhook_deliveries SET status = 'delivered' WHERE delivery_id IN (SELECT delivery_id FROM webhook_deliveries ORDER BY event_seq LIMIT 3000)`,
@@ -209,7 +210,7 @@ describe('the delivery claim with a backlog', () => {
     await db?.end();
   });
 
-  /** Pages the claim of a batch of 20 reads (the transaction is rolled back: every claim starts from the same rows). */
+  /** Pages the claim of a batch of 20 reads (rolled back: every claim starts from the same rows). */
   const claimPages = async (): Promise<{ pages: number; subjects: string[] }> => {
     // the backend's counts not yet reported: read before and after, within one transaction (reported only at its end)
     const pagesSoFar = async () =>
@@ -219,14 +220,11 @@ describe('the delivery claim with a backlog', () => {
             WHERE c.relname LIKE 'webhook%' OR c.relname LIKE 'participant_events%'`,
         )
       ).rows[0].pages as number;
-    await db.query('BEGIN');
-    try {
+    return rolledBack(db, async () => {
       const before = await pagesSoFar();
       const claimed = await repo.claimBatch(sql, webhookId, 'worker-1', 20, 60_000);
       return { pages: (await pagesSoFar()) - before, subjects: claimed.map((d) => d.subject) };
-    } finally {
-      await db.query('ROLLBACK');
-    }
+    });
   };
 
   it.each([
