@@ -7,12 +7,12 @@ import { participantEvent, participantEventsCtes } from '../src/webhooks/partici
 import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
 
 /** A platform database of its own, migrated, and one connection to it (one session: its own statistics). */
-async function claimDatabase(name: string): Promise<{ db: Client; sql: Sql }> {
+async function claimDatabase(name: string): Promise<{ db: Client; sql: Sql; url: string }> {
   const url = await createTestDatabase(name);
   await runMigrations({ url, service: 'platform', entities: platformEntities, migrations: platformMigrations });
   const db = new Client({ connectionString: url });
   await db.connect();
-  return { db, sql: sqlOn(db) };
+  return { db, sql: sqlOn(db), url };
 }
 
 /** A webhook of `participantId` that worker-1 leases for the next hour. */
@@ -248,5 +248,54 @@ describe('the delivery claim with a backlog', () => {
     // the update reads the rows the walk chose at their address; looked up again by id, they cost 30 pages of the
     // primary key here (311 on a larger table without statistics, where the planner also read every pending row)
     expect(primaryKeyPages).toBe(0);
+  });
+});
+
+/**
+ * A claim and another transaction's write to one of the rows it chose: the claim's update reads the rows at the
+ * addresses its walk found in the statement's snapshot, and a row changed since is claimed only if it is still
+ * pending (webhooks.repository.ts `claimBatch`).
+ */
+describe('the delivery claim racing another write', () => {
+  const repo = new WebhooksRepository();
+  const webhookId = '7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+  let db: Client;
+  let sql: Sql;
+  let other: Client;
+
+  beforeAll(async () => {
+    let url: string;
+    ({ db, sql, url } = await claimDatabase('platform_webhook_claim_race'));
+    other = new Client({ connectionString: url });
+    await other.connect();
+    await leasedWebhook(db, webhookId, 'p1');
+    await recordEvents(
+      db,
+      Array.from({ length: 30 }, (_, i) => participantEvent('p1', 'dtp.diamond.deleted', `d${i}`, { diamond_id: `d${i}` }, new Date())),
+    );
+  });
+
+  afterAll(async () => {
+    await other?.end();
+    await db?.end();
+  });
+
+  it('does not count an attempt of a delivery another transaction delivered while the claim waited for its row', async () => {
+    const { rows: pid } = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    // another worker's outcome for d0, uncommitted: the claim's snapshot still sees d0 pending, and its update waits
+    await other.query('BEGIN');
+    await other.query(`UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now() WHERE webhook_id = $1 AND subject = 'd0'`, [webhookId]);
+    const claiming = repo.claimBatch(sql, webhookId, 'worker-1', 20, 60_000);
+    for (let i = 0; ; i++) {
+      const { rows } = await other.query<{ waiting: boolean }>(`SELECT wait_event_type = 'Lock' AS waiting FROM pg_stat_activity WHERE pid = $1`, [pid[0].pid]);
+      if (rows[0]?.waiting) break;
+      if (i > 500) throw new Error('the claim never waited for the row');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await other.query('COMMIT');
+    const claimed = await claiming;
+    expect(claimed.map((d) => d.subject)).toEqual(Array.from({ length: 19 }, (_, i) => `d${i + 1}`));
+    const { rows } = await db.query(`SELECT status, attempts FROM webhook_deliveries WHERE webhook_id = $1 AND subject = 'd0'`, [webhookId]);
+    expect(rows).toEqual([{ status: 'delivered', attempts: 0 }]);
   });
 });
