@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { checkedTarget, Resolver, systemResolver, UrlRefused } from './url-guard';
 
 /** Response bodies are read up to this many bytes; the log keeps the first RESPONSE_KEPT_BYTES. */
@@ -31,12 +31,13 @@ const agents = new Map<string, { agent: http.Agent; used: number }>();
 let sweptAt = Date.now();
 
 /**
- * The keep-alive agent for a receiver: one per origin and checked address, so a webhook's deliveries reuse a
- * connection instead of paying a TCP (and TLS) handshake each. A new connection still goes only to the address just
- * checked; a kept one was checked when it was made. (TLS options such as `ca` come with each request, and Node's
- * agent keeps sockets made with different ones apart.)
+ * The keep-alive agent for a receiver: one per origin (and SSRF setting), so a webhook's deliveries reuse a connection
+ * instead of paying a TCP (and TLS) handshake, and a name look-up, each. Every new connection is made only to an
+ * address just checked (the request's `lookup`, which Node calls only when it opens a connection); a kept one was
+ * checked when it was made. (TLS options such as `ca` come with each request, and Node's agent keeps sockets made
+ * with different ones apart.)
  */
-function agentFor(target: URL, address: string): http.Agent {
+function agentFor(target: URL, allowPrivate: boolean): http.Agent {
   const now = Date.now();
   if (now - sweptAt > AGENT_IDLE_MS) {
     sweptAt = now;
@@ -46,7 +47,7 @@ function agentFor(target: URL, address: string): http.Agent {
         agents.delete(key);
       }
   }
-  const key = `${target.protocol}//${target.host}|${address}`;
+  const key = `${allowPrivate ? 'any' : 'public'}|${target.protocol}//${target.host}`;
   let entry = agents.get(key);
   if (!entry) {
     const options = { keepAlive: true, maxFreeSockets: 4, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
@@ -58,10 +59,27 @@ function agentFor(target: URL, address: string): http.Agent {
 }
 
 /**
- * One POST of a signed CloudEvent to a webhook: the URL checked again (SSRF) and a new connection made only to the
- * checked address; no redirect followed (a 3xx is a failure); the body read up to 64 KiB; the whole exchange within
- * `timeoutMs`, after which the socket is destroyed (one connection per webhook at most, never left hanging). The
- * connection is kept for the next delivery; a kept one the receiver closed meanwhile is replaced once, at once.
+ * The name look-up of a new connection to `target`: the URL checked (SSRF), then the first address it resolved to.
+ * A refusal fails the connection with the UrlRefused error, before any connection is made.
+ */
+function checkingLookup(target: URL, allowPrivate: boolean, resolve: Resolver): LookupFunction {
+  return (_host, options, cb) => {
+    checkedTarget(target, allowPrivate, resolve).then(
+      (addr) => {
+        if ((options as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [addr]);
+        else cb(null, addr.address, addr.family);
+      },
+      (err: Error) => cb(err as NodeJS.ErrnoException, '', 0),
+    );
+  };
+}
+
+/**
+ * One POST of a signed CloudEvent to a webhook: the URL checked again (SSRF) for every new connection, which goes only
+ * to the address just checked (DESIGN.md: "checked at subscription and again at each connection"); no redirect
+ * followed (a 3xx is a failure); the body read up to 64 KiB; the whole exchange within `timeoutMs`, after which the
+ * socket is destroyed (one connection per webhook at most, never left hanging). The connection is kept for the next
+ * delivery, which then needs no name look-up; a kept one the receiver closed meanwhile is replaced once, at once.
  */
 export async function sendWebhook(url: string, headers: Record<string, string>, body: string, opts: SenderOptions): Promise<SendOutcome> {
   let target: URL;
@@ -70,17 +88,17 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
   } catch {
     return { status: null, error: 'invalid url' };
   }
-  let addr: { address: string; family: number };
-  try {
-    addr = await checkedTarget(target, opts.allowPrivate, opts.resolve ?? systemResolver);
-  } catch (err) {
-    return { status: null, error: err instanceof UrlRefused ? `refused: url ${err.message}` : String(err) };
+  // What needs no name look-up is checked at once: the scheme, and an address written in the URL (Node does not look
+  // one up, so the connection's look-up would not see it).
+  if ((!opts.allowPrivate && target.protocol !== 'https:') || isIP(target.hostname.replace(/^\[(.*)\]$/, '$1')) !== 0) {
+    try {
+      await checkedTarget(target, opts.allowPrivate);
+    } catch (err) {
+      return { status: null, error: err instanceof UrlRefused ? `refused: url ${err.message}` : String(err) };
+    }
   }
-  const lookup: LookupFunction = (_host, options, cb) => {
-    if ((options as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [addr]);
-    else cb(null, addr.address, addr.family);
-  };
-  const agent = agentFor(target, addr.address);
+  const lookup = checkingLookup(target, opts.allowPrivate, opts.resolve ?? systemResolver);
+  const agent = agentFor(target, opts.allowPrivate);
   const deadline = Date.now() + opts.timeoutMs;
   const first = await post(target, lookup, agent, headers, body, opts, opts.timeoutMs);
   if (!first.staleSocket) return first.outcome;
@@ -138,7 +156,9 @@ function post(
     );
     const timer = setTimeout(() => done({ status: null, error: `timed out after ${opts.timeoutMs} ms` }, true), timeoutMs);
     req.on('error', (e: NodeJS.ErrnoException) =>
-      done({ status: null, error: `connection failed: ${e.code ?? e.message}` }, true, req.reusedSocket && (e.code === 'ECONNRESET' || e.code === 'EPIPE')),
+      e instanceof UrlRefused
+        ? done({ status: null, error: `refused: url ${e.message}` }, true)
+        : done({ status: null, error: `connection failed: ${e.code ?? e.message}` }, true, req.reusedSocket && (e.code === 'ECONNRESET' || e.code === 'EPIPE')),
     );
     req.end(body);
   });
