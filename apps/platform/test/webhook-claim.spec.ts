@@ -30,6 +30,11 @@ async function recordEvents(db: Client, events: ReturnType<typeof participantEve
   await db.query(`WITH ${c.sql} SELECT 1`, c.values);
 }
 
+/** `count` events of p1, one per diamond from d`from` on (each its own subject). */
+function diamondEvents(count: number, from = 0): ReturnType<typeof participantEvent>[] {
+  return Array.from({ length: count }, (_, i) => participantEvent('p1', 'dtp.diamond.deleted', `d${from + i}`, { diamond_id: `d${from + i}` }, new Date()));
+}
+
 /** `work` in a transaction that is then rolled back: every claim starts from the same rows. */
 async function rolledBack<T>(db: Client, work: () => Promise<T>): Promise<T> {
   await db.query('BEGIN');
@@ -55,10 +60,7 @@ describe('the delivery claim', () => {
     ({ db, sql } = await claimDatabase('platform_webhook_claim'));
     await leasedWebhook(db, webhookId, 'p1');
     // enough deliveries to fill several pages: a full page leaves no room for a heap-only update
-    await recordEvents(
-      db,
-      Array.from({ length: 300 }, (_, i) => participantEvent('p1', 'dtp.diamond.deleted', `d${i}`, { diamond_id: `d${i}` }, new Date())),
-    );
+    await recordEvents(db, diamondEvents(300));
   });
 
   afterAll(async () => {
@@ -196,10 +198,7 @@ describe('the delivery claim with a backlog', () => {
     // 5,000 deliveries of as many subjects; the first 3,000 delivered (their entries stay in the pending indexes
     // until a vacuum), 2,000 pending
     for (let b = 0; b < 10; b++) {
-      await recordEvents(
-        db,
-        Array.from({ length: 500 }, (_, i) => participantEvent('p1', 'dtp.diamond.deleted', `d${b * 500 + i}`, { i }, new Date())),
-      );
+      await recordEvents(db, diamondEvents(500, b * 500));
     }
     await db.query(
       `UPDATE webhook_deliveries SET status = 'delivered' WHERE delivery_id IN (SELECT delivery_id FROM webhook_deliveries ORDER BY event_seq LIMIT 3000)`,
@@ -269,10 +268,7 @@ describe('the delivery claim racing another write', () => {
     other = new Client({ connectionString: url });
     await other.connect();
     await leasedWebhook(db, webhookId, 'p1');
-    await recordEvents(
-      db,
-      Array.from({ length: 30 }, (_, i) => participantEvent('p1', 'dtp.diamond.deleted', `d${i}`, { diamond_id: `d${i}` }, new Date())),
-    );
+    await recordEvents(db, diamondEvents(30));
   });
 
   afterAll(async () => {
