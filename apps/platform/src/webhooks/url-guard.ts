@@ -62,13 +62,18 @@ export const systemResolver: Resolver = (host) => dnsLookup(host, { all: true, v
 
 export class UrlRefused extends Error {}
 
+/** A URL's host as it is looked up or connected to: an IPv6 address without its brackets. */
+export function hostOf(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, '$1');
+}
+
 /**
  * The address to connect to for `url`: the first the host resolves to. With `allowPrivate` false, the URL must be
  * https and every resolved address public, or UrlRefused says why.
  */
 export async function checkedTarget(url: URL, allowPrivate: boolean, resolve: Resolver = systemResolver): Promise<{ address: string; family: number }> {
   if (!allowPrivate && url.protocol !== 'https:') throw new UrlRefused('must use https');
-  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const host = hostOf(url);
   let addresses: { address: string; family: number }[];
   if (isIP(host)) addresses = [{ address: host, family: isIP(host) }];
   else {

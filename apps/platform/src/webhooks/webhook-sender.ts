@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { checkedTarget, Resolver, systemResolver, UrlRefused } from './url-guard';
+import { checkedTarget, hostOf, Resolver, systemResolver, UrlRefused } from './url-guard';
 
 /** Response bodies are read up to this many bytes; the log keeps the first RESPONSE_KEPT_BYTES. */
 export const RESPONSE_READ_BYTES = 64 * 1024;
@@ -90,7 +90,7 @@ export async function sendWebhook(url: string, headers: Record<string, string>, 
   }
   // What needs no name look-up is checked at once: the scheme, and an address written in the URL (Node does not look
   // one up, so the connection's look-up would not see it).
-  if ((!opts.allowPrivate && target.protocol !== 'https:') || isIP(target.hostname.replace(/^\[(.*)\]$/, '$1')) !== 0) {
+  if ((!opts.allowPrivate && target.protocol !== 'https:') || isIP(hostOf(target)) !== 0) {
     try {
       await checkedTarget(target, opts.allowPrivate);
     } catch (err) {
