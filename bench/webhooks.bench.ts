@@ -43,7 +43,7 @@ import pino from 'pino';
 import { sqlOn, withDatabase } from '@dtp/database';
 import { loadConfig } from '@dtp/service-kit';
 import { platformService } from '@dtp/platform';
-import { participantEvent, participantEventsCtes } from '../apps/platform/src/webhooks/participant-events';
+import { participantEvent, writeParticipantEvents } from '../apps/platform/src/webhooks/participant-events';
 import { WebhooksRepository } from '../apps/platform/src/webhooks/webhooks.repository';
 import type { Benchmark } from './run';
 import { AUDIENCES, inProcessStack, ISSUER, percentile, postgresCpuSeconds, postJson as post, processCpuSeconds, q, round, sleep } from './support';
@@ -416,8 +416,7 @@ async function claimCost(url: string, backlog: number): Promise<number> {
         const events = Array.from({ length: Math.min(500, backlog - done) }, (_, i) =>
           participantEvent('p1', 'dtp.diamond.updated', `d${done + i}`, { diamond_id: `d${done + i}` }, new Date()),
         );
-        const c = participantEventsCtes(events, 1);
-        await db.query(`WITH ${c.sql} SELECT 1`, c.values);
+        await writeParticipantEvents(sql, events);
       }
       await db.query('VACUUM ANALYZE webhook_deliveries');
       await db.query('ANALYZE participant_events');

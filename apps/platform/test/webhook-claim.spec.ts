@@ -3,7 +3,7 @@ import { runMigrations, Sql, sqlOn } from '@dtp/database';
 import { createTestDatabase } from '@dtp/testing';
 import { platformEntities } from '../src/entities';
 import { platformMigrations } from '../src/migrations';
-import { participantEvent, participantEventsCtes } from '../src/webhooks/participant-events';
+import { participantEvent, writeParticipantEvents } from '../src/webhooks/participant-events';
 import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
 
 /** A platform database of its own, migrated, and one connection to it (one session: its own statistics). */
@@ -22,12 +22,6 @@ async function leasedWebhook(db: Client, webhookId: string, participantId: strin
                   VALUES ($1, $2, 'http://127.0.0.1:9/hook', 'whsec_x', now(), 'worker-1', now() + interval '1 hour')`,
     [webhookId, participantId],
   );
-}
-
-/** Records events (and so their deliveries to the participant's webhooks) as a registration's statement does. */
-async function recordEvents(db: Client, events: ReturnType<typeof participantEvent>[]): Promise<void> {
-  const c = participantEventsCtes(events, 1);
-  await db.query(`WITH ${c.sql} SELECT 1`, c.values);
 }
 
 /** `count` events of p1, one per diamond from d`from` on (each its own subject). */
@@ -60,7 +54,7 @@ describe('the delivery claim', () => {
     ({ db, sql } = await claimDatabase('platform_webhook_claim'));
     await leasedWebhook(db, webhookId, 'p1');
     // enough deliveries to fill several pages: a full page leaves no room for a heap-only update
-    await recordEvents(db, diamondEvents(300));
+    await writeParticipantEvents(sql, diamondEvents(300));
   });
 
   afterAll(async () => {
@@ -147,8 +141,8 @@ describe('the delivery claim', () => {
     // in event order: a1 b1 a2 c1 b2 c2 a3
     const subjects = ['a', 'b', 'a', 'c', 'b', 'c', 'a'];
     const seen = new Map<string, number>();
-    await recordEvents(
-      db,
+    await writeParticipantEvents(
+      sql,
       subjects.map((s) => {
         seen.set(s, (seen.get(s) ?? 0) + 1);
         return participantEvent('p2', 'dtp.diamond.deleted', s, { n: seen.get(s) }, new Date());
@@ -198,7 +192,7 @@ describe('the delivery claim with a backlog', () => {
     // 5,000 deliveries of as many subjects; the first 3,000 delivered (their entries stay in the pending indexes
     // until a vacuum), 2,000 pending
     for (let b = 0; b < 10; b++) {
-      await recordEvents(db, diamondEvents(500, b * 500));
+      await writeParticipantEvents(sql, diamondEvents(500, b * 500));
     }
     await db.query(
       `UPDATE webhook_deliveries SET status = 'delivered' WHERE delivery_id IN (SELECT delivery_id FROM webhook_deliveries ORDER BY event_seq LIMIT 3000)`,
@@ -268,7 +262,7 @@ describe('the delivery claim racing another write', () => {
     other = new Client({ connectionString: url });
     await other.connect();
     await leasedWebhook(db, webhookId, 'p1');
-    await recordEvents(db, diamondEvents(30));
+    await writeParticipantEvents(sql, diamondEvents(30));
   });
 
   afterAll(async () => {
