@@ -1,6 +1,6 @@
 import type { DiamondV1 } from '@dtp/domain';
 import { caller, Caller, converged, eventually, query, registerRough } from './support/clients';
-import { freePort, ProcessStack, ServiceProcess, startProcessStack } from './support/services';
+import { ProcessStack, ServiceProcess, startProcessStack } from './support/services';
 
 /**
  * Two platform replicas on one database (#17 item 4): one holds the outbox relay's lock and publishes, the other
@@ -18,14 +18,14 @@ describe('outbox relay failover between two platform replicas (separate processe
   beforeAll(async () => {
     stack = await startProcessStack(['auth', 'platform', 'search']);
     const first = stack.services.platform;
-    second = new ServiceProcess('platform', await freePort(), first.env);
+    second = await ServiceProcess.hold('platform', first.env);
     await second.start();
     producer = await caller(stack.urls.auth, 'producer', 'platform');
     reader = await caller(stack.urls.auth, 'non_participant', 'search');
   }, 180_000);
 
   afterAll(async () => {
-    await second?.stop();
+    await second?.close();
     await stack?.close();
   });
 

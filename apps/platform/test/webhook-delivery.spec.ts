@@ -5,7 +5,7 @@ import { Client } from 'pg';
 import type { EventFeedPage, Webhook, WebhookDeliveryList, WebhookWithSecret } from '@dtp/domain';
 import { InProcessTransport } from '@dtp/events';
 import { loadConfig, RunningService } from '@dtp/service-kit';
-import { createTestDatabase, ParticipantWithToken } from '@dtp/testing';
+import { createTestDatabase, HeldPort, ParticipantWithToken } from '@dtp/testing';
 import { platformService } from '../src/app';
 import { PlatformConfig } from '../src/config';
 import { participantEvent, participantEventsCtes } from '../src/webhooks/participant-events';
@@ -32,8 +32,9 @@ describe('webhook delivery', () => {
   let f: PlatformFixture;
   const receivers: Receiver[] = [];
   const replicas: RunningService[] = [];
-  const receiver = async (answer?: Receiver['answer'], port?: number) => {
-    const r = await startReceiver(answer, port);
+  const heldPorts: HeldPort[] = [];
+  const receiver = async (answer?: Receiver['answer'], at?: HeldPort) => {
+    const r = await startReceiver(answer, at);
     receivers.push(r);
     return r;
   };
@@ -83,6 +84,7 @@ describe('webhook delivery', () => {
   afterAll(async () => {
     for (const r of replicas) await r.close();
     for (const r of receivers) await r.close();
+    for (const h of heldPorts) await h.release();
     await f?.close();
   });
 
@@ -115,10 +117,10 @@ describe('webhook delivery', () => {
 
   it('keeps retrying a receiver that is down, and delivers everything in order once it is up', async () => {
     const p = await knownParticipant(f, 'producer');
-    const probe = await startReceiver();
-    const port = Number(new URL(probe.url).port);
-    await probe.close();
-    const w = await subscribe(p, `http://127.0.0.1:${port}/hook`);
+    // Nothing listens at the webhook's URL until the receiver starts, and no other process can take its port meanwhile.
+    const held = await HeldPort.hold();
+    heldPorts.push(held);
+    const w = await subscribe(p, `http://${held.host}:${held.port}/hook`);
     await threeEvents(p);
     await waitFor('failed attempts', async () => {
       const { rows } = await f.db.query(`SELECT max(attempts) AS n FROM webhook_deliveries WHERE webhook_id = $1`, [w.webhook_id]);
@@ -126,7 +128,8 @@ describe('webhook delivery', () => {
     });
     const { rows } = await f.db.query(`SELECT status, last_error FROM webhook_deliveries WHERE webhook_id = $1 AND attempts > 0`, [w.webhook_id]);
     expect(rows.every((x) => x.status === 'pending' && /connection failed: ECONNREFUSED/.test(x.last_error))).toBe(true);
-    const r = await receiver(undefined, port);
+    const r = await receiver(undefined, held);
+    expect(r.url).toBe(w.url);
     await expectAllInOrder(p, r);
   });
 

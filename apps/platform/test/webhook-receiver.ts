@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { HeldPort } from '@dtp/testing';
 
 /** One request a receiver got. */
 export interface Received {
@@ -12,8 +13,9 @@ export interface Received {
 type Answer = number | 'hang' | 'drop' | { status: number; body?: string; headers?: Record<string, string> };
 
 /**
- * A real HTTP receiver on 127.0.0.1, port 0. `answer` decides each response (default 204); it may return 'hang' to
- * never answer (a timeout) or 'drop' to destroy the socket. Every request is recorded, answered or not.
+ * A real HTTP receiver on 127.0.0.1, port 0, or on a port a test holds (`HeldPort`, for a receiver that is down and
+ * comes back at the same URL). `answer` decides each response (default 204); it may return 'hang' to never answer (a
+ * timeout) or 'drop' to destroy the socket. Every request is recorded, answered or not.
  */
 export interface Receiver {
   url: string;
@@ -29,7 +31,7 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(answer?: Receiver['answer'], port = 0): Promise<Receiver> {
+export async function startReceiver(answer?: Receiver['answer'], at?: HeldPort): Promise<Receiver> {
   const sockets = new Set<import('node:net').Socket>();
   const r: Receiver = {
     url: '',
@@ -74,7 +76,9 @@ export async function startReceiver(answer?: Receiver['answer'], port = 0): Prom
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
-  await new Promise<void>((res) => server.listen(port, '127.0.0.1', () => res()));
-  r.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  if (at) await at.listen(server);
+  else await new Promise<void>((res) => server.listen(0, '127.0.0.1', () => res()));
+  const { address, port } = server.address() as AddressInfo;
+  r.url = `http://${address}:${port}/hook`;
   return r;
 }

@@ -1,26 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, KafkaProxy, kafkaTestBrokers, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TEST_ISSUER } from '@dtp/testing';
+import { createTestDatabase, HeldPort, KafkaProxy, kafkaTestBrokers, TEST_ADMIN_TOKEN, TEST_AUDIENCES, TEST_ISSUER } from '@dtp/testing';
 
 export type AppName = 'auth' | 'platform' | 'search' | 'gis';
 const ROOT = path.join(__dirname, '..', '..', '..');
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** One service running as its own Node process (`node -r ./tools/register.js apps/<app>/src/main.ts`). */
+/**
+ * One service running as its own Node process (`node -r ./tools/register.js apps/<app>/src/main.ts`), on an address and
+ * port it holds from `hold` to `close` (`HeldPort`): killed and started again, it comes back at the same URL, and no
+ * other process can take its port in between.
+ */
 export class ServiceProcess {
   child?: ChildProcess;
   readonly url: string;
@@ -29,10 +21,14 @@ export class ServiceProcess {
 
   constructor(
     readonly name: AppName,
-    readonly port: number,
+    private readonly held: HeldPort,
     readonly env: Record<string, string>,
   ) {
-    this.url = `http://127.0.0.1:${port}`;
+    this.url = `http://${held.host}:${held.port}`;
+  }
+
+  static async hold(name: AppName, env: Record<string, string>): Promise<ServiceProcess> {
+    return new ServiceProcess(name, await HeldPort.hold(), env);
   }
 
   /** Starts the service's own `main.ts`, or `entry` (a test entry point, e.g. one that injects a fault). */
@@ -40,7 +36,7 @@ export class ServiceProcess {
     this.output = [];
     const child = spawn(process.execPath, ['-r', './tools/register.js', entry], {
       cwd: ROOT,
-      env: { ...process.env, ...this.env, ...extraEnv, PORT: String(this.port) },
+      env: { ...process.env, ...this.env, ...extraEnv, HOST: this.held.host, PORT: String(this.held.port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.child = child;
@@ -95,6 +91,12 @@ export class ServiceProcess {
     await this.exited;
     clearTimeout(timer);
   }
+
+  /** Stops the service and lets its port go. */
+  async close(): Promise<void> {
+    await this.stop();
+    await this.held.release();
+  }
 }
 
 export interface ProcessStack {
@@ -117,14 +119,15 @@ export async function startProcessStack(names: AppName[] = ['auth', 'platform', 
   const via = await proxy.start();
   const blobDir = await mkdtemp(path.join(tmpdir(), 'dtp-e2e-blobs-'));
   const groupPrefix = `e2e-${process.pid}-${randomBytes(4).toString('hex')}.`;
-  const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()] as const))) as Record<AppName, number>;
   const databases = {} as Record<AppName, string>;
   for (const n of names) databases[n] = await createTestDatabase(`e2e${n}`);
-  const authUrl = `http://127.0.0.1:${ports.auth}`;
+  // auth's address first: every service's environment names it.
+  if (!names.includes('auth')) throw new Error('startProcessStack: the stack needs auth (every service checks tokens with its keys)');
+  const auth = await HeldPort.hold();
+  const authUrl = `http://${auth.host}:${auth.port}`;
   const services = {} as Record<AppName, ServiceProcess>;
   for (const n of names) {
-    services[n] = new ServiceProcess(n, ports[n], {
-      HOST: '127.0.0.1',
+    const env = {
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
       DATABASE_URL: databases[n],
       MIGRATE_ON_START: 'true',
@@ -143,7 +146,8 @@ export async function startProcessStack(names: AppName[] = ['auth', 'platform', 
       KAFKA_SESSION_TIMEOUT_MS: '6000',
       KAFKA_MAX_WAIT_MS: '50',
       SHUTDOWN_DRAIN_MS: '0',
-    });
+    };
+    services[n] = n === 'auth' ? new ServiceProcess(n, auth, env) : await ServiceProcess.hold(n, env);
   }
   const stack: ProcessStack = {
     services,
@@ -152,7 +156,7 @@ export async function startProcessStack(names: AppName[] = ['auth', 'platform', 
     proxy,
     blobDir,
     close: async () => {
-      await Promise.all(names.map((n) => services[n].stop()));
+      await Promise.all(names.map((n) => services[n].close()));
       await proxy.stop();
     },
   };

@@ -6,3 +6,4 @@ export * from './hostile';
 export * from './contract';
 export * from './kafka-proxy';
 export * from './entities';
+export * from './held-port';

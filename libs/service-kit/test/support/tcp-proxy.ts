@@ -1,23 +1,25 @@
 import net from 'node:net';
+import { HeldPort } from '@dtp/testing';
 
 /**
  * A TCP proxy to a server (here: the test run's PostgreSQL) that a test can cut and restore, to make a database
  * unreachable for one service without stopping the shared server. `cut()` stops listening (new connections are
  * refused) and destroys every open connection (the service's pooled connections end mid-stream); `restore()`
- * listens again on the same port.
+ * listens again on the same address and port, which the proxy holds all along (`HeldPort`), so that no other process
+ * can take it while the proxy is cut.
  */
 export class TcpProxy {
   private server: net.Server | undefined;
   private readonly sockets = new Set<net.Socket>();
-  private port = 0;
 
   private constructor(
+    private readonly held: HeldPort,
     private readonly targetHost: string,
     private readonly targetPort: number,
   ) {}
 
   static async start(targetHost: string, targetPort: number): Promise<TcpProxy> {
-    const proxy = new TcpProxy(targetHost, targetPort);
+    const proxy = new TcpProxy(await HeldPort.hold(), targetHost, targetPort);
     await proxy.listen();
     return proxy;
   }
@@ -25,8 +27,8 @@ export class TcpProxy {
   /** `url` with its host and port replaced by the proxy's. */
   rewrite(url: string): string {
     const u = new URL(url);
-    u.hostname = '127.0.0.1';
-    u.port = String(this.port);
+    u.hostname = this.held.host;
+    u.port = String(this.held.port);
     return u.toString();
   }
 
@@ -48,6 +50,7 @@ export class TcpProxy {
 
   async close(): Promise<void> {
     await this.cut();
+    await this.held.release();
   }
 
   private async listen(): Promise<void> {
@@ -63,15 +66,7 @@ export class TcpProxy {
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.port, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const address = server.address();
-    this.port = typeof address === 'object' && address ? address.port : this.port;
+    await this.held.listen(server);
     this.server = server;
   }
 }
