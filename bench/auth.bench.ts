@@ -72,9 +72,9 @@ async function medianLatencies(url: string, a: string, b: string, n: number): Pr
 }
 
 const bench: Benchmark = async (report) => {
-  const { startEmbeddedPostgres, freePort } = await import('../tools/embedded-pg.mjs');
+  const { startEmbeddedPostgres } = await import('../tools/embedded-pg.mjs');
   const dataDir = `/tmp/dtp-bench-auth-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: true });
+  const pg = await startEmbeddedPostgres({ dataDir, persistent: false, fast: true });
   const logger = pino({ level: 'silent' });
   const transport = new InProcessTransport();
   const closers: (() => Promise<void>)[] = [];

@@ -69,10 +69,10 @@ async function json(res: Response): Promise<Record<string, unknown>> {
 }
 
 export default async function gisBench(report: (f: Figure) => void): Promise<void> {
-  const { startEmbeddedPostgres, freePort } = (await import('../tools/embedded-pg.mjs')) as typeof import('../tools/embedded-pg.mjs');
+  const { startEmbeddedPostgres } = (await import('../tools/embedded-pg.mjs')) as typeof import('../tools/embedded-pg.mjs');
   const dataDir = await mkdtemp(path.join(tmpdir(), 'dtp-bench-pg-'));
   const blobDir = await mkdtemp(path.join(tmpdir(), 'dtp-bench-blobs-'));
-  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: true });
+  const pg = await startEmbeddedPostgres({ dataDir, persistent: false, fast: true });
   process.env.DTP_TEST_PG_URL = pg.url;
   const stack = await startTestStack({ services: ['auth', 'gis'], env: { gis: { BLOB_STORE_DIR: blobDir, DB_POOL_SIZE: '20' } } });
   try {

@@ -58,7 +58,7 @@ const bench: Benchmark = async (report) => {
   if (build.status !== 0) throw new Error(`build failed: ${build.stderr || build.stdout}`);
   const dataDir = `/tmp/dtp-bench-memory-${tag}`;
   const blobDir = `/tmp/dtp-bench-memory-${tag}-blobs`;
-  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
+  const pg = await startEmbeddedPostgres({ dataDir, persistent: false, fast: false });
   const peer = await startKafkaPeer({ log: (l) => process.stderr.write(`# ${l}\n`) });
   const imageEnv = stageEnv(parseDockerfile().stages, 'runtime');
   const deployed = baseGeneratorLiterals('dtp-runtime').NODE_OPTIONS;

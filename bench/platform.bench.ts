@@ -330,11 +330,11 @@ function load(url: string, token: string, seconds: number, prefix: string): Prom
 }
 
 const bench: Benchmark = async (report) => {
-  const { startEmbeddedPostgres, freePort } = await import('../tools/embedded-pg.mjs');
+  const { startEmbeddedPostgres } = await import('../tools/embedded-pg.mjs');
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const dataDir = `/tmp/dtp-bench-platform-${tag}`;
   const blobDir = `/tmp/dtp-bench-platform-blobs-${tag}`;
-  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
+  const pg = await startEmbeddedPostgres({ dataDir, persistent: false, fast: false });
   let server: ChildProcess | undefined;
   try {
     for (const name of ['bench_auth', 'bench_platform', 'bench_anchor']) await ensureDatabase(withDatabase(pg.url, name));

@@ -35,7 +35,7 @@ const bench: Benchmark = async (report) => {
   const { startKafkaPeer } = await import('../tools/kafka-peer.mjs');
   const tag = `restart-${process.pid}-${randomBytes(3).toString('hex')}`;
   const dataDir = `/tmp/dtp-bench-${tag}`;
-  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
+  const pg = await startEmbeddedPostgres({ dataDir, persistent: false, fast: false });
   const peer = await startKafkaPeer({ log: (l) => process.stderr.write(`# ${l}\n`) });
   const dbs = Object.fromEntries(['auth', 'platform', 'search'].map((n) => [n, withDatabase(pg.url, `${tag.replace(/-/g, '_')}_${n}`)])) as Record<
     'auth' | 'platform' | 'search',

@@ -332,7 +332,7 @@ const bench: Benchmark = async (report) => {
   const { startEmbeddedPostgres, freePort } = await import('../tools/embedded-pg.mjs');
   const { startKafkaPeer } = await import('../tools/kafka-peer.mjs');
   const dataDir = `/tmp/dtp-bench-scale-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
+  const pg = await startEmbeddedPostgres({ dataDir, persistent: false, fast: false });
   const peer = await startKafkaPeer({ log: (l) => process.stderr.write(`# ${l}\n`) });
   try {
     const one = await phase(1, pg.url, peer.brokers, freePort);

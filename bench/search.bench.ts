@@ -399,12 +399,12 @@ async function visibilityLag(platformUrl: string, producer: string, platformDb: 
 }
 
 const bench: Benchmark = async (report) => {
-  const { startEmbeddedPostgres, freePort } = await import('../tools/embedded-pg.mjs');
+  const { startEmbeddedPostgres } = await import('../tools/embedded-pg.mjs');
   const { startKafkaPeer } = await import('../tools/kafka-peer.mjs');
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const dataDir = `/tmp/dtp-bench-search-${tag}`;
   const blobDir = `/tmp/dtp-bench-search-blobs-${tag}`;
-  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
+  const pg = await startEmbeddedPostgres({ dataDir, persistent: false, fast: false });
   const peer = await startKafkaPeer({ log: (l) => process.stderr.write(`# ${l}\n`) });
   const servers: ChildProcess[] = [];
   try {

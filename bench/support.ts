@@ -280,11 +280,11 @@ export async function inProcessStack(
   name: string,
   opts: { authEnv?: Record<string, string>; platformEnv?: Record<string, string>; databases?: string[] } = {},
 ): Promise<InProcessStack> {
-  const { startEmbeddedPostgres, freePort } = await import('../tools/embedded-pg.mjs');
+  const { startEmbeddedPostgres } = await import('../tools/embedded-pg.mjs');
   const tag = `${process.pid}-${randomBytes(4).toString('hex')}`;
   const dataDir = `/tmp/dtp-bench-${name}-${tag}`;
   const blobDir = `/tmp/dtp-bench-${name}-blobs-${tag}`;
-  const pg = await startEmbeddedPostgres({ dataDir, port: await freePort(), persistent: false, fast: false });
+  const pg = await startEmbeddedPostgres({ dataDir, persistent: false, fast: false });
   const logger = pino({ level: 'warn' });
   const transport = new InProcessTransport((err) => logger.error({ err }, 'event handler failed'));
   const services: RunningService[] = [];

@@ -1,7 +1,10 @@
 export function freePort(): Promise<number>;
 export function startEmbeddedPostgres(opts: {
   dataDir: string;
-  port: number;
+  /** Without it, a free port is chosen (and another one if that is taken before the server listens). */
+  port?: number;
+  /** Without `port`: chooses each candidate port (default: a free one). For tests. */
+  pickPort?: () => Promise<number>;
   persistent: boolean;
   fast?: boolean;
   log?: (line: string) => void;

@@ -128,28 +128,45 @@ async function stopLeftover(dataDir, log) {
   if (alive(pid)) throw new Error(`PostgreSQL pid ${pid} on ${dataDir} did not stop; stop it by hand`);
 }
 
+/** Start-up failed because another process holds the port (the server logs "could not bind ... Address already in use"). */
+const PORT_TAKEN = /already in use|could not bind/i;
+
 /**
- * @param {{dataDir: string, port: number, persistent: boolean, fast?: boolean, log?: (line: string) => void}} opts
+ * @param {{dataDir: string, port?: number, pickPort?: () => Promise<number>, persistent: boolean, fast?: boolean, log?: (line: string) => void}} opts
+ *   Without `port`, a free port is chosen; if another process takes it before the server binds it (initdb takes
+ *   seconds), the server is started again on another one, up to five times. `pickPort` (tests) chooses each candidate.
  * @returns {Promise<{url: string, port: number, stop: () => Promise<void>}>} url is the server URL (no database)
  */
 export async function startEmbeddedPostgres(opts) {
   const log = opts.log ?? (() => {});
   await stopLeftover(opts.dataDir, log);
-  if (await portInUse(opts.port)) {
-    throw new Error(
-      `port ${opts.port} is already in use: another PostgreSQL (or a previous run) is listening there; ` + 'stop it or choose another port with DTP_PG_PORT',
-    );
-  }
+  if (opts.port !== undefined && (await portInUse(opts.port))) throw portTaken(opts.port);
   const bins = await binaries();
   const ids = runAsIds();
   const locale = bestLocale();
   const env = { ...process.env, LC_MESSAGES: locale, LC_ALL: locale };
   if (!existsSync(path.join(opts.dataDir, 'PG_VERSION'))) await initialise(opts.dataDir, bins, ids, env, log);
+  if (opts.port !== undefined) return launch(opts, opts.port, bins, ids, env, log);
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await (opts.pickPort ?? freePort)();
+    try {
+      return await launch(opts, port, bins, ids, env, log);
+    } catch (err) {
+      if (attempt >= 5 || !PORT_TAKEN.test(err instanceof Error ? err.message : String(err))) throw err;
+      log(`port ${port} was taken before PostgreSQL could listen on it; trying another`);
+    }
+  }
+}
 
+const portTaken = (port) =>
+  new Error(`port ${port} is already in use: another PostgreSQL (or a previous run) is listening there; stop it or choose another port with DTP_PG_PORT`);
+
+async function launch(opts, port, bins, ids, env, log) {
+  if (await portInUse(port)) throw portTaken(port);
   const flags = ['-c', 'max_connections=300', '-c', 'listen_addresses=127.0.0.1', '-c', 'lc_messages=C'];
   if (opts.fast) flags.push('-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off');
   // detached: its own process group, so a terminal's Ctrl-C (sent to our group) does not reach it.
-  const server = spawn(bins.postgres, ['-D', opts.dataDir, '-p', String(opts.port), ...flags], {
+  const server = spawn(bins.postgres, ['-D', opts.dataDir, '-p', String(port), ...flags], {
     ...ids,
     env,
     detached: true,
@@ -190,5 +207,5 @@ export async function startEmbeddedPostgres(opts) {
       if (!opts.persistent) await rm(opts.dataDir, { recursive: true, force: true });
     })());
 
-  return { url: `postgres://postgres:postgres@127.0.0.1:${opts.port}`, port: opts.port, stop };
+  return { url: `postgres://postgres:postgres@127.0.0.1:${port}`, port, stop };
 }

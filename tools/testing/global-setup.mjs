@@ -3,7 +3,7 @@
 // Also one Kafka wire-protocol peer (the kcat mock cluster, tools/kafka-peer.mjs) for the Kafka tests:
 // KAFKA_TEST_BROKERS. When it cannot start, KAFKA_TEST_ERROR says why and every Kafka test fails with it.
 import { randomBytes } from 'node:crypto';
-import { startEmbeddedPostgres, freePort } from '../embedded-pg.mjs';
+import { startEmbeddedPostgres } from '../embedded-pg.mjs';
 import { startKafkaPeer } from '../kafka-peer.mjs';
 import chromiumHelper from './chromium.js';
 
@@ -42,9 +42,8 @@ export default async function globalSetup(globalConfig) {
     process.env.DTP_TEST_PG_URL = process.env.DATABASE_URL.replace(/\/[^/]*$/, '');
     return;
   }
-  const port = await freePort();
   const dataDir = `/tmp/dtp-test-pg-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const pg = await startEmbeddedPostgres({ dataDir, port, persistent: false, fast: true });
+  const pg = await startEmbeddedPostgres({ dataDir, persistent: false, fast: true });
   process.env.DTP_TEST_PG_URL = pg.url;
   globalThis.__DTP_PG__ = pg;
 }

@@ -51,9 +51,8 @@ export async function waitFor(what: string, predicate: () => boolean | Promise<b
  */
 export async function startThrowawayPostgres(): Promise<{ url: string; stop: () => Promise<void> }> {
   const code = `
-    import { startEmbeddedPostgres, freePort } from './tools/embedded-pg.mjs';
-    const port = await freePort();
-    const pg = await startEmbeddedPostgres({ dataDir: '/tmp/dtp-deploy-checks-pg-' + process.pid, port, persistent: false, fast: true });
+    import { startEmbeddedPostgres } from './tools/embedded-pg.mjs';
+    const pg = await startEmbeddedPostgres({ dataDir: '/tmp/dtp-deploy-checks-pg-' + process.pid, persistent: false, fast: true });
     process.stdout.write('URL ' + pg.url + '\\n');
     process.on('SIGTERM', async () => { await pg.stop(); process.exit(0); });
     setInterval(() => {}, 1 << 30);
