@@ -5,6 +5,15 @@ import { platformEntities } from '../src/entities';
 import { platformMigrations } from '../src/migrations';
 import { participantEvent, writeParticipantEvents } from '../src/webhooks/participant-events';
 import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
+import { waitFor } from './helpers';
+
+/** A node of a plan as `EXPLAIN (FORMAT JSON)` gives it. */
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
 
 /** A platform database of its own, migrated, and one connection to it (one session: its own statistics). */
 async function claimDatabase(name: string): Promise<{ db: Client; sql: Sql; url: string }> {
@@ -203,27 +212,57 @@ describe('the delivery claim with a backlog', () => {
     await db?.end();
   });
 
-  /**
-   * Pages the claim of a batch of 20 reads, in all and in the deliveries' primary key (rolled back: every claim starts
-   * from the same rows).
-   */
-  const claimPages = async (): Promise<{ pages: number; primaryKeyPages: number; subjects: string[] }> => {
+  /** Pages the claim of a batch of 20 reads (rolled back: every claim starts from the same rows). */
+  const claimPages = async (): Promise<{ pages: number; subjects: string[] }> => {
     // the backend's counts not yet reported: read before and after, within one transaction (reported only at its end)
-    const pagesSoFar = async (): Promise<{ pages: number; pkey: number }> =>
+    const pagesSoFar = async (): Promise<number> =>
       (
-        await db.query(
-          `SELECT sum(pg_stat_get_xact_blocks_fetched(c.oid))::int AS pages,
-                  sum(pg_stat_get_xact_blocks_fetched(c.oid)) FILTER (WHERE c.relname = 'webhook_deliveries_pkey')::int AS pkey
+        await db.query<{ pages: number }>(
+          `SELECT sum(pg_stat_get_xact_blocks_fetched(c.oid))::int AS pages
              FROM pg_class c WHERE c.relname LIKE 'webhook%' OR c.relname LIKE 'participant_events%'`,
         )
-      ).rows[0];
+      ).rows[0].pages;
     return rolledBack(db, async () => {
       const before = await pagesSoFar();
       const claimed = await repo.claimBatch(sql, webhookId, 'worker-1', 20, 60_000);
-      const after = await pagesSoFar();
-      return { pages: after.pages - before.pages, primaryKeyPages: after.pkey - before.pkey, subjects: claimed.map((d) => d.subject) };
+      return { pages: (await pagesSoFar()) - before, subjects: claimed.map((d) => d.subject) };
     });
   };
+
+  /** How the claim's plan (the prepared statement's, as the worker runs it) reads `webhook_deliveries`. */
+  const deliveryReads = async (): Promise<string[]> => {
+    const [{ 'QUERY PLAN': plan }] = (
+      await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) EXECUTE webhook_claim('${webhookId}', 'worker-1', 20, 60000)`)
+    ).rows;
+    const reads: string[] = [];
+    const walk = (node: PlanNode): void => {
+      // a bitmap index scan names its index only, the heap scan above it the table only
+      if ((node['Relation Name'] === 'webhook_deliveries' && node['Node Type'] !== 'ModifyTable') || node['Index Name']?.startsWith('webhook_deliveries')) {
+        reads.push([node['Node Type'], node['Index Name']].filter(Boolean).join(' '));
+      }
+      for (const child of node.Plans ?? []) walk(child);
+    };
+    walk(plan[0].Plan);
+    return reads;
+  };
+
+  /**
+   * Until then a delivered row's index entries cannot be marked dead, and each claim walks them again: another
+   * session of this database that took its snapshot before they were delivered (in a test run, an autovacuum worker
+   * analysing a catalogue table of this new database, say) holds them visible.
+   */
+  const noOlderSnapshot = () =>
+    waitFor(
+      'no other session of this database holding a snapshot',
+      async () => {
+        const { rows } = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL`,
+        );
+        return rows[0].n === 0;
+      },
+      30_000,
+    );
 
   it.each([
     ['before the table has statistics', false],
@@ -232,15 +271,21 @@ describe('the delivery claim with a backlog', () => {
     if (analyze) await db.query('ANALYZE webhook_deliveries, participant_events');
     // The first walk marks the delivered rows' index entries dead. The statement is prepared: after five runs the
     // server may plan it once for any parameters (a generic plan), and that plan is the one measured.
+    await noOlderSnapshot();
     for (let i = 0; i < 6; i++) await claimPages();
-    const { pages, primaryKeyPages, subjects } = await claimPages();
+    const { pages, subjects } = await claimPages();
     expect(subjects).toEqual(Array.from({ length: 20 }, (_, i) => `d${3000 + i}`));
     // 206 and 525 pages when written; the claim's earlier form read 6,236 once the table had statistics, and a NOT
     // EXISTS the planner may pull up into an anti join read 2,740 before it had any
     expect(pages).toBeLessThan(1000);
-    // the update reads the rows the walk chose at their address; looked up again by id, they cost 30 pages of the
-    // primary key here (311 on a larger table without statistics, where the planner also read every pending row)
-    expect(primaryKeyPages).toBe(0);
+    // The update takes the rows the walk chose at their address (a TID scan). Looked up again by id, they were read
+    // through the primary key: 30 of its pages here, 311 on a larger table without statistics. (The plan, not the
+    // pages read, is what shows it: an update that finds no room on a row's page writes the new version elsewhere,
+    // with new entries in every index, the primary key's too; whether there is room depends on what other sessions
+    // keep visible, as above.)
+    const reads = await deliveryReads();
+    expect(reads).toContain('Tid Scan');
+    expect(reads.filter((r) => r.includes('webhook_deliveries_pkey'))).toEqual([]);
   });
 });
 
