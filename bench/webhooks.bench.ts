@@ -42,6 +42,7 @@ import { Client } from 'pg';
 import pino from 'pino';
 import { sqlOn, withDatabase } from '@dtp/database';
 import { loadConfig } from '@dtp/service-kit';
+import { HeldPort } from '@dtp/testing';
 import { platformService } from '@dtp/platform';
 import { participantEvent, writeParticipantEvents } from '../apps/platform/src/webhooks/participant-events';
 import { WebhooksRepository } from '../apps/platform/src/webhooks/webhooks.repository';
@@ -82,18 +83,19 @@ const server = http.createServer((req, res) => {
     res.writeHead(204).end();
   });
 });
-server.listen(Number(process.argv[1]), '127.0.0.1', () => process.stdout.write('listening ' + server.address().port + '\\n'));
+server.listen(Number(process.argv[1]), process.argv[2], () => process.stdout.write('listening ' + server.address().port + '\\n'));
 `;
 
 /**
  * A receiver in a child process; `onEvent` with each event's subject, arrival and the event's `time` (epoch ms: the
- * record's system_timestamp, taken just before its commit); `port` to come back on.
+ * record's system_timestamp, taken just before its commit); `at`: the port it holds, to go down and come back on.
  */
 async function receiver(
   onEvent: (subject: string, at: number, time: number) => void,
-  port = 0,
-): Promise<{ url: string; port: number; pid: number; close: () => Promise<void> }> {
-  const [cmd, args] = onDeliveryCpus([process.execPath, '-e', RECEIVER, String(port)]);
+  at?: HeldPort,
+): Promise<{ url: string; pid: number; close: () => Promise<void> }> {
+  const host = at?.host ?? '127.0.0.1';
+  const [cmd, args] = onDeliveryCpus([process.execPath, '-e', RECEIVER, String(at?.port ?? 0), host]);
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let buffer = '';
   const listening = new Promise<number>((resolve, reject) => {
@@ -112,8 +114,7 @@ async function receiver(
   });
   const p = await listening;
   return {
-    url: `http://127.0.0.1:${p}/hook`,
-    port: p,
+    url: `http://${host}:${p}/hook`,
     pid: child.pid!,
     close: () =>
       new Promise<void>((r) => {
@@ -205,10 +206,13 @@ const bench: Benchmark = async (report) => {
     // 1. commit -> receiver at RATE events/s
     const arrived = new Map<string, number>();
     const latency = new Map<string, number>();
+    // Its port stays held while it is down (phase 2), so that no other process takes it before it comes back.
+    const held = await HeldPort.hold();
+    closers.push(() => held.release());
     const live = await receiver((s, at, time) => {
       arrived.set(s, at);
       latency.set(s, at - time);
-    });
+    }, held);
     closers.push(live.close);
     const p1 = await producer('Webhook Bench');
     const hook = await post<{ webhook_id: string }>(`${url}/webhooks`, { url: live.url }, p1.auth);
@@ -255,7 +259,7 @@ const bench: Benchmark = async (report) => {
     arrived.clear();
     const during = await paced(p1, RATE, OUTAGE);
     const back = now();
-    const again = await receiver((s, at) => arrived.set(s, at), live.port);
+    const again = await receiver((s, at) => arrived.set(s, at), held);
     closers.push(again.close);
     const until = performance.now() + 30 * 60_000;
     while ([...during.keys()].some((id) => !arrived.has(id)) && performance.now() < until) await sleep(100);
