@@ -1,11 +1,10 @@
 import { Client } from 'pg';
 import { runMigrations, Sql, sqlOn } from '@dtp/database';
-import { createTestDatabase } from '@dtp/testing';
+import { createTestDatabase, noSnapshotHeld } from '@dtp/testing';
 import { platformEntities } from '../src/entities';
 import { platformMigrations } from '../src/migrations';
 import { participantEvent, writeParticipantEvents } from '../src/webhooks/participant-events';
 import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
-import { waitFor } from './helpers';
 
 /** A node of a plan as `EXPLAIN (FORMAT JSON)` gives it. */
 interface PlanNode {
@@ -191,9 +190,10 @@ describe('the delivery claim with a backlog', () => {
   const webhookId = '5a8e2f40-1c7d-4e9b-b3a6-0d2c4f6e8a13';
   let db: Client;
   let sql: Sql;
+  let url: string;
 
   beforeAll(async () => {
-    ({ db, sql } = await claimDatabase('platform_webhook_claim_backlog'));
+    ({ db, sql, url } = await claimDatabase('platform_webhook_claim_backlog'));
     // statistics only when the test takes them
     await db.query(`ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false)`);
     await db.query(`ALTER TABLE participant_events SET (autovacuum_enabled = false)`);
@@ -246,32 +246,15 @@ describe('the delivery claim with a backlog', () => {
     return reads;
   };
 
-  /**
-   * Until then a delivered row's index entries cannot be marked dead, and each claim walks them again: another
-   * session of this database that took its snapshot before they were delivered (in a test run, an autovacuum worker
-   * analysing a catalogue table of this new database, say) holds them visible.
-   */
-  const noOlderSnapshot = () =>
-    waitFor(
-      'no other session of this database holding a snapshot',
-      async () => {
-        const { rows } = await db.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL`,
-        );
-        return rows[0].n === 0;
-      },
-      30_000,
-    );
-
   it.each([
     ['before the table has statistics', false],
     ['with statistics', true],
   ])('claims the first 20 of 2,000 pending reading a few hundred pages, none of the primary key, %s', async (_label, analyze) => {
     if (analyze) await db.query('ANALYZE webhook_deliveries, participant_events');
-    // The first walk marks the delivered rows' index entries dead. The statement is prepared: after five runs the
-    // server may plan it once for any parameters (a generic plan), and that plan is the one measured.
-    await noOlderSnapshot();
+    // The first walk marks the delivered rows' index entries dead, once no other session can see the rows. The
+    // statement is prepared: after five runs the server may plan it once for any parameters (a generic plan), and that
+    // plan is the one measured.
+    await noSnapshotHeld(url);
     for (let i = 0; i < 6; i++) await claimPages();
     const { pages, subjects } = await claimPages();
     expect(subjects).toEqual(Array.from({ length: 20 }, (_, i) => `d${3000 + i}`));
@@ -282,7 +265,7 @@ describe('the delivery claim with a backlog', () => {
     // through the primary key: 30 of its pages here, 311 on a larger table without statistics. (The plan, not the
     // pages read, is what shows it: an update that finds no room on a row's page writes the new version elsewhere,
     // with new entries in every index, the primary key's too; whether there is room depends on what other sessions
-    // keep visible, as above.)
+    // keep visible while the earlier claims' row versions wait to be pruned.)
     const reads = await deliveryReads();
     expect(reads).toContain('Tid Scan');
     expect(reads.filter((r) => r.includes('webhook_deliveries_pkey'))).toEqual([]);

@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { Topics } from '@dtp/domain';
-import { kafkaTestBrokers } from '@dtp/testing';
+import { kafkaTestBrokers, noSnapshotHeld } from '@dtp/testing';
 import {
   EventTransport,
   IncomingMessage,
@@ -279,6 +279,8 @@ describe("the relay's read (RELAY_READ_SQL on a connection with RELAY_SESSION_SQ
       );
     }
     await ds.query(`UPDATE outbox SET published_at = clock_timestamp() WHERE id < (SELECT max(id) - 9 FROM outbox)`);
+    // the first read marks the published rows' index entries dead once no other session can see those rows
+    await noSnapshotHeld(url);
 
     const relayConnection = new Client({ connectionString: url });
     await relayConnection.connect();

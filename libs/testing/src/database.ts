@@ -32,3 +32,28 @@ export async function sqlRows<T>(url: string, text: string, params: unknown[] = 
     await client.end();
   }
 }
+
+/**
+ * Waits until no session of the database at `url` holds a snapshot (its own sessions idle, outside a transaction).
+ *
+ * For tests of what a statement reads once dead rows' index entries are marked dead: PostgreSQL marks them only when
+ * no session of the database can still see the rows, and in a test run an autovacuum worker analysing a catalogue
+ * table of a new database holds a snapshot for a moment, now and then. Waiting for a state, not for time.
+ */
+export async function noSnapshotHeld(url: string, timeoutMs = 30_000): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const until = Date.now() + timeoutMs; ;) {
+      const { rows } = await client.query<{ held: string[] }>(
+        `SELECT coalesce(array_agg(backend_type || ' ' || pid), '{}') AS held FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xmin IS NOT NULL`,
+      );
+      if (rows[0].held.length === 0) return;
+      if (Date.now() > until) throw new Error(`sessions still holding a snapshot after ${timeoutMs} ms: ${rows[0].held.join(', ')}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  } finally {
+    await client.end();
+  }
+}
