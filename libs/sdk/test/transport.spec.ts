@@ -4,6 +4,7 @@
  * viewed through a small paths type of their own.
  */
 import type { Client } from 'openapi-fetch';
+import { HeldPort } from '@dtp/testing';
 import { backoffDelay, createDtpClient, DtpApiError, DtpNetworkError, isRetryEligible, parseRetryAfter, RetryInfo, unwrap } from '../src';
 import { fakeJwt, Reply, ScriptedServer, SeenRequest, startScriptedServer } from './scripted-server';
 
@@ -142,11 +143,16 @@ describe('retries', () => {
   });
 
   it('reports a service that cannot be reached as DtpNetworkError after every attempt', async () => {
-    const closed = await startScriptedServer(() => ({ status: 200 }));
-    const url = closed.url;
-    await closed.close();
-    const dtp = createDtpClient({ platformUrl: url, tokens: { getToken: async () => 't' }, retry: { retries: 2, baseDelayMs: 1 } });
-    const err = await unwrap((dtp.platform as unknown as Client<TestPaths>).GET('/things')).catch((e: unknown) => e);
+    // a port no process can take meanwhile, with nothing listening at the URL
+    const held = await HeldPort.hold();
+    const dtp = createDtpClient({
+      platformUrl: `http://${held.host}:${held.port}`,
+      tokens: { getToken: async () => 't' },
+      retry: { retries: 2, baseDelayMs: 1 },
+    });
+    const err = await unwrap((dtp.platform as unknown as Client<TestPaths>).GET('/things'))
+      .catch((e: unknown) => e)
+      .finally(() => held.release());
     expect(err).toBeInstanceOf(DtpNetworkError);
     expect((err as DtpNetworkError).attempts).toBe(3);
     expect((err as DtpNetworkError).message).toMatch(/ECONNREFUSED/);

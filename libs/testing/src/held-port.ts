@@ -3,7 +3,7 @@ import net from 'node:net';
 /**
  * A loopback address and port that a test can stop listening on and listen on again, with the port never free in
  * between: for a receiver or a proxy that is down for a while (connections refused, ECONNREFUSED) and comes back at
- * the same URL.
+ * the same URL, or for a URL at which nothing ever listens.
  *
  * Closing a server and listening again on its old port would leave the port free meanwhile, for any other process on
  * the machine to take (a listener, or the kernel picking it as a client's local port), and the test would then fail
