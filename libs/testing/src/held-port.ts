@@ -34,9 +34,15 @@ export class HeldPort {
   /** `server` listens on this address and port (it may have listened and been closed here before). */
   listen(server: net.Server): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      const failed = (err: NodeJS.ErrnoException) =>
+        reject(
+          err.code === 'EADDRNOTAVAIL'
+            ? new Error(`${this.host} is not an address of this machine: add it to the loopback interface (README, "npm test")`, { cause: err })
+            : err,
+        );
+      server.once('error', failed);
       server.listen(this.port, this.host, () => {
-        server.off('error', reject);
+        server.off('error', failed);
         resolve();
       });
     });
