@@ -40,21 +40,19 @@ describe('embedded PostgreSQL on a port of its choosing', () => {
     `;
     const child = spawn(process.execPath, ['--input-type=module', '-e', code], { cwd: root, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (out += d));
     const exited = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    const startedLine = new Promise<RegExpMatchArray>((resolve, reject) => {
+      const read = (d: Buffer) => {
+        out += d;
+        const m = /URL (\S+) PORT (\d+)/.exec(out);
+        if (m) resolve(m);
+      };
+      child.stdout.on('data', read);
+      child.stderr.on('data', read);
+      void exited.then((c) => reject(new Error(`exited ${c}: ${out}`)));
+    });
     try {
-      const started = await Promise.race([
-        new Promise<RegExpMatchArray>((resolve) => {
-          const check = () => {
-            const m = /URL (\S+) PORT (\d+)/.exec(out);
-            if (m) resolve(m);
-            else setTimeout(check, 50);
-          };
-          check();
-        }),
-        exited.then((c) => Promise.reject(new Error(`exited ${c}: ${out}`))),
-      ]);
+      const started = await startedLine;
       expect(out).toContain(`LOG port ${taken} was taken before PostgreSQL could listen on it; trying another`);
       expect(Number(started[2])).not.toBe(taken);
       const client = new Client({ connectionString: `${started[1]}/postgres` });
