@@ -1,23 +1,14 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createTestDatabase } from '@dtp/testing';
 import { startTraceViewer } from '../trace-viewer';
+import { onFreshPorts, untilReady } from './support/fresh-ports';
 
 const root = path.join(__dirname, '..', '..');
 const names = ['auth', 'platform', 'search', 'gis'] as const;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms: number, output: () => string): Promise<T> {
   const until = Date.now() + ms;
@@ -28,6 +19,19 @@ async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T |
     await new Promise((r) => setTimeout(r, 200));
   }
 }
+
+/** Every pid the runner announced (its services, in process groups of their own, and its Kafka peers). */
+const announcedPids = (out: string) => [...out.matchAll(/(?:started \(pid|kcat pid) (\d+)/g)].map((m) => Number(m[1]));
+
+const killAll = (pids: number[]) => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+};
 
 const alive = (pid: number) => {
   try {
@@ -51,15 +55,8 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
       string
     >;
     delete env.KAFKA_BROKERS;
-    const ports: Record<string, number> = {};
-    for (const n of names) {
-      ports[n] = await freePort();
-      env[`${n.toUpperCase()}_PORT`] = String(ports[n]);
-      env[`${n.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`kafkamode${n}`);
-    }
+    for (const n of names) env[`${n.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`kafkamode${n}`);
     env.DATABASE_URL = process.env.DTP_TEST_PG_URL!;
-    // No issuer, audience or JWKS variable: the runner derives them from the ports (tools/stack-addresses.ts).
-    const audience = { platform: `http://localhost:${ports.platform}`, search: `http://localhost:${ports.search}/v1` };
     // Traces go to the local trace viewer (`npm run traces`, OTLP/HTTP JSON); spans are exported every 100 ms.
     const collector = await startTraceViewer({ port: 0 });
     Object.assign(env, {
@@ -69,23 +66,44 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
       LOG_FORMAT: 'json',
       LOG_LEVEL: 'info',
     });
-    const child: ChildProcess = spawn(process.execPath, ['-r', './tools/register.js', 'tools/run-kafka-mode.ts'], {
-      cwd: root,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
     let out = '';
-    child.stdout!.on('data', (d) => (out += d));
-    child.stderr!.on('data', (d) => (out += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // Until the ready line; on fresh ports again when one was taken between the pick and the bind (onFreshPorts).
+    const {
+      ports,
+      started: { child, exited },
+    } = await onFreshPorts(names, async (ports) => {
+      out = '';
+      const child: ChildProcess = spawn(process.execPath, ['-r', './tools/register.js', 'tools/run-kafka-mode.ts'], {
+        cwd: root,
+        env: { ...env, ...Object.fromEntries(names.map((n) => [`${n.toUpperCase()}_PORT`, String(ports[n])])) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout!.on('data', (d) => (out += d));
+      child.stderr!.on('data', (d) => (out += d));
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      try {
+        await untilReady(() => out, exited, 'ready: 4 services', 150_000);
+      } catch (err) {
+        child.kill('SIGKILL');
+        await exited;
+        killAll(announcedPids(out));
+        throw err;
+      }
+      return { child, exited };
+    }).catch(async (err) => {
+      await collector.close();
+      await rm(dataDir, { recursive: true, force: true });
+      throw err;
+    });
+    // No issuer, audience or JWKS variable: the runner derives them from the ports (tools/stack-addresses.ts).
+    const audience = { platform: `http://localhost:${ports.platform}`, search: `http://localhost:${ports.search}/v1` };
     const output = () => out;
-    const api = (n: string) => `http://localhost:${ports[n]}`;
+    const api = (n: (typeof names)[number]) => `http://localhost:${ports[n]}`;
     const json = async (url: string, init: RequestInit = {}) => {
       const res = await fetch(url, init);
       return { status: res.status, body: (await res.json()) as Record<string, string> };
     };
     try {
-      await waitFor('the ready line', () => (out.includes('ready: 4 services') ? true : undefined), 150_000, output);
       const kcatPid = Number(/kcat pid (\d+)/.exec(out)?.[1]);
       const platformPid = Number(/platform started \(pid (\d+)\)/.exec(out)?.[1]);
       expect(alive(kcatPid)).toBe(true);
@@ -243,13 +261,7 @@ describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
       child.kill('SIGKILL');
       // After a failure the runner is killed outright: its services (own process groups) and its Kafka peer
       // would outlive the test. Every pid it announced goes too.
-      for (const m of out.matchAll(/(?:started \(pid|kcat pid) (\d+)/g)) {
-        try {
-          process.kill(Number(m[1]), 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
+      killAll(announcedPids(out));
       await collector.close();
       await rm(dataDir, { recursive: true, force: true });
     }

@@ -4,19 +4,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import { createTestDatabase } from '@dtp/testing';
+import { onFreshPorts, untilReady } from './support/fresh-ports';
 
 const root = path.join(__dirname, '..', '..');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function run(env: Record<string, string>, args: string[] = []): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/start.ts', ...args], {
@@ -32,12 +23,31 @@ function run(env: Record<string, string>, args: string[] = []): { child: ChildPr
   return { child, output: () => out, exited };
 }
 
-async function waitFor(predicate: () => boolean, ms: number): Promise<void> {
-  const until = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/**
+ * `npm start` with `env` plus the ports, until its ready line; on fresh ports again when one was taken between the
+ * pick and the bind (onFreshPorts). A start that fails is killed before the error goes up.
+ */
+async function startReady<K extends string>(
+  keys: readonly K[],
+  env: (ports: Record<K, number>) => Record<string, string>,
+  opts: { args?: string[]; ms?: number; first?: Record<K, number> } = {},
+): Promise<{ ports: Record<K, number>; proc: ReturnType<typeof run> }> {
+  const { ports, started } = await onFreshPorts(
+    keys,
+    async (ports) => {
+      const proc = run(env(ports), opts.args);
+      try {
+        await untilReady(proc.output, proc.exited, 'ready: 4 services up', opts.ms ?? 45_000);
+      } catch (err) {
+        proc.child.kill('SIGKILL');
+        await proc.exited;
+        throw err;
+      }
+      return proc;
+    },
+    { first: opts.first },
+  );
+  return { ports, proc: started };
 }
 
 /**
@@ -77,18 +87,14 @@ describe('npm start (tools/start.ts)', () => {
   it('serves four ready services, then stops cleanly on SIGINT', async () => {
     const names = ['auth', 'platform', 'search', 'gis'] as const;
     const env: Record<string, string> = {};
-    const ports: Record<string, number> = {};
-    for (const n of names) {
-      ports[n] = await freePort();
-      env[`${n.toUpperCase()}_PORT`] = String(ports[n]);
-      env[`${n.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`start${n}`);
-    }
+    for (const n of names) env[`${n.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`start${n}`);
     env.BLOB_STORE_DIR = `/tmp/dtp-start-test-${process.pid}`;
-    const proc = run({ ...env, DATABASE_URL: process.env.DTP_TEST_PG_URL! });
+    const { ports, proc } = await startReady(names, (ports) => ({
+      ...env,
+      ...Object.fromEntries(names.map((n) => [`${n.toUpperCase()}_PORT`, String(ports[n])])),
+      DATABASE_URL: process.env.DTP_TEST_PG_URL!,
+    }));
     try {
-      await waitFor(() => proc.output().includes('ready: 4 services up'), 45_000).catch((err) => {
-        throw new Error(`${String(err)}; output:\n${proc.output()}`);
-      });
       for (const n of names) {
         const res = await fetch(`http://localhost:${ports[n]}/health/ready`);
         expect({ n, status: res.status }).toEqual({ n, status: 200 });
@@ -109,21 +115,31 @@ describe('npm start (tools/start.ts)', () => {
   it('--tls: HTTPS with client certificates on the TLS ports, a development CA under <data>/tls, and a legacy call with auth:cli issue-dev-certificate', async () => {
     const names = ['auth', 'platform', 'search', 'gis'] as const;
     const env: Record<string, string> = {};
-    const ports: Record<string, number> = {};
-    const tlsPorts: Record<string, number> = {};
-    for (const n of names) {
-      ports[n] = await freePort();
-      tlsPorts[n] = await freePort();
-      env[`${n.toUpperCase()}_PORT`] = String(ports[n]);
-      env[`${n.toUpperCase()}_TLS_PORT`] = String(tlsPorts[n]);
-      env[`${n.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`starttls${n}`);
-    }
+    for (const n of names) env[`${n.toUpperCase()}_DATABASE_URL`] = await createTestDatabase(`starttls${n}`);
     const dataDir = mkdtempSync(path.join(tmpdir(), 'dtp-start-tls-'));
-    const proc = run({ ...env, DATABASE_URL: process.env.DTP_TEST_PG_URL!, DTP_DATA_DIR: dataDir, BLOB_STORE_DIR: path.join(dataDir, 'blobs') }, ['--tls']);
+    const keys = [...names, ...names.map((n) => `${n}Tls` as const)];
+    const { ports: all, proc } = await startReady(
+      keys,
+      (ports) => ({
+        ...env,
+        ...Object.fromEntries(
+          names.flatMap((n) => [
+            [`${n.toUpperCase()}_PORT`, String(ports[n])],
+            [`${n.toUpperCase()}_TLS_PORT`, String(ports[`${n}Tls`])],
+          ]),
+        ),
+        DATABASE_URL: process.env.DTP_TEST_PG_URL!,
+        DTP_DATA_DIR: dataDir,
+        BLOB_STORE_DIR: path.join(dataDir, 'blobs'),
+      }),
+      { args: ['--tls'] },
+    ).catch((err) => {
+      rmSync(dataDir, { recursive: true, force: true });
+      throw err;
+    });
+    const ports = { auth: all.auth, platform: all.platform, search: all.search, gis: all.gis };
+    const tlsPorts = { auth: all.authTls, platform: all.platformTls, search: all.searchTls, gis: all.gisTls };
     try {
-      await waitFor(() => proc.output().includes('ready: 4 services up'), 45_000).catch((err) => {
-        throw new Error(`${String(err)}; output:\n${proc.output()}`);
-      });
       expect(proc.output()).toContain(`mutual TLS  auth https://localhost:${tlsPorts.auth}`);
       const ca = readFileSync(path.join(dataDir, 'tls', 'ca.pem'), 'utf8');
       const meta = (await (await fetch(`http://localhost:${ports.auth}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
@@ -172,19 +188,22 @@ describe('npm start (tools/start.ts)', () => {
   it('with its embedded PostgreSQL: SIGINT leaves no process behind, and a second start finds the data again', async () => {
     const dataDir = `/tmp/dtp-start-embedded-${process.pid}-${Date.now()}`;
     const names = ['auth', 'platform', 'search', 'gis'] as const;
-    const env: Record<string, string> = { DTP_DATA_DIR: dataDir, DTP_PG_PORT: String(await freePort()), DATABASE_URL: '' };
-    const ports: Record<string, number> = {};
-    for (const n of names) {
-      ports[n] = await freePort();
-      env[`${n.toUpperCase()}_PORT`] = String(ports[n]);
-    }
+    const keys = [...names, 'pg'] as const;
+    // The second start asks for the first one's ports again, as a user restarting it would (fresh ones if taken).
+    let ports: Record<(typeof keys)[number], number> | undefined;
     const startOnce = async () => {
-      const proc = run(env);
-      await waitFor(() => proc.output().includes('ready: 4 services up'), 60_000).catch((err) => {
-        proc.child.kill('SIGKILL');
-        throw new Error(`${String(err)}; output:\n${proc.output()}`);
-      });
-      return proc;
+      const started = await startReady(
+        keys,
+        (ports) => ({
+          DTP_DATA_DIR: dataDir,
+          DTP_PG_PORT: String(ports.pg),
+          DATABASE_URL: '',
+          ...Object.fromEntries(names.map((n) => [`${n.toUpperCase()}_PORT`, String(ports[n])])),
+        }),
+        { ms: 60_000, first: ports },
+      );
+      ports = started.ports;
+      return started.proc;
     };
     const postgresOf = () => {
       try {
@@ -197,7 +216,7 @@ describe('npm start (tools/start.ts)', () => {
     const first = await startOnce();
     let participantId: string;
     try {
-      const res = await fetch(`http://localhost:${ports.auth}/admin/participants`, {
+      const res = await fetch(`http://localhost:${ports!.auth}/admin/participants`, {
         method: 'POST',
         headers: admin,
         body: JSON.stringify({ name: 'Keeps Mining', role: 'producer' }),
@@ -216,7 +235,7 @@ describe('npm start (tools/start.ts)', () => {
 
     const second = await startOnce();
     try {
-      const res = await fetch(`http://localhost:${ports.auth}/admin/participants/${participantId}`, { headers: admin });
+      const res = await fetch(`http://localhost:${ports!.auth}/admin/participants/${participantId}`, { headers: admin });
       expect(res.status).toBe(200);
       expect(await res.json()).toMatchObject({ participant_id: participantId, name: 'Keeps Mining' });
       second.child.kill('SIGINT');
