@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
-import { freePort, onFreshPorts, untilReady } from './support/fresh-ports';
+import { freePort, onFreshPorts, untilReady } from '@dtp/testing';
 
 /**
  * A child process that listens on `port` (127.0.0.1) and then says `listening now`, or fails as Node does when the port

@@ -3,9 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createTestDatabase } from '@dtp/testing';
 import { startTraceViewer } from '../trace-viewer';
-import { onFreshPorts, untilReady } from './support/fresh-ports';
+import { createTestDatabase, onFreshPorts, untilReady } from '@dtp/testing';
 
 const root = path.join(__dirname, '..', '..');
 const names = ['auth', 'platform', 'search', 'gis'] as const;

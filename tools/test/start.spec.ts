@@ -4,8 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createTestDatabase } from '@dtp/testing';
-import { onFreshPorts, untilReady } from './support/fresh-ports';
+import { createTestDatabase, onFreshPorts, untilReady } from '@dtp/testing';
 
 const root = path.join(__dirname, '..', '..');
 

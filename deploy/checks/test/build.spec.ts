@@ -7,11 +7,10 @@ import { randomBytes } from 'node:crypto';
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { builtinModules } from 'node:module';
-import net from 'node:net';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { createTestDatabase, kafkaTestBrokers } from '@dtp/testing';
+import { createTestDatabase, freePort, kafkaTestBrokers, onFreshPorts } from '@dtp/testing';
 import { buildCopies, effective, parseDockerfile } from '../src/dockerfile';
 import { App, APPS, generated, get, render } from '../src/manifests';
 import { alertRules, dashboardExpressions, dashboards, EXTERNAL_METRICS, exposedNames, usedMetrics } from '../src/monitoring';
@@ -25,15 +24,6 @@ const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as
 const ADMIN_TOKEN = randomBytes(24).toString('base64url');
 const SIGNING_KEY_ENCRYPTION_KEY = randomBytes(32).toString('base64');
 const WEBHOOK_SECRET_ENCRYPTION_KEY = randomBytes(32).toString('base64');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -133,16 +123,41 @@ describe('the production build', () => {
     const databases: Partial<Record<App, string>> = {};
     let common: Record<string, string | undefined>;
     const url = (app: App) => `http://127.0.0.1:${ports[app]}`;
+    // Each look has a deadline: whatever listens on a port may never answer.
     const status = async (u: string) => {
       try {
-        return (await fetch(u)).status;
+        return (await fetch(u, { signal: AbortSignal.timeout(5000) })).status;
       } catch {
         return 0;
       }
     };
 
+    /** Until `app` answers ready; fails at once, with its output, if it exits (a port taken, say). */
+    const serviceReady = async (app: App) => {
+      try {
+        await waitFor(
+          `${app} ready`,
+          async () => {
+            if (procs[app]!.child.exitCode !== null) throw new Error(`${app} exited: ${procs[app]!.output()}`);
+            return (await status(`${url(app)}/health/ready`)) === 200;
+          },
+          60_000,
+        );
+      } catch (err) {
+        const ready = await fetch(`${url(app)}/health/ready`, { signal: AbortSignal.timeout(5000) }).then(
+          (r) => r.text(),
+          (e: Error) => e.message,
+        );
+        throw new Error(`${err instanceof Error ? err.message : String(err)}; /health/ready: ${ready}; output:\n${procs[app]!.output().slice(-3000)}`);
+      }
+    };
+
     beforeAll(async () => {
-      for (const app of APPS) ports[app] = await freePort();
+      // Every address in the services' environment follows their ports, picked here: the first ones for the
+      // migrations' environment too, fresh ones for all four when another process took one before its service
+      // could bind it (onFreshPorts).
+      const first: Record<App, number> = { auth: await freePort(), platform: await freePort(), search: await freePort(), gis: await freePort() };
+      Object.assign(ports, first);
       const brokers = kafkaTestBrokers().join(',');
       // The object store: the kind overlay's settings, pointed at an S3 server here; the bucket made by the
       // kind overlay's own create-bucket.js.
@@ -159,7 +174,7 @@ describe('the production build', () => {
       const bucket = await run(process.execPath, ['k8s/overlays/kind/create-bucket.js'], { PATH: process.env.PATH, ...s3env });
       if (bucket.code !== 0) throw new Error(`create-bucket.js failed: ${bucket.output}`);
       const kafkaPrefix = `deploy-${process.pid}-${Date.now()}.`;
-      common = {
+      const commonEnv = () => ({
         PATH: process.env.PATH,
         NODE_ENV: 'production',
         LOG_LEVEL: 'warn',
@@ -179,32 +194,32 @@ describe('the production build', () => {
         // Not writable: a service that ignored BLOB_STORE=s3 and used the filesystem would fail, as it would
         // on the read-only root filesystem of its pod.
         BLOB_STORE_DIR: '/proc/dtp-no-blobs-here',
-      };
+      });
+      common = commonEnv();
+      const envOf = (app: App) => ({ ...common, PORT: String(ports[app]), DATABASE_URL: databases[app], PUBLIC_BASE_URL: url(app) });
       for (const app of APPS) {
         databases[app] = await createTestDatabase(`deploy${app}`);
-        const env = { ...common, PORT: String(ports[app]), DATABASE_URL: databases[app], PUBLIC_BASE_URL: url(app) };
-        const migrate = await run(process.execPath, ['dist/tools/migrate.js', app], env, imageDir(app));
+        const migrate = await run(process.execPath, ['dist/tools/migrate.js', app], envOf(app), imageDir(app));
         if (migrate.code !== 0) throw new Error(`${app} migrations failed: ${migrate.output}`);
-        procs[app] = start(process.execPath, [`dist/apps/${app}/src/main.js`], env, imageDir(app));
       }
-      for (const app of APPS) {
-        try {
-          await waitFor(
-            `${app} ready`,
-            async () => {
-              if (procs[app]!.child.exitCode !== null) throw new Error(`${app} exited: ${procs[app]!.output()}`);
-              return (await status(`${url(app)}/health/ready`)) === 200;
-            },
-            60_000,
-          );
-        } catch (err) {
-          const ready = await fetch(`${url(app)}/health/ready`).then(
-            (r) => r.text(),
-            (e: Error) => e.message,
-          );
-          throw new Error(`${err instanceof Error ? err.message : String(err)}; /health/ready: ${ready}; output:\n${procs[app]!.output().slice(-3000)}`);
-        }
-      }
+      await onFreshPorts(
+        APPS,
+        async (picked) => {
+          Object.assign(ports, picked);
+          common = commonEnv();
+          for (const app of APPS) procs[app] = start(process.execPath, [`dist/apps/${app}/src/main.js`], envOf(app), imageDir(app));
+          try {
+            for (const app of APPS) await serviceReady(app);
+          } catch (err) {
+            for (const p of Object.values(procs)) {
+              p!.child.kill('SIGKILL');
+              await p!.exited;
+            }
+            throw err;
+          }
+        },
+        { first },
+      );
     }, 180_000);
 
     afterAll(async () => {

@@ -7,10 +7,10 @@
  * PostgreSQL listen on loopback, and the mock cluster advertises 127.0.0.1 to its clients, so from a bridge
  * network it could be dialled but not used. Host networking also means every port is a port of this machine: each
  * service gets free ports picked at run time (PORT, METRICS_PORT and any other *_PORT of its env), never the fixed
- * ones of the manifests, so this stage can run beside other tests.
+ * ones of the manifests, so this stage can run beside other tests; the four start again on fresh ones when another
+ * process took one before its service could bind it (test/containers.spec.ts, onFreshPorts of @dtp/testing).
  */
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 // eslint-disable-next-line @nx/enforce-module-boundaries -- the deploy checks' renderer and process helpers, shared test tooling
 import { decode, find, get, type Container, type K8sObject } from '../../checks/src/manifests';
@@ -20,17 +20,6 @@ import { run, start, waitFor } from '../../checks/src/processes';
 import { root } from '../../checks/src/tools';
 
 export const DOCKER = process.env.DOCKER ?? '/usr/bin/docker';
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** The last non-empty line of a command's output: what a one-line error quotes. */
 export function lastLine(text: string): string {

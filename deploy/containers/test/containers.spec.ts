@@ -21,12 +21,12 @@ import path from 'node:path';
 import { APPS, containerEnv, generated, render, type K8sObject } from '../../checks/src/manifests';
 import { run, startThrowawayPostgres, waitFor } from '../../checks/src/processes';
 import { ensurePsql, root } from '../../checks/src/tools';
+import { onFreshPorts } from '@dtp/testing';
 import {
   docker,
   deployment,
   ensureEngine,
   envHere,
-  freePort,
   lastLine,
   portVariables,
   runLogged,
@@ -57,6 +57,24 @@ let objects: K8sObject[] = [];
 let here: Here;
 const urls: Record<string, string> = {};
 const envs: Record<string, Record<string, string>> = {};
+/** Each service's env as the rendered overlay gives it, and the host names its manifests use for each service. */
+const rendered: Record<string, Record<string, string>> = {};
+let hosts = new Map<string, string>();
+
+/** `<app> <variable>` for each *_PORT (and PORT) of each service's env: the ports the services listen on here. */
+const portKeys = () => APPS.flatMap((app) => portVariables(rendered[app]).map((k) => `${app} ${k}`));
+
+/** The services' ports here, by `<app> <variable>`, and the URLs and env that follow from them. */
+function placeServices(ports: Record<string, number>): void {
+  for (const app of APPS) {
+    here.ports[app] = {};
+    for (const k of portVariables(rendered[app])) here.ports[app][k] = ports[`${app} ${k}`];
+    urls[app] = `http://127.0.0.1:${here.ports[app].PORT}`;
+  }
+  for (const app of APPS) envs[app] = envHere(objects, app, rendered[app], here, hosts);
+}
+
+const placed = (): Record<string, number> => Object.fromEntries(APPS.flatMap((app) => Object.entries(here.ports[app]).map(([k, p]) => [`${app} ${k}`, p])));
 const stops: (() => Promise<void>)[] = [];
 let adminToken = '';
 const stageStarted = Date.now();
@@ -81,13 +99,24 @@ function envFile(app: string, env: Record<string, string>): string {
   return file;
 }
 
-async function ready(app: string, ms: number): Promise<void> {
+/**
+ * Until `app` answers ready. A container that exited (its port taken, say) never will: that fails at once (its state
+ * is looked at every 2 s), as does `abandoned()` (another service of the same start failed).
+ */
+async function ready(app: string, ms: number, abandoned: () => boolean = () => false): Promise<void> {
+  let lookedAt = Date.now();
   try {
     await waitFor(
       `${app} /health/ready`,
       async () => {
+        if (abandoned()) throw new Error(`${app}: not waited for any longer`);
         const r = await fetch(`${urls[app]}/health/ready`, { signal: AbortSignal.timeout(3000) }).catch(() => null);
-        return r?.status === 200;
+        if (r?.status === 200) return true;
+        if (Date.now() - lookedAt < 2000) return false;
+        lookedAt = Date.now();
+        const state = await docker(host, ['inspect', name(app), '--format', '{{.State.Status}} {{.State.ExitCode}}']);
+        if (state.code === 0 && state.stdout.trim().startsWith('exited')) throw new Error(`${app} container ${state.stdout.trim()}`);
+        return false;
       },
       ms,
     );
@@ -211,15 +240,11 @@ suite('the real images, run as containers the way the kind overlay runs them', (
     expect([init.code, init.output]).toEqual([0, expect.stringContaining('created database dtp_gis')]);
 
     here = { ports: {}, postgres: { host: server.hostname, port: Number(server.port) }, kafkaBrokers: kafka.brokers, objectStorePort: s3.port };
-    const hosts = serviceHosts(objects, APPS);
-    const rendered: Record<string, Record<string, string>> = {};
-    for (const app of APPS) {
-      rendered[app] = containerEnv(objects, deployment(objects, app).spec!.template!.spec.containers[0], () => undefined);
-      here.ports[app] = {};
-      for (const k of portVariables(rendered[app])) here.ports[app][k] = await freePort();
-      urls[app] = `http://127.0.0.1:${here.ports[app].PORT}`;
-    }
-    for (const app of APPS) envs[app] = envHere(objects, app, rendered[app], here, hosts);
+    hosts = serviceHosts(objects, APPS);
+    for (const app of APPS) rendered[app] = containerEnv(objects, deployment(objects, app).spec!.template!.spec.containers[0], () => undefined);
+    // Free ports picked now (the migrations' env names them); fresh ones later if one is taken before its service
+    // binds it (the services' start below).
+    await onFreshPorts(portKeys(), async (ports) => placeServices(ports));
     adminToken = envs.auth.AUTH_ADMIN_TOKEN;
     expect(adminToken.length).toBeGreaterThanOrEqual(32);
     say(
@@ -263,36 +288,58 @@ suite('the real images, run as containers the way the kind overlay runs them', (
 
   it("starts the four services with the manifests' securityContext, limits and env; each becomes ready", async () => {
     const t = Date.now();
-    for (const app of APPS) {
-      const workload = deployment(objects, app);
-      const c = workload.spec!.template!.spec.containers[0];
-      const opts = runOptions(workload, c);
-      // What the restricted profile of the manifests must give every service container.
-      expect([app, opts]).toEqual([
-        app,
-        expect.arrayContaining(['--read-only', '--user', '1000:1000', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges', '--memory', '--cpus']),
-      ]);
-      await dockerOk(
-        [
-          'run',
-          '-d',
-          '--name',
-          name(app),
-          '--label',
-          `dtp-containers-run=${RUN}`,
-          '--network',
-          'host',
-          ...opts,
-          '--env-file',
-          envFile(app, envs[app]),
-          c.image!,
-          ...(c.command ?? []),
-          ...(c.args ?? []),
-        ],
-        `docker run ${app}`,
-      );
-    }
-    await Promise.all(APPS.map((app) => ready(app, 180_000)));
+    // Host networking: a port picked earlier may have been taken meanwhile by another process of this machine. The
+    // four are then started again on fresh ports (their env follows the ports; the migrations do not depend on them).
+    await onFreshPorts(
+      portKeys(),
+      async (ports) => {
+        placeServices(ports);
+        for (const app of APPS) {
+          const workload = deployment(objects, app);
+          const c = workload.spec!.template!.spec.containers[0];
+          const opts = runOptions(workload, c);
+          // What the restricted profile of the manifests must give every service container.
+          expect([app, opts]).toEqual([
+            app,
+            expect.arrayContaining(['--read-only', '--user', '1000:1000', '--cap-drop', 'ALL', '--security-opt', 'no-new-privileges', '--memory', '--cpus']),
+          ]);
+          await dockerOk(
+            [
+              'run',
+              '-d',
+              '--name',
+              name(app),
+              '--label',
+              `dtp-containers-run=${RUN}`,
+              '--network',
+              'host',
+              ...opts,
+              '--env-file',
+              envFile(app, envs[app]),
+              c.image!,
+              ...(c.command ?? []),
+              ...(c.args ?? []),
+            ],
+            `docker run ${app}`,
+          );
+        }
+        let failed = false;
+        try {
+          await Promise.all(
+            APPS.map((app) =>
+              ready(app, 180_000, () => failed).catch((err: unknown) => {
+                failed = true;
+                throw err;
+              }),
+            ),
+          );
+        } catch (err) {
+          await docker(host, ['rm', '-f', ...APPS.map(name)]);
+          throw err;
+        }
+      },
+      { first: placed() },
+    );
     say(`four services ready in ${seconds(t)}`);
 
     for (const app of APPS) {

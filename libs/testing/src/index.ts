@@ -7,3 +7,4 @@ export * from './contract';
 export * from './kafka-proxy';
 export * from './entities';
 export * from './held-port';
+export * from './fresh-ports';

@@ -29,8 +29,10 @@ export interface FreshPortsOptions {
 }
 
 /**
- * Starts a program that binds ports the caller chose on its behalf (`npm start`, `npm run start:kafka`: every address
- * the services give each other follows their ports, so the test cannot ask for port 0 and read the real one back).
+ * Starts programs that bind ports the caller chose for them (`npm start`, `npm run start:kafka`, the production build's
+ * services, the containers on the host network: every address the services give each other follows their ports, so
+ * the test cannot ask for port 0 and read the real one back, and they bind every address, so HeldPort cannot keep
+ * the port for them).
  * Between the pick and the program's bind, another process (a test's server, the kernel choosing some connection's
  * local port) can take a port: when `start` fails saying so (PORT_TAKEN in its error, which should carry the
  * program's output), it runs again with fresh ports, up to `tries` in all. Any other failure is the caller's.
