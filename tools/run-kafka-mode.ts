@@ -24,7 +24,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { Client } from 'pg';
 import { ensureDatabase, withDatabase } from '@dtp/database';
-import { AddressError, stackAddresses } from './stack-addresses';
+import { AddressError, PortsInUse, portsInUse, stackAddresses } from './stack-addresses';
 
 const root = path.join(__dirname, '..');
 /** Where the embedded PostgreSQL and the blobs live (DTP_DATA_DIR moves it, as for `npm start`). */
@@ -43,6 +43,8 @@ async function main() {
   const env = { ...process.env };
   const stops: (() => Promise<void>)[] = [];
   const addresses = stackAddresses(env);
+  const busy = await portsInUse(Object.fromEntries(names.map((n) => [`${n.toUpperCase()}_PORT`, addresses.ports[n]])));
+  if (busy.length > 0) throw new PortsInUse(busy.join('\n'));
 
   let brokers = env.KAFKA_BROKERS;
   /** The local peer (none with KAFKA_BROKERS): replaced when it dies, see replacePeer. */
@@ -228,6 +230,10 @@ else
   main().catch((err) => {
     if (err instanceof AddressError) {
       process.stderr.write(`start:kafka: invalid configuration:\n${err.message}\n`);
+      process.exit(1);
+    }
+    if (err instanceof PortsInUse) {
+      process.stderr.write(`start:kafka: cannot listen:\n${err.message}\n`);
       process.exit(1);
     }
     process.stderr.write(`start:kafka failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

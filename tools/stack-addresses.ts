@@ -10,11 +10,37 @@
  * (AUTH_ISSUER, PLATFORM_AUDIENCE, ...: the value given wins), except PUBLIC_BASE_URL, which is per service here
  * (platform and gis each have one) and so is refused: use PLATFORM_PUBLIC_URL and GIS_PUBLIC_URL.
  */
+import { createServer } from 'node:net';
+
 export const SERVICE_NAMES = ['auth', 'platform', 'search', 'gis'] as const;
 export type StackService = (typeof SERVICE_NAMES)[number];
 export const DEFAULT_PORTS: Readonly<Record<StackService, number>> = Object.freeze({ auth: 3001, platform: 3002, search: 3003, gis: 3004 });
 
 export class AddressError extends Error {}
+
+/** Ports another process holds (portsInUse): the start stops before anything runs. */
+export class PortsInUse extends Error {}
+
+/**
+ * The ports of `wanted` (by the variable that sets each) that this process cannot listen on now, each as a line
+ * naming the variable: the runners look before they start anything (the embedded PostgreSQL, the migrations, the
+ * Kafka peer), so a port in use stops the start at once with that line instead of a stack trace once the services
+ * bind. Checked as the services bind (every address, 0.0.0.0); another process can still take a port after this.
+ */
+export async function portsInUse(wanted: Record<string, number>): Promise<string[]> {
+  const problems: string[] = [];
+  for (const [variable, port] of Object.entries(wanted)) {
+    const code = await new Promise<string | null>((resolve) => {
+      const probe = createServer();
+      probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+      probe.listen(port, '0.0.0.0', () => probe.close(() => resolve(null)));
+    });
+    if (code === 'EADDRINUSE') problems.push(`${variable}: port ${port} is already in use by another process (stop it, or set ${variable} to another port)`);
+    else if (code === 'EACCES') problems.push(`${variable}: port ${port} needs privileges this process does not have (choose a port above 1023)`);
+    else if (code !== null) problems.push(`${variable}: cannot listen on port ${port} (${code})`);
+  }
+  return problems;
+}
 
 export interface StackAddresses {
   ports: Record<StackService, number>;

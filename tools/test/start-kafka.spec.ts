@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTraceViewer } from '../trace-viewer';
@@ -47,6 +48,29 @@ const alive = (pid: number) => {
  * then the peer, and leaves no process behind.
  */
 describe('npm run start:kafka (tools/run-kafka-mode.ts)', () => {
+  it('refuses a port another process holds, naming its variable, before starting the Kafka peer or anything else', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', () => resolve()));
+    const port = (holder.address() as net.AddressInfo).port;
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'dtp-start-kafka-busy-'));
+    try {
+      const env: Record<string, string | undefined> = { ...process.env, LOG_LEVEL: 'warn', DTP_DATA_DIR: dataDir, DATABASE_URL: '', SEARCH_PORT: String(port) };
+      delete env.KAFKA_BROKERS;
+      const child = spawn(process.execPath, ['-r', './tools/register.js', 'tools/run-kafka-mode.ts'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout!.on('data', (d) => (out += d));
+      child.stderr!.on('data', (d) => (out += d));
+      const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+      expect(code).toBe(1);
+      expect(out).toMatch(/start:kafka: cannot listen:/);
+      expect(out).toContain(`SEARCH_PORT: port ${port} is already in use by another process (stop it, or set SEARCH_PORT to another port)`);
+      expect(out).not.toMatch(/Kafka wire-protocol peer|kcat pid|embedded PostgreSQL|started \(pid/);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
   it('derives addresses from the ports, traces a registration into search, restarts a killed service with the peer kept, and stops everything on SIGINT', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'dtp-start-kafka-'));
     const env: Record<string, string> = { ...process.env, LOG_LEVEL: 'warn', DTP_DATA_DIR: dataDir, KAFKA_BROKERS: '', KAFKA_MAX_WAIT_MS: '20' } as Record<

@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
+import net from 'node:net';
 import path from 'node:path';
 import { createTestDatabase, onFreshPorts, untilReady } from '@dtp/testing';
 
@@ -244,6 +245,24 @@ describe('npm start (tools/start.ts)', () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 150_000);
+
+  it('refuses a port another process holds, naming its variable, before starting anything', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', () => resolve()));
+    const port = (holder.address() as net.AddressInfo).port;
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'dtp-start-busy-'));
+    try {
+      // No DATABASE_URL: the embedded PostgreSQL would start first if the ports were not looked at before it.
+      const proc = run({ DATABASE_URL: '', DTP_DATA_DIR: dataDir, PLATFORM_PORT: String(port) });
+      expect(await proc.exited).toBe(1);
+      expect(proc.output()).toMatch(/npm start: cannot listen:/);
+      expect(proc.output()).toContain(`PLATFORM_PORT: port ${port} is already in use by another process (stop it, or set PLATFORM_PORT to another port)`);
+      expect(proc.output()).not.toMatch(/embedded PostgreSQL|ready: 4 services|start failed/);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
 
   it('refuses to start when a variable is malformed, naming it', async () => {
     const proc = run({ DATABASE_URL: process.env.DTP_TEST_PG_URL!, AUTH_ADMIN_TOKEN: 'short' });
