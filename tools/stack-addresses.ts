@@ -26,10 +26,12 @@ export class PortsInUse extends Error {}
  * naming the variable: the runners look before they start anything (the embedded PostgreSQL, the migrations, the
  * Kafka peer), so a port in use stops the start at once with that line instead of a stack trace once the services
  * bind. Checked as the services bind (every address, 0.0.0.0); another process can still take a port after this.
+ * A value that is not a port is left to the configuration's checks, which name it.
  */
 export async function portsInUse(wanted: Record<string, number>): Promise<string[]> {
   const problems: string[] = [];
   for (const [variable, port] of Object.entries(wanted)) {
+    if (!Number.isInteger(port) || port < 1 || port > 65535) continue; // not a port: the configuration's checks name it
     const code = await new Promise<string | null>((resolve) => {
       const probe = createServer();
       probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));

@@ -1,4 +1,5 @@
-import { AddressError, stackAddresses } from '../stack-addresses';
+import net from 'node:net';
+import { AddressError, portsInUse, stackAddresses } from '../stack-addresses';
 
 describe('stackAddresses (one source of addresses for npm start and start:kafka)', () => {
   it('derives the issuer, audiences, JWKS and public base addresses from the ports', () => {
@@ -65,5 +66,21 @@ describe('stackAddresses (one source of addresses for npm start and start:kafka)
     expect(msg).toContain('GIS_PUBLIC_URL');
     expect(msg).toContain("GIS_PORT: 3004 is already search's port");
     expect(msg).toContain('PUBLIC_BASE_URL: not used by the runners');
+  });
+});
+
+describe('portsInUse (the runners look at their ports before starting anything)', () => {
+  it('names the variable of a port another socket listens on; leaves values that are not ports to the configuration', async () => {
+    // (That a free port passes is what every start in start.spec.ts relies on: a port is only known to be free while
+    // something holds it.)
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', () => resolve()));
+    const held = (holder.address() as net.AddressInfo).port;
+    try {
+      const problems = await portsInUse({ AUTH_PORT: held, SEARCH_TLS_PORT: Number.NaN, GIS_PORT: 70000, PLATFORM_PORT: 0 });
+      expect(problems).toEqual([`AUTH_PORT: port ${held} is already in use by another process (stop it, or set AUTH_PORT to another port)`]);
+    } finally {
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 });
