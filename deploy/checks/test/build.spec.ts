@@ -10,7 +10,7 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { createTestDatabase, freePort, kafkaTestBrokers, onFreshPorts } from '@dtp/testing';
+import { createTestDatabase, freePort, freshPorts, kafkaTestBrokers, onFreshPorts } from '@dtp/testing';
 import { buildCopies, effective, parseDockerfile } from '../src/dockerfile';
 import { App, APPS, generated, get, render } from '../src/manifests';
 import { alertRules, dashboardExpressions, dashboards, EXTERNAL_METRICS, exposedNames, usedMetrics } from '../src/monitoring';
@@ -156,7 +156,7 @@ describe('the production build', () => {
       // Every address in the services' environment follows their ports, picked here: the first ones for the
       // migrations' environment too, fresh ones for all four when another process took one before its service
       // could bind it (onFreshPorts).
-      const first: Record<App, number> = { auth: await freePort(), platform: await freePort(), search: await freePort(), gis: await freePort() };
+      const first = await freshPorts(APPS);
       Object.assign(ports, first);
       const brokers = kafkaTestBrokers().join(',');
       // The object store: the kind overlay's settings, pointed at an S3 server here; the bucket made by the

@@ -21,7 +21,7 @@ import path from 'node:path';
 import { APPS, containerEnv, generated, render, type K8sObject } from '../../checks/src/manifests';
 import { run, startThrowawayPostgres, waitFor } from '../../checks/src/processes';
 import { ensurePsql, root } from '../../checks/src/tools';
-import { onFreshPorts } from '@dtp/testing';
+import { freshPorts, onFreshPorts } from '@dtp/testing';
 import {
   docker,
   deployment,
@@ -244,7 +244,7 @@ suite('the real images, run as containers the way the kind overlay runs them', (
     for (const app of APPS) rendered[app] = containerEnv(objects, deployment(objects, app).spec!.template!.spec.containers[0], () => undefined);
     // Free ports picked now (the migrations' env names them); fresh ones later if one is taken before its service
     // binds it (the services' start below).
-    await onFreshPorts(portKeys(), async (ports) => placeServices(ports));
+    placeServices(await freshPorts(portKeys()));
     adminToken = envs.auth.AUTH_ADMIN_TOKEN;
     expect(adminToken.length).toBeGreaterThanOrEqual(32);
     say(

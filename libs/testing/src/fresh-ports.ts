@@ -19,6 +19,19 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** A free port for each of `keys` (`pick`: freePort), no two the same. */
+export async function freshPorts<K extends string>(keys: readonly K[], pick: () => Promise<number> = freePort): Promise<Record<K, number>> {
+  const ports = {} as Record<K, number>;
+  const taken = new Set<number>();
+  for (const k of keys) {
+    let p = await pick();
+    while (taken.has(p)) p = await pick();
+    taken.add(p);
+    ports[k] = p;
+  }
+  return ports;
+}
+
 export interface FreshPortsOptions {
   /** Ports for the first try (a restart on the ports a stack had before); fresh ones after a port was taken. */
   first?: Record<string, number>;
@@ -44,20 +57,8 @@ export async function onFreshPorts<K extends string, T>(
   opts: FreshPortsOptions = {},
 ): Promise<{ ports: Record<K, number>; started: T }> {
   const tries = opts.tries ?? 3;
-  const pick = opts.pick ?? freePort;
   for (let attempt = 1; ; attempt++) {
-    let ports: Record<K, number>;
-    if (attempt === 1 && opts.first) ports = { ...opts.first } as Record<K, number>;
-    else {
-      ports = {} as Record<K, number>;
-      const taken = new Set<number>();
-      for (const k of keys) {
-        let p = await pick();
-        while (taken.has(p)) p = await pick();
-        taken.add(p);
-        ports[k] = p;
-      }
-    }
+    const ports = attempt === 1 && opts.first ? ({ ...opts.first } as Record<K, number>) : await freshPorts(keys, opts.pick);
     try {
       return { ports, started: await start(ports) };
     } catch (err) {
