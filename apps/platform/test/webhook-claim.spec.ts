@@ -4,11 +4,12 @@ import { createTestDatabase, noSnapshotHeld } from '@dtp/testing';
 import { platformEntities } from '../src/entities';
 import { platformMigrations } from '../src/migrations';
 import { participantEvent, writeParticipantEvents } from '../src/webhooks/participant-events';
-import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
+import { AttemptOutcome, WebhooksRepository } from '../src/webhooks/webhooks.repository';
 
 /** A node of a plan as `EXPLAIN (FORMAT JSON)` gives it. */
 interface PlanNode {
   'Node Type': string;
+  'Parent Relationship'?: string;
   'Relation Name'?: string;
   'Index Name'?: string;
   Plans?: PlanNode[];
@@ -45,6 +46,48 @@ async function rolledBack<T>(db: Client, work: () => Promise<T>): Promise<T> {
   } finally {
     await db.query('ROLLBACK');
   }
+}
+
+/** Pages (hits and reads) of the webhook and event tables and their indexes that `work` reads, in a rolled-back transaction. */
+async function pagesDuring<T>(db: Client, work: () => Promise<T>): Promise<{ pages: number; result: T }> {
+  // the backend's counts not yet reported: read before and after, within one transaction (reported only at its end)
+  const pagesSoFar = async (): Promise<number> =>
+    (
+      await db.query<{ pages: number }>(
+        `SELECT sum(pg_stat_get_xact_blocks_fetched(c.oid))::int AS pages
+           FROM pg_class c WHERE c.relname LIKE 'webhook%' OR c.relname LIKE 'participant_events%'`,
+      )
+    ).rows[0].pages;
+  return rolledBack(db, async () => {
+    const before = await pagesSoFar();
+    const result = await work();
+    return { pages: (await pagesSoFar()) - before, result };
+  });
+}
+
+/** The scans of `webhook_deliveries` in a plan, each as its node type and index (a bitmap index scan names only its index). */
+function deliveryScans(node: PlanNode, into: string[] = []): string[] {
+  if ((node['Relation Name'] === 'webhook_deliveries' && node['Node Type'] !== 'ModifyTable') || node['Index Name']?.startsWith('webhook_deliveries')) {
+    into.push([node['Node Type'], node['Index Name']].filter(Boolean).join(' '));
+  }
+  for (const child of node.Plans ?? []) deliveryScans(child, into);
+  return into;
+}
+
+/** The plan the server uses for the claim's prepared statement (`webhook_claim`) on this connection, as the worker runs it. */
+async function claimPlan(db: Client, webhookId: string): Promise<PlanNode> {
+  const [{ 'QUERY PLAN': plan }] = (
+    await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) EXECUTE webhook_claim('${webhookId}', 'worker-1', 20, 60000)`)
+  ).rows;
+  return plan[0].Plan;
+}
+
+/**
+ * How the claim's update reaches the rows it counts: the scans of `webhook_deliveries` in the update's own input,
+ * not in the walk (the CTEs, which are the update's init plans).
+ */
+function claimUpdateReads(plan: PlanNode): string[] {
+  return (plan.Plans ?? []).filter((p) => p['Parent Relationship'] !== 'InitPlan').flatMap((p) => deliveryScans(p));
 }
 
 /**
@@ -214,36 +257,8 @@ describe('the delivery claim with a backlog', () => {
 
   /** Pages the claim of a batch of 20 reads (rolled back: every claim starts from the same rows). */
   const claimPages = async (): Promise<{ pages: number; subjects: string[] }> => {
-    // the backend's counts not yet reported: read before and after, within one transaction (reported only at its end)
-    const pagesSoFar = async (): Promise<number> =>
-      (
-        await db.query<{ pages: number }>(
-          `SELECT sum(pg_stat_get_xact_blocks_fetched(c.oid))::int AS pages
-             FROM pg_class c WHERE c.relname LIKE 'webhook%' OR c.relname LIKE 'participant_events%'`,
-        )
-      ).rows[0].pages;
-    return rolledBack(db, async () => {
-      const before = await pagesSoFar();
-      const claimed = await repo.claimBatch(sql, webhookId, 'worker-1', 20, 60_000);
-      return { pages: (await pagesSoFar()) - before, subjects: claimed.map((d) => d.subject) };
-    });
-  };
-
-  /** How the claim's plan (the prepared statement's, as the worker runs it) reads `webhook_deliveries`. */
-  const deliveryReads = async (): Promise<string[]> => {
-    const [{ 'QUERY PLAN': plan }] = (
-      await db.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(`EXPLAIN (FORMAT JSON) EXECUTE webhook_claim('${webhookId}', 'worker-1', 20, 60000)`)
-    ).rows;
-    const reads: string[] = [];
-    const walk = (node: PlanNode): void => {
-      // a bitmap index scan names its index only, the heap scan above it the table only
-      if ((node['Relation Name'] === 'webhook_deliveries' && node['Node Type'] !== 'ModifyTable') || node['Index Name']?.startsWith('webhook_deliveries')) {
-        reads.push([node['Node Type'], node['Index Name']].filter(Boolean).join(' '));
-      }
-      for (const child of node.Plans ?? []) walk(child);
-    };
-    walk(plan[0].Plan);
-    return reads;
+    const { pages, result } = await pagesDuring(db, () => repo.claimBatch(sql, webhookId, 'worker-1', 20, 60_000));
+    return { pages, subjects: result.map((d) => d.subject) };
   };
 
   it.each([
@@ -266,9 +281,111 @@ describe('the delivery claim with a backlog', () => {
     // pages read, is what shows it: an update that finds no room on a row's page writes the new version elsewhere,
     // with new entries in every index, the primary key's too; whether there is room depends on what other sessions
     // keep visible while the earlier claims' row versions wait to be pruned.)
-    const reads = await deliveryReads();
+    const reads = deliveryScans(await claimPlan(db, webhookId));
     expect(reads).toContain('Tid Scan');
     expect(reads.filter((r) => r.includes('webhook_deliveries_pkey'))).toEqual([]);
+  });
+});
+
+/**
+ * The worker's statements keep finding their rows by address or key as the table changes under their plans: planned
+ * while the table was small (a new deployment's first deliveries, and a prepared statement keeps the plan it settles
+ * on), and with statistics taken while nothing was pending, before a receiver's outage left a backlog. Both made the
+ * planner read the rows through a whole pending-only index, or the whole table, for every batch.
+ */
+describe('the delivery claim and outcomes as the table grows under their plans', () => {
+  const repo = new WebhooksRepository();
+  const hooks = Array.from({ length: 10 }, (_, i) => `3f0a9c2e-5b7d-4e1a-9c3b-${String(i).padStart(12, '0')}`);
+  let db: Client;
+  let sql: Sql;
+  let url: string;
+
+  beforeAll(async () => {
+    ({ db, sql, url } = await claimDatabase('platform_webhook_claim_growth'));
+    // statistics only when the test takes them
+    await db.query(`ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false)`);
+    await db.query(`ALTER TABLE participant_events SET (autovacuum_enabled = false)`);
+    for (const hook of hooks) await leasedWebhook(db, hook, 'p1');
+  });
+
+  afterAll(async () => {
+    await db?.end();
+  });
+
+  /** Outcomes (delivered) for the first `n` pending deliveries of `hook`, each at its current attempt. */
+  const outcomesFor = async (hook: string, n: number): Promise<AttemptOutcome[]> =>
+    (
+      await db.query<{ delivery_id: string; attempts: number }>(
+        `SELECT delivery_id, attempts FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending' ORDER BY event_seq LIMIT $2`,
+        [hook, n],
+      )
+    ).rows.map((d) => ({ delivery_id: d.delivery_id, attempts: d.attempts, status: 'delivered', code: 204, error: null, nextAttemptAt: null, at: new Date() }));
+
+  /** Delivered, as the worker would have: every delivery but the last `keep` events' (per webhook). */
+  const deliverAllBut = (keep: number) =>
+    db.query(`UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now() WHERE event_seq <= (SELECT max(seq) - $1 FROM participant_events)`, [
+      keep,
+    ]);
+
+  /** The outcomes of 20 pending deliveries of `hook`, stored: the rows written, and the pages read (rolled back). */
+  const storeOutcomes = async (hook: string): Promise<{ pages: number; stored: number }> => {
+    const outcomes = await outcomesFor(hook, 20);
+    const { pages, result } = await pagesDuring(db, async () => {
+      await repo.recordAttempts(sql, outcomes);
+      return (
+        await db.query(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE delivery_id = ANY ($1::uuid[]) AND status = 'delivered'`, [
+          outcomes.map((o) => o.delivery_id),
+        ])
+      ).rows[0].n as number;
+    });
+    return { pages, stored: result };
+  };
+
+  it('planned on a small table, still reads by address and key once it has 40,000 deliveries', async () => {
+    // a new deployment: one event to each of the 10 webhooks; the claim and the outcomes run more than the five times
+    // after which the server may keep one plan for the prepared claim
+    await writeParticipantEvents(sql, diamondEvents(1));
+    for (let i = 0; i < 8; i++) {
+      await rolledBack(db, () => repo.claimBatch(sql, hooks[0], 'worker-1', 20, 60_000));
+      await rolledBack(db, async () => repo.recordAttempts(sql, await outcomesFor(hooks[0], 1)));
+    }
+    // 4,000 more events, 40,000 deliveries; all delivered but the last 30 events' (their index entries in the
+    // pending-only indexes stay until a vacuum)
+    for (let b = 0; b < 8; b++) await writeParticipantEvents(sql, diamondEvents(500, 1 + b * 500));
+    await deliverAllBut(30);
+    await noSnapshotHeld(url);
+
+    expect(claimUpdateReads(await claimPlan(db, hooks[3]))).toEqual(['Tid Scan']);
+    const { result: claimed } = await pagesDuring(db, () => repo.claimBatch(sql, hooks[3], 'worker-1', 20, 60_000));
+    expect(claimed.map((d) => d.subject)).toEqual(Array.from({ length: 20 }, (_, i) => `d${3971 + i}`));
+    // each row by its primary key: about 13 pages per outcome (the look-up, the row's old and new page, the new
+    // version's entries in the primary key and the log index), 273 for 20 when written; the plan the earlier form
+    // kept read the whole table for each batch (778 here, and growing with the table)
+    const { pages, stored } = await storeOutcomes(hooks[3]);
+    expect(stored).toBe(20);
+    expect(pages).toBeLessThan(500);
+  });
+
+  it('with statistics taken while nothing was pending, reads by address and key when a backlog of 3,000 comes', async () => {
+    await deliverAllBut(0);
+    await noSnapshotHeld(url);
+    await db.query('VACUUM ANALYZE webhook_deliveries, participant_events');
+    // one webhook's receiver was down: 3,000 events, each delivered to every webhook but that one
+    for (let b = 0; b < 6; b++) await writeParticipantEvents(sql, diamondEvents(500, 9000 + b * 500));
+    await db.query(`UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now() WHERE status = 'pending' AND webhook_id <> $1`, [hooks[5]]);
+    await noSnapshotHeld(url);
+
+    expect(claimUpdateReads(await claimPlan(db, hooks[5]))).toEqual(['Tid Scan']);
+    const { result: claimed } = await pagesDuring(db, () => repo.claimBatch(sql, hooks[5], 'worker-1', 20, 60_000));
+    expect(claimed.map((d) => d.subject)).toEqual(Array.from({ length: 20 }, (_, i) => `d${9000 + i}`));
+    // by primary key, about 16 pages per outcome (330 when written), where the earlier form read every pending row
+    // (1,617 pages); another webhook's outcomes do not read the backlog either
+    for (const hook of [hooks[5], hooks[6]]) {
+      if (hook === hooks[6]) await writeParticipantEvents(sql, diamondEvents(20, 20000));
+      const { pages, stored } = await storeOutcomes(hook);
+      expect([hook, stored]).toEqual([hook, 20]);
+      expect([hook, pages < 500]).toEqual([hook, true]);
+    }
   });
 });
 
