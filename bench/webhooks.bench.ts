@@ -31,10 +31,13 @@
  *    included, of this process (auth, the API replica, the load generator), the worker replica and PostgreSQL,
  *    against the same per registration with no webhook: what delivery costs the platform, without the receivers
  *    (a `#` line gives each process's part, the receivers' too: here they share the machine's CPUs, in a
- *    deployment they would not).
+ *    deployment they would not; another splits PostgreSQL's part by whose connections its backends serve: the API
+ *    replica's, the worker's, and PostgreSQL's own processes).
  *  - `webhooks.db_cpu_per_delivery.backlog_N`: PostgreSQL's CPU time per delivery while one webhook's backlog of N
  *    pending deliveries (BENCH_WEBHOOK_BACKLOGS, default 200,10000) is claimed and its outcomes stored through the
  *    worker's statements, no HTTP, against the first backlog: flat when a claim reads only what it claims.
+ *  - BENCH_CPU_PROF_DIR=dir writes a CPU profile of the worker replica's whole life (worker.cpuprofile; summarise it
+ *    with bench/cpuprofile-summary.mjs).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
@@ -145,7 +148,11 @@ const bench: Benchmark = async (report) => {
     let stopWorker = async (): Promise<void> => undefined;
     let workerPid: number | undefined;
     if (!INLINE) {
-      const [cmd, args] = onDeliveryCpus([process.execPath, '-r', './tools/register.js', 'apps/platform/src/main.ts']);
+      // BENCH_CPU_PROF_DIR: a CPU profile of the worker replica's whole life (worker.cpuprofile; bench/cpuprofile-summary.mjs)
+      const prof = process.env.BENCH_CPU_PROF_DIR
+        ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(process.env.BENCH_CPU_PROF_DIR)}`, '--cpu-prof-name=worker.cpuprofile']
+        : [];
+      const [cmd, args] = onDeliveryCpus([process.execPath, ...prof, '-r', './tools/register.js', 'apps/platform/src/main.ts']);
       const worker = spawn(cmd, args, {
         cwd: path.resolve(__dirname, '..'),
         stdio: ['ignore', 'ignore', 'inherit'],
@@ -313,6 +320,7 @@ const bench: Benchmark = async (report) => {
       receiverPids.push(r.pid);
       await post(`${url}/webhooks`, { url: r.url }, withHooks.auth);
     }
+    const dbBefore = await postgresCpuByClient(stack.platformDb, { [process.pid]: 'auth and API replica', ...(workerPid ? { [workerPid]: 'worker' } : {}) });
     const tenStart = now();
     const walTenStart = await wal();
     const cpuTenStart = cpu();
@@ -322,6 +330,11 @@ const bench: Benchmark = async (report) => {
     const drainDeadline = performance.now() + 10 * 60_000;
     while (sinks.length < expected && performance.now() < drainDeadline) await sleep(50);
     const cpuTen = perRegistration(cpuTenStart, cpu(), withTen * SECONDS);
+    const dbAfter = await postgresCpuByClient(stack.platformDb, { [process.pid]: 'auth and API replica', ...(workerPid ? { [workerPid]: 'worker' } : {}) });
+    if (dbBefore && dbAfter) {
+      const parts = Object.keys(dbAfter).map((k) => `${k} ${Math.round((((dbAfter[k] ?? 0) - (dbBefore[k] ?? 0)) / (withTen * SECONDS)) * 1e6)}`);
+      process.stderr.write(`# PostgreSQL CPU per registration with 10 webhooks (us), by whose connection: ${parts.join(', ')}\n`);
+    }
     const deliveryRate = sinks.length / ((now() - tenStart) / 1000);
     // What the platform (API replica with the load generator, worker replica, PostgreSQL) spends per registration,
     // its 10 deliveries included, against a registration with none: the cost of delivery that does not depend on
@@ -392,6 +405,40 @@ const bench: Benchmark = async (report) => {
     await stack.close();
   }
 };
+
+/**
+ * CPU seconds so far of the backends serving each named process's connections to `db` (found by their client ports,
+ * through `ss`), and of PostgreSQL's own processes (`background`: WAL writer, checkpointer, autovacuum). Backends that
+ * ended meanwhile are not counted. Undefined where `ss` is missing.
+ */
+async function postgresCpuByClient(db: string, owners: Record<number, string>): Promise<Record<string, number> | undefined> {
+  let sockets: string;
+  try {
+    sockets = execFileSync('ss', ['-tnpH'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
+  } catch {
+    return undefined;
+  }
+  const ownerOfPort = new Map<number, string>();
+  for (const line of sockets.split('\n')) {
+    // State Recv-Q Send-Q Local Peer users:(("node",pid=N,...))
+    const m = /^\S+\s+\d+\s+\d+\s+\S+:(\d+)\s+\S+\s+users:\(\("[^"]*",pid=(\d+)/.exec(line);
+    if (m) ownerOfPort.set(Number(m[1]), owners[Number(m[2])] ?? 'others');
+  }
+  const backends = await q<{ pid: number; port: number | null; type: string }>(
+    db,
+    `SELECT pid, client_port AS port, backend_type AS type FROM pg_stat_activity WHERE pid <> pg_backend_pid()`,
+  );
+  const out: Record<string, number> = {};
+  for (const b of backends) {
+    const who = b.type === 'client backend' ? (ownerOfPort.get(b.port ?? -1) ?? 'others') : 'background';
+    try {
+      out[who] = (out[who] ?? 0) + processCpuSeconds(b.pid);
+    } catch {
+      // the backend ended
+    }
+  }
+  return out;
+}
 
 /**
  * PostgreSQL's CPU time (us, every postgres process) per delivery while `backlog` pending deliveries of one webhook,
