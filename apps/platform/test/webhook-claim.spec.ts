@@ -15,12 +15,19 @@ interface PlanNode {
   Plans?: PlanNode[];
 }
 
-/** A platform database of its own, migrated, and one connection to it (one session: its own statistics). */
-async function claimDatabase(name: string): Promise<{ db: Client; sql: Sql; url: string }> {
+/**
+ * A platform database of its own, migrated, and one connection to it (one session: its own statistics). With
+ * `statisticsByHand`, autovacuum leaves the delivery and event tables alone: statistics only when the test takes them.
+ */
+async function claimDatabase(name: string, opts: { statisticsByHand?: boolean } = {}): Promise<{ db: Client; sql: Sql; url: string }> {
   const url = await createTestDatabase(name);
   await runMigrations({ url, service: 'platform', entities: platformEntities, migrations: platformMigrations });
   const db = new Client({ connectionString: url });
   await db.connect();
+  if (opts.statisticsByHand) {
+    await db.query(`ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false)`);
+    await db.query(`ALTER TABLE participant_events SET (autovacuum_enabled = false)`);
+  }
   return { db, sql: sqlOn(db), url };
 }
 
@@ -236,10 +243,7 @@ describe('the delivery claim with a backlog', () => {
   let url: string;
 
   beforeAll(async () => {
-    ({ db, sql, url } = await claimDatabase('platform_webhook_claim_backlog'));
-    // statistics only when the test takes them
-    await db.query(`ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false)`);
-    await db.query(`ALTER TABLE participant_events SET (autovacuum_enabled = false)`);
+    ({ db, sql, url } = await claimDatabase('platform_webhook_claim_backlog', { statisticsByHand: true }));
     await leasedWebhook(db, webhookId, 'p1');
     // 5,000 deliveries of as many subjects; the first 3,000 delivered (their entries stay in the pending indexes
     // until a vacuum), 2,000 pending
@@ -301,10 +305,7 @@ describe('the delivery claim and outcomes as the table grows under their plans',
   let url: string;
 
   beforeAll(async () => {
-    ({ db, sql, url } = await claimDatabase('platform_webhook_claim_growth'));
-    // statistics only when the test takes them
-    await db.query(`ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false)`);
-    await db.query(`ALTER TABLE participant_events SET (autovacuum_enabled = false)`);
+    ({ db, sql, url } = await claimDatabase('platform_webhook_claim_growth', { statisticsByHand: true }));
     for (const hook of hooks) await leasedWebhook(db, hook, 'p1');
   });
 
