@@ -24,7 +24,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { Client } from 'pg';
 import { ensureDatabase, withDatabase } from '@dtp/database';
-import { AddressError, PortsInUse, portsInUse, stackAddresses } from './stack-addresses';
+import { AddressError, ensurePortsFree, PortsInUse, stackAddresses } from './stack-addresses';
 
 const root = path.join(__dirname, '..');
 /** Where the embedded PostgreSQL and the blobs live (DTP_DATA_DIR moves it, as for `npm start`). */
@@ -43,8 +43,7 @@ async function main() {
   const env = { ...process.env };
   const stops: (() => Promise<void>)[] = [];
   const addresses = stackAddresses(env);
-  const busy = await portsInUse(Object.fromEntries(names.map((n) => [`${n.toUpperCase()}_PORT`, addresses.ports[n]])));
-  if (busy.length > 0) throw new PortsInUse(busy.join('\n'));
+  await ensurePortsFree(addresses.ports);
 
   let brokers = env.KAFKA_BROKERS;
   /** The local peer (none with KAFKA_BROKERS): replaced when it dies, see replacePeer. */

@@ -44,6 +44,17 @@ export async function portsInUse(wanted: Record<string, number>): Promise<string
   return problems;
 }
 
+/**
+ * Stops a runner's start (PortsInUse, one line per port) when another process holds a service's port
+ * (`<SERVICE>_PORT`) or one of `more` (by variable), before the runner starts anything.
+ */
+export async function ensurePortsFree(ports: Record<StackService, number>, more: Record<string, number> = {}): Promise<void> {
+  const wanted: Record<string, number> = {};
+  for (const s of SERVICE_NAMES) wanted[`${s.toUpperCase()}_PORT`] = ports[s];
+  const busy = await portsInUse({ ...wanted, ...more });
+  if (busy.length > 0) throw new PortsInUse(busy.join('\n'));
+}
+
 export interface StackAddresses {
   ports: Record<StackService, number>;
   /** Public base address of each service (the spec's {auth_url}, {base_url}, {search_url}, {gis_url}). */

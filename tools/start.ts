@@ -12,7 +12,7 @@ import { InProcessTransport } from '@dtp/events';
 import { configOrExit, createLogger, ensureDevCa, issueDevCertificate, onShutdownSignal, RunningService } from '@dtp/service-kit';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { generateKeyPairSync, X509Certificate } from 'node:crypto';
-import { AddressError, PortsInUse, portsInUse, SERVICE_NAMES, StackService, stackAddresses } from './stack-addresses';
+import { AddressError, ensurePortsFree, PortsInUse, SERVICE_NAMES, StackService, stackAddresses } from './stack-addresses';
 import { authService } from '@dtp/auth';
 import { platformService } from '@dtp/platform';
 import { searchService } from '@dtp/search';
@@ -72,11 +72,8 @@ async function main() {
   if (flags.tls) env.AUTH_MTLS_URL ??= `https://localhost:${env.AUTH_TLS_PORT}`;
   const log = createLogger('start', env.LOG_LEVEL ?? 'info');
   const addresses = stackAddresses(env);
-  const wanted: Record<string, number> = {};
-  for (const s of SERVICE_NAMES) wanted[`${s.toUpperCase()}_PORT`] = addresses.ports[s];
-  if (flags.tls) for (const s of SERVICE_NAMES) wanted[`${s.toUpperCase()}_TLS_PORT`] = Number(env[`${s.toUpperCase()}_TLS_PORT`]);
-  const busy = await portsInUse(wanted);
-  if (busy.length > 0) throw new PortsInUse(busy.join('\n'));
+  const tlsPorts = flags.tls ? SERVICE_NAMES.map((s) => `${s.toUpperCase()}_TLS_PORT`) : [];
+  await ensurePortsFree(addresses.ports, Object.fromEntries(tlsPorts.map((v) => [v, Number(env[v])])));
 
   let serverUrl = env.DATABASE_URL;
   let stopPostgres: (() => Promise<void>) | undefined;
