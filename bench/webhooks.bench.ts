@@ -320,7 +320,8 @@ const bench: Benchmark = async (report) => {
       receiverPids.push(r.pid);
       await post(`${url}/webhooks`, { url: r.url }, withHooks.auth);
     }
-    const dbBefore = await postgresCpuByClient(stack.platformDb, { [process.pid]: 'auth and API replica', ...(workerPid ? { [workerPid]: 'worker' } : {}) });
+    const dbClients = { [process.pid]: 'auth and API replica', ...(workerPid ? { [workerPid]: 'worker' } : {}) };
+    const dbBefore = await postgresCpuByClient(stack.platformDb, dbClients);
     const tenStart = now();
     const walTenStart = await wal();
     const cpuTenStart = cpu();
@@ -330,7 +331,7 @@ const bench: Benchmark = async (report) => {
     const drainDeadline = performance.now() + 10 * 60_000;
     while (sinks.length < expected && performance.now() < drainDeadline) await sleep(50);
     const cpuTen = perRegistration(cpuTenStart, cpu(), withTen * SECONDS);
-    const dbAfter = await postgresCpuByClient(stack.platformDb, { [process.pid]: 'auth and API replica', ...(workerPid ? { [workerPid]: 'worker' } : {}) });
+    const dbAfter = await postgresCpuByClient(stack.platformDb, dbClients);
     if (dbBefore && dbAfter) {
       const parts = Object.keys(dbAfter).map((k) => `${k} ${Math.round((((dbAfter[k] ?? 0) - (dbBefore[k] ?? 0)) / (withTen * SECONDS)) * 1e6)}`);
       process.stderr.write(`# PostgreSQL CPU per registration with 10 webhooks (us), by whose connection: ${parts.join(', ')}\n`);
