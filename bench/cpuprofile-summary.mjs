@@ -4,7 +4,8 @@
  *   node bench/cpuprofile-summary.mjs <file.cpuprofile> [top=25] [--callers=<regex>]
  * prints self time (percent of the sampled time, ms) by function and by package (node_modules package, node:
  * module or repository file), and with --callers the call chains (up to 8 frames) that lead to the functions whose
- * "name url" matches the regex.
+ * "name url" matches the regex. Given a sampling heap profile (.heapprofile, BENCH_PROFILE=heap), the same tables
+ * count the bytes each function allocated instead.
  */
 import { readFileSync } from 'node:fs';
 
@@ -18,16 +19,33 @@ if (!file) {
 }
 
 const profile = JSON.parse(readFileSync(file, 'utf8'));
+// A sampling heap profile (.heapprofile: a tree under `head`, bytes per node) is flattened into the CPU profile's
+// shape (nodes with child ids), its bytes taking the place of the microseconds.
+const heap = profile.head !== undefined;
+if (heap) {
+  profile.nodes = [];
+  const walk = (n) => {
+    profile.nodes.push({ ...n, children: (n.children ?? []).map((c) => c.id) });
+    for (const c of n.children ?? []) walk(c);
+  };
+  walk(profile.head);
+}
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 const self = new Map();
 let total = 0;
-profile.samples.forEach((id, i) => {
-  const dt = profile.timeDeltas[i] ?? 0;
-  self.set(id, (self.get(id) ?? 0) + dt);
-  total += dt;
-});
+if (heap) {
+  for (const n of profile.nodes) if (n.selfSize > 0) self.set(n.id, n.selfSize);
+  total = profile.nodes.reduce((sum, n) => sum + n.selfSize, 0);
+} else {
+  profile.samples.forEach((id, i) => {
+    const dt = profile.timeDeltas[i] ?? 0;
+    self.set(id, (self.get(id) ?? 0) + dt);
+    total += dt;
+  });
+}
+const unit = heap ? 'MB' : 'ms';
 
 const where = (url) => {
   if (!url) return '(native)';
@@ -41,7 +59,8 @@ const add = (map, key, t) => map.set(key, (map.get(key) ?? 0) + t);
 const print = (title, map) => {
   process.stdout.write(`\n## ${title}\n`);
   for (const [key, t] of [...map].sort((a, b) => b[1] - a[1]).slice(0, top)) {
-    process.stdout.write(`${((100 * t) / total).toFixed(1).padStart(5)}% ${(t / 1000).toFixed(0).padStart(7)} ms  ${key}\n`);
+    const amount = heap ? (t / 1e6).toFixed(1) : (t / 1000).toFixed(0);
+    process.stdout.write(`${((100 * t) / total).toFixed(1).padStart(5)}% ${amount.padStart(7)} ${unit}  ${key}\n`);
   }
 };
 
@@ -60,7 +79,8 @@ for (const [id, t] of self) {
     add(chains, chain.join('\n        < '), t);
   }
 }
-process.stdout.write(`sampled ${(total / 1e6).toFixed(2)} s\n`);
-print('self time by function', byFunction);
-print('self time by package / file', byPackage);
+process.stdout.write(heap ? `allocated ${(total / 1e6).toFixed(1)} MB (sampled)\n` : `sampled ${(total / 1e6).toFixed(2)} s\n`);
+const what = heap ? 'bytes allocated' : 'self time';
+print(`${what} by function`, byFunction);
+print(`${what} by package / file`, byPackage);
 if (wanted) print(`call chains of ${callersOf}`, chains);

@@ -23,7 +23,8 @@
  * /sys/fs/cgroup/memory/dtp/memory.limit_in_bytes`): Node then sizes its heap from the cgroup's memory limit, as in a
  * pod (docs/operations.md, "Memory"). NODE_OPTIONS reaches the service as it does any child.
  * BENCH_CPU_PROF_DIR=dir writes a CPU profile (.cpuprofile, V8 inspector) of the server process during the
- * measured run only; bench/cpuprofile-summary.js prints its top costs.
+ * measured run only; bench/cpuprofile-summary.mjs prints its top costs. With BENCH_PROFILE=heap it writes a sampling
+ * heap profile instead (.heapprofile: the bytes each function allocated, freed or not), which the same script reads.
  */
 import autocannon from 'autocannon';
 import { spawn, ChildProcess } from 'node:child_process';
@@ -56,6 +57,8 @@ const BARE_FLAG = 'DTP_BENCH_PLATFORM_BARE';
 /** BENCH_IDEMPOTENCY_KEY=1: every request carries its own Idempotency-Key (figures `platform.rough_create_keyed.*`). */
 const WITH_KEY = process.env.BENCH_IDEMPOTENCY_KEY === '1';
 const FIGURE = WITH_KEY ? 'platform.rough_create_keyed' : 'platform.rough_create';
+/** BENCH_PROFILE=heap (with BENCH_CPU_PROF_DIR): a sampling heap profile (what allocates) instead of the CPU profile. */
+const HEAP_PROFILE = process.env.BENCH_PROFILE === 'heap';
 
 const roughRequest = (participantId: string) => ({
   box_id: 'SIGHT-2024-03',
@@ -107,16 +110,27 @@ async function serve(): Promise<void> {
       if (msg === 'prof-start') {
         profiler = new Session();
         profiler.connect();
-        await post(profiler, 'Profiler.enable');
-        await post(profiler, 'Profiler.setSamplingInterval', { interval: 500 });
-        await post(profiler, 'Profiler.start');
+        if (HEAP_PROFILE) {
+          // Every allocation sampled (one per 32 KiB), kept whether or not the garbage collector has freed it since.
+          await post(profiler, 'HeapProfiler.enable');
+          await post(profiler, 'HeapProfiler.startSampling', {
+            samplingInterval: 32768,
+            includeObjectsCollectedByMajorGC: true,
+            includeObjectsCollectedByMinorGC: true,
+          });
+        } else {
+          await post(profiler, 'Profiler.enable');
+          await post(profiler, 'Profiler.setSamplingInterval', { interval: 500 });
+          await post(profiler, 'Profiler.start');
+        }
         return process.send!({ profiling: true });
       }
       if (msg === 'prof-stop' && profiler) {
-        const { profile } = (await post(profiler, 'Profiler.stop')) as { profile: unknown };
+        const { profile } = (await post(profiler, HEAP_PROFILE ? 'HeapProfiler.stopSampling' : 'Profiler.stop')) as { profile: unknown };
         const dir = path.resolve(process.env.BENCH_CPU_PROF_DIR!);
         await mkdir(dir, { recursive: true });
-        const file = path.join(dir, `platform-${new Date().toISOString().replace(/[:.]/g, '-')}.cpuprofile`);
+        const ext = HEAP_PROFILE ? 'heapprofile' : 'cpuprofile';
+        const file = path.join(dir, `platform-${new Date().toISOString().replace(/[:.]/g, '-')}.${ext}`);
         await writeFile(file, JSON.stringify(profile));
         profiler.disconnect();
         return process.send!({ profile: file });
@@ -381,7 +395,8 @@ const bench: Benchmark = async (report) => {
     const cpuBefore = await ask<NodeJS.CpuUsage>(server, 'cpu', 'cpu');
     const result = await load(platform, token, DURATION, 'run');
     const cpuAfter = await ask<NodeJS.CpuUsage>(server, 'cpu', 'cpu');
-    if (profiling) process.stderr.write(`# CPU profile of the measured run: ${await ask<string>(server, 'prof-stop', 'profile')}\n`);
+    if (profiling)
+      process.stderr.write(`# ${HEAP_PROFILE ? 'heap' : 'CPU'} profile of the measured run: ${await ask<string>(server, 'prof-stop', 'profile')}\n`);
     const after = await rawInsertRate(anchorDb, Math.max(3, DURATION / 2), creds.participant_id);
     if (result.non2xx > 0 || result.errors > 0) throw new Error(`registration benchmark: ${result.non2xx} non-2xx, ${result.errors} errors`);
     const { rows } = await platformDb.query<{ n: number }>(`SELECT count(*)::int AS n FROM diamonds WHERE participant_id LIKE 'run-%'`);
