@@ -400,5 +400,30 @@ describe('webhooks and the event feed', () => {
         expect(res.body.detail[0].loc).toContain(q.split('=')[0]);
       }
     });
+
+    it('stores each event of one statement with its own data, byte for byte, whatever the text holds', async () => {
+      const p = await knownParticipant(f, 'producer');
+      // Quotes, backslashes, escapes, non-ASCII and lone-surrogate escapes, nested arrays, JSON's own punctuation
+      // inside strings: what an encoding of the texts must carry unchanged, each event's data told apart by position.
+      const datas: unknown[] = [
+        { diamond_id: 'a"b\\c', note: 'line\nbreak\ttab "quoted" \\ back' },
+        { nested: [[1, 2.5, -0.0001], { e: 1e21, s: 'é ₹ 😀 \u0000 \ud800' }], empty: {}, none: null },
+        { s: 'just a string with "quotes", [brackets], {braces} and commas,' },
+        { list: [] },
+        { action: 'registered', diamond_id: 'X', rough: { carats: '1.250', colour: 'D' } },
+      ];
+      const subjects = datas.map((_, i) => `order-subject-${i}`);
+      const events = datas.map((d, i) => participantEvent(p.participant_id, 'dtp.diamond.updated', subjects[i], d, new Date()));
+      const c = participantEventsCtes(events, 1);
+      await f.db.query(`WITH ${c.sql} SELECT 1`, c.values);
+      const { rows } = await f.db.query<{ subject: string; data: string; event_id: string }>(
+        `SELECT subject, data::text AS data, event_id FROM participant_events WHERE participant_id = $1 ORDER BY seq`,
+        [p.participant_id],
+      );
+      expect(rows.map((r) => [r.subject, r.event_id, r.data])).toEqual(events.map((e) => [e.subject, e.event_id, e.data]));
+      // and the feed answers each with its own data
+      const feed = await call<EventFeedPage>(f, 'GET', '/events', p.token);
+      expect(feed.body.events.map((e) => [e.subject, e.data])).toEqual(datas.map((d, i) => [subjects[i], JSON.parse(JSON.stringify(d))]));
+    });
   });
 });

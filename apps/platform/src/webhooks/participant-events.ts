@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CustodyAction, DiamondV1, ParticipantEventType } from '@dtp/domain';
 import { ParticipantEventTypes } from '@dtp/domain';
+import { jsonArrayText, jsonElements } from '@dtp/database';
 import type { Sql } from '@dtp/database';
 import type { OutboxEvent } from '@dtp/events';
 
@@ -86,15 +87,17 @@ export function diamondUpdatedEvents({ rows, entries, events }: DiamondChangeFac
 }
 
 /**
- * The CTEs that write `events` (parameters from `firstParam` on, always 6: one array per column, so the statement
- * is the same for any number of events): `pe` inserts the events, `pd` a delivery per matching enabled webhook.
+ * The CTEs that write `events` (parameters from `firstParam` on, always 6: one per column, so the statement is the
+ * same for any number of events): `pe` inserts the events, `pd` a delivery per matching enabled webhook. The
+ * events' data, JSON texts already, travel as one JSON array (jsonArrayText: nothing for the driver to escape).
  */
 export function participantEventsCtes(events: ParticipantEventWrite[], firstParam: number): { sql: string; values: unknown[] } {
   const p = (k: number) => `$${firstParam + k}`;
   return {
     sql:
       `pe AS (INSERT INTO participant_events (event_id, participant_id, type, subject, time, data) ` +
-      `SELECT * FROM unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::timestamptz[], ${p(5)}::json[]) ` +
+      `SELECT * FROM unnest(${p(0)}::uuid[], ${p(1)}::text[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::timestamptz[], ` +
+      `${jsonElements(p(5), 'json')}) ` +
       `RETURNING seq, event_id, participant_id, type, subject), ` +
       `pd AS (INSERT INTO webhook_deliveries (delivery_id, webhook_id, event_seq, event_id, type, subject) ` +
       `SELECT gen_random_uuid(), w.webhook_id, pe.seq, pe.event_id, pe.type, pe.subject FROM pe JOIN webhooks w ` +
@@ -105,7 +108,7 @@ export function participantEventsCtes(events: ParticipantEventWrite[], firstPara
       events.map((e) => e.type),
       events.map((e) => e.subject),
       events.map((e) => e.time.toISOString()),
-      events.map((e) => e.data),
+      jsonArrayText(events.map((e) => e.data)),
     ],
   };
 }

@@ -15,6 +15,7 @@ import {
   rangeNodes,
   rootOf,
 } from '@dtp/domain';
+import { jsonArrayText, jsonElements } from '@dtp/database';
 
 type Queryable = Pick<EntityManager, 'query'> | Pick<DataSource, 'query'>;
 
@@ -122,13 +123,13 @@ export class CustodyRepository {
       lookup = appended.lookup;
       await tx.query(
         `INSERT INTO custody_entries (leaf_index, diamond_id, entry, entry_hash, context)
-         SELECT * FROM unnest($1::bigint[], $2::text[], $3::jsonb[], $4::text[], $5::jsonb[])`,
+         SELECT * FROM unnest($1::bigint[], $2::text[], ${jsonElements('$3', 'jsonb')}, $4::text[], ${jsonElements('$5', 'jsonb')})`,
         [
           fresh.map((e) => e.leaf_index),
           fresh.map((e) => e.entry.diamond_id),
-          fresh.map((e) => JSON.stringify(entryInOrder(e.entry))),
+          jsonArrayText(fresh.map((e) => JSON.stringify(entryInOrder(e.entry)))),
           fresh.map((e) => e.entry_hash),
-          fresh.map((e) => (e.context ? JSON.stringify(e.context) : null)),
+          jsonArrayText(fresh.map((e) => (e.context ? JSON.stringify(e.context) : null))),
         ],
       );
       await tx.query(`INSERT INTO custody_tree_nodes (level, index, hash) SELECT * FROM unnest($1::smallint[], $2::bigint[], $3::bytea[])`, [

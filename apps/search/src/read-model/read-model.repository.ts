@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { DiamondV1 } from '@dtp/domain';
+import { jsonArrayText, jsonElements } from '@dtp/database';
 import { filesOf, IndexedFile } from './file-index';
 
 type Queryable = Pick<EntityManager, 'query'> | Pick<DataSource, 'query'>;
@@ -28,10 +29,11 @@ export class ReadModelRepository {
     if (new Set(ids).size !== ids.length) throw new Error('upsertMany: the same diamond twice in one call');
     // The conditional upserts, then (only for those that applied) the file indexes replaced: the hashes a new
     // version no longer has deleted, its own inserted or updated (two sub-statements never touch the same row;
-    // filesOf() gives one entry per hash). `record` travels as json[] and is stored as json: its key order is kept.
+    // filesOf() gives one entry per hash). The records travel as one JSON array (jsonArrayText: nothing to escape)
+    // and each is stored as json, its text as sent: its key order is kept.
     const rows = (await manager.query(
       `WITH input AS (
-         SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::json[], $6::jsonb[])
+         SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], ${jsonElements('$5', 'json')}, ${jsonElements('$6', 'jsonb')})
            AS i(diamond_id, revision, version_id, parent_id, record, files)
        ), up AS (
          INSERT INTO search_diamonds (diamond_id, revision, version_id, parent_id, record, deleted_at)
@@ -59,8 +61,8 @@ export class ReadModelRepository {
         items.map((i) => i.revision),
         items.map((i) => i.record.version_id),
         items.map((i) => i.record.diamond_parent_id ?? null),
-        items.map((i) => JSON.stringify(i.record)),
-        items.map((i) => JSON.stringify(filesOf(i.record))),
+        jsonArrayText(items.map((i) => JSON.stringify(i.record))),
+        jsonArrayText(items.map((i) => JSON.stringify(filesOf(i.record)))),
       ],
     )) as { diamond_id: string }[];
     return new Set(rows.map((r) => r.diamond_id));

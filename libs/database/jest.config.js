@@ -1,0 +1,1 @@
+module.exports = { ...require('../../tools/testing/jest.preset'), displayName: 'database', rootDir: __dirname };
