@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CustodyAction, DiamondV1, ParticipantEventType } from '@dtp/domain';
 import { ParticipantEventTypes } from '@dtp/domain';
-import { jsonArrayText, jsonElements } from '@dtp/database';
-import type { Sql } from '@dtp/database';
+import { jsonArrayText, jsonElements, type Sql } from '@dtp/database';
 import type { OutboxEvent } from '@dtp/events';
 
 /**
