@@ -17,7 +17,8 @@ interface PlanNode {
 
 /**
  * A platform database of its own, migrated, and one connection to it (one session: its own statistics). With
- * `statisticsByHand`, autovacuum leaves the delivery and event tables alone: statistics only when the test takes them.
+ * `statisticsByHand`, autovacuum leaves the delivery, event and webhook tables alone: statistics only when the test takes
+ * them (an analyse also makes the server plan prepared statements again).
  */
 async function claimDatabase(name: string, opts: { statisticsByHand?: boolean } = {}): Promise<{ db: Client; sql: Sql; url: string }> {
   const url = await createTestDatabase(name);
@@ -27,6 +28,7 @@ async function claimDatabase(name: string, opts: { statisticsByHand?: boolean } 
   if (opts.statisticsByHand) {
     await db.query(`ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false)`);
     await db.query(`ALTER TABLE participant_events SET (autovacuum_enabled = false)`);
+    await db.query(`ALTER TABLE webhooks SET (autovacuum_enabled = false)`);
   }
   return { db, sql: sqlOn(db), url };
 }
@@ -55,14 +57,19 @@ async function rolledBack<T>(db: Client, work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Pages (hits and reads) of the webhook and event tables and their indexes that `work` reads, in a rolled-back transaction. */
-async function pagesDuring<T>(db: Client, work: () => Promise<T>): Promise<{ pages: number; result: T }> {
+/**
+ * Pages (hits and reads) of the webhook and event tables and their indexes that `work` reads, in a rolled-back
+ * transaction; with `relation`, of that table or index only.
+ */
+async function pagesDuring<T>(db: Client, work: () => Promise<T>, relation?: string): Promise<{ pages: number; result: T }> {
   // the backend's counts not yet reported: read before and after, within one transaction (reported only at its end)
   const pagesSoFar = async (): Promise<number> =>
     (
       await db.query<{ pages: number }>(
-        `SELECT sum(pg_stat_get_xact_blocks_fetched(c.oid))::int AS pages
-           FROM pg_class c WHERE c.relname LIKE 'webhook%' OR c.relname LIKE 'participant_events%'`,
+        `SELECT coalesce(sum(pg_stat_get_xact_blocks_fetched(c.oid)), 0)::int AS pages
+           FROM pg_class c WHERE CASE WHEN $1::text IS NULL THEN c.relname LIKE 'webhook%' OR c.relname LIKE 'participant_events%'
+                                      ELSE c.relname = $1 END`,
+        [relation ?? null],
       )
     ).rows[0].pages;
   return rolledBack(db, async () => {
@@ -162,6 +169,7 @@ describe('the delivery claim', () => {
         },
       ],
       ['renewal', async () => expect(await repo.renewLease(sql, webhookId, 'worker-1', 60_000)).toBe(true)],
+      ['walk start', () => repo.moveWalkStart(sql, webhookId)],
       ['release', () => repo.release(sql, webhookId, 'worker-1')],
     ];
     for (const [label, write] of cases) {
@@ -433,5 +441,174 @@ describe('the delivery claim racing another write', () => {
     expect(claimed.map((d) => d.subject)).toEqual(Array.from({ length: 19 }, (_, i) => `d${i + 1}`));
     const { rows } = await db.query(`SELECT status, attempts FROM webhook_deliveries WHERE webhook_id = $1 AND subject = 'd0'`, [webhookId]);
     expect(rows).toEqual([{ status: 'delivered', attempts: 0 }]);
+  });
+});
+
+/**
+ * Where the claim's walk over a webhook's pending deliveries starts (`pending_from`, webhooks.repository.ts
+ * `claimBatch`). A delivered row's entries stay in the pending-only indexes until a vacuum; walked from the webhook's
+ * first entry, a claim stepped over every one of them. The start moves up only behind every transaction that might
+ * still add a delivery below it, and a retry by hand moves it down.
+ */
+describe("where the delivery claim's walk starts", () => {
+  const repo = new WebhooksRepository();
+  const webhookId = '9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b';
+  let db: Client;
+  let sql: Sql;
+  let url: string;
+  let other: Client;
+
+  beforeAll(async () => {
+    ({ db, sql, url } = await claimDatabase('platform_webhook_claim_start', { statisticsByHand: true }));
+    other = new Client({ connectionString: url });
+    await other.connect();
+    await leasedWebhook(db, webhookId, 'p1');
+  });
+
+  afterAll(async () => {
+    await other?.end();
+    await db?.end();
+  });
+
+  /** Leases the webhook to worker-1 by hand, due delivery or not (the lease's own look is measured below). */
+  const lease = () => db.query(`UPDATE webhooks SET leased_by = 'worker-1', lease_until = now() + interval '1 hour' WHERE webhook_id = $1`, [webhookId]);
+
+  /**
+   * What the worker does with a lease of one batch: claims a batch, stores every attempt as delivered, moves the walk's
+   * start (the worker does so at most once a second per webhook) and releases the webhook; the subjects claimed.
+   */
+  const deliverBatch = async (): Promise<string[]> => {
+    await lease();
+    const claimed = await repo.claimBatch(sql, webhookId, 'worker-1', 20, 3_600_000);
+    await repo.recordAttempts(
+      sql,
+      claimed.map((d) => ({
+        delivery_id: d.delivery_id,
+        attempts: d.attempts,
+        status: 'delivered',
+        code: 204,
+        error: null,
+        nextAttemptAt: null,
+        at: new Date(),
+      })),
+    );
+    await repo.moveWalkStart(sql, webhookId);
+    await repo.release(sql, webhookId, 'worker-1');
+    return claimed.map((d) => d.subject);
+  };
+
+  const walkStart = async (): Promise<{ pending_from: number; lowest_pending: number | null }> =>
+    (
+      await db.query(
+        `SELECT w.pending_from::int AS pending_from,
+                (SELECT min(event_seq)::int FROM webhook_deliveries d WHERE d.webhook_id = w.webhook_id AND d.status = 'pending') AS lowest_pending
+           FROM webhooks w WHERE w.webhook_id = $1`,
+        [webhookId],
+      )
+    ).rows[0];
+
+  const seqOf = async (subject: string): Promise<number> =>
+    (await db.query(`SELECT event_seq::int AS seq FROM webhook_deliveries WHERE webhook_id = $1 AND subject = $2`, [webhookId, subject])).rows[0].seq;
+
+  it('after 20,000 deliveries since the last vacuum, claims and leases reading a few pages, not every delivered entry', async () => {
+    for (let b = 0; b < 40; b++) await writeParticipantEvents(sql, diamondEvents(500, b * 500));
+    await writeParticipantEvents(sql, diamondEvents(40, 20000));
+    for (let i = 0; i < 1000; i++) await deliverBatch();
+    await noSnapshotHeld(url);
+    // statistics that see little pending, as a worker that keeps up leaves them (no vacuum)
+    await db.query('ANALYZE webhook_deliveries, participant_events, webhooks');
+
+    // the start follows the lowest pending delivery, two moves behind it, never past it
+    const { pending_from, lowest_pending } = await walkStart();
+    expect(lowest_pending).toBe(await seqOf('d20000'));
+    expect(pending_from).toBeLessThanOrEqual(lowest_pending!);
+    expect(pending_from).toBeGreaterThan(lowest_pending! - 100);
+
+    const leasing = await pagesDuring(db, () => repo.leaseWebhooks(sql, 'worker-1', 1, 3_600_000));
+    expect(leasing.result.map((w) => w.webhook_id)).toEqual([webhookId]);
+    await lease();
+    const claim = await pagesDuring(db, () => repo.claimBatch(sql, webhookId, 'worker-1', 20, 3_600_000));
+    expect(claim.result.map((d) => d.subject)).toEqual(Array.from({ length: 20 }, (_, i) => `d${20000 + i}`));
+    // walked from the webhook's first entry, the claim read 2,258 pages (each candidate's look-up for an earlier
+    // delivery of its subject walked the dead entries too), and the lease's look for a due delivery 110
+    expect(claim.pages).toBeLessThan(400);
+    expect(leasing.pages).toBeLessThan(20);
+
+    // a backlog comes, and statistics that see it: the claim's plan then walks the pending index first, and took the
+    // start into account only after reading each entry when it was compared with the joined lease row
+    await writeParticipantEvents(sql, diamondEvents(2000, 40000));
+    await db.query('ANALYZE webhook_deliveries, participant_events, webhooks');
+    const walk = await pagesDuring(db, () => repo.claimBatch(sql, webhookId, 'worker-1', 20, 3_600_000), 'webhook_deliveries_due');
+    expect(walk.result.map((d) => d.subject)).toEqual(Array.from({ length: 20 }, (_, i) => `d${20000 + i}`));
+    expect(walk.pages).toBeLessThan(10);
+    await repo.release(sql, webhookId, 'worker-1');
+    while ((await deliverBatch()).length > 0); // what is left, for the tests below
+  });
+
+  it('still claims a delivery whose transaction was open while later ones were delivered', async () => {
+    // `other` records an event and keeps its transaction open; later events commit and are delivered meanwhile
+    await other.query('BEGIN');
+    await writeParticipantEvents(sqlOn(other), [participantEvent('p1', 'dtp.diamond.deleted', 'late', { diamond_id: 'late' }, new Date())]);
+    await writeParticipantEvents(sql, diamondEvents(100, 30000));
+    const delivered: string[] = [];
+    for (let i = 0; i < 10; i++) delivered.push(...(await deliverBatch()));
+    expect(delivered).toContain('d30099');
+    expect(delivered).not.toContain('late');
+    await other.query('COMMIT');
+
+    const late = await seqOf('late');
+    expect((await walkStart()).pending_from).toBeLessThanOrEqual(late);
+    expect(await deliverBatch()).toEqual(['late']);
+    expect(await deliverBatch()).toEqual([]);
+  });
+
+  it('claims again a delivery retried by hand, however far behind the start it lies', async () => {
+    for (let i = 0; i < 3; i++) await deliverBatch();
+    const old = await seqOf('d5');
+    expect((await walkStart()).pending_from).toBeGreaterThan(old);
+
+    const retried = await repo.retry(
+      sql,
+      webhookId,
+      (await db.query(`SELECT delivery_id FROM webhook_deliveries WHERE webhook_id = $1 AND subject = 'd5'`, [webhookId])).rows[0].delivery_id,
+    );
+    expect(retried?.status).toBe('pending');
+    expect((await walkStart()).pending_from).toBeLessThanOrEqual(old);
+    expect(await deliverBatch()).toEqual(['d5']);
+  });
+
+  it.each([
+    ['about to move it', 'd7', true],
+    ['about to check the open transactions', 'd9', false],
+  ])("keeps a retry by hand committed while the walk start's move waited for the webhook (%s)", async (_label, subject, planChecked) => {
+    // serves until the start's planned move is in the wanted state: checked (the next move moves the start) or not
+    const checked = async (): Promise<boolean> =>
+      (await db.query(`SELECT pending_from_next_at IS NULL AS checked FROM webhooks WHERE webhook_id = $1`, [webhookId])).rows[0].checked;
+    for (let i = 0; i < 4 || (await checked()) !== planChecked; i++) {
+      if (i > 10) throw new Error('the planned move never reached the wanted state');
+      await deliverBatch();
+    }
+    const old = await seqOf(subject);
+    expect((await walkStart()).pending_from).toBeGreaterThan(old);
+    const { rows: pid } = await db.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const id = (await db.query(`SELECT delivery_id FROM webhook_deliveries WHERE webhook_id = $1 AND subject = $2`, [webhookId, subject])).rows[0].delivery_id;
+
+    // the retry holds the webhook's row; the move's snapshot does not see the retry, and its update waits for the row
+    await other.query('BEGIN');
+    await repo.retry(sqlOn(other), webhookId, id);
+    const moving = repo.moveWalkStart(sql, webhookId);
+    for (let i = 0; ; i++) {
+      const { rows } = await other.query<{ waiting: boolean }>(`SELECT wait_event_type = 'Lock' AS waiting FROM pg_stat_activity WHERE pid = $1`, [pid[0].pid]);
+      if (rows[0]?.waiting) break;
+      if (i > 500) {
+        await other.query('ROLLBACK');
+        throw new Error('the move never waited for the webhook');
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await other.query('COMMIT');
+    await moving;
+    expect((await walkStart()).pending_from).toBeLessThanOrEqual(old);
+    expect(await deliverBatch()).toEqual([subject]);
   });
 });

@@ -331,3 +331,50 @@ describe('a platform killed mid-delivery', () => {
     }
   }, 90_000);
 });
+
+describe("the worker moving a webhook's walk start", () => {
+  it('moves it up as it delivers, every 500 deliveries, never past a pending one, delivering everything in order', async () => {
+    const url = await createTestDatabase('platform_walk_start');
+    const logger = pino({ level: 'silent' });
+    const env = replicaEnv(url);
+    await platformService.migrate(loadConfig('platform', PlatformConfig, env), logger);
+    const r = await startReceiver(() => 204);
+    const db = new Client({ connectionString: url });
+    await db.connect();
+    let replica: RunningService | undefined;
+    try {
+      const webhookId = '6d0f4a2b-8c1e-4f3a-9b5d-2e7c0a1f3b4d';
+      await db.query(`INSERT INTO webhooks (webhook_id, participant_id, url, secret, created_at) VALUES ($1, 'p1', $2, $3, now())`, [
+        webhookId,
+        r.url,
+        'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8SMT4H7lvQA=',
+      ]);
+      // 2,000 events of as many subjects, written before the worker starts: full batches and leases from the first
+      for (let b = 0; b < 5; b++) {
+        const events = Array.from({ length: 400 }, (_, i) => participantEvent('p1', 'dtp.diamond.deleted', `d${b * 400 + i}`, { n: b * 400 + i }, new Date()));
+        const c = participantEventsCtes(events, 1);
+        await db.query(`WITH ${c.sql} SELECT 1`, c.values);
+      }
+      const start = async () => (await db.query(`SELECT pending_from::int AS n FROM webhooks WHERE webhook_id = $1`, [webhookId])).rows[0].n as number;
+      expect(await start()).toBe(0);
+
+      replica = await platformService.start(loadConfig('platform', PlatformConfig, env), { transport: new InProcessTransport() }, logger);
+      await waitFor('2,000 deliveries accepted', async () => r.accepted.length >= 2000, 60_000);
+      expect(r.accepted.map((x) => x.event.subject)).toEqual(Array.from({ length: 2000 }, (_, i) => `d${i}`));
+
+      // planned at 500, checked at 1,000, moved at 1,500 (and so on): up, but never past the events still to come
+      const { rows } = await db.query(`SELECT min(seq)::int AS first, max(seq)::int AS last FROM participant_events`);
+      const moved = await start();
+      expect(moved).toBeGreaterThan(rows[0].first);
+      expect(moved).toBeLessThanOrEqual(rows[0].last + 1);
+      // one more event after all that is still delivered
+      const c = participantEventsCtes([participantEvent('p1', 'dtp.diamond.deleted', 'after', { n: 2000 }, new Date())], 1);
+      await db.query(`WITH ${c.sql} SELECT 1`, c.values);
+      await waitFor('the event after', async () => r.accepted.some((x) => x.event.subject === 'after'), 20_000);
+    } finally {
+      await replica?.close();
+      await db.end();
+      await r.close();
+    }
+  }, 120_000);
+});

@@ -16,6 +16,7 @@ import { WebhookDeliveryOrder1764986400001 } from './1764986400001-webhook-deliv
 import { WebhookDeliveriesUnlocked1765072800000 } from './1765072800000-webhook-deliveries-unlocked';
 import { WebhookDeliveriesRoom1765159200000 } from './1765159200000-webhook-deliveries-room';
 import { WebhookDeliveriesEventIndex1765245600000 } from './1765245600000-webhook-deliveries-event-index';
+import { WebhookPendingFrom1765332000000 } from './1765332000000-webhook-pending-from';
 
 /** Every migration of the platform database, in order. Add new ones at the end. */
 export const platformMigrations = [
@@ -37,4 +38,5 @@ export const platformMigrations = [
   WebhookDeliveriesUnlocked1765072800000,
   WebhookDeliveriesRoom1765159200000,
   WebhookDeliveriesEventIndex1765245600000,
+  WebhookPendingFrom1765332000000,
 ];

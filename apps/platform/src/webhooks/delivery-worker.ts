@@ -25,6 +25,12 @@ const LEASE_MARGIN_MS = 1000;
 const OUTCOMES_HELD_MS = 1000;
 /** The least time between two looks for webhooks with due deliveries (a commit wakes the worker; hundreds a second). */
 const PASS_GAP_MS = 20;
+/**
+ * Deliveries this worker claims of a webhook between two moves of its walk start (WebhooksRepository.moveWalkStart):
+ * the bound then trails the lowest pending delivery by two to three times this many, and a move (about half a
+ * millisecond of database time) costs about 1 us per delivery, at any rate.
+ */
+const WALK_MOVE_EVERY = 500;
 
 /** The CloudEvent of a stored event, as JSON text: its data spliced in exactly as stored. */
 export function cloudEventText(source: string, e: { event_id: string; type: string; time: Date; subject: string; data_text: string }): string {
@@ -67,6 +73,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly latency: Histogram;
   private stopping = false;
   private lastPass = 0;
+  /** Deliveries claimed per webhook since this worker last moved its walk start. */
+  private readonly claimedSinceMove = new Map<string, number>();
   /** LISTENs on the outbox channel: another replica's commits (its OutboxSignal's NOTIFY) wake this worker too. */
   private listener?: Client;
 
@@ -185,6 +193,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         let leaseUntil = Date.now() + this.leaseMs;
         const batch = await this.repo.claimBatch(sql, w.webhook_id, this.workerId, BATCH, this.leaseMs);
         if (batch.length === 0) break;
+        this.claimedSinceMove.set(w.webhook_id, (this.claimedSinceMove.get(w.webhook_id) ?? 0) + batch.length);
         // One request at a time. The outcomes are stored together, in one statement, before the next claim (which
         // reads what is still pending); claimed deliveries left when stopping stay pending (their attempt counted,
         // never sent), and a worker that dies before storing them leaves them to be sent again (at least once).
@@ -217,7 +226,24 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
         }
       }
     } finally {
+      await this.moveWalkStart(w.webhook_id);
       await this.repo.release(sql, w.webhook_id, this.workerId);
+    }
+  }
+
+  /**
+   * Moves where the claims' walk over the webhook's pending deliveries starts, once WALK_MOVE_EVERY deliveries of it
+   * were claimed here since the last move (a statement planned at each call: not after every lease, which at a few
+   * deliveries a lease would cost more than the walk it saves). A failure only leaves the bound where it was.
+   */
+  private async moveWalkStart(webhookId: string): Promise<void> {
+    if (this.claimedSinceMove.size > 10_000) this.claimedSinceMove.clear(); // webhooks deleted meanwhile; a count lost only delays a move
+    if ((this.claimedSinceMove.get(webhookId) ?? 0) < WALK_MOVE_EVERY) return;
+    this.claimedSinceMove.delete(webhookId);
+    try {
+      await this.repo.moveWalkStart(this.uow.standalone, webhookId);
+    } catch (err) {
+      this.logger.warn({ err: err instanceof Error ? err.message : String(err), webhookId }, 'webhooks: moving the walk start failed');
     }
   }
 

@@ -84,6 +84,20 @@ export class WebhookEntity {
   /** When a worker last released it: the least recently served go first (fairness). */
   @Column('timestamptz', { nullable: true })
   served_at!: Date | null;
+
+  /**
+   * The worker's walk over the webhook's pending deliveries starts here: no pending delivery has a lower event_seq
+   * (bigint: pg returns it as text). It moves to `pending_from_next` once every transaction open at
+   * `pending_from_next_at` has ended (webhooks.repository.ts `moveWalkStart`); a retry by hand lowers it.
+   */
+  @Column('bigint', { default: 0 })
+  pending_from!: string;
+
+  @Column('bigint', { nullable: true })
+  pending_from_next!: string | null;
+
+  @Column('timestamptz', { nullable: true })
+  pending_from_next_at!: Date | null;
 }
 
 /**

@@ -64,6 +64,13 @@ const DELIVERY_COLUMNS = [
 const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true) = 'off'`;
 
 /**
+ * In moveWalkStart's update of its webhook: the walk's planned move (`pending_from_next`, `_at`) is as the statement's
+ * snapshot saw it. A retry by hand committed meanwhile drops the plan, and the update, which then sees the row as that
+ * retry left it, must not put back what it read before.
+ */
+const UNCHANGED = `w.pending_from_next IS NOT DISTINCT FROM low.seen_next AND w.pending_from_next_at IS NOT DISTINCT FROM low.seen_at`;
+
+/**
  * `webhooks`, `webhook_deliveries` and `participant_events` (the events are written by participantEventsCtes in the
  * transactions of their causes). Raw SQL throughout: the worker's leases (SKIP LOCKED) and guarded updates,
  * the feed's keyset read, array columns.
@@ -157,11 +164,18 @@ export class WebhooksRepository {
     ]);
   }
 
-  /** Puts a delivery back to pending, due now (a retry by hand); false when there is no such delivery. */
+  /**
+   * Puts a delivery back to pending, due now (a retry by hand); null when there is no such delivery. The delivery may
+   * lie below where the worker's walk starts (`pending_from`, see moveWalkStart): that is lowered to it, in the same
+   * transaction, and a move the worker had planned is dropped.
+   */
   async retry(sql: Sql, webhookId: string, deliveryId: string): Promise<DeliveryRow | null> {
     const rows = await sql.rows<DeliveryRow>(
-      `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), first_attempt_at = NULL
-        WHERE webhook_id = $1 AND delivery_id = $2 RETURNING *`,
+      `WITH d AS (UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = now(), first_attempt_at = NULL
+                   WHERE webhook_id = $1 AND delivery_id = $2 RETURNING *),
+            w AS (UPDATE webhooks w SET pending_from = least(w.pending_from, d.event_seq), pending_from_next = NULL, pending_from_next_at = NULL
+                    FROM d WHERE w.webhook_id = d.webhook_id)
+       SELECT * FROM d`,
       [webhookId, deliveryId],
     );
     return rows[0] ?? null;
@@ -216,7 +230,8 @@ export class WebhooksRepository {
         WHERE ${ASYNC_COMMIT} AND w.webhook_id IN (
           SELECT h.webhook_id FROM webhooks h
            WHERE h.enabled AND (h.lease_until IS NULL OR h.lease_until < clock_timestamp())
-             AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = h.webhook_id AND d.status = 'pending' AND d.next_attempt_at <= clock_timestamp())
+             AND EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.webhook_id = h.webhook_id AND d.status = 'pending' AND d.event_seq >= h.pending_from
+                            AND d.next_attempt_at <= clock_timestamp())
            ORDER BY h.served_at NULLS FIRST, h.webhook_id
            LIMIT $2
            FOR NO KEY UPDATE SKIP LOCKED)
@@ -257,19 +272,31 @@ export class WebhooksRepository {
    * vacuumed, for each claim (19 ms for a batch of 20 among 40,000 rows), as did a backlog after a quiet ANALYZE
    * (8.5 ms among 20,000 pending). webhook-claim.spec.ts plans it on a small table, then grows it.
    *
-   * Prepared once per connection (`webhook_claim`), like the release: parsing and planning them was a large part of a
-   * small batch's database time. The claim's result names its columns.
+   * Prepared once per connection (`webhook_claim`), like the release: parsing them was a large part of a small batch's
+   * database time. The claim's result names its columns. The server still plans it at each call (0.3 ms, as long as
+   * running it; `pg_prepared_statements.custom_plans`): a plan kept for any parameters costs `LIMIT $3` as a tenth of
+   * the pending rows. With the batch size written into the text it kept one plan, 15 to 20 us less per delivery with a
+   * large backlog, but a plan made on a small table with statistics scanned the whole table, sorted it and joined the
+   * update by hash (2.2 ms per claim of 20 in the benchmark's 200-delivery rounds against 1 ms, and growing with the
+   * table until its next analyse), so the claim is planned for the table as it is.
+   *
+   * The walk, each candidate's look-up and the lease's look for a due delivery start at the webhook's `pending_from`
+   * (see moveWalkStart): below it no delivery of the webhook is pending, only delivered rows' entries not yet vacuumed.
+   * The walk takes it as a value (`(SELECT pending_from FROM lease)`), which the index scan starts from whichever way
+   * the join is planned; compared with the joined `lease.pending_from`, a plan that walked the index first checked it
+   * only after reading each entry.
    */
   async claimBatch(sql: Sql, webhookId: string, worker: string, n: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     const rows = await sql.rows<ClaimedDelivery>(
       `WITH lease AS (
          UPDATE webhooks SET lease_until = clock_timestamp() + make_interval(secs => $4::double precision / 1000)
-          WHERE webhook_id = $1 AND leased_by = $2 AND enabled AND ${ASYNC_COMMIT} RETURNING webhook_id),
+          WHERE webhook_id = $1 AND leased_by = $2 AND enabled AND ${ASYNC_COMMIT} RETURNING webhook_id, pending_from),
        next AS (
          SELECT d.ctid AS row_id, d.status FROM webhook_deliveries d JOIN lease ON lease.webhook_id = d.webhook_id
-          WHERE d.webhook_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= clock_timestamp()
+          WHERE d.webhook_id = $1 AND d.status = 'pending' AND d.event_seq >= (SELECT pending_from FROM lease) AND d.next_attempt_at <= clock_timestamp()
             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries p
-                             WHERE p.webhook_id = $1 AND p.subject = d.subject AND p.status = 'pending' AND p.event_seq < d.event_seq OFFSET 0)
+                             WHERE p.webhook_id = $1 AND p.subject = d.subject AND p.status = 'pending' AND p.event_seq < d.event_seq
+                               AND p.event_seq >= (SELECT pending_from FROM lease) OFFSET 0)
           ORDER BY d.event_seq LIMIT $3)
        UPDATE webhook_deliveries d SET attempts = d.attempts + 1, first_attempt_at = coalesce(d.first_attempt_at, clock_timestamp())
          FROM next, participant_events e
@@ -326,6 +353,67 @@ export class WebhooksRepository {
   /** Disables a webhook whose receiver answered 410 Gone. */
   async disableGone(sql: Sql, webhookId: string): Promise<void> {
     await sql.exec(`UPDATE webhooks SET enabled = false, disabled_reason = 'gone' WHERE webhook_id = $1`, [webhookId]);
+  }
+
+  /**
+   * Moves where the claims' walk over a webhook's pending deliveries starts.
+   *
+   * **The walk's lower bound** (`webhooks.pending_from`, migration 1765332000000). A delivered row's entries stay in the
+   * pending-only indexes until a vacuum, and they lie in front of the pending ones (lower `event_seq`). Walked from the
+   * webhook's first entry, every claim, each candidate's look-up for an earlier pending delivery of its subject and the
+   * lease's look for a due delivery stepped over all of them: after 20,000 deliveries since the last vacuum, 2,258
+   * pages for a claim of 20 and 110 for the lease's look (208 and 12 from the bound; webhook-claim.spec.ts). All three
+   * now start at `pending_from`, below which no delivery of the webhook is pending. Moving it up is the care: an event's
+   * `event_seq` is taken when its transaction writes it and the row is seen only at its commit, so a transaction open
+   * now may still add a pending delivery below the lowest pending one this statement sees. So the bound moves over three
+   * calls:
+   * - one plans the move: `pending_from_next` = the lowest pending delivery it sees (or the webhook's last delivery + 1
+   *   when none is pending), `pending_from_next_at` = the time, after the statement's snapshot;
+   * - the next checks that no client session of this database is still in a transaction begun at or before that time
+   *   (`pg_stat_activity.xact_start`; any transaction begun later takes a higher `event_seq`), and marks the plan
+   *   checked (`_at` null). Sessions of other roles show no `xact_start`: only the platform's role writes deliveries.
+   *   With `track_activities` off nothing is ever checked and the bound stays where it is;
+   * - the next moves `pending_from` to the plan, or to the lowest pending delivery it sees if lower (a transaction
+   *   checked as ended has committed by now: this statement's snapshot, taken after the check, sees its rows), and
+   *   plans the next move.
+   * The worker calls this before releasing a webhook once it has claimed 500 of its deliveries since the last call
+   * (delivery-worker.ts WALK_MOVE_EVERY), so the bound trails the lowest pending delivery by 1,000 to 1,500. Not in
+   * the claim: the claim is planned at every call, and these clauses doubled its planning time. Not prepared: a plan
+   * kept for any parameters, made while the table was small, would read the whole table for its look-ups once it had
+   * grown. A retry by hand lowers `pending_from` to its delivery and drops a planned move, in its own transaction.
+   * This update keeps what such a retry wrote meanwhile (UNCHANGED): it waits for the row and then sees it as the retry
+   * left it, while its CTEs read it as it was before.
+   */
+  async moveWalkStart(sql: Sql, webhookId: string): Promise<void> {
+    await sql.exec(
+      `WITH cur AS (
+         SELECT pending_from, pending_from_next, pending_from_next_at FROM webhooks WHERE webhook_id = $1),
+       low AS (
+         SELECT coalesce(
+                  (SELECT d.event_seq FROM webhook_deliveries d
+                    WHERE d.webhook_id = $1 AND d.status = 'pending' AND d.event_seq >= cur.pending_from ORDER BY d.event_seq LIMIT 1),
+                  (SELECT d.event_seq + 1 FROM webhook_deliveries d WHERE d.webhook_id = $1 ORDER BY d.event_seq DESC LIMIT 1),
+                  cur.pending_from) AS seq,
+                cur.pending_from_next AS seen_next, cur.pending_from_next_at AS seen_at,
+                CASE WHEN cur.pending_from_next IS NOT NULL AND cur.pending_from_next_at IS NOT NULL
+                      AND current_setting('track_activities')::boolean
+                     THEN NOT EXISTS (SELECT 1 FROM pg_stat_activity a
+                                       WHERE a.datname = current_database() AND a.backend_type = 'client backend' AND a.pid <> pg_backend_pid()
+                                         AND a.xact_start <= cur.pending_from_next_at)
+                     ELSE false END AS settled
+           FROM cur)
+       UPDATE webhooks w SET
+              pending_from = CASE WHEN ${UNCHANGED} AND low.seen_next IS NOT NULL AND low.seen_at IS NULL THEN least(low.seen_next, low.seq)
+                                  ELSE w.pending_from END,
+              pending_from_next = CASE WHEN ${UNCHANGED} AND (low.seen_next IS NULL OR low.seen_at IS NULL) THEN low.seq
+                                       ELSE w.pending_from_next END,
+              pending_from_next_at = CASE WHEN ${UNCHANGED} AND (low.seen_next IS NULL OR low.seen_at IS NULL) THEN clock_timestamp()
+                                          WHEN ${UNCHANGED} AND low.settled THEN NULL
+                                          ELSE w.pending_from_next_at END
+         FROM low
+        WHERE w.webhook_id = $1 AND ${ASYNC_COMMIT}`,
+      [webhookId],
+    );
   }
 
   async release(sql: Sql, webhookId: string, worker: string): Promise<void> {
