@@ -36,6 +36,11 @@
  *  - `webhooks.db_cpu_per_delivery.backlog_N`: PostgreSQL's CPU time per delivery while one webhook's backlog of N
  *    pending deliveries (BENCH_WEBHOOK_BACKLOGS, default 200,10000) is claimed and its outcomes stored through the
  *    worker's statements, no HTTP, against the first backlog: flat when a claim reads only what it claims.
+ *  - `webhooks.db_cpu_per_delivery.after_N_delivered`: the same for a backlog of 10,000 of a webhook that has had N
+ *    deliveries (BENCH_WEBHOOK_DELIVERED, default 50,000; 0 skips it) since the table's last vacuum, each claimed and
+ *    stored through the worker's statements: their entries stay in the pending-only indexes until a vacuum. Autovacuum
+ *    is off for the table meanwhile, as if it were large enough for N updates to stay under its threshold (20 % of it);
+ *    the statistics are taken after them, when nothing is pending, as a worker that keeps up leaves them.
  *  - BENCH_CPU_PROF_DIR=dir writes a CPU profile of the worker replica's whole life (worker.cpuprofile; summarise it
  *    with bench/cpuprofile-summary.mjs).
  */
@@ -59,6 +64,8 @@ const RETRY_MS = Number(process.env.BENCH_WEBHOOK_RETRY_MS ?? 1000);
 const INLINE = process.env.BENCH_WEBHOOK_WORKER === 'inline';
 /** Backlogs of one webhook for `webhooks.db_cpu_per_delivery` (the first is the anchor). */
 const BACKLOGS = (process.env.BENCH_WEBHOOK_BACKLOGS ?? '200,10000').split(',').map(Number);
+/** Deliveries of one webhook since the table's last vacuum for `webhooks.db_cpu_per_delivery.after_N_delivered` (0: skip). */
+const DELIVERED_SINCE_VACUUM = Number(process.env.BENCH_WEBHOOK_DELIVERED ?? 50_000);
 /**
  * `split`: PostgreSQL, auth, platform's API replica and the load generator on CPU 0, the delivery worker replica and
  * the receivers on CPU 1 (taskset), as a deployment that runs delivery on its own machines would, the database
@@ -401,6 +408,16 @@ const bench: Benchmark = async (report) => {
         ratio: round(perDelivery.get(backlog)! / perDelivery.get(anchor)!, 2),
       });
     }
+    if (DELIVERED_SINCE_VACUUM > 0) {
+      const after = await claimCost(claimDb, 10_000, DELIVERED_SINCE_VACUUM);
+      report({
+        name: `webhooks.db_cpu_per_delivery.after_${DELIVERED_SINCE_VACUUM}_delivered`,
+        value: round(after, 1),
+        unit: 'us',
+        anchor: round(perDelivery.get(anchor)!, 1),
+        ratio: round(after / perDelivery.get(anchor)!, 2),
+      });
+    }
   } finally {
     for (const c of closers.reverse()) await c().catch(() => undefined);
     await stack.close();
@@ -443,12 +460,16 @@ async function postgresCpuByClient(db: string, owners: Record<number, string>): 
 
 /**
  * PostgreSQL's CPU time (us, every postgres process) per delivery while `backlog` pending deliveries of one webhook,
- * each of its own subject, are claimed 20 at a time and their outcomes stored through the delivery worker's own
- * statements (WebhooksRepository), until none is left; no HTTP. Before each round the tables are emptied, then filled
+ * each of its own subject, are leased, claimed 20 at a time (5 batches a lease), stored and released through the
+ * delivery worker's own statements (WebhooksRepository), until none is left; no HTTP. Before each round the tables are emptied, then filled
  * and analysed, as autovacuum would have them on a busy server; small backlogs are drained several times over, so
- * that at least 2,000 deliveries are measured (/proc counts CPU time in 10 ms ticks).
+ * that at least 10,000 deliveries are measured (/proc counts CPU time in 10 ms ticks: 2,000 left the figure to within a
+ * tenth). With `deliveredBefore`, that
+ * many deliveries are made the same way first, unmeasured, with autovacuum off for the table, and then analysed (not
+ * vacuumed): statistics that see nothing pending, as a worker that keeps up leaves them, and the delivered rows'
+ * entries still in the pending-only indexes when the backlog comes.
  */
-async function claimCost(url: string, backlog: number): Promise<number> {
+async function claimCost(url: string, backlog: number, deliveredBefore = 0): Promise<number> {
   const webhookId = '5a8e2f40-1c7d-4e9b-b3a6-0d2c4f6e8a13';
   const repo = new WebhooksRepository();
   const db = new Client({ connectionString: url });
@@ -457,42 +478,73 @@ async function claimCost(url: string, backlog: number): Promise<number> {
     const sql = sqlOn(db);
     let cpu = 0;
     let delivered = 0;
-    for (let round = 0; round < Math.ceil(2000 / backlog); round++) {
-      await db.query('TRUNCATE webhook_deliveries, participant_events, webhooks');
-      await db.query(
-        `INSERT INTO webhooks (webhook_id, participant_id, url, secret, created_at, leased_by, lease_until)
-         VALUES ($1, 'p1', 'http://127.0.0.1:9/hook', 'whsec_x', now(), 'bench', now() + interval '1 day')`,
-        [webhookId],
-      );
-      for (let done = 0; done < backlog; done += 500) {
-        const events = Array.from({ length: Math.min(500, backlog - done) }, (_, i) =>
-          participantEvent('p1', 'dtp.diamond.updated', `d${done + i}`, { diamond_id: `d${done + i}` }, new Date()),
+    /** `count` events of one subject each, from d`from` on, one delivery each. */
+    const record = async (count: number, from: number): Promise<void> => {
+      for (let done = 0; done < count; done += 500) {
+        const events = Array.from({ length: Math.min(500, count - done) }, (_, i) =>
+          participantEvent('p1', 'dtp.diamond.updated', `d${from + done + i}`, { diamond_id: `d${from + done + i}` }, new Date()),
         );
         await writeParticipantEvents(sql, events);
       }
-      await db.query('VACUUM ANALYZE webhook_deliveries');
-      await db.query('ANALYZE participant_events');
-      const cpu0 = postgresCpuSeconds();
+    };
+    /**
+     * Leases the webhook, claims batches of 20 and stores them as delivered, up to 5 batches a lease, moves the walk's
+     * start (once 500 were claimed since the last move) and releases it, until nothing is due, as the worker does
+     * (delivery-worker.ts); how many.
+     */
+    let sinceMove = 0;
+    const drain = async (): Promise<number> => {
       let n = 0;
-      for (;;) {
-        const batch = await repo.claimBatch(sql, webhookId, 'bench', 20, 60_000);
-        if (batch.length === 0) break;
-        const at = new Date();
-        await repo.recordAttempts(
-          sql,
-          batch.map((d) => ({
-            delivery_id: d.delivery_id,
-            attempts: d.attempts,
-            status: 'delivered' as const,
-            code: 204,
-            error: null,
-            nextAttemptAt: null,
-            at,
-          })),
-        );
-        n += batch.length;
+      while ((await repo.leaseWebhooks(sql, 'bench', 1, 60_000)).length > 0) {
+        for (let b = 0; b < 5; b++) {
+          const batch = await repo.claimBatch(sql, webhookId, 'bench', 20, 60_000);
+          if (batch.length === 0) break;
+          const at = new Date();
+          await repo.recordAttempts(
+            sql,
+            batch.map((d) => ({
+              delivery_id: d.delivery_id,
+              attempts: d.attempts,
+              status: 'delivered' as const,
+              code: 204,
+              error: null,
+              nextAttemptAt: null,
+              at,
+            })),
+          );
+          n += batch.length;
+          sinceMove += batch.length;
+        }
+        if (sinceMove >= 500) {
+          sinceMove = 0;
+          await repo.moveWalkStart(sql, webhookId);
+        }
+        await repo.release(sql, webhookId, 'bench');
       }
+      return n;
+    };
+    for (let round = 0; round < Math.ceil(10_000 / backlog); round++) {
+      await db.query('TRUNCATE webhook_deliveries, participant_events, webhooks');
+      await db.query(`ALTER TABLE webhook_deliveries SET (autovacuum_enabled = ${deliveredBefore > 0 ? 'false' : 'true'})`);
+      await db.query(
+        `INSERT INTO webhooks (webhook_id, participant_id, url, secret, created_at) VALUES ($1, 'p1', 'http://127.0.0.1:9/hook', 'whsec_x', now())`,
+        [webhookId],
+      );
+      if (deliveredBefore > 0) {
+        // a worker keeping up: the deliveries made, then statistics that see nothing pending (ANALYZE, no vacuum)
+        await record(deliveredBefore, 0);
+        if ((await drain()) !== deliveredBefore) throw new Error(`delivered fewer than ${deliveredBefore}`);
+        await db.query('ANALYZE webhook_deliveries, participant_events');
+        await record(backlog, deliveredBefore);
+      } else {
+        await record(backlog, 0);
+        await db.query('VACUUM ANALYZE webhook_deliveries');
+        await db.query('ANALYZE participant_events');
+      }
+      const cpu0 = postgresCpuSeconds();
+      const n = await drain();
       cpu += postgresCpuSeconds() - cpu0;
+      await db.query(`ALTER TABLE webhook_deliveries RESET (autovacuum_enabled)`);
       if (n !== backlog) throw new Error(`claimed ${n} of ${backlog} deliveries`);
       delivered += n;
     }
