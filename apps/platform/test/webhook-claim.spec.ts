@@ -475,7 +475,7 @@ describe("where the delivery claim's walk starts", () => {
 
   /**
    * What the worker does with a lease of one batch: claims a batch, stores every attempt as delivered, moves the walk's
-   * start (the worker does so at most once a second per webhook) and releases the webhook; the subjects claimed.
+   * start (the worker does so every 500 deliveries of a webhook) and releases the webhook; the subjects claimed.
    */
   const deliverBatch = async (): Promise<string[]> => {
     await lease();
