@@ -5,6 +5,7 @@ import { platformEntities } from '../src/entities';
 import { platformMigrations } from '../src/migrations';
 import { participantEvent, writeParticipantEvents } from '../src/webhooks/participant-events';
 import { AttemptOutcome, WebhooksRepository } from '../src/webhooks/webhooks.repository';
+import { waitFor } from './helpers';
 
 /** A node of a plan as `EXPLAIN (FORMAT JSON)` gives it. */
 interface PlanNode {
@@ -45,6 +46,16 @@ async function leasedWebhook(db: Client, webhookId: string, participantId: strin
 /** `count` events of p1, one per diamond from d`from` on (each its own subject). */
 function diamondEvents(count: number, from = 0): ReturnType<typeof participantEvent>[] {
   return Array.from({ length: count }, (_, i) => participantEvent('p1', 'dtp.diamond.deleted', `d${from + i}`, { diamond_id: `d${from + i}` }, new Date()));
+}
+
+/** Until session `pid` waits for a lock (another transaction's row), as `observer` sees it in `pg_stat_activity`. */
+async function waitingOnLock(observer: Client, pid: number, what: string): Promise<void> {
+  await waitFor(
+    what,
+    async () =>
+      (await observer.query<{ waiting: boolean }>(`SELECT wait_event_type = 'Lock' AS waiting FROM pg_stat_activity WHERE pid = $1`, [pid])).rows[0]?.waiting,
+    5_000,
+  );
 }
 
 /** `work` in a transaction that is then rolled back: every claim starts from the same rows. */
@@ -430,12 +441,7 @@ describe('the delivery claim racing another write', () => {
     await other.query('BEGIN');
     await other.query(`UPDATE webhook_deliveries SET status = 'delivered', delivered_at = now() WHERE webhook_id = $1 AND subject = 'd0'`, [webhookId]);
     const claiming = repo.claimBatch(sql, webhookId, 'worker-1', 20, 60_000);
-    for (let i = 0; ; i++) {
-      const { rows } = await other.query<{ waiting: boolean }>(`SELECT wait_event_type = 'Lock' AS waiting FROM pg_stat_activity WHERE pid = $1`, [pid[0].pid]);
-      if (rows[0]?.waiting) break;
-      if (i > 500) throw new Error('the claim never waited for the row');
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await waitingOnLock(other, pid[0].pid, 'the claim waiting for the row');
     await other.query('COMMIT');
     const claimed = await claiming;
     expect(claimed.map((d) => d.subject)).toEqual(Array.from({ length: 19 }, (_, i) => `d${i + 1}`));
@@ -446,7 +452,7 @@ describe('the delivery claim racing another write', () => {
 
 /**
  * Where the claim's walk over a webhook's pending deliveries starts (`pending_from`, webhooks.repository.ts
- * `claimBatch`). A delivered row's entries stay in the pending-only indexes until a vacuum; walked from the webhook's
+ * `moveWalkStart`). A delivered row's entries stay in the pending-only indexes until a vacuum; walked from the webhook's
  * first entry, a claim stepped over every one of them. The start moves up only behind every transaction that might
  * still add a delivery below it, and a retry by hand moves it down.
  */
@@ -597,15 +603,10 @@ describe("where the delivery claim's walk starts", () => {
     await other.query('BEGIN');
     await repo.retry(sqlOn(other), webhookId, id);
     const moving = repo.moveWalkStart(sql, webhookId);
-    for (let i = 0; ; i++) {
-      const { rows } = await other.query<{ waiting: boolean }>(`SELECT wait_event_type = 'Lock' AS waiting FROM pg_stat_activity WHERE pid = $1`, [pid[0].pid]);
-      if (rows[0]?.waiting) break;
-      if (i > 500) {
-        await other.query('ROLLBACK');
-        throw new Error('the move never waited for the webhook');
-      }
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await waitingOnLock(other, pid[0].pid, 'the move waiting for the webhook').catch(async (err: unknown) => {
+      await other.query('ROLLBACK');
+      throw err;
+    });
     await other.query('COMMIT');
     await moving;
     expect((await walkStart()).pending_from).toBeLessThanOrEqual(old);

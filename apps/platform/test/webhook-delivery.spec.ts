@@ -278,16 +278,31 @@ describe('webhook delivery with a patient timeout', () => {
   });
 });
 
+/**
+ * A platform database of its own, migrated (no platform running on it yet), a connection to it, and a receiver that
+ * answers `answer`; `webhook` inserts p1's webhook to that receiver, as a subscription would have.
+ */
+async function deliveryDatabase(name: string, answer: Receiver['answer']) {
+  const url = await createTestDatabase(name);
+  const logger = pino({ level: 'silent' });
+  const env = replicaEnv(url);
+  await platformService.migrate(loadConfig('platform', PlatformConfig, env), logger);
+  const r = await startReceiver(answer);
+  const db = new Client({ connectionString: url });
+  await db.connect();
+  const webhook = (webhookId: string) =>
+    db.query(`INSERT INTO webhooks (webhook_id, participant_id, url, secret, created_at) VALUES ($1, 'p1', $2, $3, now())`, [
+      webhookId,
+      r.url,
+      'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8SMT4H7lvQA=',
+    ]);
+  return { env, logger, r, db, webhook };
+}
+
 describe('a platform killed mid-delivery', () => {
   it('loses nothing: the delivery stays in the database and another replica delivers it after the lease', async () => {
-    const url = await createTestDatabase('platform_kill');
-    const logger = pino({ level: 'silent' });
-    const env = replicaEnv(url);
-    await platformService.migrate(loadConfig('platform', PlatformConfig, env), logger);
     let hanging = true;
-    const r = await startReceiver(() => (hanging ? 'hang' : 204));
-    const db = new Client({ connectionString: url });
-    await db.connect();
+    const { env, logger, r, db, webhook } = await deliveryDatabase('platform_kill', () => (hanging ? 'hang' : 204));
     let survivor: RunningService | undefined;
     const child = spawn(process.execPath, ['-r', './tools/register.js', 'apps/platform/src/main.ts'], {
       cwd: root,
@@ -298,11 +313,7 @@ describe('a platform killed mid-delivery', () => {
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     try {
-      await db.query(`INSERT INTO webhooks (webhook_id, participant_id, url, secret, created_at) VALUES ($1, 'p1', $2, $3, now())`, [
-        '3b241101-e2bb-4255-8caf-4136c566a962',
-        r.url,
-        'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8SMT4H7lvQA=',
-      ]);
+      await webhook('3b241101-e2bb-4255-8caf-4136c566a962');
       const c = participantEventsCtes([participantEvent('p1', 'dtp.diamond.deleted', 'd1', { diamond_id: 'd1' }, new Date())], 1);
       await db.query(`WITH ${c.sql} SELECT 1`, c.values);
       // the child claims it and waits on the hanging receiver
@@ -334,21 +345,11 @@ describe('a platform killed mid-delivery', () => {
 
 describe("the worker moving a webhook's walk start", () => {
   it('moves it up as it delivers, every 500 deliveries, never past a pending one, delivering everything in order', async () => {
-    const url = await createTestDatabase('platform_walk_start');
-    const logger = pino({ level: 'silent' });
-    const env = replicaEnv(url);
-    await platformService.migrate(loadConfig('platform', PlatformConfig, env), logger);
-    const r = await startReceiver(() => 204);
-    const db = new Client({ connectionString: url });
-    await db.connect();
+    const { env, logger, r, db, webhook } = await deliveryDatabase('platform_walk_start', () => 204);
     let replica: RunningService | undefined;
     try {
       const webhookId = '6d0f4a2b-8c1e-4f3a-9b5d-2e7c0a1f3b4d';
-      await db.query(`INSERT INTO webhooks (webhook_id, participant_id, url, secret, created_at) VALUES ($1, 'p1', $2, $3, now())`, [
-        webhookId,
-        r.url,
-        'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw8SMT4H7lvQA=',
-      ]);
+      await webhook(webhookId);
       // 2,000 events of as many subjects, written before the worker starts: full batches and leases from the first
       for (let b = 0; b < 5; b++) {
         const events = Array.from({ length: 400 }, (_, i) => participantEvent('p1', 'dtp.diamond.deleted', `d${b * 400 + i}`, { n: b * 400 + i }, new Date()));
