@@ -52,6 +52,7 @@ import { sqlOn, withDatabase } from '@dtp/database';
 import { loadConfig } from '@dtp/service-kit';
 import { HeldPort } from '@dtp/testing';
 import { platformService } from '@dtp/platform';
+import { BATCH, BATCHES_PER_LEASE, WALK_MOVE_EVERY } from '../apps/platform/src/webhooks/delivery-worker';
 import { participantEvent, writeParticipantEvents } from '../apps/platform/src/webhooks/participant-events';
 import { WebhooksRepository } from '../apps/platform/src/webhooks/webhooks.repository';
 import type { Benchmark } from './run';
@@ -460,14 +461,13 @@ async function postgresCpuByClient(db: string, owners: Record<number, string>): 
 
 /**
  * PostgreSQL's CPU time (us, every postgres process) per delivery while `backlog` pending deliveries of one webhook,
- * each of its own subject, are leased, claimed 20 at a time (5 batches a lease), stored and released through the
- * delivery worker's own statements (WebhooksRepository), until none is left; no HTTP. Before each round the tables are emptied, then filled
- * and analysed, as autovacuum would have them on a busy server; small backlogs are drained several times over, so
- * that at least 10,000 deliveries are measured (/proc counts CPU time in 10 ms ticks: 2,000 left the figure to within a
- * tenth). With `deliveredBefore`, that
- * many deliveries are made the same way first, unmeasured, with autovacuum off for the table, and then analysed (not
- * vacuumed): statistics that see nothing pending, as a worker that keeps up leaves them, and the delivered rows'
- * entries still in the pending-only indexes when the backlog comes.
+ * each of its own subject, are leased, claimed a batch at a time, stored and released through the delivery worker's
+ * own statements (WebhooksRepository) and batch sizes, until none is left; no HTTP. Before each round the tables are
+ * emptied, then filled and analysed, as autovacuum would have them on a busy server; small backlogs are drained several
+ * times over, so that at least 10,000 deliveries are measured (/proc counts CPU time in 10 ms ticks: 2,000 left the
+ * figure to within a tenth). With `deliveredBefore`, that many deliveries are made the same way first, unmeasured,
+ * with autovacuum off for the table, and then analysed (not vacuumed): statistics that see nothing pending, as a worker
+ * that keeps up leaves them, and the delivered rows' entries still in the pending-only indexes when the backlog comes.
  */
 async function claimCost(url: string, backlog: number, deliveredBefore = 0): Promise<number> {
   const webhookId = '5a8e2f40-1c7d-4e9b-b3a6-0d2c4f6e8a13';
@@ -488,16 +488,16 @@ async function claimCost(url: string, backlog: number, deliveredBefore = 0): Pro
       }
     };
     /**
-     * Leases the webhook, claims batches of 20 and stores them as delivered, up to 5 batches a lease, moves the walk's
-     * start (once 500 were claimed since the last move) and releases it, until nothing is due, as the worker does
-     * (delivery-worker.ts); how many.
+     * Leases the webhook, claims batches and stores them as delivered, up to BATCHES_PER_LEASE a lease, moves the
+     * walk's start (once WALK_MOVE_EVERY were claimed since the last move) and releases it, until nothing is due, as the
+     * worker does (delivery-worker.ts); how many.
      */
     let sinceMove = 0;
     const drain = async (): Promise<number> => {
       let n = 0;
       while ((await repo.leaseWebhooks(sql, 'bench', 1, 60_000)).length > 0) {
-        for (let b = 0; b < 5; b++) {
-          const batch = await repo.claimBatch(sql, webhookId, 'bench', 20, 60_000);
+        for (let b = 0; b < BATCHES_PER_LEASE; b++) {
+          const batch = await repo.claimBatch(sql, webhookId, 'bench', BATCH, 60_000);
           if (batch.length === 0) break;
           const at = new Date();
           await repo.recordAttempts(
@@ -515,7 +515,7 @@ async function claimCost(url: string, backlog: number, deliveredBefore = 0): Pro
           n += batch.length;
           sinceMove += batch.length;
         }
-        if (sinceMove >= 500) {
+        if (sinceMove >= WALK_MOVE_EVERY) {
           sinceMove = 0;
           await repo.moveWalkStart(sql, webhookId);
         }

@@ -17,8 +17,8 @@ import { AttemptOutcome, ClaimedDelivery, WebhooksRepository } from './webhooks.
 import type { Resolver } from './url-guard';
 
 /** Deliveries claimed at once for one webhook (each a different subject), and batches per lease (fairness). */
-const BATCH = 20;
-const BATCHES_PER_LEASE = 5;
+export const BATCH = 20;
+export const BATCHES_PER_LEASE = 5;
 /** A lease is renewed before an attempt that might otherwise outlast it by less than this. */
 const LEASE_MARGIN_MS = 1000;
 /** Outcomes are stored at the end of a batch, and also after an attempt ending this long after the last store. */
@@ -30,7 +30,7 @@ const PASS_GAP_MS = 20;
  * the bound then trails the lowest pending delivery by two to three times this many, and a move (about half a
  * millisecond of database time) costs about 1 us per delivery, at any rate.
  */
-const WALK_MOVE_EVERY = 500;
+export const WALK_MOVE_EVERY = 500;
 
 /** The CloudEvent of a stored event, as JSON text: its data spliced in exactly as stored. */
 export function cloudEventText(source: string, e: { event_id: string; type: string; time: Date; subject: string; data_text: string }): string {
