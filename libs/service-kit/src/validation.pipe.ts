@@ -1,5 +1,6 @@
 import { ArgumentMetadata, HttpStatus, ValidationPipe } from '@nestjs/common';
-import { getMetadataStorage } from 'class-validator';
+import { ValidationVerdict } from '@dtp/domain';
+import { getMetadataStorage, ValidationError, ValidatorOptions } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { arrayOverflow } from './array-bounds';
 import { RequestValidationException, toValidationDetails } from './errors';
@@ -52,6 +53,8 @@ cacheValidationMetadata();
  * arrays longer than their `@ArrayMaxSize` are refused with a single entry (array-bounds.ts).
  */
 export class ApiValidationPipe extends ValidationPipe {
+  private readonly verdict = new ValidationVerdict();
+
   constructor() {
     super({
       whitelist: true,
@@ -97,6 +100,15 @@ export class ApiValidationPipe extends ValidationPipe {
       }
       throw err;
     }
+  }
+
+  /**
+   * A value that certainly has no error (@dtp/domain validation-verdict.ts) is not validated again; any other is validated by
+   * class-validator, which writes the errors.
+   */
+  protected override validate(object: object, options?: ValidatorOptions): Promise<ValidationError[]> | ValidationError[] {
+    if (options && this.verdict.passes(object, options)) return [];
+    return super.validate(object, options);
   }
 }
 

@@ -1,5 +1,6 @@
 export * from './validators';
 export * from './validation-detail';
+export * from './validation-verdict';
 export * from './rough-schema.dto';
 export * from './create-rough-diamond.dto';
 export * from './polished-schema.dto';

@@ -1,6 +1,9 @@
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import { toValidationDetail } from './validation-detail';
+import { ValidationVerdict } from './validation-verdict';
+
+const verdict = new ValidationVerdict();
 
 /**
  * Test helpers (not exported from the library): validate a plain body the way the services' global
@@ -8,7 +11,14 @@ import { toValidationDetail } from './validation-detail';
  */
 export function validatePlain<T extends object>(cls: ClassConstructor<T>, plain: unknown) {
   const instance = plainToInstance(cls, plain) as T;
-  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true });
+  const options = { whitelist: true, forbidNonWhitelisted: true };
+  const errors = validateSync(instance, options);
+  // Every body a DTO test validates is also a test of ValidationVerdict (the global pipe's short cut): it must pass
+  // exactly the bodies class-validator finds nothing in.
+  const passes = verdict.passes(instance, options);
+  if (passes !== (errors.length === 0)) {
+    throw new Error(`ValidationVerdict says ${passes ? 'passes' : 'fails'} where class-validator finds ${errors.length} error(s): ${JSON.stringify(plain)}`);
+  }
   return { instance, errors, detail: toValidationDetail(errors, []) };
 }
 

@@ -1,0 +1,197 @@
+import { getMetadataStorage, ValidationArguments, ValidationTypes, ValidatorOptions } from 'class-validator';
+import type { ConstraintMetadata } from 'class-validator/types/metadata/ConstraintMetadata';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+
+type MetadataStorage = ReturnType<typeof getMetadataStorage>;
+
+/** One rule of a property: its metadata and the constraint classes' instances that check it. */
+interface Rule {
+  metadata: ValidationMetadata;
+  constraints: ConstraintMetadata[];
+  /** The instances, taken once from class-validator's container (it keeps one per constraint class). */
+  instances: { validate(value: unknown, args: ValidationArguments): unknown }[];
+}
+
+/** What class-validator runs for one property, in its order: defined rules, conditions, rules, nested values. */
+interface PropertyPlan {
+  name: string;
+  defined: Rule[];
+  conditions: ValidationMetadata[];
+  rules: Rule[];
+  nested: ValidationMetadata[];
+}
+
+/** A class's plan, or UNSUPPORTED where class-validator does more than this file repeats (it then decides). */
+type Plan = { properties: PropertyPlan[]; allowed: Record<string, true> } | typeof UNSUPPORTED;
+const UNSUPPORTED = Symbol('unsupported');
+
+const KNOWN_TYPES = new Set<string>([
+  ValidationTypes.CUSTOM_VALIDATION,
+  ValidationTypes.NESTED_VALIDATION,
+  ValidationTypes.CONDITIONAL_VALIDATION,
+  ValidationTypes.WHITELIST,
+  ValidationTypes.IS_DEFINED,
+]);
+
+/**
+ * Says, without class-validator's bookkeeping, whether `validate(object, options)` would find nothing: `true` only
+ * where it certainly would; `false` where it would find something, or where this cannot tell (an asynchronous rule,
+ * a promise rule, a rule type it does not know, options it does not follow). A request body that passes is then
+ * not validated again; any other is, by class-validator itself, which writes the errors. So a `false` costs time,
+ * never an answer; a `true` must never be wrong, and the tests hold it to class-validator's verdict on every DTO.
+ *
+ * Why: class-validator's executor makes an error object per property and per nested object whether or not there
+ * is an error, filters each property's rules five times, looks up every rule's constraint instance with a linear
+ * search of its container, and strips the empty errors at the end; for a registration's body that was about a
+ * tenth of the service's CPU per request, mostly garbage. This walks the same metadata (the same look-ups, cached
+ * per class: service-kit's validation.pipe.ts `cacheValidationMetadata`) and calls the same constraints with the same arguments,
+ * in class-validator's order, and stops at the first failure.
+ */
+export class ValidationVerdict {
+  private readonly plans = new WeakMap<Record<string, ValidationMetadata[]>, Plan>();
+
+  constructor(private readonly storage: MetadataStorage = getMetadataStorage()) {}
+
+  passes(object: object, options: ValidatorOptions): boolean {
+    if (!followed(options)) return false;
+    try {
+      return this.execute(object, undefined, options);
+    } catch {
+      // A rule that throws: class-validator runs it again and answers as it does.
+      return false;
+    }
+  }
+
+  /** ValidationExecutor.execute: the class's rules (or the schema's, for a nested value), every property. */
+  private execute(object: object, targetSchema: string | undefined, options: ValidatorOptions): boolean {
+    const metadatas = this.storage.getTargetValidationMetadatas(object.constructor, targetSchema as string, false, false, undefined);
+    // No rules: an unknown value (forbidUnknownValues) or, whitelisted, every member an error; class-validator says.
+    if (metadatas.length === 0) return false;
+    const plan = this.planOf(this.storage.groupByPropertyName(metadatas));
+    if (plan === UNSUPPORTED) return false;
+    if (options.whitelist) {
+      // forbidNonWhitelisted (followed() requires it): a member without rules is an error.
+      for (const name of Object.keys(object)) if (plan.allowed[name] !== true) return false;
+    }
+    const targetName = object.constructor ? object.constructor.name : (undefined as unknown as string);
+    for (const property of plan.properties) {
+      const value = (object as Record<string, unknown>)[property.name];
+      if (!this.property(object, targetName, value, property, options)) return false;
+    }
+    return true;
+  }
+
+  /** ValidationExecutor.performValidations for a property of a class. */
+  private property(object: object, targetName: string, value: unknown, plan: PropertyPlan, options: ValidatorOptions): boolean {
+    for (const condition of plan.conditions) {
+      if (!(condition.constraints[0] as (object: object, value: unknown) => unknown)(object, value)) return true;
+    }
+    if (!rulesPass(object, targetName, value, plan.defined)) return false;
+    if (!rulesPass(object, targetName, value, plan.rules)) return false;
+    return this.nested(value, plan.nested, options);
+  }
+
+  /** ValidationExecutor.nestedValidations: each item of an array, Set or Map, or the object by its class's rules. */
+  private nested(value: unknown, metadatas: ValidationMetadata[], options: ValidatorOptions): boolean {
+    if (value === undefined || metadatas.length === 0) return true;
+    for (const metadata of metadatas) {
+      if (Array.isArray(value) || value instanceof Set || value instanceof Map) {
+        // Each item is validated with all the property's nested rules (and only them); a Map's values in order.
+        const items = value instanceof Set ? Array.from(value) : value instanceof Map ? Array.from(value.values()) : value;
+        for (const item of items) if (!this.nested(item, metadatas, options)) return false;
+        // An item that is undefined passes (nestedValidations returns at once), as in class-validator.
+      } else if (value instanceof Object) {
+        const targetSchema = typeof metadata.target === 'string' ? metadata.target : metadata.target.name;
+        if (!this.execute(value, targetSchema, options)) return false;
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private planOf(grouped: Record<string, ValidationMetadata[]>): Plan {
+    let plan = this.plans.get(grouped);
+    if (plan === undefined) this.plans.set(grouped, (plan = this.makePlan(grouped)));
+    return plan;
+  }
+
+  private makePlan(grouped: Record<string, ValidationMetadata[]>): Plan {
+    const properties: PropertyPlan[] = [];
+    const allowed: Record<string, true> = Object.create(null);
+    for (const name of Object.keys(grouped)) {
+      const all = grouped[name];
+      if (all.length > 0) allowed[name] = true;
+      if (all.some((m) => !KNOWN_TYPES.has(m.type))) return UNSUPPORTED;
+      const rule = (metadata: ValidationMetadata): Rule | typeof UNSUPPORTED => {
+        const constraints = this.storage.getTargetValidatorConstraints(metadata.constraintCls);
+        // A rule's constraint instance is class-validator's (its container keeps one per class); one that may
+        // answer with a promise is left to class-validator.
+        if (constraints.some((c) => c.async)) return UNSUPPORTED;
+        return { metadata, constraints, instances: constraints.map((c) => c.instance) };
+      };
+      const defined: Rule[] = [];
+      const rules: Rule[] = [];
+      for (const metadata of all) {
+        if (metadata.type === ValidationTypes.IS_DEFINED || metadata.type === ValidationTypes.CUSTOM_VALIDATION) {
+          const made = rule(metadata);
+          if (made === UNSUPPORTED) return UNSUPPORTED;
+          (metadata.type === ValidationTypes.IS_DEFINED ? defined : rules).push(made);
+        }
+      }
+      properties.push({
+        name,
+        defined,
+        conditions: all.filter((m) => m.type === ValidationTypes.CONDITIONAL_VALIDATION),
+        rules,
+        nested: all.filter((m) => m.type === ValidationTypes.NESTED_VALIDATION),
+      });
+    }
+    return { properties, allowed };
+  }
+}
+
+/**
+ * The options this file follows: the global pipe's (whitelist with forbidNonWhitelisted, or no whitelist), no
+ * groups, no `always`/`strictGroups`, no skipping of missing properties. Any other is left to class-validator.
+ */
+function followed(options: ValidatorOptions): boolean {
+  return (
+    (!options.whitelist || options.forbidNonWhitelisted === true) &&
+    !(options.groups && options.groups.length > 0) &&
+    !options.always &&
+    !options.strictGroups &&
+    !options.skipMissingProperties &&
+    !options.skipNullProperties &&
+    !options.skipUndefinedProperties
+  );
+}
+
+/** ValidationExecutor.customValidations, for a verdict: every rule whose `validateIf` holds is met. */
+function rulesPass(object: object, targetName: string, value: unknown, rules: Rule[]): boolean {
+  for (const { metadata, instances } of rules) {
+    if (metadata.validateIf && !metadata.validateIf(object, value)) continue;
+    for (const instance of instances) {
+      const args: ValidationArguments = {
+        targetName,
+        property: metadata.propertyName,
+        object,
+        value,
+        constraints: metadata.constraints,
+      };
+      if (!metadata.each || !(Array.isArray(value) || value instanceof Set || value instanceof Map)) {
+        const valid = instance.validate(value, args);
+        if (isPromise(valid) || !valid) return false;
+      } else {
+        const items = value instanceof Map ? Array.from(value.values()) : Array.isArray(value) ? value : Array.from(value);
+        for (const item of items) {
+          const valid = instance.validate(item, args);
+          if (isPromise(valid) || !valid) return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+const isPromise = (value: unknown): boolean => value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function';
