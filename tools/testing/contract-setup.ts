@@ -1,7 +1,9 @@
 /**
  * Jest setup of every project (jest.preset.js): contract tests (#14). Every application the service kit builds
  * in a test checks each answer against its own OpenAPI document (libs/testing/src/contract.ts); a test during
- * which an answer broke the document fails, naming the operation, the status and what is wrong.
+ * which an answer broke the document fails, naming the operation, the status and what is wrong. Likewise every
+ * value the global validation pipe validates is validated by class-validator as well as judged by its short cut
+ * (ValidationVerdict), and a test during which they disagreed fails.
  *
  * Only globals here, so that a project that never starts an application does not load the kit or ajv.
  */
@@ -9,13 +11,26 @@ import type { ContractViolation } from '../../libs/testing/src/contract';
 
 const CHECK = Symbol.for('dtp.responseContractCheck');
 const STORE = Symbol.for('dtp.contractViolations');
-type Globals = { [CHECK]?: unknown; [STORE]?: ContractViolation[] };
+// The global validation pipe's short cut (libs/service-kit validation.pipe.ts): every value it validates in a test
+// is validated by class-validator too, and a verdict that disagrees is kept here.
+const VERDICT_CHECK = Symbol.for('dtp.validationVerdictCheck');
+type Disagreement = { target: string; passes: boolean; errors: number };
+type Globals = { [CHECK]?: unknown; [STORE]?: ContractViolation[]; [VERDICT_CHECK]?: (d: Disagreement) => void };
+const disagreements: Disagreement[] = [];
+(globalThis as Globals)[VERDICT_CHECK] = (d) => disagreements.push(d);
 
 (globalThis as Globals)[CHECK] = (service: string, document: object) =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   (require('../../libs/testing/src/contract') as typeof import('../../libs/testing/src/contract')).responseContractCheck(service, document as never);
 
 afterEach(() => {
+  const disagreed = disagreements.splice(0);
+  if (disagreed.length > 0) {
+    const lines = disagreed
+      .slice(0, 20)
+      .map((d) => `  ${d.target}: ValidationVerdict ${d.passes ? 'passed' : 'refused'} it, class-validator found ${d.errors} error(s)`);
+    throw new Error(`the validation pipe's verdict disagreed with class-validator (libs/domain validation-verdict.ts):\n${lines.join('\n')}`);
+  }
   const broken = (globalThis as Globals)[STORE]?.splice(0) ?? [];
   if (broken.length > 0) {
     const counts = new Map<string, number>();

@@ -47,6 +47,14 @@ export function cacheValidationMetadata(storage: MetadataStorage = getMetadataSt
 cacheValidationMetadata();
 
 /**
+ * Installed by the test setup (tools/testing/contract-setup.ts) through the global object, as the response contract
+ * check is: every value the pipe validates in a test is also validated by class-validator, and a ValidationVerdict
+ * that disagrees fails the test. A running service has none.
+ */
+const VERDICT_CHECK = Symbol.for('dtp.validationVerdictCheck');
+export type VerdictCheck = (disagreement: { target: string; passes: boolean; errors: number }) => void;
+
+/**
  * The global pipe: unknown fields rejected, payloads transformed to DTO classes, failures answered 422 with
  * `detail` entries located at `body`, `query` or `path`. Before any of that, every string and key of a body or
  * query is checked for NUL and lone surrogates (DESIGN.md "Input bounds"), each one named by its path, and
@@ -107,8 +115,18 @@ export class ApiValidationPipe extends ValidationPipe {
    * class-validator, which writes the errors.
    */
   protected override validate(object: object, options?: ValidatorOptions): Promise<ValidationError[]> | ValidationError[] {
-    if (options && this.verdict.passes(object, options)) return [];
-    return super.validate(object, options);
+    if (!options) return super.validate(object, options);
+    const passes = this.verdict.passes(object, options);
+    const check = (globalThis as { [VERDICT_CHECK]?: VerdictCheck })[VERDICT_CHECK];
+    if (check) return this.checked(object, options, passes, check);
+    return passes ? [] : super.validate(object, options);
+  }
+
+  /** Tests: class-validator validates every value, and a verdict that disagrees with it is reported. */
+  private async checked(object: object, options: ValidatorOptions, passes: boolean, check: VerdictCheck): Promise<ValidationError[]> {
+    const errors = await super.validate(object, options);
+    if (passes !== (errors.length === 0)) check({ target: object.constructor?.name ?? typeof object, passes, errors: errors.length });
+    return errors;
   }
 }
 
