@@ -94,6 +94,14 @@ describe('canonicalJson (RFC 8785) writes what the reference writes', () => {
     expect(canonicalJson(JSON.parse('{"__proto__":{"b":1,"a":2},"x":1}'))).toBe('{"__proto__":{"a":2,"b":1},"x":1}');
   });
 
+  it('for objects whose names differ after the first, in any order, many times over (shapes are remembered)', () => {
+    const objects = [{ a: 1, b: 2 }, { a: 1, c: 2 }, { a: 1, b: 2, c: 3 }, { a: 1, c: 3, b: 2 }, { b: 2, a: 1 }, { a: { z: 1, y: [{ b: 1, a: 2 }] } }];
+    for (let round = 0; round < 3; round++) for (const value of objects) same(value);
+    // More shapes than are remembered: written all the same.
+    for (let i = 0; i < 600; i++) same({ [`k${i}`]: i, a: { [`n${i % 7}`]: true, m: null } });
+    expect(canonicalJson({ a: 1, c: 3, b: 2 })).toBe('{"a":1,"b":2,"c":3}');
+  });
+
   it('for values outside JSON: a Date, holes, symbols, undefined members', () => {
     const at = new Date(Date.UTC(2026, 0, 2, 3, 4, 5));
     for (const value of [{ at }, [1, , 2], [, 1], { s: Symbol('s'), u: undefined, k: 1 }, [undefined, Symbol('s')], { n: new Number(3) }]) same(value);
