@@ -171,6 +171,25 @@ describe('POST /diamonds/rough/create', () => {
     expect(await outboxCount(f)).toBe(before);
   });
 
+  it('answers 422 for keys the framework would drop (constructor, toString, ...), at the top, in rough and in tags, and writes nothing', async () => {
+    // Before: 200, and the diamond was stored without them (tags lost `toString` and `constructor` keys, an unknown
+    // top-level `toString` passed).
+    const before = await outboxCount(f);
+    const cases: [Record<string, unknown>, string][] = [
+      [roughBody({ toString: 'x' }), 'body.toString'],
+      [roughBody({ rough: { carats: 1, valueOf: 2 } }), 'body.rough.valueOf'],
+      [roughBody({ supplementary_tags: { lot: 'A', constructor: 'x' } }), 'body.supplementary_tags.constructor'],
+      [roughBody({ supplementary_tags: { nested: { hasOwnProperty: true } } }), 'body.supplementary_tags.nested.hasOwnProperty'],
+      [roughBody({ entity_specific_tags: { prototype: 1 } }), 'body.entity_specific_tags.prototype'],
+    ];
+    for (const [body, loc] of cases) {
+      const res = await call<{ detail: { loc: unknown[]; type: string }[] }>(f, 'POST', CREATE, producer.token, body);
+      expect({ loc, status: res.status }).toEqual({ loc, status: 422 });
+      expect(res.body.detail.map((d) => [d.loc.join('.'), d.type])).toEqual([[loc, 'key_reserved']]);
+    }
+    expect(await outboxCount(f)).toBe(before);
+  });
+
   it('answers 409 diamond_not_unique for a participant_id already registered in the box, and writes nothing', async () => {
     const body = roughBody({ box_id: 'BOX-DUP' });
     await register(f, producer, body);

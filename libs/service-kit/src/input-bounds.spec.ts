@@ -156,6 +156,34 @@ describe('input bounds: NUL and lone surrogates, and the 422 detail cap', () => 
     ]);
   });
 
+  it('refuses the keys the framework would drop without a word (constructor, toString, ...), in bodies, free-form members and queries', async () => {
+    // Without the check, Nest deletes `constructor` and class-transformer leaves out `toString`: the handler would
+    // see a body without them, a free-form member would lose them, and an unknown member would pass.
+    const res = await post('/bounds/dto', JSON.stringify({ name: 'a', toString: 1, tags: { constructor: 'x', ok: { valueOf: 2, hasOwnProperty: true } } }));
+    expect(res.statusCode).toBe(422);
+    expect((res.json() as { detail: Detail[] }).detail).toEqual([
+      { loc: ['body', 'toString'], msg: 'key "toString" is reserved (a name every JavaScript object has) and not accepted', type: 'key_reserved' },
+      {
+        loc: ['body', 'tags', 'constructor'],
+        msg: 'key "constructor" is reserved (a name every JavaScript object has) and not accepted',
+        type: 'key_reserved',
+      },
+      { loc: ['body', 'tags', 'ok', 'valueOf'], msg: 'key "valueOf" is reserved (a name every JavaScript object has) and not accepted', type: 'key_reserved' },
+      {
+        loc: ['body', 'tags', 'ok', 'hasOwnProperty'],
+        msg: 'key "hasOwnProperty" is reserved (a name every JavaScript object has) and not accepted',
+        type: 'key_reserved',
+      },
+    ]);
+    const query = await app.inject({ method: 'POST', url: '/bounds/search?q=a&prototype=1' });
+    expect(query.statusCode).toBe(422);
+    expect((query.json() as { detail: Detail[] }).detail.map((d) => [d.loc, d.type])).toEqual([[['query', 'prototype'], 'key_reserved']]);
+    // As values, and as parts of longer keys, the same words are ordinary text.
+    const ok = await post('/bounds/dto', JSON.stringify({ name: 'constructor', tags: { toStringX: 'toString', my_constructor: 1 } }));
+    expect(ok.statusCode).toBe(201);
+    expect(ok.json()).toEqual({ ok: true, keys: ['name', 'tags'] });
+  });
+
   it('lists at most 50 errors and counts the rest', async () => {
     // 120 unknown fields: 120 errors.
     const many = await post('/bounds/dto', JSON.stringify(Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`x${i}`, i]))));

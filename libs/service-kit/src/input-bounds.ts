@@ -7,9 +7,10 @@ import { RequestValidationException, ValidationDetail } from './errors';
  * before class-transformer (which recurses, and overflows the stack on a value nested a few thousand levels):
  * - depth: a JSON body nested past MAX_JSON_DEPTH (32) levels is refused with 422 on every route, in a Fastify
  *   hook right after parsing (V8's JSON.parse itself is iterative, so parsing a 100,000-level body is safe);
- * - text: strings and keys holding NUL or a lone surrogate are refused with 422 wherever a route takes its body
- *   or query through `@Body()`/`@Query()` (the global ApiValidationPipe); routes that read the raw request
- *   (the OAuth token endpoint, with its own RFC 6749 errors) apply their own rules.
+ * - text: strings and keys holding NUL or a lone surrogate, and keys the framework would drop (RESERVED_KEYS:
+ *   `constructor`, `toString`, ...), are refused with 422 wherever a route takes its body or query through
+ *   `@Body()`/`@Query()` (the global ApiValidationPipe); routes that read the raw request (the OAuth token
+ *   endpoint, with its own RFC 6749 errors) apply their own rules.
  * Each refusal names where (`loc`), like any other 422; at most MAX_VALIDATION_DETAILS entries are listed.
  */
 export const INPUT_BOUNDS = { maxDepth: MAX_JSON_DEPTH };
@@ -18,6 +19,7 @@ const TYPE_BY_ISSUE: Record<JsonScanIssue['kind'], string> = {
   too_deep: 'json_too_deep',
   too_large: 'too_long',
   invalid_text: 'string_invalid_characters',
+  reserved_key: 'key_reserved',
 };
 
 /** Detail entries for the issues of a scan, located from `root` ('body', ['query', 'page'], ...). */
@@ -47,10 +49,15 @@ export function bodyDepthIssues(body: unknown, maxDepth = INPUT_BOUNDS.maxDepth)
   return scanJson(body, { maxDepth, maxIssues: 1 }).issues;
 }
 
-/** NUL / lone-surrogate issues of a parsed value (body or query), at most MAX_VALIDATION_DETAILS + 1. */
+/**
+ * NUL / lone-surrogate issues and reserved keys (RESERVED_KEYS: `constructor`, `toString`, ..., which Nest and
+ * class-transformer would drop without a word) of a parsed value (body or query), at most MAX_VALIDATION_DETAILS + 1.
+ */
 export function textIssues(value: unknown): JsonScanIssue[] {
   if (!isParsedValue(value)) return [];
-  return scanJson(value, { checkText: true, maxIssues: MAX_VALIDATION_DETAILS + 1 }).issues.filter((i) => i.kind === 'invalid_text');
+  return scanJson(value, { checkText: true, reservedKeys: true, maxIssues: MAX_VALIDATION_DETAILS + 1 }).issues.filter(
+    (i) => i.kind === 'invalid_text' || i.kind === 'reserved_key',
+  );
 }
 
 /** Registers the depth bound on every route of `fastify` (a preValidation hook: after parsing, before Nest). */

@@ -8,7 +8,7 @@ import { RoughSchemaDto } from './rough-schema.dto';
 import { failedPaths, messages, validatePlain, withField } from './spec-helpers';
 import { TransferDecisionDto, TransferOutDto } from './transfer.dto';
 import { UserGradedMeasurementDto } from './user-graded-measurement.dto';
-import { caratWeightProblem, IsBoundedJsonObject, IsWellFormedText, scanJson, textProblem } from './validators';
+import { caratWeightProblem, IsBoundedJsonObject, IsWellFormedText, RESERVED_KEYS, scanJson, textProblem } from './validators';
 
 /** `{a: {a: ... {}}}` with `levels` objects in all (the outer one included). */
 function nested(levels: number, leaf: unknown = {}): unknown {
@@ -48,6 +48,23 @@ describe('scanJson: an iterative walk that measures depth, size and text', () =>
       [['low'], 'must not contain a lone surrogate (invalid Unicode)'],
     ]);
     expect(scanJson('a\u0000', { checkText: true }).issues[0].path).toEqual([]);
+  });
+
+  it('reports reserved keys (the names every object has) only when asked, with their paths, whatever their value', () => {
+    const value = JSON.parse('{"a":{"constructor":1,"toStringy":2},"list":[{"__proto__":null}],"prototype":"x","valueOf":{"hasOwnProperty":[]}}');
+    expect(scanJson(value, { checkText: true }).issues).toEqual([]);
+    expect(scanJson(value, { reservedKeys: true }).issues.map((i) => [i.kind, i.path])).toEqual([
+      ['reserved_key', ['a', 'constructor']],
+      ['reserved_key', ['list', 0, '__proto__']],
+      ['reserved_key', ['prototype']],
+      ['reserved_key', ['valueOf']],
+      ['reserved_key', ['valueOf', 'hasOwnProperty']],
+    ]);
+    expect(scanJson(value, { reservedKeys: true, maxIssues: 2 }).issues).toHaveLength(2);
+    for (const name of ['toString', 'toLocaleString', 'isPrototypeOf', 'propertyIsEnumerable', '__defineGetter__', '__lookupSetter__']) {
+      expect(RESERVED_KEYS.has(name)).toBe(true);
+    }
+    expect(RESERVED_KEYS.has('to_string')).toBe(false);
   });
 
   it('textProblem accepts surrogate pairs and refuses NUL and lone halves', () => {

@@ -200,8 +200,11 @@ export function IsCaratWeight(): PropertyDecorator {
 export type JsonPath = (string | number)[];
 
 export interface JsonScanIssue {
-  /** `too_deep`: nested past maxDepth; `too_large`: past maxBytes; `invalid_text`: NUL or a lone surrogate. */
-  kind: 'too_deep' | 'too_large' | 'invalid_text';
+  /**
+   * `too_deep`: nested past maxDepth; `too_large`: past maxBytes; `invalid_text`: NUL or a lone surrogate;
+   * `reserved_key`: a key in RESERVED_KEYS.
+   */
+  kind: 'too_deep' | 'too_large' | 'invalid_text' | 'reserved_key';
   /** Where, from the scanned value (keys and array indices); for invalid_text in a key, the key itself. */
   path: JsonPath;
   message: string;
@@ -214,6 +217,8 @@ export interface JsonScanOptions {
   maxBytes?: number;
   /** Report strings and keys holding NUL (U+0000) or a lone surrogate. */
   checkText?: boolean;
+  /** Report keys in RESERVED_KEYS. */
+  reservedKeys?: boolean;
   /** Stop after this many issues (default 50). */
   maxIssues?: number;
 }
@@ -252,6 +257,16 @@ function framePath(frame: ScanFrame | null): JsonPath {
  * reports what exceeds the bounds, each with its path. A branch nested past `maxDepth` is not descended further,
  * and the walk stops at `maxBytes`, so the cost is bounded by the limits, not by the input.
  */
+/**
+ * Keys a request body or query may not hold (DESIGN.md "Input bounds", docs/platform.md): the names every JavaScript
+ * object already has (`constructor`, `toString`, `hasOwnProperty`, `__proto__`, ...) and `prototype`. On their way
+ * to a handler the framework drops them without a word: Nest's ValidationPipe deletes `constructor` and `prototype`
+ * (against prototype pollution), and class-transformer leaves out any member whose name is a method the new object
+ * inherits. Free-form members (tags) would lose them and an unknown member of that name would pass unnoticed; so
+ * they are refused, each named, instead.
+ */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+
 export function scanJson(value: unknown, opts: JsonScanOptions = {}): JsonScanResult {
   const maxDepth = opts.maxDepth ?? Number.POSITIVE_INFINITY;
   const maxBytes = opts.maxBytes ?? Number.POSITIVE_INFINITY;
@@ -270,7 +285,17 @@ export function scanJson(value: unknown, opts: JsonScanOptions = {}): JsonScanRe
     const frame = stack.pop()!;
     const v = frame.value;
     // An object member's key is checked with its value, so issues come in document order.
-    if (typeof frame.key === 'string') text(frame.key, frame, true);
+    if (typeof frame.key === 'string') {
+      if (opts.reservedKeys && RESERVED_KEYS.has(frame.key)) {
+        issues.push({
+          kind: 'reserved_key',
+          path: framePath(frame),
+          message: `key ${JSON.stringify(frame.key)} is reserved (a name every JavaScript object has) and not accepted`,
+        });
+        if (issues.length >= maxIssues) break;
+      }
+      text(frame.key, frame, true);
+    }
     if (typeof v === 'string') text(v, frame, false);
     else if (typeof v === 'number' || typeof v === 'bigint') bytes += String(v).length;
     else if (typeof v === 'boolean') bytes += v ? 4 : 5;
