@@ -52,7 +52,7 @@ cacheValidationMetadata();
  * that disagrees fails the test. A running service has none.
  */
 const VERDICT_CHECK = Symbol.for('dtp.validationVerdictCheck');
-export type VerdictCheck = (disagreement: { target: string; passes: boolean; errors: number }) => void;
+type VerdictCheck = (disagreement: { target: string; passes: boolean; errors: number }) => void;
 
 /**
  * The global pipe: unknown fields rejected, payloads transformed to DTO classes, failures answered 422 with
@@ -111,8 +111,8 @@ export class ApiValidationPipe extends ValidationPipe {
   }
 
   /**
-   * A value that certainly has no error (@dtp/domain validation-verdict.ts) is not validated again; any other is validated by
-   * class-validator, which writes the errors.
+   * A value that certainly has no error (@dtp/domain validation-verdict.ts) is not validated again; any other is
+   * validated by class-validator, which writes the errors.
    */
   protected override validate(object: object, options?: ValidatorOptions): Promise<ValidationError[]> | ValidationError[] {
     if (!options) return super.validate(object, options);

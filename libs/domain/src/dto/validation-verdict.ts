@@ -1,5 +1,4 @@
 import { getMetadataStorage, ValidationArguments, ValidationTypes, ValidatorOptions } from 'class-validator';
-import type { ConstraintMetadata } from 'class-validator/types/metadata/ConstraintMetadata';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 
 type MetadataStorage = ReturnType<typeof getMetadataStorage>;
@@ -7,7 +6,6 @@ type MetadataStorage = ReturnType<typeof getMetadataStorage>;
 /** One rule of a property: its metadata and the constraint classes' instances that check it. */
 interface Rule {
   metadata: ValidationMetadata;
-  constraints: ConstraintMetadata[];
   /** The instances, taken once from class-validator's container (it keeps one per constraint class). */
   instances: { validate(value: unknown, args: ValidationArguments): unknown }[];
 }
@@ -42,10 +40,10 @@ const KNOWN_TYPES = new Set<string>([
  *
  * Why: class-validator's executor makes an error object per property and per nested object whether or not there
  * is an error, filters each property's rules five times, looks up every rule's constraint instance with a linear
- * search of its container, and strips the empty errors at the end; for a registration's body that was about a
- * tenth of the service's CPU per request, mostly garbage. This walks the same metadata (the same look-ups, cached
- * per class: service-kit's validation.pipe.ts `cacheValidationMetadata`) and calls the same constraints with the same arguments,
- * in class-validator's order, and stops at the first failure.
+ * search of its container, and strips the empty errors at the end: for a registration's body, about 7 % of the
+ * service's CPU samples and more in garbage (docs/platform.md "Performance"). This walks the same metadata (the
+ * same look-ups, cached per class by service-kit's validation.pipe.ts `cacheValidationMetadata`), calls the same
+ * constraints with the same arguments in class-validator's order, and stops at the first failure.
  */
 export class ValidationVerdict {
   private readonly plans = new WeakMap<Record<string, ValidationMetadata[]>, Plan>();
@@ -128,7 +126,7 @@ export class ValidationVerdict {
         // A rule's constraint instance is class-validator's (its container keeps one per class); one that may
         // answer with a promise is left to class-validator.
         if (constraints.some((c) => c.async)) return UNSUPPORTED;
-        return { metadata, constraints, instances: constraints.map((c) => c.instance) };
+        return { metadata, instances: constraints.map((c) => c.instance) };
       };
       const defined: Rule[] = [];
       const rules: Rule[] = [];
