@@ -6,7 +6,7 @@ import type { CustodyEntry } from './entry';
 class ReferenceOnly extends Error {}
 const REFERENCE_ONLY = new ReferenceOnly();
 
-/** An object's member names as Object.keys gave them, their code-point order, and each name written as `"name":`. */
+/** An object's member names as Object.keys gave them, their order in JCS (UTF-16 code units), each written `"name":`. */
 interface Shape {
   names: string[];
   order: number[];
@@ -43,9 +43,10 @@ function shapeOf(names: string[]): Shape {
 }
 
 /**
- * The JCS text of a JSON value, written member by member in code-point order of the names; throws REFERENCE_ONLY
- * where the reference writes something a JSON value would not give (an object with `toJSON`, an array with holes,
- * a function, a bigint, a non-finite number: the reference throws for some, writes its own text for others).
+ * The JCS text of a JSON value, written member by member in UTF-16 code-unit order of the names; throws
+ * REFERENCE_ONLY where the reference writes something a JSON value would not give (an object with `toJSON`, an array
+ * with holes, a function, a bigint, a non-finite number: the reference throws for some, writes its own text for
+ * others).
  */
 function written(value: unknown): string {
   switch (typeof value) {
@@ -95,11 +96,11 @@ function written(value: unknown): string {
 
 /**
  * RFC 8785 (JCS) canonical JSON text of a JSON value: exactly what the `canonicalize` package (the RFC's reference
- * code, which the independent verifier in libs/verify uses) writes. Written here member by member in code-point
- * order of the names, numbers and strings by JSON.stringify as in the reference, each object shape's order sorted
- * once (the record and the entry of every change have the same few shapes); the reference sorts the names of every
- * object and concatenates a string per member, recursively, a measurable part of a registration's CPU and garbage
- * (two texts per change: the record and the entry). Values outside JSON are written by the reference itself.
+ * code, which the independent verifier in libs/verify uses) writes. Written here member by member in UTF-16 code-unit
+ * order of the names, numbers and strings by JSON.stringify as in the reference, each object shape's order sorted once
+ * (the record and the entry of every change have the same few shapes); the reference sorts the names of every object
+ * and concatenates a string per member, recursively, a measurable part of a registration's CPU and garbage (two texts
+ * per change: the record and the entry). Values outside JSON are written by the reference itself.
  */
 export function canonicalJson(value: unknown): string {
   let text: string | undefined;
