@@ -253,20 +253,20 @@ function framePath(frame: ScanFrame | null): JsonPath {
 }
 
 /**
+ * Keys a request body or query may not hold (an input bound besides DESIGN.md's; docs/platform.md): the names every
+ * JavaScript object already has (`constructor`, `toString`, `hasOwnProperty`, `__proto__`, ...) and `prototype`. On
+ * their way to a handler the framework drops them without a word: Nest's ValidationPipe deletes `constructor` and
+ * `prototype` (against prototype pollution), and class-transformer leaves out any member whose name is a method the
+ * new object inherits. Free-form members (tags) would lose them and an unknown member of that name would pass
+ * unnoticed; so they are refused, each named, instead.
+ */
+export const RESERVED_KEYS: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+
+/**
  * Walks a parsed JSON value iteratively (an explicit stack: constant native stack whatever the nesting) and
  * reports what exceeds the bounds, each with its path. A branch nested past `maxDepth` is not descended further,
  * and the walk stops at `maxBytes`, so the cost is bounded by the limits, not by the input.
  */
-/**
- * Keys a request body or query may not hold (DESIGN.md "Input bounds", docs/platform.md): the names every JavaScript
- * object already has (`constructor`, `toString`, `hasOwnProperty`, `__proto__`, ...) and `prototype`. On their way
- * to a handler the framework drops them without a word: Nest's ValidationPipe deletes `constructor` and `prototype`
- * (against prototype pollution), and class-transformer leaves out any member whose name is a method the new object
- * inherits. Free-form members (tags) would lose them and an unknown member of that name would pass unnoticed; so
- * they are refused, each named, instead.
- */
-export const RESERVED_KEYS: ReadonlySet<string> = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
-
 export function scanJson(value: unknown, opts: JsonScanOptions = {}): JsonScanResult {
   const maxDepth = opts.maxDepth ?? Number.POSITIVE_INFINITY;
   const maxBytes = opts.maxBytes ?? Number.POSITIVE_INFINITY;
