@@ -24,14 +24,15 @@ const disagreements: Disagreement[] = [];
   (require('../../libs/testing/src/contract') as typeof import('../../libs/testing/src/contract')).responseContractCheck(service, document as never);
 
 afterEach(() => {
+  // Both stores are emptied first, so that what one test did is never reported in the next one.
   const disagreed = disagreements.splice(0);
+  const broken = (globalThis as Globals)[STORE]?.splice(0) ?? [];
   if (disagreed.length > 0) {
     const lines = disagreed
       .slice(0, 20)
       .map((d) => `  ${d.target}: ValidationVerdict ${d.passes ? 'passed' : 'refused'} it, class-validator found ${d.errors} error(s)`);
     throw new Error(`the validation pipe's verdict disagreed with class-validator (libs/domain validation-verdict.ts):\n${lines.join('\n')}`);
   }
-  const broken = (globalThis as Globals)[STORE]?.splice(0) ?? [];
   if (broken.length > 0) {
     const counts = new Map<string, number>();
     for (const v of broken) {
