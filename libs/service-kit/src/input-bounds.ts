@@ -51,13 +51,13 @@ export function bodyDepthIssues(body: unknown, maxDepth = INPUT_BOUNDS.maxDepth)
 
 /**
  * NUL / lone-surrogate issues and reserved keys (RESERVED_KEYS: `constructor`, `toString`, ..., which Nest and
- * class-transformer would drop without a word) of a parsed value (body or query), at most MAX_VALIDATION_DETAILS + 1.
+ * class-transformer would drop without a word) of a parsed value (body or query), at most MAX_VALIDATION_DETAILS + 1;
+ * and, in the same walk, whether the value is only what JSON.parse makes (`plain`: scanJson's checkPlain).
  */
-export function textIssues(value: unknown): JsonScanIssue[] {
-  if (!isParsedValue(value)) return [];
-  return scanJson(value, { checkText: true, reservedKeys: true, maxIssues: MAX_VALIDATION_DETAILS + 1 }).issues.filter(
-    (i) => i.kind === 'invalid_text' || i.kind === 'reserved_key',
-  );
+export function textScan(value: unknown): { issues: JsonScanIssue[]; plain: boolean } {
+  if (!isParsedValue(value)) return { issues: [], plain: false };
+  const scan = scanJson(value, { checkText: true, reservedKeys: true, checkPlain: true, maxIssues: MAX_VALIDATION_DETAILS + 1 });
+  return { issues: scan.issues.filter((i) => i.kind === 'invalid_text' || i.kind === 'reserved_key'), plain: scan.plain };
 }
 
 /** Registers the depth bound on every route of `fastify` (a preValidation hook: after parsing, before Nest). */

@@ -1,10 +1,11 @@
-import { ArgumentMetadata, HttpStatus, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, HttpStatus, Type, ValidationPipe } from '@nestjs/common';
 import { ValidationVerdict } from '@dtp/domain';
+import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, ValidationError, ValidatorOptions } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { arrayOverflow } from './array-bounds';
 import { RequestValidationException, toValidationDetails } from './errors';
-import { issueDetails, textIssues } from './input-bounds';
+import { issueDetails, textScan } from './input-bounds';
 
 type MetadataStorage = ReturnType<typeof getMetadataStorage>;
 const CACHED = Symbol.for('dtp:class-validator-metadata-cache');
@@ -62,6 +63,8 @@ type VerdictCheck = (disagreement: { target: string; passes: boolean; errors: nu
  */
 export class ApiValidationPipe extends ValidationPipe {
   private readonly verdict = new ValidationVerdict();
+  /** The options ValidationPipe.transform validates with (it builds them on every call). */
+  private readonly transformValidatorOptions: ValidatorOptions;
 
   constructor() {
     super({
@@ -73,6 +76,7 @@ export class ApiValidationPipe extends ValidationPipe {
       validationError: { target: false, value: true },
       exceptionFactory: (errors) => new RequestValidationException(toValidationDetails(errors)),
     });
+    this.transformValidatorOptions = { ...this.validatorOptions, validationError: { target: false, ...this.validatorOptions.validationError } };
   }
 
   override async transform(value: unknown, metadata: ArgumentMetadata) {
@@ -85,10 +89,12 @@ export class ApiValidationPipe extends ValidationPipe {
     ) {
       return value;
     }
+    let plain = false;
     if (metadata.type === 'body' || metadata.type === 'query') {
-      const issues = textIssues(value);
+      const scan = textScan(value);
       const root = metadata.data ? [metadata.type, metadata.data] : [metadata.type];
-      if (issues.length > 0) throw new RequestValidationException(issueDetails(issues, root));
+      if (scan.issues.length > 0) throw new RequestValidationException(issueDetails(scan.issues, root));
+      plain = scan.plain;
     }
     if (metadata.type === 'body' && metadata.metatype && !isPlainBody(value)) {
       throw new RequestValidationException([{ loc: ['body'], msg: 'Input should be a JSON object', type: value === undefined ? 'missing' : 'dict_type' }]);
@@ -100,6 +106,7 @@ export class ApiValidationPipe extends ValidationPipe {
       if (over) throw new RequestValidationException([over]);
     }
     try {
+      if (plain && isPlainBody(value) && this.toValidate(metadata)) return await this.transformParsed(value as object, metadata.metatype as Type<unknown>);
       return await super.transform(value, metadata);
     } catch (err) {
       if (err instanceof RequestValidationException && metadata.type !== 'body') {
@@ -108,6 +115,27 @@ export class ApiValidationPipe extends ValidationPipe {
       }
       throw err;
     }
+  }
+
+  /**
+   * ValidationPipe.transform for an object made by JSON.parse or the query parser (scanJson's `plain`: no array with
+   * holes, no bytes, nothing but plain objects, arrays, strings, numbers, booleans and null) and without reserved
+   * keys (refused above), to be validated against a class: the same steps, less three walks over the value that such
+   * a value cannot need, each a visible part of a registration's CPU (docs/platform.md "Performance"): closing
+   * array holes, deleting `__proto__`/`prototype`/`constructor` members (reserved keys) and looking for nested
+   * binary values; and its validator options, built on every call there, are built once.
+   */
+  private async transformParsed(value: object, metatype: Type<unknown>): Promise<unknown> {
+    const entity = plainToInstance(metatype, value, this.transformOptions) as { constructor?: unknown };
+    const isCtorNotEqual = entity.constructor !== metatype;
+    if (isCtorNotEqual) entity.constructor = metatype;
+    const errors = await this.validate(entity, this.transformValidatorOptions);
+    if (isCtorNotEqual) delete entity.constructor;
+    if (errors.length > 0) {
+      if (this.validatorOptions.validationError?.value === undefined) this.stripParentErrorValues(errors);
+      throw await this.exceptionFactory(errors);
+    }
+    return entity; // transform is on (the constructor)
   }
 
   /**

@@ -67,6 +67,19 @@ describe('scanJson: an iterative walk that measures depth, size and text', () =>
     expect(RESERVED_KEYS.has('to_string')).toBe(false);
   });
 
+  it('tells, when asked, whether a value is only what JSON.parse makes (plain), and counts bytes only against maxBytes', () => {
+    const parsed = JSON.parse('{"a":[1,"b",{"c":null,"d":true}],"e":{}}') as unknown;
+    expect(scanJson(parsed, { checkPlain: true }).plain).toBe(true);
+    expect(scanJson(Object.assign(Object.create(null) as object, { q: ['1', '2'] }), { checkPlain: true }).plain).toBe(true);
+    expect(scanJson(parsed).plain).toBe(false);
+    const odd = [[1, , 3], Buffer.from('x'), new Date(0), new Map(), [undefined], { f: () => 1 }, { n: 1n }, new (class Box {})()];
+    for (const v of odd) expect([v, scanJson({ a: [{ v }] }, { checkPlain: true }).plain]).toEqual([v, false]);
+    // A walk cut short (an issue, maxDepth) does not vouch for what it did not see.
+    expect(scanJson({ a: '\u0000', b: new Date(0) }, { checkPlain: true, checkText: true, maxIssues: 1 }).plain).toBe(false);
+    expect(scanJson({ a: { b: {} } }, { checkPlain: true, maxDepth: 2 }).plain).toBe(false);
+    expect(scanJson(parsed, { checkPlain: true }).bytes).toBe(0);
+  });
+
   it('textProblem accepts surrogate pairs and refuses NUL and lone halves', () => {
     expect(textProblem('diamond \u{1F48E}')).toBeNull();
     expect(textProblem('\uD83D')).toMatch(/lone surrogate/);

@@ -221,14 +221,27 @@ export interface JsonScanOptions {
   reservedKeys?: boolean;
   /** Stop after this many issues (default 50). */
   maxIssues?: number;
+  /**
+   * Tell whether the value is made of what JSON.parse makes only (`plain` in the result): objects whose prototype is
+   * Object.prototype or null, arrays without holes, strings, numbers, booleans and null.
+   */
+  checkPlain?: boolean;
 }
 
 export interface JsonScanResult {
   issues: JsonScanIssue[];
   /** Deepest nesting seen (stops growing at maxDepth + 1 on the branch that went past it). */
   depth: number;
-  /** Approximate JSON size in bytes of what was walked (stops at maxBytes + something when exceeded). */
+  /**
+   * Approximate JSON size in bytes of what was walked (stops at maxBytes + something when exceeded); counted only
+   * when maxBytes is given (0 otherwise: measuring every string's UTF-8 length is most of a walk's cost).
+   */
   bytes: number;
+  /**
+   * With checkPlain: true when everything walked is what JSON.parse makes (see checkPlain); false otherwise, and
+   * whenever the walk stopped early (an issue, maxDepth, maxBytes) or checkPlain was not asked.
+   */
+  plain: boolean;
 }
 
 /** Why a string is refused (NUL or a lone UTF-16 surrogate), or null. */
@@ -271,12 +284,15 @@ export function scanJson(value: unknown, opts: JsonScanOptions = {}): JsonScanRe
   const maxDepth = opts.maxDepth ?? Number.POSITIVE_INFINITY;
   const maxBytes = opts.maxBytes ?? Number.POSITIVE_INFINITY;
   const maxIssues = opts.maxIssues ?? 50;
+  const measure = maxBytes !== Number.POSITIVE_INFINITY;
+  const checkPlain = opts.checkPlain === true;
+  let plain = checkPlain;
   const issues: JsonScanIssue[] = [];
   let bytes = 0;
   let deepest = 0;
   const stack: ScanFrame[] = [{ value, depth: 0, parent: null, key: null }];
   const text = (s: string, frame: ScanFrame, isKey: boolean) => {
-    bytes += Buffer.byteLength(s, 'utf8') + 2;
+    if (measure) bytes += Buffer.byteLength(s, 'utf8') + 2;
     if (!opts.checkText || issues.length >= maxIssues) return;
     const problem = textProblem(s);
     if (problem) issues.push({ kind: 'invalid_text', path: framePath(frame), message: isKey ? `key ${problem}` : problem });
@@ -297,34 +313,48 @@ export function scanJson(value: unknown, opts: JsonScanOptions = {}): JsonScanRe
       text(frame.key, frame, true);
     }
     if (typeof v === 'string') text(v, frame, false);
-    else if (typeof v === 'number' || typeof v === 'bigint') bytes += String(v).length;
-    else if (typeof v === 'boolean') bytes += v ? 4 : 5;
-    else if (v === null || v === undefined) bytes += 4;
-    else if (typeof v === 'object') {
+    else if (typeof v === 'number') {
+      if (measure) bytes += String(v).length;
+    } else if (typeof v === 'boolean') {
+      if (measure) bytes += v ? 4 : 5;
+    } else if (v === null) {
+      if (measure) bytes += 4;
+    } else if (v === undefined || typeof v === 'bigint') {
+      // Not JSON: measured as their nearest JSON text.
+      plain = false;
+      if (measure) bytes += v === undefined ? 4 : String(v).length;
+    } else if (typeof v === 'object') {
       const depth = frame.depth + 1;
       deepest = Math.max(deepest, depth);
       if (depth > maxDepth) {
         issues.push({ kind: 'too_deep', path: framePath(frame), message: `nested more than ${maxDepth} levels deep` });
         continue;
       }
-      bytes += 2;
+      if (measure) bytes += 2;
       if (Array.isArray(v)) {
-        bytes += Math.max(0, v.length - 1);
-        for (let i = v.length - 1; i >= 0; i -= 1) stack.push({ value: v[i], depth, parent: frame, key: i });
+        if (measure) bytes += Math.max(0, v.length - 1);
+        for (let i = v.length - 1; i >= 0; i -= 1) {
+          if (checkPlain && !(i in v)) plain = false;
+          stack.push({ value: v[i], depth, parent: frame, key: i });
+        }
       } else {
+        if (checkPlain) {
+          const proto: unknown = Object.getPrototypeOf(v);
+          if (proto !== Object.prototype && proto !== null) plain = false;
+        }
         const keys = Object.keys(v);
-        bytes += Math.max(0, keys.length - 1) + keys.length;
+        if (measure) bytes += Math.max(0, keys.length - 1) + keys.length;
         for (let i = keys.length - 1; i >= 0; i -= 1) {
           stack.push({ value: (v as Record<string, unknown>)[keys[i]], depth, parent: frame, key: keys[i] });
         }
       }
-    }
+    } else plain = false; // a function or a symbol
     if (bytes > maxBytes) {
       issues.push({ kind: 'too_large', path: [], message: `larger than ${maxBytes} bytes as JSON` });
       break;
     }
   }
-  return { issues, depth: deepest, bytes };
+  return { issues, depth: deepest, bytes, plain: plain && issues.length === 0 && stack.length === 0 };
 }
 
 /**
