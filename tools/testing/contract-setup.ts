@@ -3,7 +3,8 @@
  * in a test checks each answer against its own OpenAPI document (libs/testing/src/contract.ts); a test during
  * which an answer broke the document fails, naming the operation, the status and what is wrong. Likewise every
  * value the global validation pipe validates is validated by class-validator as well as judged by its short cut
- * (ValidationVerdict), and a test during which they disagreed fails.
+ * (ValidationVerdict), and each instance it makes with plainToDto is made by class-transformer too; a test during
+ * which they disagreed fails.
  *
  * Only globals here, so that a project that never starts an application does not load the kit or ajv.
  */
@@ -12,9 +13,10 @@ import type { ContractViolation } from '../../libs/testing/src/contract';
 const CHECK = Symbol.for('dtp.responseContractCheck');
 const STORE = Symbol.for('dtp.contractViolations');
 // The global validation pipe's short cut (libs/service-kit validation.pipe.ts): every value it validates in a test
-// is validated by class-validator too, and a verdict that disagrees is kept here.
+// is validated by class-validator too, and a verdict that disagrees is kept here; so is an instance that plainToDto
+// made otherwise than class-transformer (with its `message`).
 const VERDICT_CHECK = Symbol.for('dtp.validationVerdictCheck');
-type Disagreement = { target: string; passes: boolean; errors: number };
+type Disagreement = { target: string; passes: boolean; errors: number } | { target: string; message: string };
 type Globals = { [CHECK]?: unknown; [STORE]?: ContractViolation[]; [VERDICT_CHECK]?: (d: Disagreement) => void };
 const disagreements: Disagreement[] = [];
 (globalThis as Globals)[VERDICT_CHECK] = (d) => disagreements.push(d);
@@ -30,8 +32,14 @@ afterEach(() => {
   if (disagreed.length > 0) {
     const lines = disagreed
       .slice(0, 20)
-      .map((d) => `  ${d.target}: ValidationVerdict ${d.passes ? 'passed' : 'refused'} it, class-validator found ${d.errors} error(s)`);
-    throw new Error(`the validation pipe's verdict disagreed with class-validator (libs/domain validation-verdict.ts):\n${lines.join('\n')}`);
+      .map((d) =>
+        'message' in d
+          ? `  ${d.target}: ${d.message}`
+          : `  ${d.target}: ValidationVerdict ${d.passes ? 'passed' : 'refused'} it, class-validator found ${d.errors} error(s)`,
+      );
+    throw new Error(
+      `the validation pipe's short cuts disagreed with class-validator or class-transformer (libs/domain validation-verdict.ts, plain-to-dto.ts):\n${lines.join('\n')}`,
+    );
   }
   if (broken.length > 0) {
     const counts = new Map<string, number>();

@@ -128,6 +128,29 @@ describe("ApiValidationPipe: a parsed value skips ValidationPipe's walks for val
     expect(Object.prototype.hasOwnProperty.call(ok.value, 'constructor')).toBe(false);
   });
 
+  it('in tests: every instance plainToDto makes is made by class-transformer too, and one that differs is reported', async () => {
+    const installed = (globalThis as Holder)[VERDICT_CHECK];
+    const reported: unknown[] = [];
+    (globalThis as Holder)[VERDICT_CHECK] = (d) => reported.push(d);
+    try {
+      await ours({ name: 'a', parts: [{ n: 1 }] });
+      expect(reported).toEqual([]);
+      // A @Type whose class changes from one call to the next: the two makers get different classes.
+      let calls = 0;
+      class Left {}
+      class Right {}
+      class Flip {
+        @IsOptional() @Type(() => (calls++ % 2 === 0 ? Left : Right)) side?: unknown;
+      }
+      await settle(() => pipe.transform({ side: {} }, { type: 'body', metatype: Flip }));
+      expect(reported).toEqual([
+        { target: 'Flip', message: expect.stringMatching(/plainToDto made Flip \{ side: Left \{\} \}, class-transformer Flip \{ side: Right \{\} \}/) },
+      ]);
+    } finally {
+      (globalThis as Holder)[VERDICT_CHECK] = installed;
+    }
+  });
+
   it('leaves a value JSON cannot make (an array with holes, bytes, a date, a class instance) to ValidationPipe.transform', async () => {
     const base = jest.spyOn(ValidationPipe.prototype, 'transform');
     const holes = { name: 'a', tags: { list: [1, , 3] } };

@@ -1,5 +1,6 @@
 import { ArgumentMetadata, HttpStatus, Type, ValidationPipe } from '@nestjs/common';
-import { ValidationVerdict } from '@dtp/domain';
+import { inspect, isDeepStrictEqual } from 'node:util';
+import { plainToDto, ValidationVerdict } from '@dtp/domain';
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, ValidationError, ValidatorOptions } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
@@ -50,10 +51,11 @@ cacheValidationMetadata();
 /**
  * Installed by the test setup (tools/testing/contract-setup.ts) through the global object, as the response contract
  * check is: every value the pipe validates in a test is also validated by class-validator, and a ValidationVerdict
- * that disagrees fails the test. A running service has none.
+ * that disagrees fails the test; every instance plainToDto makes is also made by class-transformer, and one that
+ * differs fails the test. A running service has none.
  */
 const VERDICT_CHECK = Symbol.for('dtp.validationVerdictCheck');
-type VerdictCheck = (disagreement: { target: string; passes: boolean; errors: number }) => void;
+type VerdictCheck = (disagreement: { target: string; passes: boolean; errors: number } | { target: string; message: string }) => void;
 
 /**
  * The global pipe: unknown fields rejected, payloads transformed to DTO classes, failures answered 422 with
@@ -126,7 +128,7 @@ export class ApiValidationPipe extends ValidationPipe {
    * binary values; and its validator options, built on every call there, are built once.
    */
   private async transformParsed(value: object, metatype: Type<unknown>): Promise<unknown> {
-    const entity = plainToInstance(metatype, value, this.transformOptions) as { constructor?: unknown };
+    const entity = this.instanceOf(metatype, value) as { constructor?: unknown };
     const isCtorNotEqual = entity.constructor !== metatype;
     if (isCtorNotEqual) entity.constructor = metatype;
     const errors = await this.validate(entity, this.transformValidatorOptions);
@@ -136,6 +138,24 @@ export class ApiValidationPipe extends ValidationPipe {
       throw await this.exceptionFactory(errors);
     }
     return entity; // transform is on (the constructor)
+  }
+
+  /**
+   * class-transformer's instance of `metatype` made from `value` (plainToDto: the same instance, made without
+   * class-transformer's per-member look-ups, a visible part of a registration's CPU), checked in tests.
+   */
+  private instanceOf(metatype: Type<unknown>, value: object): object {
+    if (this.transformOptions !== undefined) return plainToInstance(metatype, value, this.transformOptions) as object;
+    const made = plainToDto(metatype as Type<object>, value);
+    const check = (globalThis as { [VERDICT_CHECK]?: VerdictCheck })[VERDICT_CHECK];
+    if (check) {
+      const reference = plainToInstance(metatype, value) as object;
+      // inspect's text where isDeepStrictEqual finds two invalid Dates different (NaN).
+      if (!isDeepStrictEqual(made, reference) && inspect(made, { depth: null }) !== inspect(reference, { depth: null })) {
+        check({ target: metatype.name, message: `plainToDto made ${inspect(made, { depth: 4 })}, class-transformer ${inspect(reference, { depth: 4 })}` });
+      }
+    }
+    return made;
   }
 
   /**

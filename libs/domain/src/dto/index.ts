@@ -14,3 +14,4 @@ export * from './auth.dto';
 export * from './custody.dto';
 export * from './share.dto';
 export * from './lookup.dto';
+export * from './plain-to-dto';

@@ -1,5 +1,7 @@
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
+import { inspect, isDeepStrictEqual } from 'node:util';
+import { plainToDto } from './plain-to-dto';
 import { toValidationDetail } from './validation-detail';
 import { ValidationVerdict } from './validation-verdict';
 
@@ -11,6 +13,11 @@ const verdict = new ValidationVerdict();
  */
 export function validatePlain<T extends object>(cls: ClassConstructor<T>, plain: unknown) {
   const instance = plainToInstance(cls, plain) as T;
+  // And of plainToDto (the global pipe's short cut for class-transformer): it must make exactly the same instance.
+  const built = plainToDto(cls, plain);
+  if (!isDeepStrictEqual(built, instance)) {
+    throw new Error(`plainToDto made another ${cls.name} than class-transformer: ${inspect(built, { depth: 6 })} for ${JSON.stringify(plain)}`);
+  }
   const options = { whitelist: true, forbidNonWhitelisted: true };
   const errors = validateSync(instance, options);
   // Every body a DTO test validates is also a test of ValidationVerdict (the global pipe's short cut): it must pass
