@@ -25,20 +25,32 @@ export function cacheValidationMetadata(storage: MetadataStorage = getMetadataSt
   const lookUp = storage.getTargetValidationMetadatas.bind(storage);
   const group = storage.groupByPropertyName.bind(storage);
   const addValidation = storage.addValidationMetadata.bind(storage);
-  let targets = new Map<Function | string, Map<string, ValidationMetadata[]>>();
+  // Per target, per schema (undefined for the class's own rules, a class name for a nested value's), one slot per
+  // combination of `always` and `strictGroups`: no key string built per look-up; with groups, a key string.
+  let targets = new Map<Function | string, Map<string | undefined, ValidationMetadata[][]>>();
+  let grouped = new Map<Function | string, Map<string, ValidationMetadata[]>>();
   let groupings = new WeakMap<ValidationMetadata[], Record<string, ValidationMetadata[]>>();
   storage.addValidationMetadata = (metadata: ValidationMetadata) => {
     targets = new Map();
+    grouped = new Map();
     groupings = new WeakMap();
     addValidation(metadata);
   };
   storage.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
-    const key = groups && groups.length > 0 ? JSON.stringify([schema, always, strictGroups, groups]) : `${schema}|${always}|${strictGroups}`;
+    if (groups && groups.length > 0) {
+      const key = JSON.stringify([schema, always, strictGroups, groups]);
+      let perTarget = grouped.get(target);
+      if (!perTarget) grouped.set(target, (perTarget = new Map()));
+      let found = perTarget.get(key);
+      if (!found) perTarget.set(key, (found = lookUp(target, schema, always, strictGroups, groups)));
+      return found;
+    }
     let perTarget = targets.get(target);
     if (!perTarget) targets.set(target, (perTarget = new Map()));
-    let found = perTarget.get(key);
-    if (!found) perTarget.set(key, (found = lookUp(target, schema, always, strictGroups, groups)));
-    return found;
+    let slots = perTarget.get(schema);
+    if (!slots) perTarget.set(schema, (slots = []));
+    const slot = (always ? 2 : 0) + (strictGroups ? 1 : 0);
+    return (slots[slot] ??= lookUp(target, schema, always, strictGroups, groups));
   };
   storage.groupByPropertyName = (metadata: ValidationMetadata[]) => {
     let found = groupings.get(metadata);
