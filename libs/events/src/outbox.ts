@@ -62,6 +62,8 @@ export interface OutboxEvent {
   revision: number;
   /** The envelope to publish; null publishes a tombstone for `key`. */
   payload: unknown | null;
+  /** `JSON.stringify(payload)`, when the caller has written it already (it is stored as it is). */
+  payloadText?: string;
   /**
    * The W3C `traceparent` of the request that made the event, when it was taken earlier (a write batched with
    * others' runs outside its request's context); absent: the context active when the row is written.
@@ -86,7 +88,7 @@ export function outboxInsert(events: OutboxEvent[], firstParam = 1): { sql: stri
   let active: string | null | undefined;
   const rows = events.map((e, i) => {
     const traceparent = e.traceparent !== undefined ? e.traceparent : active === undefined ? (active = activeTraceparent()) : active;
-    values.push(e.topic, e.key, e.eventType, e.revision, e.payload === null ? null : JSON.stringify(e.payload), traceparent);
+    values.push(e.topic, e.key, e.eventType, e.revision, e.payload === null ? null : (e.payloadText ?? JSON.stringify(e.payload)), traceparent);
     const o = firstParam - 1 + i * 6;
     return `($${o + 1}, $${o + 2}, $${o + 3}, $${o + 4}::bigint, $${o + 5}::json, $${o + 6}::text)`;
   });

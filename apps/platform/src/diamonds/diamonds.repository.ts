@@ -75,13 +75,15 @@ export class DiamondsRepository {
       writes.map((w) => w.entry),
       values.length + 1,
     );
-    const events = writes.length === 1 ? writes[0].events : writes.flatMap((w) => w.events);
-    const outbox = outboxInsert(events, values.length + custody.values.length + 1);
     // dtp.diamond.updated for each new diamond's holder (= uploader): the event feed and webhook deliveries.
-    const notices = participantEventsCtes(
-      diamondUpdatedEvents({ rows: writes.map((w) => w.row), entries: writes.map((w) => w.entry), events }),
-      values.length + custody.values.length + outbox.values.length + 1,
-    );
+    const changed = diamondUpdatedEvents({
+      rows: writes.map((w) => w.row),
+      entries: writes.map((w) => w.entry),
+      events: writes.length === 1 ? writes[0].events : writes.flatMap((w) => w.events),
+    });
+    const events = changed.outbox;
+    const outbox = outboxInsert(events, values.length + custody.values.length + 1);
+    const notices = participantEventsCtes(changed.notices, values.length + custody.values.length + outbox.values.length + 1);
     await sql.exec(
       `WITH d AS (INSERT INTO diamonds (${DIAMOND_COLUMN_LIST}) VALUES ${diamondRows(writes.length)}), e AS (${custody.sql}), ${notices.sql} ${outbox.sql}`,
       [...values, ...custody.values, ...outbox.values, ...notices.values],
@@ -221,10 +223,10 @@ function withInserts(
     all.push(...c.values);
   }
   if (events.length > 0) {
-    const o = outboxInsert(events, all.length + 1);
+    const { notices, outbox } = diamondUpdatedEvents({ rows, entries, events });
+    const o = outboxInsert(outbox, all.length + 1);
     ctes.push(`o AS (${o.sql})`);
     all.push(...o.values);
-    const notices = diamondUpdatedEvents({ rows, entries, events });
     if (notices.length > 0) {
       const n = participantEventsCtes(notices, all.length + 1);
       ctes.push(n.sql);

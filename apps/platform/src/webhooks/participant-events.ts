@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { CustodyAction, DiamondV1, ParticipantEventType } from '@dtp/domain';
-import { ParticipantEventTypes } from '@dtp/domain';
+import type { CustodyAction, DiamondV1, EventEnvelope, ParticipantEventType } from '@dtp/domain';
+import { envelopeJson, ParticipantEventTypes } from '@dtp/domain';
 import { jsonArrayText, jsonElements, type Sql } from '@dtp/database';
 import type { OutboxEvent } from '@dtp/events';
 
@@ -38,7 +38,17 @@ export function eventsFor(
   data: unknown,
   time: Date,
 ): ParticipantEventWrite[] {
-  const text = JSON.stringify(data);
+  return eventsWithText(participants, type, subject, JSON.stringify(data), time);
+}
+
+/** eventsFor with the data's JSON text already written. */
+function eventsWithText(
+  participants: (string | null | undefined)[],
+  type: ParticipantEventWrite['type'],
+  subject: string,
+  text: string,
+  time: Date,
+): ParticipantEventWrite[] {
   return [...new Set(participants.filter((p): p is string => typeof p === 'string' && p !== ''))].map((p) => ({
     event_id: randomUUID(),
     participant_id: p,
@@ -60,29 +70,51 @@ interface DiamondChangeFacts {
  * `dtp.diamond.updated` for the holder and the uploader of every diamond a write upserts (the outbox's
  * `diamond.upserted` record, the custody entry's action in `data.action`). Derived in the one place every change of
  * a diamond is written (DiamondsRepository), so no change can forget it.
+ *
+ * Answers too the outbox events to write: `events`, each `diamond.upserted` one with its `payloadText`. The record's
+ * JSON text is written once, here, for both the event's data and the envelope (a registration's record was
+ * otherwise serialised twice more, and copied once, in every registration's statement).
  */
-export function diamondUpdatedEvents({ rows, entries, events }: DiamondChangeFacts): ParticipantEventWrite[] {
-  const out: ParticipantEventWrite[] = [];
+export function diamondUpdatedEvents({ rows, entries, events }: DiamondChangeFacts): { notices: ParticipantEventWrite[]; outbox: OutboxEvent[] } {
+  const notices: ParticipantEventWrite[] = [];
+  const outbox: OutboxEvent[] = [];
   const rowOf = rows.length > 1 ? new Map(rows.map((r) => [r.diamond_id, r])) : null;
   const actionOf = entries.length > 1 ? new Map(entries.map((x) => [x.entry.diamond_id, x.entry.action])) : null;
   for (const e of events) {
-    if (e.eventType !== 'diamond.upserted' || e.payload === null) continue;
-    const envelope = e.payload as { data: DiamondV1; occurred_at: string };
+    if (e.eventType !== 'diamond.upserted' || e.payload === null) {
+      outbox.push(e);
+      continue;
+    }
+    const envelope = e.payload as EventEnvelope<DiamondV1>;
     const record = envelope.data;
+    const recordJson = JSON.stringify(record);
+    outbox.push(e.payloadText === undefined ? { ...e, payloadText: envelopeJson(envelope, recordJson) } : e);
     const row = rowOf ? rowOf.get(record.diamond_id) : rows[0];
     if (!row) continue;
     const action = (actionOf ? actionOf.get(record.diamond_id) : entries[0]?.entry.action) ?? 'record_updated';
-    out.push(
-      ...eventsFor(
+    notices.push(
+      ...eventsWithText(
         [row.holder_id, row.uploader_id],
         ParticipantEventTypes.DIAMOND_UPDATED,
         record.diamond_id,
-        { action, ...record },
+        withAction(action, record, recordJson),
         new Date(envelope.occurred_at),
       ),
     );
   }
-  return out;
+  return { notices, outbox };
+}
+
+/**
+ * `JSON.stringify({ action, ...record })` from the record's text: `action` first, then the record's members in their
+ * order. A record with a member of that name, or with an index-like name (those come first in any object), is written
+ * whole; a DiamondV1 has neither.
+ */
+function withAction(action: CustodyAction, record: DiamondV1, recordJson: string): string {
+  if (recordJson === '{}' || Object.prototype.hasOwnProperty.call(record, 'action') || /^\{"(?:0|[1-9]\d*)"/.test(recordJson)) {
+    return JSON.stringify({ action, ...record });
+  }
+  return `{"action":${JSON.stringify(action)},${recordJson.slice(1)}`;
 }
 
 /**

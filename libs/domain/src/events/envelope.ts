@@ -52,6 +52,20 @@ export function makeEnvelope<E extends EventType>(input: MakeEnvelopeInput<E>): 
   };
 }
 
+/**
+ * `JSON.stringify(envelope)`, given `dataJson`, the text of `JSON.stringify(envelope.data)`: for a caller that writes
+ * the data's text for something else too (platform's feed events carry a diamond's record as well), so it is written
+ * once. The data member comes last in an envelope (makeEnvelope); where it does not, or is not there, the whole
+ * envelope is written.
+ */
+export function envelopeJson(envelope: EventEnvelope, dataJson: string): string {
+  const keys = Object.keys(envelope);
+  if (keys[keys.length - 1] !== 'data' || envelope.data === undefined) return JSON.stringify(envelope);
+  const { data: _data, ...head } = envelope;
+  const headJson = JSON.stringify(head);
+  return headJson === '{}' ? `{"data":${dataJson}}` : `${headJson.slice(0, -1)},"data":${dataJson}}`;
+}
+
 /** The topic an event type is published on. */
 export function topicOf<E extends EventType>(eventType: E): EventTopics[E] {
   return EVENT_DEFINITIONS[eventType].topic;

@@ -1,6 +1,6 @@
 import type { DiamondV1 } from '../records/diamond-v1';
 import { newDiamondId, newVersionId } from '../rules/ids';
-import { makeEnvelope, topicOf } from './envelope';
+import { envelopeJson, makeEnvelope, topicOf } from './envelope';
 import { TOPIC_EVENT_TYPES } from './registry';
 import { ConsumerGroups, EVENT_TYPE_VALUES, Topics } from './topics';
 import { validateEnvelope } from './validate-envelope';
@@ -95,6 +95,23 @@ describe('makeEnvelope', () => {
     });
     expect(env.occurred_at).toBe('2024-01-01T00:00:00.000Z');
     expect(() => makeEnvelope({ event_type: 'diamond.deleted', data: { diamond_id: DIAMOND_ID }, revision: 0 })).toThrow();
+  });
+});
+
+describe('envelopeJson', () => {
+  it("writes an envelope's text from its data's text exactly as JSON.stringify does", () => {
+    const record = { ...diamond(), participant_id: 'ERP "1" \\ \u00e9\u{1F48E}\n', rough: { carats: '1.25', tags: { z: 1, a: [null] } } };
+    const envelopes = [
+      makeEnvelope({ event_type: 'diamond.upserted', data: record, revision: 7 }),
+      makeEnvelope({ event_type: 'diamond.deleted', data: { diamond_id: DIAMOND_ID }, revision: 2 }),
+    ];
+    for (const env of envelopes) expect(envelopeJson(env, JSON.stringify(env.data))).toBe(JSON.stringify(env));
+    // What it cannot write from the data's text (data not last, no data), it writes whole.
+    const { data: _dropped, ...noData } = envelopes[1];
+    const dataFirst = { data: { a: 1 }, ...noData };
+    expect(envelopeJson(dataFirst, 'ignored')).toBe(JSON.stringify(dataFirst));
+    expect(envelopeJson({ ...noData, data: undefined }, 'ignored')).toBe(JSON.stringify(noData));
+    expect(envelopeJson({ data: [1] } as never, '[1]')).toBe('{"data":[1]}');
   });
 });
 
