@@ -8,7 +8,7 @@ import { map, Observable } from 'rxjs';
 import { ConflictError } from '@dtp/domain';
 import { createHttpApp } from './bootstrap';
 import { newServiceContext } from './listen';
-import { bindAsyncContext, fixNestInterceptorContext } from './nest-interceptor-context';
+import { bindAsyncContext, fixNestInterceptorContext, PassThroughInterceptor } from './nest-interceptor-context';
 
 const als = new AsyncLocalStorage<string>();
 
@@ -116,5 +116,89 @@ describe('bindAsyncContext', () => {
   it('does not carry the deprecated asyncResource property of AsyncResource.bind', () => {
     expect('asyncResource' in bindAsyncContext(() => 1)).toBe(false);
     expect('asyncResource' in AsyncResource.bind(() => 1)).toBe(true);
+  });
+});
+
+/** Acts (wraps the answer) only for a request with an `x-act` header; says so beforehand. */
+@Injectable()
+class ActingInterceptor implements PassThroughInterceptor {
+  passesThrough(context: ExecutionContext): boolean {
+    return context.switchToHttp().getRequest<{ headers: Record<string, unknown> }>().headers['x-act'] === undefined;
+  }
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    if (this.passesThrough(context)) return next.handle();
+    return next.handle().pipe(map((value) => ({ wrapped: value })));
+  }
+}
+
+/** Never says it passes through. */
+@Injectable()
+class PlainInterceptor implements NestInterceptor {
+  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    return next.handle();
+  }
+}
+
+@Controller('pass')
+class PassController {
+  @Get('one')
+  @UseInterceptors(ActingInterceptor)
+  async one() {
+    await new Promise((resolve) => setImmediate(resolve));
+    return { store: als.getStore() ?? null };
+  }
+
+  @Get('refused')
+  @UseInterceptors(ActingInterceptor)
+  refused() {
+    throw new ConflictError('taken', 'already_taken');
+  }
+
+  @Get('both')
+  @UseInterceptors(ActingInterceptor, PlainInterceptor)
+  both() {
+    return { ok: true };
+  }
+}
+
+@Module({ controllers: [PassController], providers: [ActingInterceptor, PlainInterceptor] })
+class PassModule {}
+
+describe("Nest's interceptor chain: skipped when every interceptor of the route passes through (PassThroughInterceptor)", () => {
+  let app: NestFastifyApplication;
+  beforeAll(async () => {
+    app = await createHttpApp({
+      ctx: newServiceContext('pass-test', pino({ level: 'silent' })),
+      module: PassModule,
+      docs: { title: 't', description: 'd', version: '1' },
+    });
+  });
+  afterAll(() => app.close());
+  afterEach(() => jest.restoreAllMocks());
+
+  it('runs the handler without the chain where the interceptor has nothing to do, and through it where it has', async () => {
+    const intercept = jest.spyOn(ActingInterceptor.prototype, 'intercept');
+    const quiet = await app.inject({ method: 'GET', url: '/pass/one' });
+    expect(quiet.json()).toEqual({ store: null });
+    expect(intercept).not.toHaveBeenCalled();
+
+    const acting = await app.inject({ method: 'GET', url: '/pass/one', headers: { 'x-act': '1' } });
+    expect(acting.json()).toEqual({ wrapped: { store: null } });
+    expect(intercept).toHaveBeenCalledTimes(1);
+  });
+
+  it("passes a handler's refusal to the exception filter either way", async () => {
+    for (const headers of [{}, { 'x-act': '1' }]) {
+      const res = await app.inject({ method: 'GET', url: '/pass/refused', headers });
+      expect([res.statusCode, res.json()]).toEqual([409, { message: 'taken', reason: 'already_taken' }]);
+    }
+  });
+
+  it('runs the whole chain when one interceptor of the route does not say it passes through', async () => {
+    const acting = jest.spyOn(ActingInterceptor.prototype, 'intercept');
+    const plain = jest.spyOn(PlainInterceptor.prototype, 'intercept');
+    const res = await app.inject({ method: 'GET', url: '/pass/both' });
+    expect(res.json()).toEqual({ ok: true });
+    expect([acting.mock.calls.length, plain.mock.calls.length]).toEqual([1, 1]);
   });
 });

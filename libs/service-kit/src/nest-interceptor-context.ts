@@ -19,7 +19,7 @@
  * the same (tested in nest-interceptor-context.spec.ts).
  */
 import { AsyncResource } from 'node:async_hooks';
-import type { NestInterceptor } from '@nestjs/common';
+import type { ExecutionContext, NestInterceptor } from '@nestjs/common';
 import { InterceptorsConsumer } from '@nestjs/core/interceptors/interceptors-consumer';
 import { defer, mergeAll, Observable } from 'rxjs';
 
@@ -46,7 +46,24 @@ export function bindAsyncContext<A extends unknown[], R>(fn: (...args: A) => R):
 
 type Consumer = InterceptorsConsumer & { [PATCHED]?: boolean };
 
-/** Nest's intercept with bindAsyncContext; see the module comment. */
+/**
+ * An interceptor that can tell, before anything runs, that it has nothing to do for a request: its `intercept` would
+ * only return `next.handle()`. When every interceptor of a route says so, the handler runs as on a route without
+ * interceptors (Nest's own path for those: no execution context bound, no observable chain, no AsyncResource),
+ * which is most of what an interceptor costs a request (docs/architecture.md, "Nest's interceptor chain"). The
+ * idempotency interceptor, global wherever it is installed, has nothing to do for a request without the header.
+ */
+export interface PassThroughInterceptor extends NestInterceptor {
+  /** True only where `intercept(context, next)` would return `next.handle()` and do nothing else. */
+  passesThrough(context: ExecutionContext): boolean;
+}
+
+function passesThrough(interceptor: NestInterceptor, context: ExecutionContext): boolean {
+  const says = (interceptor as Partial<PassThroughInterceptor>).passesThrough;
+  return typeof says === 'function' && says.call(interceptor, context) === true;
+}
+
+/** Nest's intercept with bindAsyncContext, and the whole chain skipped when every interceptor passes through. */
 async function intercept(
   this: Consumer,
   interceptors: NestInterceptor[],
@@ -59,6 +76,7 @@ async function intercept(
   if (!interceptors || interceptors.length === 0) return next();
   const context = this.createContext(args, instance, callback);
   context.setType(type as string);
+  if (interceptors.every((i) => passesThrough(i, context))) return next();
   const nextFn = async (i = 0): Promise<Observable<unknown>> => {
     if (i >= interceptors.length) return defer(bindAsyncContext(() => this.transformDeferred(next)));
     const handler = { handle: () => defer(bindAsyncContext(() => nextFn(i + 1))).pipe(mergeAll()) };

@@ -1,4 +1,4 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { defer, lastValueFrom, Observable } from 'rxjs';
 import {
@@ -10,7 +10,7 @@ import {
   idempotencyKeyReused,
   parseIdempotencyKey,
 } from '@dtp/domain';
-import { DOMAIN_ERROR_STATUS } from '@dtp/service-kit';
+import { DOMAIN_ERROR_STATUS, PassThroughInterceptor } from '@dtp/service-kit';
 import { UnitOfWork } from '../unit-of-work';
 import { IdempotencyStore, StoredAnswer } from './idempotency.store';
 import { isIdempotentMethod } from './idempotent-routes';
@@ -46,21 +46,25 @@ type Outcome = { kind: 'value'; value: unknown } | { kind: 'error'; error: Domai
  *   STORED_ERROR_KINDS) is stored before the commit. Any other error rolls everything back and is not stored.
  */
 @Injectable()
-export class IdempotencyInterceptor implements NestInterceptor {
+export class IdempotencyInterceptor implements PassThroughInterceptor {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly store: IdempotencyStore,
   ) {}
 
+  /** Nothing to do (the request runs exactly as without this interceptor): see the first case above. */
+  passesThrough(context: ExecutionContext): boolean {
+    if (context.getType() !== 'http') return true;
+    const request = context.switchToHttp().getRequest<FastifyRequest & { caller?: Caller }>();
+    return request.headers['idempotency-key'] === undefined || !isIdempotentMethod(request.method) || typeof request.caller?.participantId !== 'string';
+  }
+
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    if (context.getType() !== 'http') return next.handle();
+    if (this.passesThrough(context)) return next.handle();
     const http = context.switchToHttp();
     const request = http.getRequest<FastifyRequest & { caller?: Caller }>();
-    const header = request.headers['idempotency-key'];
-    if (header === undefined || !isIdempotentMethod(request.method)) return next.handle();
-    const participantId = request.caller?.participantId;
-    if (typeof participantId !== 'string') return next.handle();
-    return defer(() => this.idempotent(request, http.getResponse<FastifyReply>(), participantId, String(header), next));
+    const participantId = request.caller!.participantId as string;
+    return defer(() => this.idempotent(request, http.getResponse<FastifyReply>(), participantId, String(request.headers['idempotency-key']), next));
   }
 
   private async idempotent(request: FastifyRequest, reply: FastifyReply, participantId: string, header: string, next: CallHandler): Promise<unknown> {
