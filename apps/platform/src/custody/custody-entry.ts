@@ -83,16 +83,32 @@ const COLUMNS = entityColumns(CustodyEntryEntity)
  */
 export function custodyInsert(entries: NewCustodyEntry[], firstParam = 1): { sql: string; values: unknown[] } {
   const values: unknown[] = [];
-  const rows = entries.map((e, i) => {
-    const row: Record<string, unknown> = {
-      ...entryFields(e.entry),
-      links: e.entry.links ?? null,
-      entry_hash: e.entry_hash,
-      context: e.context === null ? null : JSON.stringify(e.context),
-    };
-    for (const c of COLUMNS) values.push(row[c]);
-    const o = firstParam - 1 + i * COLUMNS.length;
-    return `(${COLUMNS.map((c, j) => `$${o + j + 1}${c === 'context' ? '::jsonb' : c === 'links' ? '::text[]' : ''}`).join(', ')})`;
-  });
-  return { sql: `INSERT INTO custody_entries (${COLUMNS.join(', ')}) VALUES ${rows.join(', ')}`, values };
+  for (const e of entries) {
+    // The entry's hashed members are its columns of the same names (entryFields: exactly those members).
+    const fields = e.entry as unknown as Record<string, unknown>;
+    for (const c of COLUMNS) {
+      if (c === 'links') values.push(e.entry.links ?? null);
+      else if (c === 'entry_hash') values.push(e.entry_hash);
+      else if (c === 'context') values.push(e.context === null ? null : JSON.stringify(e.context));
+      else values.push(fields[c]);
+    }
+  }
+  return { sql: custodyInsertSql(entries.length, firstParam), values };
+}
+
+const insertTexts = new Map<string, string>();
+
+/** The statement's text for `n` entries from parameter `firstParam` on; the few the hot path uses kept (bounded). */
+function custodyInsertSql(n: number, firstParam: number): string {
+  const key = `${n}:${firstParam}`;
+  let text = insertTexts.get(key);
+  if (text === undefined) {
+    const rows = Array.from({ length: n }, (_, i) => {
+      const o = firstParam - 1 + i * COLUMNS.length;
+      return `(${COLUMNS.map((c, j) => `$${o + j + 1}${c === 'context' ? '::jsonb' : c === 'links' ? '::text[]' : ''}`).join(', ')})`;
+    });
+    text = `INSERT INTO custody_entries (${COLUMNS.join(', ')}) VALUES ${rows.join(', ')}`;
+    if (insertTexts.size < 256) insertTexts.set(key, text);
+  }
+  return text;
 }
