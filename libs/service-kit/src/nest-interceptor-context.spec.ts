@@ -1,5 +1,5 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
-import { CallHandler, Controller, ExecutionContext, Get, Injectable, Module, NestInterceptor, UseInterceptors } from '@nestjs/common';
+import { CallHandler, Controller, ExecutionContext, Get, Injectable, Module, NestInterceptor, Type, UseInterceptors } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { InterceptorsConsumer } from '@nestjs/core/interceptors/interceptors-consumer';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -53,15 +53,15 @@ class ContextController {
 @Module({ controllers: [ContextController], providers: [InnerInterceptor, { provide: APP_INTERCEPTOR, useClass: StoreInterceptor }] })
 class ContextModule {}
 
+/** A service app of `module`, as the kit builds every service's. */
+const appOf = (name: string, module: Type<unknown>): Promise<NestFastifyApplication> =>
+  createHttpApp({ ctx: newServiceContext(name, pino({ level: 'silent' })), module, docs: { title: 't', description: 'd', version: '1' } });
+
 describe("Nest's interceptor chain (fixNestInterceptorContext: no static AsyncResource.bind per request)", () => {
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
-    app = await createHttpApp({
-      ctx: newServiceContext('ctx-test', pino({ level: 'silent' })),
-      module: ContextModule,
-      docs: { title: 't', description: 'd', version: '1' },
-    });
+    app = await appOf('ctx-test', ContextModule);
   });
   afterAll(() => app.close());
   afterEach(() => jest.restoreAllMocks());
@@ -167,11 +167,7 @@ class PassModule {}
 describe("Nest's interceptor chain: skipped when every interceptor of the route passes through (PassThroughInterceptor)", () => {
   let app: NestFastifyApplication;
   beforeAll(async () => {
-    app = await createHttpApp({
-      ctx: newServiceContext('pass-test', pino({ level: 'silent' })),
-      module: PassModule,
-      docs: { title: 't', description: 'd', version: '1' },
-    });
+    app = await appOf('pass-test', PassModule);
   });
   afterAll(() => app.close());
   afterEach(() => jest.restoreAllMocks());
