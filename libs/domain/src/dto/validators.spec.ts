@@ -1,4 +1,6 @@
 import {
+  caratWeightProblem,
+  IsCaratWeight,
   IsDiamondIdFormat,
   IsEntitySpecificTags,
   IsIsoDateTime,
@@ -9,6 +11,9 @@ import {
   IsStringMap,
   NoSurroundingWhitespace,
 } from './validators';
+import { Decimal } from 'decimal.js';
+import fc from 'fast-check';
+import { CARATS_MAX } from '../rules/limits';
 import { failedPaths, messages } from './spec-helpers';
 
 class Probe {
@@ -21,6 +26,10 @@ class Probe {
   @IsStringMap() map!: unknown;
   @IsIsoDateTime() at!: unknown;
   @IsOptionalNonNull() @IsPositiveDecimal() maybe?: unknown;
+}
+
+class Carats {
+  @IsCaratWeight() carats!: unknown;
 }
 
 const valid = {
@@ -79,6 +88,43 @@ describe('custom validators', () => {
   describe('IsNonNegativeDecimal', () => {
     it.each([0, '0', '0.0', 2.5])('accepts %p', (v) => expect(fails('non_negative', v)).toEqual([]));
     it.each([-0.1, '-0', 'x', null])('rejects %p', (v) => expect(fails('non_negative', v)).toEqual(['non_negative']));
+  });
+
+  describe('decimal checks without a Decimal', () => {
+    // The checks compare numbers as they are and read signs from the text; the reference is what they did before:
+    // every value through decimal.js (a number's Decimal is its shortest round-trip text).
+    const reference = (v: number | string) => {
+      const ok = typeof v === 'number' ? Number.isFinite(v) : v.length <= 40 && /^\d+(\.\d+)?$/.test(v);
+      if (!ok) return { positive: false, nonNegative: false, carat: 'not positive' };
+      const d = new Decimal(v);
+      const carat = !d.gt(0) ? 'not positive' : d.gt(CARATS_MAX) ? 'above' : d.decimalPlaces() > 3 ? 'places' : 'ok';
+      return { positive: d.gt(0), nonNegative: d.gte(0), carat };
+    };
+    const caratKind = (problem: string | null) =>
+      problem === null ? 'ok' : /greater than 0/.test(problem) ? 'not positive' : /at most 100000/.test(problem) ? 'above' : 'places';
+    const near = [0, -0, CARATS_MAX, 5e-324, -5e-324, 1e-7, 1e21, 0.1 + 0.2, 100000.0000000001, 99999.99999999999];
+    const values = fc.oneof(
+      fc.double(),
+      fc.double({ min: -1, max: 2 * CARATS_MAX }),
+      fc.constantFrom(...near, ...near.map((n) => n + Number.EPSILON * CARATS_MAX), ...near.map((n) => -n)),
+      fc.stringMatching(/^[0-9]{1,8}(\.[0-9]{1,6})?$/),
+      fc.constantFrom('0', '000', '0.000', '100000', '100000.0001', '0100000.000', '99999.9995', '00.001', '1e5', '-1', '', `1.${'0'.repeat(39)}`),
+    );
+
+    it('IsPositiveDecimal, IsNonNegativeDecimal and a carat weight answer as decimal.js does', () => {
+      fc.assert(
+        fc.property(values, (v) => {
+          const want = reference(v);
+          expect({
+            positive: fails('positive', v).length === 0,
+            nonNegative: fails('non_negative', v).length === 0,
+            carat: caratKind(caratWeightProblem(v)),
+          }).toEqual(want);
+          expect(failedPaths(Carats, { carats: v }).length === 0).toBe(want.carat === 'ok');
+        }),
+        { numRuns: 3000 },
+      );
+    });
   });
 
   describe('NoSurroundingWhitespace', () => {

@@ -12,13 +12,26 @@ import { CARATS_MAX, CARATS_MAX_DECIMALS, TAGS_MAX_BYTES, TAGS_MAX_DEPTH } from 
 /** Longest decimal text accepted (digits and a dot): far beyond any measurement, short enough to be harmless. */
 const DECIMAL_TEXT_MAX_LENGTH = 40;
 
+/**
+ * True for a finite number, or decimal text (DECIMAL_TEXT_PATTERN, at most DECIMAL_TEXT_MAX_LENGTH long), greater
+ * than 0 (or equal to it, `allowZero`). Compared without a Decimal: a number's Decimal (the number's shortest
+ * round-trip text) has the number's sign, -0 included (not > 0, >= 0); decimal text has no sign, so it is >= 0, and
+ * > 0 exactly when one of its digits is not 0.
+ */
 function decimalCheck(value: unknown, allowZero: boolean): boolean {
-  let ok: boolean;
-  if (typeof value === 'number') ok = Number.isFinite(value);
-  else ok = typeof value === 'string' && value.length <= DECIMAL_TEXT_MAX_LENGTH && DECIMAL_TEXT_PATTERN.test(value);
-  if (!ok) return false;
-  const d = toDecimal(value as number | string);
-  return allowZero ? d.gte(0) : d.gt(0);
+  if (typeof value === 'number') return Number.isFinite(value) && (allowZero ? value >= 0 : value > 0);
+  if (typeof value !== 'string' || value.length > DECIMAL_TEXT_MAX_LENGTH || !DECIMAL_TEXT_PATTERN.test(value)) return false;
+  return allowZero || NON_ZERO_DIGIT.test(value);
+}
+const NON_ZERO_DIGIT = /[1-9]/;
+
+/**
+ * A positive decimal (decimalCheck) above CARATS_MAX. A number is compared as it is: CARATS_MAX is a whole number a
+ * double holds exactly, and rounding to the nearest double keeps order, so the number's Decimal is above it exactly
+ * when the number is.
+ */
+function aboveCaratsMax(value: number | string): boolean {
+  return typeof value === 'number' ? value > CARATS_MAX : toDecimal(value).gt(CARATS_MAX);
 }
 
 /**
@@ -158,21 +171,20 @@ export function IsOptionalNonNull(options?: ValidationOptions): PropertyDecorato
 /** Why a carat weight is refused, or null when it is fine (> 0, <= CARATS_MAX, <= CARATS_MAX_DECIMALS places). */
 export function caratWeightProblem(value: unknown): string | null {
   if (!decimalCheck(value, false)) return 'must be a number greater than 0 or decimal text such as "1.25"';
-  const d = toDecimal(value as number | string);
-  if (d.gt(CARATS_MAX)) return `must be at most ${CARATS_MAX}`;
-  if (d.decimalPlaces() > CARATS_MAX_DECIMALS) return `must have at most ${CARATS_MAX_DECIMALS} decimal places`;
+  if (aboveCaratsMax(value as number | string)) return `must be at most ${CARATS_MAX}`;
+  if (toDecimal(value as number | string).decimalPlaces() > CARATS_MAX_DECIMALS) return `must have at most ${CARATS_MAX_DECIMALS} decimal places`;
   return null;
 }
 
 /** One bound of a carat weight; values that are not positive decimals pass (IsPositiveDecimal reports them). */
-function caratBound(name: string, broken: (d: ReturnType<typeof toDecimal>) => boolean, text: string): PropertyDecorator {
+function caratBound(name: string, broken: (value: number | string) => boolean, text: string): PropertyDecorator {
   return (target: object, propertyName: string | symbol) =>
     registerDecorator({
       name,
       target: target.constructor,
       propertyName: propertyName as string,
       options: { message: (a: ValidationArguments) => `${a.property} ${text}` },
-      validator: { validate: (value: unknown) => !decimalCheck(value, false) || !broken(toDecimal(value as number | string)) },
+      validator: { validate: (value: unknown) => !decimalCheck(value, false) || !broken(value as number | string) },
     });
 }
 
@@ -184,8 +196,8 @@ function caratBound(name: string, broken: (d: ReturnType<typeof toDecimal>) => b
 export function IsCaratWeight(): PropertyDecorator {
   const decorators = [
     IsPositiveDecimal(),
-    caratBound('max', (d) => d.gt(CARATS_MAX), `must be at most ${CARATS_MAX}`),
-    caratBound('decimalMaxPlaces', (d) => d.decimalPlaces() > CARATS_MAX_DECIMALS, `must have at most ${CARATS_MAX_DECIMALS} decimal places`),
+    caratBound('max', aboveCaratsMax, `must be at most ${CARATS_MAX}`),
+    caratBound('decimalMaxPlaces', (v) => toDecimal(v).decimalPlaces() > CARATS_MAX_DECIMALS, `must have at most ${CARATS_MAX_DECIMALS} decimal places`),
   ];
   return (target: object, key: string | symbol) => decorators.forEach((d) => d(target, key));
 }
