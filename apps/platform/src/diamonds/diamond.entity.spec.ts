@@ -1,6 +1,6 @@
 import { entityColumns } from '@dtp/database';
 import { platformEntities } from '../entities';
-import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS } from './diamond.entity';
+import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS, DiamondEntity } from './diamond.entity';
 import { GradedMeasurementEntity } from './graded-measurement.entity';
 
 /** The raw-SQL column lists come from the entity's declarations (test/entities.spec.ts proves those match the schema). */
@@ -24,6 +24,12 @@ describe('column lists from the entity', () => {
       'rough_objective_verification_results',
       'supplementary_tags',
     ]);
+  });
+
+  it('stores every date as timestamptz (the insert sends dates as ISO 8601 text, which names the instant only there)', () => {
+    const dates = entityColumns(DiamondEntity).filter((c) => /date|time/i.test(c.type));
+    expect(dates.map((c) => c.property).sort()).toEqual(['archived_at', 'created_at', 'system_timestamp', 'verification_status_modified_at']);
+    for (const c of dates) expect(`${c.property} ${c.type}`).toBe(`${c.property} timestamptz`);
   });
 
   it('names each column after its property (one naming convention: snake_case properties = column names)', () => {

@@ -27,8 +27,13 @@ export interface NewDiamondWrite {
   entry: NewCustodyEntry;
 }
 
+/**
+ * A column's parameter: JSON columns as their text; dates (all `timestamptz` here) as ISO 8601 text, which means the
+ * same instant to PostgreSQL as the local-time text the driver would write for the Date, at a fraction of its cost.
+ */
 function value(row: DiamondRow, col: keyof DiamondRow): unknown {
   const v = row[col];
+  if (v instanceof Date) return v.toISOString();
   return DIAMOND_JSON_COLUMNS.has(col) && v !== null ? JSON.stringify(v) : v;
 }
 
