@@ -16,10 +16,18 @@ const STORE = Symbol.for('dtp.contractViolations');
 // is validated by class-validator too, and a verdict that disagrees is kept here; so is an instance that plainToDto
 // made otherwise than class-transformer (with its `message`).
 const VERDICT_CHECK = Symbol.for('dtp.validationVerdictCheck');
+// An answer sent as its prewritten JSON text (libs/service-kit prewritten-json.ts) is compared with JSON.stringify's.
+const PREWRITTEN_CHECK = Symbol.for('dtp.prewrittenJsonCheck');
 type Disagreement = { target: string; passes: boolean; errors: number } | { target: string; message: string };
-type Globals = { [CHECK]?: unknown; [STORE]?: ContractViolation[]; [VERDICT_CHECK]?: (d: Disagreement) => void };
+type Globals = {
+  [CHECK]?: unknown;
+  [STORE]?: ContractViolation[];
+  [VERDICT_CHECK]?: (d: Disagreement) => void;
+  [PREWRITTEN_CHECK]?: (d: Disagreement) => void;
+};
 const disagreements: Disagreement[] = [];
 (globalThis as Globals)[VERDICT_CHECK] = (d) => disagreements.push(d);
+(globalThis as Globals)[PREWRITTEN_CHECK] = (d) => disagreements.push(d);
 
 (globalThis as Globals)[CHECK] = (service: string, document: object) =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -38,7 +46,7 @@ afterEach(() => {
           : `  ${d.target}: ValidationVerdict ${d.passes ? 'passed' : 'refused'} it, class-validator found ${d.errors} error(s)`,
       );
     throw new Error(
-      `the validation pipe's short cuts disagreed with class-validator or class-transformer (libs/domain validation-verdict.ts, plain-to-dto.ts):\n${lines.join('\n')}`,
+      `a short cut disagreed with the library it stands in for (class-validator or class-transformer: libs/domain validation-verdict.ts, plain-to-dto.ts; JSON.stringify: libs/service-kit prewritten-json.ts):\n${lines.join('\n')}`,
     );
   }
   if (broken.length > 0) {

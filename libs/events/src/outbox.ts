@@ -64,6 +64,8 @@ export interface OutboxEvent {
   payload: unknown | null;
   /** `JSON.stringify(payload)`, when the caller has written it already (it is stored as it is). */
   payloadText?: string;
+  /** `JSON.stringify(payload.data)`, when the caller wrote it for `payloadText` (for others that write the data too). */
+  dataText?: string;
   /**
    * The W3C `traceparent` of the request that made the event, when it was taken earlier (a write batched with
    * others' runs outside its request's context); absent: the context active when the row is written.

@@ -17,6 +17,7 @@ import { buildOpenApiDocument, DocsOptions } from './openapi';
 import { PinoNestLogger } from './logger';
 import { ApiValidationPipe } from './validation.pipe';
 import { registerBodyDrain } from './body-drain';
+import { registerPrewrittenJson } from './prewritten-json';
 import { ClientCertificate, clientCertificateOf, UnreadableClientCertificate } from './client-certificate';
 
 declare module 'fastify' {
@@ -169,6 +170,7 @@ export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyAp
   });
   registerBodyDepthLimit(fastify);
   registerBodyDrain(fastify);
+  registerPrewrittenJson(fastify);
   if (opts.configure) await opts.configure(fastify);
 
   app.useGlobalPipes(new ApiValidationPipe());

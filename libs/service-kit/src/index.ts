@@ -27,3 +27,4 @@ export * from './client-certificate';
 export * from './tls-listener';
 export * from './dev-certificates';
 export * from './at-rest-cipher';
+export * from './prewritten-json';

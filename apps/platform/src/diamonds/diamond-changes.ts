@@ -18,6 +18,8 @@ export type DiamondPatch = Partial<Pick<DiamondRow, ChangeableColumn>>;
 export interface CommittedChange {
   record: DiamondV1;
   entryHash: string;
+  /** `JSON.stringify(record)`, as its event carries it (an answer made of the record sends it as it is). */
+  recordJson: string;
 }
 
 /**
@@ -69,8 +71,9 @@ export class DiamondChanges {
     const entry = custodyEntryOf(record, custody, before.custody_head);
     after.custody_head = entry.entry_hash;
     const columns = [...(Object.keys(patch) as (keyof DiamondRow)[]), 'revision', 'version_id', 'system_timestamp', 'custody_head'] as const;
-    await this.diamonds.update(sql, after, columns, [entry], [diamondUpserted(record, revision, now)]);
-    return { record, entryHash: entry.entry_hash };
+    const event = diamondUpserted(record, revision, now);
+    await this.diamonds.update(sql, after, columns, [entry], [event]);
+    return { record, entryHash: entry.entry_hash, recordJson: event.dataText };
   }
 
   /**
@@ -155,5 +158,6 @@ export function newDiamondWrite(
   const record = toDiamondV1(row, null);
   const entry = custodyEntryOf(record, { action: 'registered', actor, ...(links ? { links } : {}) }, prev);
   row.custody_head = entry.entry_hash;
-  return { change: { record, entryHash: entry.entry_hash }, write: { row, events: [diamondUpserted(record, 1, now)], entry } };
+  const event = diamondUpserted(record, 1, now);
+  return { change: { record, entryHash: entry.entry_hash, recordJson: event.dataText }, write: { row, events: [event], entry } };
 }

@@ -2,7 +2,7 @@ import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import { CreateRoughDiamondDto, DiamondV1, ROUGH_DIAMOND_EXAMPLE } from '@dtp/domain';
-import { ApiErrors } from '@dtp/service-kit';
+import { ApiErrors, PrewrittenJson } from '@dtp/service-kit';
 import { Errors } from '../api-docs';
 import { RegistrationService } from './registration.service';
 
@@ -54,7 +54,9 @@ export class RegistrationController {
     422: Errors.invalidBody,
     503: Errors.unavailable,
   })
-  async create(@CurrentCaller() caller: Caller, @Body() body: CreateRoughDiamondDto): Promise<DiamondV1> {
-    return this.registration.registerRough(caller, body);
+  async create(@CurrentCaller() caller: Caller, @Body() body: CreateRoughDiamondDto): Promise<PrewrittenJson<DiamondV1>> {
+    // The record's JSON was written for its event: the answer is that text, not the record written again.
+    const { record, recordJson } = await this.registration.register(caller, body);
+    return new PrewrittenJson(record, recordJson);
   }
 }

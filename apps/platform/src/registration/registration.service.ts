@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
 import { ConflictError, CreateRoughDiamondDto, DiamondV1, invalidFields } from '@dtp/domain';
 import { PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode, Sql, UnitOfWork } from '@dtp/database';
-import { insertNewDiamond, newDiamondWrite } from '../diamonds/diamond-changes';
+import { CommittedChange, insertNewDiamond, newDiamondWrite } from '../diamonds/diamond-changes';
 import { DiamondRow } from '../diamonds/diamond.entity';
 import { DiamondsRepository } from '../diamonds/diamonds.repository';
 import { newDiamondRow, roughFromSchema } from '../diamonds/new-diamond-row';
@@ -28,6 +28,11 @@ export class RegistrationService {
   ) {}
 
   async registerRough(caller: Caller, dto: CreateRoughDiamondDto): Promise<DiamondV1> {
+    return (await this.register(caller, dto)).record;
+  }
+
+  /** `registerRough`, answering the record's JSON text too (as its event carries it) and its custody entry's hash. */
+  async register(caller: Caller, dto: CreateRoughDiamondDto): Promise<CommittedChange> {
     checkSafeIntegers(dto);
     const box = await this.boxes.resolve(caller, dto.box_id);
     const now = new Date();
@@ -37,7 +42,7 @@ export class RegistrationService {
         return await this.uow.run(async (sql) => {
           await box.reserve(sql, row.rough.carats!);
           // Not a root: its first entry links to the shipped diamonds' latest entries, so the chain reaches the producer.
-          return (await insertNewDiamond(this.diamonds, sql, row, caller.participantId, null, now, await box.links(sql))).record;
+          return insertNewDiamond(this.diamonds, sql, row, caller.participantId, null, now, await box.links(sql));
         });
       }
       const decision = provenanceForRegistration(caller, await this.directory.get(caller.participantId));
@@ -46,7 +51,7 @@ export class RegistrationService {
         // registrations that arrive at the same time (RegistrationWriter).
         const { change, write } = newDiamondWrite(newRoughRow(caller, dto, box, decision, caller.participantId, now), caller.participantId, null, now);
         await this.writer.write(write);
-        return change.record;
+        return change;
       }
       // The participant's onboarding event has not arrived: serialise with its consumer (same advisory lock), so
       // either we see the participant now or the consumer sees our pending diamond and fixes its provenance.
@@ -64,8 +69,8 @@ export class RegistrationService {
   }
 
   /** The diamond, its first custody entry (`registered`, a root: its own box) and its event: one statement. */
-  private async insert(sql: Sql, row: DiamondRow, caller: Caller, now: Date): Promise<DiamondV1> {
-    return (await insertNewDiamond(this.diamonds, sql, row, caller.participantId, null, now)).record;
+  private insert(sql: Sql, row: DiamondRow, caller: Caller, now: Date): Promise<CommittedChange> {
+    return insertNewDiamond(this.diamonds, sql, row, caller.participantId, null, now);
   }
 }
 

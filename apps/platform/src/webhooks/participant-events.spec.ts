@@ -16,6 +16,9 @@ describe('diamondUpdatedEvents: the feed events of a change and its outbox event
     outbox.forEach((e, i) => {
       expect(e.payload).toBe(events[i].payload);
       expect(e.payloadText).toBe(JSON.stringify(events[i].payload));
+      // Written once, by diamondUpserted: the record's text (the registration answers it) and the envelope's.
+      expect(events[i].dataText).toBe(JSON.stringify((events[i].payload as { data: unknown }).data));
+      expect(e.payloadText).toBe(events[i].payloadText);
     });
     // Holder and uploader of each diamond, each with the record and the custody action first.
     expect(notices.map((n) => [n.participant_id, n.subject])).toEqual([
@@ -33,7 +36,11 @@ describe('diamondUpdatedEvents: the feed events of a change and its outbox event
   it('leaves other events as they are, and writes a record it cannot prefix whole', () => {
     const w = write();
     const deleted = diamondDeleted(w.row.diamond_id, 2);
-    const withData = (data: object) => ({ ...w.events[0], payload: { ...(w.events[0].payload as object), data } });
+    // An event made elsewhere, with no texts written (diamondUpserted writes them for its record).
+    const withData = (data: object) => {
+      const { payloadText: _p, dataText: _d, ...event } = w.events[0];
+      return { ...event, payload: { ...(event.payload as object), data } };
+    };
     // An index-like member comes before `action` in any object; a member named action replaces it.
     const odd = [withData({ 0: 'index-like', n: 1 }), withData({ action: 'x', n: 2 })];
     const { notices, outbox } = diamondUpdatedEvents({ rows: [w.row], entries: [w.entry], events: [...deleted, ...odd] });

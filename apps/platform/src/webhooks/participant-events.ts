@@ -87,7 +87,7 @@ export function diamondUpdatedEvents({ rows, entries, events }: DiamondChangeFac
     }
     const envelope = e.payload as EventEnvelope<DiamondV1>;
     const record = envelope.data;
-    const recordJson = JSON.stringify(record);
+    const recordJson = e.dataText ?? JSON.stringify(record);
     outbox.push(e.payloadText === undefined ? { ...e, payloadText: envelopeJson(envelope, recordJson) } : e);
     const row = rowOf ? rowOf.get(record.diamond_id) : rows[0];
     if (!row) continue;
