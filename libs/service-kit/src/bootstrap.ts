@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { JsonExceptionFilter } from './errors';
 import { HttpConfig } from './http-settings';
-import { registerBodyDepthLimit } from './input-bounds';
+import { JSON_PARSER_OPTIONS, registerBodyDepthLimit } from './input-bounds';
 import { KitModule, ServiceContext } from './kit.module';
 import { fixNestInterceptorContext } from './nest-interceptor-context';
 import { responseContractCheck } from './contract-hook';
@@ -111,6 +111,8 @@ export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyAp
     genReqId: () => randomUUID(),
     logController: new LogController({ requestIdLogLabel: 'reqId', disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
+    // `__proto__` and constructor.prototype are refused by the depth bound's hook, named (input-bounds.ts).
+    ...JSON_PARSER_OPTIONS,
     // Not `true` (anyone could write X-Forwarded-For): only TRUSTED_PROXIES hops (http-settings.ts).
     trustProxy: ctx.http.trustProxy,
   });

@@ -43,11 +43,25 @@ function isParsedValue(value: unknown): boolean {
   return typeof (value as { pipe?: unknown }).pipe !== 'function';
 }
 
-/** Depth issues of a parsed body (none for bodies that are not parsed JSON/form values). */
+/**
+ * The first depth issue of a parsed body (none for bodies that are not parsed JSON/form values), or its first key that
+ * could pollute a prototype (`__proto__`, `constructor.prototype`): the JSON parser lets those through as members of
+ * their own (as JSON.parse makes them, polluting nothing) so that they are refused here, named, before anything else
+ * sees the body (see registerBodyDepthLimit).
+ */
 export function bodyDepthIssues(body: unknown, maxDepth = INPUT_BOUNDS.maxDepth): JsonScanIssue[] {
   if (!isParsedValue(body)) return [];
-  return scanJson(body, { maxDepth, maxIssues: 1 }).issues;
+  return scanJson(body, { maxDepth, pollutingKeys: true, maxIssues: 1 }).issues;
 }
+
+/**
+ * Fastify's JSON body parser options. Its default refuses a body with a `__proto__` key, or a `constructor` holding
+ * `prototype` (secure-json-parse, against prototype pollution), as malformed JSON: "Body is not valid JSON", a
+ * misleading 422 for well-formed JSON. Parsed as JSON.parse parses them instead (a member of its own, no prototype
+ * changed), such a body is refused by the depth bound's hook, which runs next, before Nest or any handler, with a
+ * 422 `key_reserved` naming the key where it is, like any other reserved key.
+ */
+export const JSON_PARSER_OPTIONS = { onProtoPoisoning: 'ignore', onConstructorPoisoning: 'ignore' } as const;
 
 /**
  * NUL / lone-surrogate issues and reserved keys (RESERVED_KEYS: `constructor`, `toString`, ..., which Nest and
@@ -60,7 +74,10 @@ export function textScan(value: unknown): { issues: JsonScanIssue[]; plain: bool
   return { issues: scan.issues.filter((i) => i.kind === 'invalid_text' || i.kind === 'reserved_key'), plain: scan.plain };
 }
 
-/** Registers the depth bound on every route of `fastify` (a preValidation hook: after parsing, before Nest). */
+/**
+ * Registers the depth bound, and the refusal of keys that could pollute a prototype, on every route of `fastify` (a
+ * preValidation hook: after parsing, before Nest). Required with JSON_PARSER_OPTIONS.
+ */
 export function registerBodyDepthLimit(fastify: FastifyInstance, maxDepth = INPUT_BOUNDS.maxDepth): void {
   fastify.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
     const issues = bodyDepthIssues(request.body, maxDepth);

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, Module, Post } from '@nestjs/common';
+import { Body, Controller, Get, Module, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Min, ValidateNested } from 'class-validator';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -34,6 +35,12 @@ class ThingsController {
   @Post()
   create(@Body() body: Payload) {
     return { ok: true, name: body.name, instance: body instanceof Payload };
+  }
+
+  /** Reads the parsed body itself: no pipe sees it. */
+  @Post('raw')
+  raw(@Req() request: FastifyRequest) {
+    return { keys: Object.keys(request.body as object) };
   }
 
   @Get('boom')
@@ -99,6 +106,32 @@ describe('service kit HTTP behaviour', () => {
     const arr = await inject({ method: 'POST', url: '/things', payload: [1, 2] });
     expect(arr.statusCode).toBe(422);
     expect((arr.json() as { detail: { loc: unknown[] }[] }).detail[0].loc).toEqual(['body']);
+  });
+
+  it('answers a __proto__ key, or constructor.prototype, as a reserved key where it is (the JSON is well formed), as it does toString', async () => {
+    const post = (payload: string) => inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload });
+    const cases: [string, (string | number)[]][] = [
+      ['{"name":"a","__proto__":{"polluted":1}}', ['body', '__proto__']],
+      ['{"name":"a","inner":{"count":1,"constructor":{"prototype":{"polluted":1}}}}', ['body', 'inner', 'constructor', 'prototype']],
+      ['[{"x":1},{"__proto__":null}]', ['body', 1, '__proto__']],
+      ['{"name":"a","toString":1}', ['body', 'toString']],
+    ];
+    for (const [payload, loc] of cases) {
+      const res = await post(payload);
+      expect([payload, res.statusCode]).toEqual([payload, 422]);
+      // Refused before any handler, also where no validation pipe reads the body.
+      if (loc[1] !== 'toString') {
+        const raw = await inject({ method: 'POST', url: '/things/raw', headers: { 'content-type': 'application/json' }, payload });
+        expect([payload, raw.statusCode, raw.json()]).toEqual([payload, 422, res.json()]);
+      }
+      expect((res.json() as { detail: unknown[] }).detail).toEqual([
+        { loc, msg: `key ${JSON.stringify(loc.at(-1))} is reserved (a name every JavaScript object has) and not accepted`, type: 'key_reserved' },
+      ]);
+    }
+    expect(({} as { polluted?: unknown }).polluted).toBeUndefined();
+    // A constructor member without prototype is still the validation pipe's (a reserved key too); malformed JSON as before.
+    expect((await post('{"name":"a","constructor":1}')).statusCode).toBe(422);
+    expect(((await post('{"__proto__":')).json() as { detail: { type: string }[] }).detail[0].type).toBe('json_invalid');
   });
 
   it('answers 422 naming the content type for a body no parser takes (XML, multipart), not 415', async () => {

@@ -50,6 +50,15 @@ describe('scanJson: an iterative walk that measures depth, size and text', () =>
     expect(scanJson('a\u0000', { checkText: true }).issues[0].path).toEqual([]);
   });
 
+  it('reports, when asked, only the keys that could pollute a prototype: __proto__ and constructor.prototype', () => {
+    const value = JSON.parse('{"a":{"constructor":{"prototype":1,"x":2},"prototype":2},"__proto__":{"toString":3},"constructor":4,"toString":5}');
+    expect(scanJson(value, {}).issues).toEqual([]);
+    expect(scanJson(value, { pollutingKeys: true }).issues.map((i) => [i.kind, i.path])).toEqual([
+      ['reserved_key', ['a', 'constructor', 'prototype']],
+      ['reserved_key', ['__proto__']],
+    ]);
+  });
+
   it('reports reserved keys (the names every object has) only when asked, with their paths, whatever their value', () => {
     const value = JSON.parse('{"a":{"constructor":1,"toStringy":2},"list":[{"__proto__":null}],"prototype":"x","valueOf":{"hasOwnProperty":[]}}');
     expect(scanJson(value, { checkText: true }).issues).toEqual([]);

@@ -231,6 +231,11 @@ export interface JsonScanOptions {
   checkText?: boolean;
   /** Report keys in RESERVED_KEYS. */
   reservedKeys?: boolean;
+  /**
+   * Report (as `reserved_key`) only the keys JSON body parsers refuse against prototype pollution: `__proto__`, and
+   * `prototype` in a member named `constructor`.
+   */
+  pollutingKeys?: boolean;
   /** Stop after this many issues (default 50). */
   maxIssues?: number;
   /**
@@ -314,7 +319,11 @@ export function scanJson(value: unknown, opts: JsonScanOptions = {}): JsonScanRe
     const v = frame.value;
     // An object member's key is checked with its value, so issues come in document order.
     if (typeof frame.key === 'string') {
-      if (opts.reservedKeys && RESERVED_KEYS.has(frame.key)) {
+      if (
+        opts.reservedKeys
+          ? RESERVED_KEYS.has(frame.key)
+          : opts.pollutingKeys && (frame.key === '__proto__' || (frame.key === 'prototype' && frame.parent?.key === 'constructor'))
+      ) {
         issues.push({
           kind: 'reserved_key',
           path: framePath(frame),
