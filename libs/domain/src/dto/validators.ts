@@ -25,14 +25,8 @@ function decimalCheck(value: unknown, allowZero: boolean): boolean {
 }
 const NON_ZERO_DIGIT = /[1-9]/;
 
-/**
- * A positive decimal (decimalCheck) above CARATS_MAX. A number is compared as it is: CARATS_MAX is a whole number a
- * double holds exactly, and rounding to the nearest double keeps order, so the number's Decimal is above it exactly
- * when the number is.
- */
-function aboveCaratsMax(value: number | string): boolean {
-  return typeof value === 'number' ? value > CARATS_MAX : toDecimal(value).gt(CARATS_MAX);
-}
+/** Why a value is not a positive decimal (decimalCheck), as IsPositiveDecimal and a carat weight say it. */
+const NOT_POSITIVE_DECIMAL = 'must be a number greater than 0 or decimal text such as "1.25"';
 
 /**
  * A number greater than 0, or plain decimal text greater than 0 ("1.25", "3"). Rejects booleans,
@@ -45,7 +39,7 @@ export function IsPositiveDecimal(options?: ValidationOptions): PropertyDecorato
       target: target.constructor,
       propertyName: propertyName as string,
       options: {
-        message: (a: ValidationArguments) => `${a.property} must be a number greater than 0 or decimal text such as "1.25"`,
+        message: (a: ValidationArguments) => `${a.property} ${NOT_POSITIVE_DECIMAL}`,
         ...options,
       },
       validator: { validate: (value: unknown) => decimalCheck(value, false) },
@@ -168,16 +162,32 @@ export function IsOptionalNonNull(options?: ValidationOptions): PropertyDecorato
   return ValidateIf((_object: unknown, value: unknown) => value !== undefined, options);
 }
 
+/**
+ * The bounds of a carat weight past being a positive decimal, in the order they are told: at most CARATS_MAX (a number
+ * is compared as it is: CARATS_MAX is a whole number a double holds exactly, and rounding to the nearest double keeps
+ * order, so the number's Decimal is above it exactly when the number is), and at most CARATS_MAX_DECIMALS places.
+ */
+const CARAT_BOUNDS: { name: string; broken: (value: number | string) => boolean; text: string }[] = [
+  {
+    name: 'max',
+    broken: (v) => (typeof v === 'number' ? v > CARATS_MAX : toDecimal(v).gt(CARATS_MAX)),
+    text: `must be at most ${CARATS_MAX}`,
+  },
+  {
+    name: 'decimalMaxPlaces',
+    broken: (v) => toDecimal(v).decimalPlaces() > CARATS_MAX_DECIMALS,
+    text: `must have at most ${CARATS_MAX_DECIMALS} decimal places`,
+  },
+];
+
 /** Why a carat weight is refused, or null when it is fine (> 0, <= CARATS_MAX, <= CARATS_MAX_DECIMALS places). */
 export function caratWeightProblem(value: unknown): string | null {
-  if (!decimalCheck(value, false)) return 'must be a number greater than 0 or decimal text such as "1.25"';
-  if (aboveCaratsMax(value as number | string)) return `must be at most ${CARATS_MAX}`;
-  if (toDecimal(value as number | string).decimalPlaces() > CARATS_MAX_DECIMALS) return `must have at most ${CARATS_MAX_DECIMALS} decimal places`;
-  return null;
+  if (!decimalCheck(value, false)) return NOT_POSITIVE_DECIMAL;
+  return CARAT_BOUNDS.find((b) => b.broken(value as number | string))?.text ?? null;
 }
 
 /** One bound of a carat weight; values that are not positive decimals pass (IsPositiveDecimal reports them). */
-function caratBound(name: string, broken: (value: number | string) => boolean, text: string): PropertyDecorator {
+function caratBound({ name, broken, text }: (typeof CARAT_BOUNDS)[number]): PropertyDecorator {
   return (target: object, propertyName: string | symbol) =>
     registerDecorator({
       name,
@@ -194,11 +204,7 @@ function caratBound(name: string, broken: (value: number | string) => boolean, t
  * `decimal_max_places`): "1.25", 0.5, "3.001".
  */
 export function IsCaratWeight(): PropertyDecorator {
-  const decorators = [
-    IsPositiveDecimal(),
-    caratBound('max', aboveCaratsMax, `must be at most ${CARATS_MAX}`),
-    caratBound('decimalMaxPlaces', (v) => toDecimal(v).decimalPlaces() > CARATS_MAX_DECIMALS, `must have at most ${CARATS_MAX_DECIMALS} decimal places`),
-  ];
+  const decorators = [IsPositiveDecimal(), ...CARAT_BOUNDS.map(caratBound)];
   return (target: object, key: string | symbol) => decorators.forEach((d) => d(target, key));
 }
 
