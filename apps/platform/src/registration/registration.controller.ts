@@ -56,7 +56,7 @@ export class RegistrationController {
   })
   async create(@CurrentCaller() caller: Caller, @Body() body: CreateRoughDiamondDto): Promise<PrewrittenJson<DiamondV1>> {
     // The record's JSON was written for its event: the answer is that text, not the record written again.
-    const { record, recordJson } = await this.registration.register(caller, body);
+    const { record, recordJson } = await this.registration.registerRough(caller, body);
     return new PrewrittenJson(record, recordJson);
   }
 }

@@ -10,7 +10,7 @@ describe('RegistrationService (in-memory repositories)', () => {
   it('registers a rough diamond of an onboarded producer: revision 1, its first custody entry and its event', async () => {
     const t = newTestService();
     t.participants.onboard('producer-1', 'producer', 'Acme Mining', { name: 'Acme Mine', type: 'mine', country_code: 'BW' });
-    const record = await t.registration.registerRough(producer, dto({ sight_no: 12 }));
+    const { record } = await t.registration.registerRough(producer, dto({ sight_no: 12 }));
 
     expect(isDiamondId(record.diamond_id)).toBe(true);
     expect(record).toMatchObject({ lifecycle_state: 'rough', current_stage: 'rough', box_id: 'BOX-1', participant_id: 'ERP-1', sight_no: 12 });
@@ -80,7 +80,7 @@ describe('RegistrationService (in-memory repositories)', () => {
 
   it("takes a producer's provenance from its token while its onboarding event has not arrived, marked pending", async () => {
     const t = newTestService();
-    const record = await t.registration.registerRough(producer, dto());
+    const { record } = await t.registration.registerRough(producer, dto());
     expect(record.provenance).toMatchObject({ provenance_name: 'Participant producer-1', is_locked: true });
     expect(t.diamonds.get(record.diamond_id)!.provenance_pending).toBe(true);
     // Serialised with the onboarding consumer: the participant's advisory lock was taken in the same unit of work.
@@ -90,7 +90,7 @@ describe('RegistrationService (in-memory repositories)', () => {
   it("leaves a manufacturer's provenance for the platform to set (nulls, not locked)", async () => {
     const t = newTestService();
     t.participants.onboard('maker-1', 'manufacturer');
-    const record = await t.registration.registerRough(caller('maker-1', 'manufacturer'), dto());
+    const { record } = await t.registration.registerRough(caller('maker-1', 'manufacturer'), dto());
     expect(record.provenance).toEqual({ provenance_name: null, provenance_type: null, is_locked: false, is_country_code_available: false });
   });
 
@@ -98,7 +98,7 @@ describe('RegistrationService (in-memory repositories)', () => {
     const t = newTestService();
     const box = t.boxes.shipmentBox('SHIPMENT-BOX', 1);
     const maker = caller('maker-1', 'manufacturer');
-    const record = await t.registration.registerRough(maker, dto({ box_id: 'SHIPMENT-BOX' }));
+    const { record } = await t.registration.registerRough(maker, dto({ box_id: 'SHIPMENT-BOX' }));
     expect(box.reserved).toEqual(['1.25']);
     expect(t.diamonds.get(record.diamond_id)).toMatchObject({ box_scope: 'shipment-SHIPMENT-BOX', producer_uuid: 'producer-of-the-shipment' });
     expect(record.provenance).toMatchObject({ provenance_name: 'Shipped Mine', is_locked: true });

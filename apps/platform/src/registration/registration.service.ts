@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '@dtp/auth-guard';
-import { ConflictError, CreateRoughDiamondDto, DiamondV1, invalidFields } from '@dtp/domain';
+import { ConflictError, CreateRoughDiamondDto, invalidFields } from '@dtp/domain';
 import { PG_UNIQUE_VIOLATION, pgConstraint, pgErrorCode, Sql, UnitOfWork } from '@dtp/database';
 import { CommittedChange, insertNewDiamond, newDiamondWrite } from '../diamonds/diamond-changes';
 import { DiamondRow } from '../diamonds/diamond.entity';
@@ -27,12 +27,8 @@ export class RegistrationService {
     private readonly writer: RegistrationWriter,
   ) {}
 
-  async registerRough(caller: Caller, dto: CreateRoughDiamondDto): Promise<DiamondV1> {
-    return (await this.register(caller, dto)).record;
-  }
-
-  /** `registerRough`, answering the record's JSON text too (as its event carries it) and its custody entry's hash. */
-  async register(caller: Caller, dto: CreateRoughDiamondDto): Promise<CommittedChange> {
+  /** The new diamond's record, with its JSON text (as its event carries it) and its custody entry's hash. */
+  async registerRough(caller: Caller, dto: CreateRoughDiamondDto): Promise<CommittedChange> {
     checkSafeIntegers(dto);
     const box = await this.boxes.resolve(caller, dto.box_id);
     const now = new Date();
