@@ -1,13 +1,11 @@
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
-import { CallHandler, Controller, ExecutionContext, Get, Injectable, Module, NestInterceptor, Type, UseInterceptors } from '@nestjs/common';
+import { CallHandler, Controller, ExecutionContext, Get, Injectable, Module, NestInterceptor, UseInterceptors } from '@nestjs/common';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { InterceptorsConsumer } from '@nestjs/core/interceptors/interceptors-consumer';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import pino from 'pino';
 import { map, Observable } from 'rxjs';
 import { ConflictError } from '@dtp/domain';
-import { createHttpApp } from './bootstrap';
-import { newServiceContext } from './listen';
+import { kitApp } from '../test/support/kit-app';
 import { bindAsyncContext, fixNestInterceptorContext, PassThroughInterceptor } from './nest-interceptor-context';
 
 const als = new AsyncLocalStorage<string>();
@@ -53,15 +51,11 @@ class ContextController {
 @Module({ controllers: [ContextController], providers: [InnerInterceptor, { provide: APP_INTERCEPTOR, useClass: StoreInterceptor }] })
 class ContextModule {}
 
-/** A service app of `module`, as the kit builds every service's. */
-const appOf = (name: string, module: Type<unknown>): Promise<NestFastifyApplication> =>
-  createHttpApp({ ctx: newServiceContext(name, pino({ level: 'silent' })), module, docs: { title: 't', description: 'd', version: '1' } });
-
 describe("Nest's interceptor chain (fixNestInterceptorContext: no static AsyncResource.bind per request)", () => {
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
-    app = await appOf('ctx-test', ContextModule);
+    app = await kitApp('ctx-test', ContextModule);
   });
   afterAll(() => app.close());
   afterEach(() => jest.restoreAllMocks());
@@ -167,7 +161,7 @@ class PassModule {}
 describe("Nest's interceptor chain: skipped when every interceptor of the route passes through (PassThroughInterceptor)", () => {
   let app: NestFastifyApplication;
   beforeAll(async () => {
-    app = await appOf('pass-test', PassModule);
+    app = await kitApp('pass-test', PassModule);
   });
   afterAll(() => app.close());
   afterEach(() => jest.restoreAllMocks());

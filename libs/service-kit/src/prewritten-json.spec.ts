@@ -1,8 +1,6 @@
 import { Controller, Get, Module } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import pino from 'pino';
-import { createHttpApp } from './bootstrap';
-import { newServiceContext } from './listen';
+import { kitApp } from '../test/support/kit-app';
 import { PrewrittenJson } from './prewritten-json';
 
 const value = { a: 1, text: 'r\u00e9\u{1F48E}"\\\n', nested: { list: [1, null, 'x'] } };
@@ -36,11 +34,7 @@ describe('PrewrittenJson: an answer sent as the JSON text already written for it
   let app: NestFastifyApplication;
 
   beforeAll(async () => {
-    app = await createHttpApp({
-      ctx: newServiceContext('prewritten-test', pino({ level: 'silent' })),
-      module: PrewrittenModule,
-      docs: { title: 't', description: 'd', version: '1' },
-    });
+    app = await kitApp('prewritten-test', PrewrittenModule);
   });
   afterAll(() => app.close());
 

@@ -4,9 +4,7 @@ import { Type } from 'class-transformer';
 import * as classValidator from 'class-validator';
 import { IsInt, IsOptional, IsString, ValidateNested } from 'class-validator';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import pino from 'pino';
-import { createHttpApp } from './bootstrap';
-import { newServiceContext } from './listen';
+import { kitApp } from '../test/support/kit-app';
 import { RequestValidationException } from './errors';
 import { ApiValidationPipe } from './validation.pipe';
 
@@ -36,11 +34,7 @@ describe('ApiValidationPipe: a body the verdict passes is not validated again; a
   let app: NestFastifyApplication;
   const installed = (globalThis as Holder)[VERDICT_CHECK];
   beforeAll(async () => {
-    app = await createHttpApp({
-      ctx: newServiceContext('pipe-test', pino({ level: 'silent' })),
-      module: OrdersModule,
-      docs: { title: 't', description: 'd', version: '1' },
-    });
+    app = await kitApp('pipe-test', OrdersModule);
   });
   afterAll(() => app.close());
   afterEach(() => {
