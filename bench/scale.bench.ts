@@ -14,6 +14,10 @@
  *    updated_at, one PostgreSQL clock), with its split commit -> published -> visible;
  *  - no duplicate effects: search holds every diamond at platform's revision, nothing parked, the relay published
  *    from exactly one replica (`outbox_relay_leader`).
+ *  - 2x only: the registration load on both platform replicas and on the first alone, turn about
+ *    (`scale.registration.throughput.2x_both_loaded`, BENCH_SCALE_TURNS turns each, default 4, of BENCH_SCALE_TURN_S
+ *    counted seconds, default 2): the same processes in both, so what splitting the load costs (contention between
+ *    replicas), apart from the machine's spells and from what a second set of processes costs at all.
  * Figures: scale.*.1x and scale.*.2x, the 2x ones with the 1x figure as anchor and the ratio 2x/1x. On a 2-core
  * machine the ceiling is the machine: the figure that matters is that the second replica takes its share.
  * Evidence for where registration time goes (#36 part 1), per phase: CPU per registration in the platform replicas
@@ -34,6 +38,10 @@ import { AUDIENCES, loadAll, percentile, postgresCpuSeconds, postJson, q, Replic
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
 const LAG_RATE = Number(process.env.BENCH_LAG_RATE ?? 200);
 const LAG_SECONDS = Number(process.env.BENCH_LAG_S ?? 10);
+/** Turns each of the 2x phase's interleaved comparison, both replicas loaded or the first alone (BENCH_SCALE_TURNS, 4; 0 skips it). */
+const TURNS = Number(process.env.BENCH_SCALE_TURNS ?? 4);
+/** A turn's counted seconds (BENCH_SCALE_TURN_S, default 2). */
+const TURN_S = Number(process.env.BENCH_SCALE_TURN_S ?? 2);
 /** Registration clients in all, split between the platform replicas (default 32). */
 const REG_CONNECTIONS = Number(process.env.BENCH_REG_CONNECTIONS ?? 32);
 const DIAMOND_TOPIC = 'platform.diamonds.v1';
@@ -47,6 +55,8 @@ interface PhaseResult {
   duplicates: number;
   /** CPU of each platform and search replica while nothing was asked of them, in cores (mean over the replicas). */
   idleCores: number;
+  /** 2x only: registrations per second with the load on both platform replicas and on the first alone, turn about. */
+  turns?: { both: number; one: number };
 }
 
 /** Rough registrations written and the statements that wrote them, over the platform replicas (RegistrationWriter's histogram). */
@@ -203,6 +213,37 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
     );
     process.stderr.write(`# ${replicas}x registrations: PostgreSQL backends of platform's database, mean active per wait: ${waits}\n`);
     if (registration.bad > 0) process.stderr.write(`# ${replicas}x registrations: ${registration.bad} non-2xx or errors\n`);
+
+    // 2x: the same replicas with the load on both and on the first alone, turn about (TURNS turns each, 0.5 s not
+    // counted, then TURN_S counted), so that both see the same spells of the machine. Splitting the load is then the
+    // only difference: contention between the replicas (rows, locks, group commit in two processes, the relay)
+    // would show here; what a second set of processes costs at all would not (it is in both).
+    let turns: PhaseResult['turns'];
+    if (replicas === 2 && TURNS > 0) {
+      const rates = { both: [] as number[], one: [] as number[] };
+      const body = (prefix: string) => () => [
+        {
+          method: 'POST' as const,
+          path: '/diamonds/rough/create',
+          headers: { 'content-type': 'application/json', authorization: producer },
+          setupRequest: (req: object) => ({ ...req, body: JSON.stringify(roughBody(`${prefix}-${tag}-${n++}`)) }),
+        },
+      ];
+      for (let i = 0; i < 2 * TURNS; i++) {
+        const which = i % 2 === 0 ? 'both' : 'one';
+        const urls = (which === 'both' ? platforms : platforms.slice(0, 1)).map((p) => p.url);
+        await loadAll(urls, REG_CONNECTIONS, 0.5, body(`s${i}`));
+        const r = await loadAll(urls, REG_CONNECTIONS, TURN_S, body(`t${i}`));
+        if (r.bad > 0) throw new Error(`2x turn ${i} (${which}): ${r.bad} non-2xx or errors`);
+        rates[which].push(r.rps);
+      }
+      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      turns = { both: mean(rates.both), one: mean(rates.one) };
+      process.stderr.write(
+        `# 2x turns (${TURNS} x ${TURN_S} s each): registrations/s, both replicas loaded ${rates.both.map((x) => Math.round(x)).join(', ')}; ` +
+          `the first alone ${rates.one.map((x) => Math.round(x)).join(', ')}\n`,
+      );
+    }
     await converge(dbs.platform, dbs.search);
 
     // Search reads over what was registered, every search replica at once.
@@ -275,6 +316,7 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
     );
     return {
       registration: { rps: registration.rps, p99: registration.p99, platformCpuUs, postgresCpuUs, machineBusy, waits },
+      turns,
       idleCores,
       reads: { rps: reads.rps, p99: reads.p99 },
       lag: { p50: percentile(total, 50), p99: percentile(total, 99), publishP99: percentile(publish, 99), consumeP99: percentile(consume, 99) },
@@ -358,6 +400,16 @@ const bench: Benchmark = async (report) => {
       figures.forEach(report);
     };
     pair('scale.registration.throughput', 'req/s', one.registration.rps, two.registration.rps, 0);
+    if (two.turns) {
+      const { both, one: alone } = two.turns;
+      report({
+        name: 'scale.registration.throughput.2x_both_loaded (anchor: 2x, the first alone, turn about)',
+        value: round(both, 0),
+        unit: 'req/s',
+        anchor: round(alone, 0),
+        ratio: round(both / alone, 3),
+      });
+    }
     pair('scale.registration.p99', 'ms', one.registration.p99, two.registration.p99);
     pair('scale.registration.platform_cpu_per_request', 'us', one.registration.platformCpuUs, two.registration.platformCpuUs, 0);
     pair('scale.registration.postgres_cpu_per_request', 'us', one.registration.postgresCpuUs, two.registration.postgresCpuUs, 0);
