@@ -32,7 +32,8 @@
  *    flush and the answer's way back). BENCH_LAG_TIMELINE=1 prints the lag per 500 ms. Before the first rate, BENCH_LAG_WARMUP_S (default 5)
  *    seconds of registrations at that rate, not measured: the steady state, not platform's first seconds of JIT.
  *    CUSTODY_CHECKPOINT_INTERVAL_MS reaches platform as the service reads it (default 2,000): how many entries each
- *    custody checkpoint carries, and so how big the bursts of checkpoint work in platform and search are.
+ *    custody checkpoint carries, and so how big the bursts of checkpoint work in platform and search are;
+ *    OUTBOX_LINGER_MS likewise (default 20): how long the relay waits between publishes while rows keep coming.
  */
 import autocannon from 'autocannon';
 import { ChildProcess, spawn } from 'node:child_process';
@@ -120,6 +121,7 @@ async function serve(role: string): Promise<void> {
       DATABASE_URL: withDatabase(serverUrl, 'bench_platform'),
       AUTH_JWKS_URL: jwks,
       CUSTODY_CHECKPOINT_INTERVAL_MS: process.env.CUSTODY_CHECKPOINT_INTERVAL_MS,
+      OUTBOX_LINGER_MS: process.env.OUTBOX_LINGER_MS,
     });
     await platformService.migrate(platformConfig, logger);
     const platform = await platformService.start(platformConfig, { transport }, logger);
