@@ -7,11 +7,9 @@ import { Body, Controller, Module, Post, Query } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, ValidateIf, ValidateNested } from 'class-validator';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import pino from 'pino';
 import { BulkDeleteRequestDto, DELETE_LIMIT } from '@dtp/domain';
 import { arrayOverflow } from './array-bounds';
-import { createHttpApp } from './bootstrap';
-import { newServiceContext } from './listen';
+import { kitApp } from '../test/support/kit-app';
 
 class Item {
   @IsArray() @ArrayMaxSize(2) @IsString({ each: true }) tags!: string[];
@@ -63,8 +61,7 @@ type Detail = { loc: (string | number)[]; msg: string; type: string };
 describe('arrays past their @ArrayMaxSize', () => {
   let app: NestFastifyApplication;
   beforeAll(async () => {
-    const ctx = newServiceContext('bounded', pino({ level: 'silent' }));
-    app = await createHttpApp({ ctx, module: BoundedModule, docs: { title: 't', description: 'd', version: '1' } });
+    app = await kitApp('bounded', BoundedModule);
   });
   afterAll(() => app.close());
 

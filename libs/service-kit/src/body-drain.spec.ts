@@ -1,9 +1,7 @@
 import net from 'node:net';
 import { Body, Controller, Module, Post } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import pino from 'pino';
-import { createHttpApp } from './bootstrap';
-import { newServiceContext } from './listen';
+import { kitApp } from '../test/support/kit-app';
 
 @Controller('echo')
 class EchoController {
@@ -25,8 +23,7 @@ describe('a request body past the limit: the 413 reaches a client that is still 
   let port: number;
 
   beforeAll(async () => {
-    const ctx = newServiceContext('drain-test', pino({ level: 'silent' }));
-    app = await createHttpApp({ ctx, module: EchoModule, docs: { title: 't', description: 'd', version: '1' } });
+    app = await kitApp('drain-test', EchoModule);
     await app.listen(0, '127.0.0.1');
     port = (app.getHttpServer().address() as net.AddressInfo).port;
   });
