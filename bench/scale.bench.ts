@@ -31,6 +31,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import type autocannon from 'autocannon';
 import { Client } from 'pg';
 import { ensureDatabase, withDatabase } from '@dtp/database';
 import type { Benchmark, Figure } from './run';
@@ -157,20 +158,21 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
     const idleCores = idlePerReplica.reduce((a, b) => a + b, 0) / services.length;
     process.stderr.write(`# ${replicas}x idle: CPU of each replica: ${services.map((r, i) => `${r.name} ${round(idlePerReplica[i], 3)}`).join(', ')} cores\n`);
 
-    // Registration throughput, every platform replica at once.
+    // Registration throughput, every platform replica at once. Each request registers a diamond of its own.
     let n = 0;
+    const registrations = (prefix: string) => (): autocannon.Options['requests'] => [
+      {
+        method: 'POST',
+        path: '/diamonds/rough/create',
+        headers: { 'content-type': 'application/json', authorization: producer },
+        setupRequest: (req) => ({ ...req, body: JSON.stringify(roughBody(`${prefix}-${tag}-${n++}`)) }),
+      },
+    ];
     await loadAll(
       platforms.map((p) => p.url),
       REG_CONNECTIONS,
       2,
-      () => [
-        {
-          method: 'POST',
-          path: '/diamonds/rough/create',
-          headers: { 'content-type': 'application/json', authorization: producer },
-          setupRequest: (req) => ({ ...req, body: JSON.stringify(roughBody(`w-${tag}-${n++}`)) }),
-        },
-      ],
+      registrations('w'),
     );
     // Evidence of where a registration's time goes: CPU per registration in the platform replicas and in PostgreSQL,
     // how busy the machine was, and what PostgreSQL's active backends of platform's database waited on.
@@ -187,14 +189,7 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
       targets.map((p) => p.url),
       REG_CONNECTIONS,
       DURATION,
-      () => [
-        {
-          method: 'POST',
-          path: '/diamonds/rough/create',
-          headers: { 'content-type': 'application/json', authorization: producer },
-          setupRequest: (req) => ({ ...req, body: JSON.stringify(roughBody(`r-${tag}-${n++}`)) }),
-        },
-      ],
+      registrations('r'),
     );
     const waits = await sampler.stop();
     const registered = registration.rps * DURATION;
@@ -221,19 +216,11 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
     let turns: PhaseResult['turns'];
     if (replicas === 2 && TURNS > 0) {
       const rates = { both: [] as number[], one: [] as number[] };
-      const body = (prefix: string) => () => [
-        {
-          method: 'POST' as const,
-          path: '/diamonds/rough/create',
-          headers: { 'content-type': 'application/json', authorization: producer },
-          setupRequest: (req: object) => ({ ...req, body: JSON.stringify(roughBody(`${prefix}-${tag}-${n++}`)) }),
-        },
-      ];
       for (let i = 0; i < 2 * TURNS; i++) {
         const which = i % 2 === 0 ? 'both' : 'one';
         const urls = (which === 'both' ? platforms : platforms.slice(0, 1)).map((p) => p.url);
-        await loadAll(urls, REG_CONNECTIONS, 0.5, body(`s${i}`));
-        const r = await loadAll(urls, REG_CONNECTIONS, TURN_S, body(`t${i}`));
+        await loadAll(urls, REG_CONNECTIONS, 0.5, registrations(`s${i}`));
+        const r = await loadAll(urls, REG_CONNECTIONS, TURN_S, registrations(`t${i}`));
         if (r.bad > 0) throw new Error(`2x turn ${i} (${which}): ${r.bad} non-2xx or errors`);
         rates[which].push(r.rps);
       }
