@@ -383,8 +383,8 @@ interface Interleaved {
  * each pair of neighbouring turns, whose spread is what the machine's moving speed leaves in the figure.
  */
 async function interleaved(service: Contender, bare: Contender, token: string): Promise<Interleaved> {
-  const acc = new Map<Contender, { cpu: number; ok: number; seconds: number; p99s: number[]; slices: number[] }>(
-    [service, bare].map((c) => [c, { cpu: 0, ok: 0, seconds: 0, p99s: [], slices: [] }]),
+  const acc = new Map<Contender, { cpu: number; ok: number; p99s: number[]; slices: number[] }>(
+    [service, bare].map((c) => [c, { cpu: 0, ok: 0, p99s: [], slices: [] }]),
   );
   let open: { who: Contender; cpu: NodeJS.CpuUsage; result: autocannon.Result } | undefined;
   const close = async () => {
@@ -396,7 +396,6 @@ async function interleaved(service: Contender, bare: Contender, token: string): 
     const cpu = cpuMicros(open.cpu, end);
     a.cpu += cpu;
     a.ok += result['2xx'];
-    a.seconds += SLICE_S;
     a.p99s.push(result.latency.p99);
     a.slices.push(cpu / Math.max(1, result['2xx']));
     open = undefined;
@@ -412,7 +411,12 @@ async function interleaved(service: Contender, bare: Contender, token: string): 
   await close();
   const figures = (c: Contender): Figures => {
     const a = acc.get(c)!;
-    return { rate: a.ok / a.seconds, p99: a.p99s.reduce((x, y) => x + y, 0) / a.p99s.length, cpuUs: a.cpu / Math.max(1, a.ok), slices: a.slices };
+    return {
+      rate: a.ok / (a.slices.length * SLICE_S),
+      p99: a.p99s.reduce((x, y) => x + y, 0) / a.p99s.length,
+      cpuUs: a.cpu / Math.max(1, a.ok),
+      slices: a.slices,
+    };
   };
   const out = { service: figures(service), bare: figures(bare) };
   const pairs = out.service.slices.map((s, i) => round(s / out.bare.slices[i], 2));
