@@ -54,8 +54,8 @@ const ROUNDS = Math.max(1, Number(process.env.BENCH_SCALE_ROUNDS ?? 2));
  * Registration load before the registration figures, every platform replica at once (BENCH_SCALE_WARMUP_S, default
  * 30; 2 until 2026-12-06). Fresh replicas under load get cheaper per registration for tens of seconds, and two of
  * them, each with half the load, take longer to get there: after 2 s the 2x phase's 10 s measured 0.69 to 0.90 of
- * 1x in four runs (0.70 in one after 10 s), after 30 s 0.88 to 1.04 in three (docs/events.md, "Scale-out benchmark"). A replica in service
- * has long been warm; the figure is about replicas, not their first seconds.
+ * 1x in four runs (0.70 in one after 10 s), after 30 s 0.83 to 1.14 in five, mean 0.98 (docs/events.md, "Scale-out
+ * benchmark"). A replica in service has long been warm; the figure is about replicas, not their first seconds.
  */
 const WARMUP_S = Number(process.env.BENCH_SCALE_WARMUP_S ?? 30);
 /** Registration clients in all, split between the platform replicas (default 32). */
