@@ -49,6 +49,7 @@ import { toDiamondV1 } from '../apps/platform/src/diamonds/diamond.mapper';
 import { diamondUpserted } from '../apps/platform/src/diamonds/diamond-events';
 import { newRoughRow } from '../apps/platform/src/registration/registration.service';
 import type { Benchmark } from './run';
+import { mean } from './support';
 
 const ISSUER = 'http://auth.bench';
 const AUDIENCE = 'http://platform.bench';
@@ -413,7 +414,7 @@ async function interleaved(service: Contender, bare: Contender, token: string): 
     const a = acc.get(c)!;
     return {
       rate: a.ok / (a.slices.length * SLICE_S),
-      p99: a.p99s.reduce((x, y) => x + y, 0) / a.p99s.length,
+      p99: mean(a.p99s),
       cpuUs: a.cpu / Math.max(1, a.ok),
       slices: a.slices,
     };

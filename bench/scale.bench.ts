@@ -37,7 +37,7 @@ import type autocannon from 'autocannon';
 import { Client } from 'pg';
 import { ensureDatabase, withDatabase } from '@dtp/database';
 import type { Benchmark, Figure } from './run';
-import { AUDIENCES, loadAll, percentile, postgresCpuSeconds, postJson, q, Replica, round, roughBody, sleep, stackEnv, token } from './support';
+import { AUDIENCES, loadAll, mean, percentile, postgresCpuSeconds, postJson, q, Replica, round, roughBody, sleep, stackEnv, token } from './support';
 const DURATION = Number(process.env.BENCH_DURATION_S ?? 10);
 const LAG_RATE = Number(process.env.BENCH_LAG_RATE ?? 200);
 const LAG_SECONDS = Number(process.env.BENCH_LAG_S ?? 10);
@@ -170,7 +170,7 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
     const idleStarted = Date.now();
     await sleep(IDLE_SECONDS * 1000);
     const idlePerReplica = services.map((r, i) => (r.cpuSeconds() - idleBefore[i]) / ((Date.now() - idleStarted) / 1000));
-    const idleCores = idlePerReplica.reduce((a, b) => a + b, 0) / services.length;
+    const idleCores = mean(idlePerReplica);
     process.stderr.write(`# ${replicas}x idle: CPU of each replica: ${services.map((r, i) => `${r.name} ${round(idlePerReplica[i], 3)}`).join(', ')} cores\n`);
 
     // Registration throughput, every platform replica at once. Each request registers a diamond of its own.
@@ -239,7 +239,6 @@ async function phase(replicas: 1 | 2, pgUrl: string, brokers: string, freePort: 
         if (r.bad > 0) throw new Error(`2x turn ${i} (${which}): ${r.bad} non-2xx or errors`);
         rates[which].push(r.rps);
       }
-      const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
       turns = { both: mean(rates.both), one: mean(rates.one) };
       process.stderr.write(
         `# 2x turns (${TURNS} x ${TURN_S} s each): registrations/s, both replicas loaded ${rates.both.map((x) => Math.round(x)).join(', ')}; ` +
@@ -391,29 +390,28 @@ async function converge(platformDb: string, searchDb: string): Promise<void> {
  * the wait lines joined.
  */
 function combined(phases: PhaseResult[]): PhaseResult {
-  const mean = (f: (p: PhaseResult) => number) => phases.reduce((a, p) => a + f(p), 0) / phases.length;
-  const turns = phases.every((p) => p.turns !== undefined) ? phases.map((p) => p.turns!) : undefined;
+  const over = (f: (p: PhaseResult) => number) => mean(phases.map(f));
   return {
     registration: {
-      rps: mean((p) => p.registration.rps),
-      p99: mean((p) => p.registration.p99),
-      platformCpuUs: mean((p) => p.registration.platformCpuUs),
-      postgresCpuUs: mean((p) => p.registration.postgresCpuUs),
-      machineBusy: mean((p) => p.registration.machineBusy),
+      rps: over((p) => p.registration.rps),
+      p99: over((p) => p.registration.p99),
+      platformCpuUs: over((p) => p.registration.platformCpuUs),
+      postgresCpuUs: over((p) => p.registration.postgresCpuUs),
+      machineBusy: over((p) => p.registration.machineBusy),
       waits: phases.map((p) => p.registration.waits).join(' | '),
     },
-    reads: { rps: mean((p) => p.reads.rps), p99: mean((p) => p.reads.p99) },
+    reads: { rps: over((p) => p.reads.rps), p99: over((p) => p.reads.p99) },
     lag: {
-      p50: mean((p) => p.lag.p50),
-      p99: mean((p) => p.lag.p99),
-      publishP99: mean((p) => p.lag.publishP99),
-      consumeP99: mean((p) => p.lag.consumeP99),
+      p50: over((p) => p.lag.p50),
+      p99: over((p) => p.lag.p99),
+      publishP99: over((p) => p.lag.publishP99),
+      consumeP99: over((p) => p.lag.consumeP99),
     },
     partitions: phases.map((p) => Math.min(...p.partitions)),
     leaders: Math.max(...phases.map((p) => p.leaders)),
     duplicates: phases.reduce((a, p) => a + p.duplicates, 0),
-    idleCores: mean((p) => p.idleCores),
-    turns: turns && { both: turns.reduce((a, t) => a + t.both, 0) / turns.length, one: turns.reduce((a, t) => a + t.one, 0) / turns.length },
+    idleCores: over((p) => p.idleCores),
+    turns: phases.every((p) => p.turns !== undefined) ? { both: over((p) => p.turns!.both), one: over((p) => p.turns!.one) } : undefined,
   };
 }
 
@@ -427,14 +425,15 @@ const bench: Benchmark = async (report) => {
     // 1x, 2x, 2x, 1x, ... (ROUNDS phases of each): each phase's figures depend on the spell the machine was in while
     // it ran, and a slow spell drifts; taken this way round, a drift over the run weighs on both equally.
     const order = Array.from({ length: 2 * ROUNDS }, (_, i) => (i % 4 === 0 || i % 4 === 3 ? 1 : 2) as 1 | 2);
-    const results: Record<1 | 2, PhaseResult[]> = { 1: [], 2: [] };
-    for (const replicas of order) results[replicas].push(await phase(replicas, pg.url, peer.brokers, freePort));
+    const ran: { replicas: 1 | 2; result: PhaseResult }[] = [];
+    for (const replicas of order) ran.push({ replicas, result: await phase(replicas, pg.url, peer.brokers, freePort) });
     if (ROUNDS > 1) {
-      const rates = order.map((r, i) => `${r}x ${Math.round(results[r][order.slice(0, i).filter((o) => o === r).length].registration.rps)}`);
+      const rates = ran.map(({ replicas, result }) => `${replicas}x ${Math.round(result.registration.rps)}`);
       process.stderr.write(`# registrations/s by phase, in the order run: ${rates.join(', ')}\n`);
     }
-    const one = combined(results[1]);
-    const two = combined(results[2]);
+    const of = (replicas: 1 | 2) => combined(ran.filter((r) => r.replicas === replicas).map((r) => r.result));
+    const one = of(1);
+    const two = of(2);
     const pair = (name: string, unit: string, a: number, b: number, d = 1) => {
       const figures: Figure[] = [
         { name: `${name}.1x`, value: round(a, d), unit, anchor: null, ratio: null },

@@ -60,6 +60,7 @@ export function postgresCpuSeconds(): number {
   return procs.reduce((total, p) => total + p.own + (pids.has(p.ppid) ? 0 : p.reaped), 0);
 }
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 export function percentile(sorted: number[], p: number): number {
