@@ -108,7 +108,24 @@ describe('custom validators', () => {
       fc.double({ min: -1, max: 2 * CARATS_MAX }),
       fc.constantFrom(...near, ...near.map((n) => n + Number.EPSILON * CARATS_MAX), ...near.map((n) => -n)),
       fc.stringMatching(/^[0-9]{1,8}(\.[0-9]{1,6})?$/),
-      fc.constantFrom('0', '000', '0.000', '100000', '100000.0001', '0100000.000', '99999.9995', '00.001', '1e5', '-1', '', `1.${'0'.repeat(39)}`),
+      fc.constantFrom(
+        '0',
+        '000',
+        '0.000',
+        '100000',
+        '100000.0001',
+        '0100000.000',
+        '99999.9995',
+        '00.001',
+        '0100001',
+        '100000.5',
+        '1234567890123456.5',
+        '99999999999999999999.1',
+        '1e5',
+        '-1',
+        '',
+        `1.${'0'.repeat(39)}`,
+      ),
     );
 
     it('IsPositiveDecimal, IsNonNegativeDecimal and a carat weight answer as decimal.js does', () => {

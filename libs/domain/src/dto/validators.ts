@@ -1,5 +1,5 @@
 import { IsISO8601, ValidateIf, ValidationArguments, ValidationOptions, registerDecorator } from 'class-validator';
-import { DECIMAL_TEXT_PATTERN, toDecimal } from '../rules/decimal';
+import { DECIMAL_TEXT_PATTERN, decimalPlaces, toDecimal } from '../rules/decimal';
 import { isDiamondId } from '../rules/ids';
 import { CARATS_MAX, CARATS_MAX_DECIMALS, TAGS_MAX_BYTES, TAGS_MAX_DEPTH } from '../rules/limits';
 
@@ -170,15 +170,31 @@ export function IsOptionalNonNull(options?: ValidationOptions): PropertyDecorato
 const CARAT_BOUNDS: { name: string; broken: (value: number | string) => boolean; text: string }[] = [
   {
     name: 'max',
-    broken: (v) => (typeof v === 'number' ? v > CARATS_MAX : toDecimal(v).gt(CARATS_MAX)),
+    broken: (v) => (typeof v === 'number' ? v > CARATS_MAX : wholePartAbove(v, CARATS_MAX)),
     text: `must be at most ${CARATS_MAX}`,
   },
   {
     name: 'decimalMaxPlaces',
-    broken: (v) => toDecimal(v).decimalPlaces() > CARATS_MAX_DECIMALS,
+    broken: (v) => decimalPlaces(v) > CARATS_MAX_DECIMALS,
     text: `must have at most ${CARATS_MAX_DECIMALS} decimal places`,
   },
 ];
+
+/**
+ * Whether decimal text is above `max` (a whole number): read from its whole part when that part has at most 15
+ * digits (a double holds it exactly; the fraction is below 1, so a whole part under `max` is under it and one above is
+ * above it), else, or when the whole part equals `max`, in decimal arithmetic.
+ */
+function wholePartAbove(text: string, max: number): boolean {
+  const dot = text.indexOf('.');
+  const digits = dot < 0 ? text.length : dot;
+  if (digits <= 15) {
+    const whole = Number(text.slice(0, digits));
+    if (whole < max) return false;
+    if (whole > max) return true;
+  }
+  return toDecimal(text).gt(max);
+}
 
 /** Why a carat weight is refused, or null when it is fine (> 0, <= CARATS_MAX, <= CARATS_MAX_DECIMALS places). */
 export function caratWeightProblem(value: unknown): string | null {

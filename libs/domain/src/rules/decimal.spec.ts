@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { absDifference, isDecimalValue, toDecimal, toDecimalText } from './decimal';
+import { absDifference, decimalPlaces, isDecimalValue, toDecimal, toDecimalText } from './decimal';
 
 describe('decimal helpers', () => {
   it('isDecimalValue accepts finite numbers and plain decimal text only', () => {
@@ -20,6 +20,45 @@ describe('decimal helpers', () => {
     expect(() => toDecimal(NaN)).toThrow(TypeError);
     expect(() => toDecimal('1e5')).toThrow(TypeError);
     expect(() => toDecimal('abc')).toThrow(TypeError);
+  });
+
+  it('decimalPlaces counts as Decimal does, for numbers, decimal text and Decimals', () => {
+    const values: (number | string | Decimal)[] = [
+      0,
+      1,
+      3,
+      1.25,
+      0.1,
+      0.125,
+      1.0005,
+      99999.999,
+      100000.001,
+      0.1 + 0.2,
+      1e21,
+      1.5e21,
+      1e-7,
+      1.25e-7,
+      5e-324,
+      123456789.123,
+      -2.5,
+      Number.MAX_SAFE_INTEGER,
+      2 ** 60 + 0.5,
+      '0',
+      '1',
+      '1.0',
+      '1.500',
+      '1.250',
+      '0.000',
+      '00012.3400',
+      '99999.999',
+      '1.0001',
+      '12345678901234567890.123456789',
+      new Decimal('2.000'),
+    ];
+    for (let i = 1; i <= 2000; i++) values.push(((i * 7919) % 10_000_000) / 10 ** (i % 8), i / 7, `${i}.${'0'.repeat(i % 4)}${i % 10}${'0'.repeat(i % 3)}`);
+    for (const v of values) expect([v, decimalPlaces(v)]).toEqual([v, toDecimal(v).decimalPlaces()]);
+    expect(decimalPlaces('1.500')).toBe(1);
+    expect(decimalPlaces(1e-7)).toBe(7);
   });
 
   it('absDifference is exact', () => {

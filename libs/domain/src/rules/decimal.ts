@@ -29,6 +29,28 @@ export function toDecimal(value: DecimalInput): Decimal {
 }
 
 /**
+ * Decimal places of an accepted decimal value, as `toDecimal(value).decimalPlaces()` counts them (trailing zeros of
+ * text not counted: "1.500" has 1), without building the Decimal for a number written without exponent or for
+ * decimal text (a carat weight's check on every registration).
+ */
+export function decimalPlaces(value: DecimalInput): number {
+  if (typeof value === 'number') {
+    if (Number.isInteger(value)) return 0;
+    // A number's shortest round-trip text, which toDecimal reads: no trailing zeros in its fraction.
+    const text = String(value);
+    const dot = text.indexOf('.');
+    if (dot >= 0 && !text.includes('e')) return text.length - dot - 1;
+  } else if (typeof value === 'string' && DECIMAL_TEXT_PATTERN.test(value)) {
+    const dot = value.indexOf('.');
+    if (dot < 0) return 0;
+    let end = value.length;
+    while (end > dot + 1 && value.charCodeAt(end - 1) === 48 /* 0 */) end -= 1;
+    return end - dot - 1;
+  }
+  return toDecimal(value).decimalPlaces();
+}
+
+/**
  * The decimal text stored for a value (graded measurements, rough/polished carats). Decimal text as
  * given by the caller is kept verbatim ("1.50" stays "1.50"); numbers are written without exponent.
  */
