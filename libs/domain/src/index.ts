@@ -12,3 +12,8 @@ export * from './custody';
 export * from './errors';
 export * from './errors/idempotency';
 export * from './webhooks';
+export * from './settled-exports';
+
+import { settledExports } from './settled-exports';
+// The exports as plain values instead of the build's getters (settled-exports.ts says why).
+module.exports = settledExports(module.exports);

@@ -15,3 +15,7 @@ export * from './outbox-signal';
 export * from './nest';
 export * from './tracing';
 export * from './broker-monitor';
+
+import { settledExports } from '@dtp/domain';
+// The exports as plain values instead of the build's getters (@dtp/domain settled-exports.ts says why).
+module.exports = settledExports(module.exports);

@@ -28,3 +28,7 @@ export * from './tls-listener';
 export * from './dev-certificates';
 export * from './at-rest-cipher';
 export * from './prewritten-json';
+
+import { settledExports } from '@dtp/domain';
+// The exports as plain values instead of the build's getters (@dtp/domain settled-exports.ts says why).
+module.exports = settledExports(module.exports);
