@@ -22,7 +22,7 @@ describe('decimal helpers', () => {
     expect(() => toDecimal('abc')).toThrow(TypeError);
   });
 
-  it('decimalPlaces counts as Decimal does, for numbers, decimal text and Decimals', () => {
+  it('decimalPlaces counts as Decimal does, and toDecimalText writes what its toFixed writes, for numbers, decimal text and Decimals', () => {
     const values: (number | string | Decimal)[] = [
       0,
       1,
@@ -57,6 +57,10 @@ describe('decimal helpers', () => {
     ];
     for (let i = 1; i <= 2000; i++) values.push(((i * 7919) % 10_000_000) / 10 ** (i % 8), i / 7, `${i}.${'0'.repeat(i % 4)}${i % 10}${'0'.repeat(i % 3)}`);
     for (const v of values) expect([v, decimalPlaces(v)]).toEqual([v, toDecimal(v).decimalPlaces()]);
+    // text is kept as the caller wrote it (above); numbers and Decimals are written as decimal.js writes them
+    for (const v of [...values, -0, -1.5, 1e-6, 1.5e-6, 123e20, 1e20].filter((x) => typeof x !== 'string')) {
+      expect([v, toDecimalText(v)]).toEqual([v, toDecimal(v).toFixed()]);
+    }
     expect(decimalPlaces('1.500')).toBe(1);
     expect(decimalPlaces(1e-7)).toBe(7);
   });

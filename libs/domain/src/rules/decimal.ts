@@ -56,6 +56,11 @@ export function decimalPlaces(value: DecimalInput): number {
  */
 export function toDecimalText(value: DecimalInput): string {
   if (typeof value === 'string' && DECIMAL_TEXT_PATTERN.test(value)) return value;
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    // The shortest round-trip text toDecimal reads, when it has no exponent, is what toFixed writes back.
+    const text = String(value);
+    if (!text.includes('e')) return text;
+  }
   return toDecimal(value).toFixed();
 }
 
