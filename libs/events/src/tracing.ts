@@ -1,4 +1,4 @@
-import { Context, context, Link, propagation, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { Context, context, isSpanContextValid, Link, propagation, ROOT_CONTEXT, Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 
 /**
  * W3C trace context across the outbox and the transports (OpenTelemetry API only: without a registered SDK every
@@ -10,10 +10,17 @@ import { Context, context, Link, propagation, ROOT_CONTEXT, Span, SpanKind, Span
  */
 const tracer = () => trace.getTracer('@dtp/events');
 
-/** The active context as a `traceparent` header value, or null (no span, or tracing off). */
+/**
+ * The active context as a `traceparent` header value, or null (no span, or tracing off). Without a valid span in the
+ * context there is nothing a propagator writes as `traceparent` (the W3C one writes nothing then), so that case, every
+ * request of a service without tracing, is answered without a carrier and the propagator's look-up.
+ */
 export function activeTraceparent(): string | null {
+  const active = context.active();
+  const spanContext = trace.getSpanContext(active);
+  if (spanContext === undefined || !isSpanContextValid(spanContext)) return null;
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
+  propagation.inject(active, carrier);
   return carrier.traceparent ?? null;
 }
 

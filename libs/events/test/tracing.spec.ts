@@ -1,10 +1,10 @@
-import { context, propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
+import { context, INVALID_SPAN_CONTEXT, propagation, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { DataSource } from 'typeorm';
 import { Topics } from '@dtp/domain';
-import { headersFor, InProcessTransport, outboxInsert, OutboxRelay, runConsumer, RunningConsumer, writeOutbox } from '../src';
+import { activeTraceparent, headersFor, InProcessTransport, outboxInsert, OutboxRelay, runConsumer, RunningConsumer, writeOutbox } from '../src';
 import { eventsDatabase, logger, newId, onboarded, waitFor } from './helpers';
 
 /**
@@ -45,6 +45,11 @@ describe('trace context through outbox, relay and consumer', () => {
     const { traceId, spanId } = request.spanContext();
     // Six values a row; the traceparent is the sixth.
     expect([values[5], values[11], values[17]]).toEqual([earlier, `00-${traceId}-${spanId}-01`, null]);
+    // No span, or one whose context is not valid: nothing to carry.
+    expect(outboxInsert([event]).values[5]).toBeNull();
+    expect(activeTraceparent()).toBeNull();
+    expect(context.with(trace.setSpan(ROOT_CONTEXT, trace.wrapSpanContext(INVALID_SPAN_CONTEXT)), () => activeTraceparent())).toBeNull();
+    expect(context.with(trace.setSpan(ROOT_CONTEXT, request), () => activeTraceparent())).toBe(`00-${traceId}-${spanId}-01`);
   });
 
   it.each([

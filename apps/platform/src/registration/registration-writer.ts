@@ -49,8 +49,11 @@ export class RegistrationWriter implements BeforeApplicationShutdown {
   /** Resolves once `write` is committed (after the unit of work's commit listeners ran); rejects with its error. */
   write(write: NewDiamondWrite): Promise<void> {
     if (this.uow.inSharedTransaction) return this.joined(write);
-    // The event's trace context is the request's, taken now: the statement runs outside the request.
-    const events = write.events.map((e) => (e.traceparent !== undefined ? e : { ...e, traceparent: activeTraceparent() }));
+    // The event's trace context is the request's, taken now (once): the statement runs outside the request.
+    let traceparent: string | null | undefined;
+    const events = write.events.map((e) =>
+      e.traceparent !== undefined ? e : { ...e, traceparent: traceparent === undefined ? (traceparent = activeTraceparent()) : traceparent },
+    );
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ write: { ...write, events }, resolve, reject });
       this.schedule();
