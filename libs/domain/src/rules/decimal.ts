@@ -29,25 +29,28 @@ export function toDecimal(value: DecimalInput): Decimal {
 }
 
 /**
+ * A finite number's shortest round-trip text when it has no exponent ("1.25", "3"), else undefined: the text
+ * toDecimal reads for a number, and what the Decimal's toFixed writes back. No trailing zeros in its fraction.
+ */
+function plainNumberText(value: number): string | undefined {
+  if (!Number.isFinite(value)) return undefined;
+  const text = String(value);
+  return text.includes('e') ? undefined : text;
+}
+
+/**
  * Decimal places of an accepted decimal value, as `toDecimal(value).decimalPlaces()` counts them (trailing zeros of
  * text not counted: "1.500" has 1), without building the Decimal for a number written without exponent or for
  * decimal text (a carat weight's check on every registration).
  */
 export function decimalPlaces(value: DecimalInput): number {
-  if (typeof value === 'number') {
-    if (Number.isInteger(value)) return 0;
-    // A number's shortest round-trip text, which toDecimal reads: no trailing zeros in its fraction.
-    const text = String(value);
-    const dot = text.indexOf('.');
-    if (dot >= 0 && !text.includes('e')) return text.length - dot - 1;
-  } else if (typeof value === 'string' && DECIMAL_TEXT_PATTERN.test(value)) {
-    const dot = value.indexOf('.');
-    if (dot < 0) return 0;
-    let end = value.length;
-    while (end > dot + 1 && value.charCodeAt(end - 1) === 48 /* 0 */) end -= 1;
-    return end - dot - 1;
-  }
-  return toDecimal(value).decimalPlaces();
+  const text = typeof value === 'number' ? plainNumberText(value) : typeof value === 'string' && DECIMAL_TEXT_PATTERN.test(value) ? value : undefined;
+  if (text === undefined) return toDecimal(value).decimalPlaces();
+  const dot = text.indexOf('.');
+  if (dot < 0) return 0;
+  let end = text.length;
+  while (end > dot + 1 && text.charCodeAt(end - 1) === 48 /* 0 */) end -= 1;
+  return end - dot - 1;
 }
 
 /**
@@ -56,12 +59,7 @@ export function decimalPlaces(value: DecimalInput): number {
  */
 export function toDecimalText(value: DecimalInput): string {
   if (typeof value === 'string' && DECIMAL_TEXT_PATTERN.test(value)) return value;
-  if (typeof value === 'number' && Number.isFinite(value)) {
-    // The shortest round-trip text toDecimal reads, when it has no exponent, is what toFixed writes back.
-    const text = String(value);
-    if (!text.includes('e')) return text;
-  }
-  return toDecimal(value).toFixed();
+  return (typeof value === 'number' ? plainNumberText(value) : undefined) ?? toDecimal(value).toFixed();
 }
 
 /** |a - b| as decimal text, computed in decimal arithmetic. */
