@@ -1,10 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { sendWebhook } from '../src/webhooks/webhook-sender';
+import { SenderOptions, WebhookSender } from '../src/webhooks/webhook-sender';
 import { startReceiver } from './webhook-receiver';
 
 /** A raw HTTP/1.1 server: answers 204 keeping the connection, and resets a connection on its second request. */
@@ -44,11 +45,23 @@ async function resettingServer(): Promise<{ url: string; connections: () => numb
 }
 
 describe('webhook sender connections', () => {
+  const senders: WebhookSender[] = [];
+  /** A sender, closed after the test. */
+  const sender = (opts: SenderOptions) => {
+    const s = new WebhookSender(opts);
+    senders.push(s);
+    return s;
+  };
+  afterEach(async () => {
+    await Promise.all(senders.splice(0).map((s) => s.close()));
+  });
+
   it("keeps a receiver's connection for its next deliveries", async () => {
     const r = await startReceiver();
+    const s = sender({ timeoutMs: 5000, allowPrivate: true });
     try {
       for (let i = 0; i < 5; i++)
-        expect(await sendWebhook(r.url, { 'webhook-id': `x${i}` }, `{"n":${i}}`, { timeoutMs: 5000, allowPrivate: true })).toEqual({
+        expect(await s.send(r.url, { 'webhook-id': `x${i}` }, `{"n":${i}}`)).toEqual({
           status: 204,
           error: null,
         });
@@ -68,12 +81,12 @@ describe('webhook sender connections', () => {
     // the sixth request is dropped unanswered: the sender sends it again at once, on a new connection
     const r = await startReceiver((_rec, n) => (n === 6 ? 'drop' : 204));
     const url = `http://hook.example:${new URL(r.url).port}/hook`;
+    const s = sender({ timeoutMs: 5000, allowPrivate: true, resolve });
     try {
-      for (let i = 0; i < 5; i++)
-        expect(await sendWebhook(url, {}, `{"n":${i}}`, { timeoutMs: 5000, allowPrivate: true, resolve })).toEqual({ status: 204, error: null });
+      for (let i = 0; i < 5; i++) expect(await s.send(url, {}, `{"n":${i}}`)).toEqual({ status: 204, error: null });
       expect(r.connections).toBe(1);
       expect(lookups).toBe(1);
-      expect(await sendWebhook(url, {}, '{"n":5}', { timeoutMs: 5000, allowPrivate: true, resolve })).toEqual({ status: 204, error: null });
+      expect(await s.send(url, {}, '{"n":5}')).toEqual({ status: 204, error: null });
       expect(r.connections).toBe(2);
       expect(lookups).toBe(2);
     } finally {
@@ -82,18 +95,19 @@ describe('webhook sender connections', () => {
   });
 
   it('sends again at once, on a new connection, when the receiver has dropped the kept one', async () => {
-    const s = await resettingServer();
+    const server = await resettingServer();
+    const s = sender({ timeoutMs: 5000, allowPrivate: true });
     try {
-      expect(await sendWebhook(s.url, {}, '{"n":1}', { timeoutMs: 5000, allowPrivate: true })).toEqual({ status: 204, error: null });
+      expect(await s.send(server.url, {}, '{"n":1}')).toEqual({ status: 204, error: null });
       // the kept connection is reset when the second request arrives on it: the sender makes a new one
-      expect(await sendWebhook(s.url, {}, '{"n":2}', { timeoutMs: 5000, allowPrivate: true })).toEqual({ status: 204, error: null });
-      expect(s.connections()).toBe(2);
+      expect(await s.send(server.url, {}, '{"n":2}')).toEqual({ status: 204, error: null });
+      expect(server.connections()).toBe(2);
     } finally {
-      await s.close();
+      await server.close();
     }
   });
 
-  it('keeps an https connection made with a CA, and never lends it to a request without that CA', async () => {
+  it('keeps an https connection made with a CA; a sender without that CA refuses the certificate', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'dtp-webhook-tls-'));
     execFileSync(
       'openssl',
@@ -128,9 +142,10 @@ describe('webhook sender connections', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `https://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook`;
     try {
-      for (let i = 0; i < 2; i++) expect(await sendWebhook(url, {}, '{}', { timeoutMs: 5000, allowPrivate: true, ca })).toEqual({ status: 204, error: null });
+      const trusting = sender({ timeoutMs: 5000, allowPrivate: true, ca });
+      for (let i = 0; i < 2; i++) expect(await trusting.send(url, {}, '{}')).toEqual({ status: 204, error: null });
       expect(handshakes).toBe(1);
-      expect(await sendWebhook(url, {}, '{}', { timeoutMs: 5000, allowPrivate: true })).toEqual({
+      expect(await sender({ timeoutMs: 5000, allowPrivate: true }).send(url, {}, '{}')).toEqual({
         status: null,
         error: 'connection failed: DEPTH_ZERO_SELF_SIGNED_CERT',
       });
@@ -140,10 +155,75 @@ describe('webhook sender connections', () => {
     }
   });
 
+  it('gives each named connection (a webhook) its own: one left hanging does not hold up another to the same receiver', async () => {
+    let hold = true;
+    const r = await startReceiver((rec) => (rec.body === '"slow"' && hold ? 'hang' : 204));
+    const s = sender({ timeoutMs: 1000, allowPrivate: true });
+    try {
+      const slow = s.send(r.url, {}, '"slow"', 'webhook-a');
+      while (r.received.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      // webhook-b's deliveries go while webhook-a's request hangs, on a connection of their own, kept between them
+      for (let i = 0; i < 3; i++) expect(await s.send(r.url, {}, `{"n":${i}}`, 'webhook-b')).toEqual({ status: 204, error: null });
+      expect(r.connections).toBe(2);
+      expect(r.maxInFlight).toBe(2);
+      hold = false;
+      expect(await slow).toEqual({ status: null, error: 'timed out after 1000 ms' });
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('destroys the connection of a request past its time, and sends the next on a new one', async () => {
+    const r = await startReceiver((_rec, n) => (n === 1 ? 'hang' : 204));
+    const s = sender({ timeoutMs: 300, allowPrivate: true });
+    try {
+      expect(await s.send(r.url, {}, '{"n":1}')).toEqual({ status: null, error: 'timed out after 300 ms' });
+      // the receiver sees its connection closed (the hanging answer's 'close'), not left open
+      while (r.inFlight > 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      expect(await s.send(r.url, {}, '{"n":2}')).toEqual({ status: 204, error: null });
+      expect(r.connections).toBe(2);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('names a receiver that closes every connection without answering, after sending once more on a new one', async () => {
+    const r = await startReceiver(() => 'drop');
+    const s = sender({ timeoutMs: 5000, allowPrivate: true });
+    try {
+      expect(await s.send(r.url, {}, '{}')).toEqual({ status: null, error: 'connection failed: the receiver closed the connection' });
+      expect(r.received).toHaveLength(2);
+      expect(r.connections).toBe(2);
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('closes its kept connections when closed, and sends nothing after', async () => {
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(204).end());
+    });
+    const socketClosed = new Promise<void>((resolve) => server.on('connection', (socket) => socket.on('close', () => resolve())));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook`;
+    const s = new WebhookSender({ timeoutMs: 5000, allowPrivate: true });
+    try {
+      expect(await s.send(url, {}, '{}')).toEqual({ status: 204, error: null });
+      await s.close();
+      await socketClosed; // the kept connection (Node's server would keep it 5 s) is closed by the sender now
+      expect(await s.send(url, {}, '{}')).toEqual({ status: null, error: 'not sent: the sender is closed' });
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
   it('does not keep a connection whose answer it stopped reading (a body over 64 KiB)', async () => {
     const r = await startReceiver(() => ({ status: 500, body: 'z'.repeat(1024 * 1024) }));
     try {
-      for (let i = 0; i < 2; i++) expect((await sendWebhook(r.url, {}, '{}', { timeoutMs: 5000, allowPrivate: true })).status).toBe(500);
+      const s = sender({ timeoutMs: 5000, allowPrivate: true });
+      for (let i = 0; i < 2; i++) expect((await s.send(r.url, {}, '{}')).status).toBe(500);
       expect(r.connections).toBe(2);
     } finally {
       await r.close();

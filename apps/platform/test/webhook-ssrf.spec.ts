@@ -3,7 +3,7 @@ import { loadConfig } from '@dtp/service-kit';
 import type { WebhookWithSecret } from '@dtp/domain';
 import { PlatformConfig } from '../src/config';
 import { blockedAddressReason, checkedTarget, UrlRefused } from '../src/webhooks/url-guard';
-import { sendWebhook } from '../src/webhooks/webhook-sender';
+import { SenderOptions, WebhookSender } from '../src/webhooks/webhook-sender';
 import { call, PlatformFixture, startPlatform } from './helpers';
 import { knownParticipant } from './shipments-helpers';
 import { startReceiver } from './webhook-receiver';
@@ -79,6 +79,17 @@ describe('webhook SSRF rules', () => {
   });
 
   describe('at connection', () => {
+    const senders: WebhookSender[] = [];
+    /** One delivery through a sender of its own (closed after the test). */
+    const sendWebhook = (url: string, headers: Record<string, string>, body: string, opts: SenderOptions) => {
+      const s = new WebhookSender(opts);
+      senders.push(s);
+      return s.send(url, headers, body);
+    };
+    afterEach(async () => {
+      await Promise.all(senders.splice(0).map((s) => s.close()));
+    });
+
     it('refuses when the name resolves to a private address now (DNS rebinding), and connects to nothing', async () => {
       const r = await startReceiver();
       try {

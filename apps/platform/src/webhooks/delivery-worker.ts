@@ -10,7 +10,7 @@ import { counterOf, gaugeOf, histogramOf, LOGGER, ServiceMetrics } from '@dtp/se
 import type { PlatformConfig } from '../config';
 import { PLATFORM_CONFIG } from '../tokens';
 import type { WebhookRow } from './webhook.entity';
-import { sendWebhook, SendOutcome } from './webhook-sender';
+import { SendOutcome, WebhookSender } from './webhook-sender';
 import { signedHeaders } from './webhook-signing';
 import { WebhookSecrets } from './webhook-secrets';
 import { AttemptOutcome, ClaimedDelivery, WebhooksRepository } from './webhooks.repository';
@@ -77,6 +77,8 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly claimedSinceMove = new Map<string, number>();
   /** LISTENs on the outbox channel: another replica's commits (its OutboxSignal's NOTIFY) wake this worker too. */
   private listener?: Client;
+  /** The receivers' kept-alive connections, closed at shutdown. */
+  private readonly sender: WebhookSender;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -84,9 +86,15 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(PLATFORM_CONFIG) private readonly config: PlatformConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     metrics: ServiceMetrics,
-    @Inject(WEBHOOK_SENDER_OVERRIDES) private readonly overrides: WebhookSenderOverrides,
+    @Inject(WEBHOOK_SENDER_OVERRIDES) overrides: WebhookSenderOverrides,
     private readonly secrets: WebhookSecrets,
   ) {
+    this.sender = new WebhookSender({
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      allowPrivate: config.webhookAllowPrivate,
+      resolve: overrides.resolve,
+      ca: overrides.ca,
+    });
     const registry = metrics.registry;
     this.attempts = counterOf(registry, {
       name: 'webhook_delivery_attempts_total',
@@ -133,6 +141,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     this.stopping = true;
     await this.loop.stop();
     await Promise.allSettled([...this.running]);
+    await this.sender.close();
     const l = this.listener;
     this.listener = undefined;
     await l?.end().catch(() => undefined);
@@ -260,12 +269,7 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
       this.logger.error({ webhookId: w.webhook_id, err: error }, 'webhooks: cannot sign a delivery');
       return { status: null, error };
     }
-    return sendWebhook(w.url, signedHeaders(secrets, d.event_id, Math.floor(Date.now() / 1000), body), body, {
-      timeoutMs: this.config.WEBHOOK_TIMEOUT_MS,
-      allowPrivate: this.config.webhookAllowPrivate,
-      resolve: this.overrides.resolve,
-      ca: this.overrides.ca,
-    });
+    return this.sender.send(w.url, signedHeaders(secrets, d.event_id, Math.floor(Date.now() / 1000), body), body, w.webhook_id);
   }
 
   /** One attempt of one delivery, and what it came to (a 410 is `failed` with code 410: the caller disables the webhook). */

@@ -1,9 +1,8 @@
-import http from 'node:http';
-import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { Client, type Dispatcher } from 'undici';
 import { checkedTarget, hostOf, Resolver, systemResolver, UrlRefused } from './url-guard';
 
-/** Response bodies are read up to this many bytes; the log keeps the first RESPONSE_KEPT_BYTES. */
+/** Response bodies are read up to this many bytes (then the connection is closed); the log keeps the first RESPONSE_KEPT_BYTES. */
 export const RESPONSE_READ_BYTES = 64 * 1024;
 export const RESPONSE_KEPT_BYTES = 1024;
 
@@ -15,6 +14,7 @@ export interface SendOutcome {
 }
 
 export interface SenderOptions {
+  /** The whole exchange's limit: connecting included, past it the connection is destroyed. */
   timeoutMs: number;
   allowPrivate: boolean;
   resolve?: Resolver;
@@ -22,41 +22,12 @@ export interface SenderOptions {
   ca?: string | Buffer;
 }
 
-/** Idle kept-alive sockets close after this (under Node's 5 s server default, so the receiver seldom closes first). */
+/** Idle kept-alive connections close after this (under Node's 5 s server default, so the receiver seldom closes first). */
 const IDLE_SOCKET_MS = 4000;
-/** Agents not used for this long are destroyed (their sockets with them). */
-const AGENT_IDLE_MS = 60_000;
-
-const agents = new Map<string, { agent: http.Agent; used: number }>();
-let sweptAt = Date.now();
-
-/**
- * The keep-alive agent for a receiver: one per origin (and SSRF setting), so a webhook's deliveries reuse a connection
- * instead of paying a TCP (and TLS) handshake, and a name look-up, each. Every new connection is made only to an
- * address just checked (the request's `lookup`, which Node calls only when it opens a connection); a kept one was
- * checked when it was made. (TLS options such as `ca` come with each request, and Node's agent keeps sockets made
- * with different ones apart.)
- */
-function agentFor(target: URL, allowPrivate: boolean): http.Agent {
-  const now = Date.now();
-  if (now - sweptAt > AGENT_IDLE_MS) {
-    sweptAt = now;
-    for (const [key, a] of agents)
-      if (now - a.used > AGENT_IDLE_MS) {
-        a.agent.destroy();
-        agents.delete(key);
-      }
-  }
-  const key = `${allowPrivate ? 'any' : 'public'}|${target.protocol}//${target.host}`;
-  let entry = agents.get(key);
-  if (!entry) {
-    const options = { keepAlive: true, maxFreeSockets: 4, timeout: IDLE_SOCKET_MS, scheduling: 'lifo' as const };
-    entry = { agent: target.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options), used: now };
-    agents.set(key, entry);
-  }
-  entry.used = now;
-  return entry.agent;
-}
+/** A route (a webhook's connection to its URL) not used for this long is dropped, its connection closed. */
+const ROUTE_IDLE_MS = 60_000;
+/** Errors of a connection that failed before any answer: the receiver closed or reset it (a kept one, mostly). */
+const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
 
 /**
  * The name look-up of a new connection to `target`: the URL checked (SSRF), then the first address it resolved to.
@@ -75,91 +46,188 @@ function checkingLookup(target: URL, allowPrivate: boolean, resolve: Resolver): 
 }
 
 /**
- * One POST of a signed CloudEvent to a webhook: the URL checked again (SSRF) for every new connection, which goes only
- * to the address just checked (DESIGN.md: "checked at subscription and again at each connection"); no redirect
- * followed (a 3xx is a failure); the body read up to 64 KiB; the whole exchange within `timeoutMs`, after which the
- * socket is destroyed (one connection per webhook at most, never left hanging). The connection is kept for the next
- * delivery, which then needs no name look-up; a kept one the receiver closed meanwhile is replaced once, at once.
+ * Sends signed CloudEvents to webhooks (DESIGN.md "Events out..."), over undici: one connection per webhook (an undici
+ * `Client`, which holds one), kept alive between its deliveries, so they pay no TCP (and TLS) handshake and no name
+ * look-up each. A webhook has one request in flight at a time, so its connection is never shared or waited for; two
+ * webhooks of one receiver do not queue behind each other. undici's dispatcher costs well under half the CPU of
+ * node:http's client per request (docs/webhooks.md), and delivery is most of what a worker does. Every new connection
+ * goes only to an address just checked: undici passes `lookup` to `net.connect`, which calls it only when it opens a
+ * connection; a kept one was checked when it was made. `close()` ends every connection (the worker's shutdown).
  */
-export async function sendWebhook(url: string, headers: Record<string, string>, body: string, opts: SenderOptions): Promise<SendOutcome> {
-  let target: URL;
-  try {
-    target = new URL(url);
-  } catch {
-    return { status: null, error: 'invalid url' };
+export class WebhookSender {
+  private readonly routes = new Map<string, Route>();
+  private sweptAt = Date.now();
+  private closed = false;
+
+  constructor(private readonly opts: SenderOptions) {}
+
+  /**
+   * One POST of a signed CloudEvent to a webhook: the URL checked again (SSRF) for every new connection, which goes
+   * only to the address just checked (DESIGN.md: "checked at subscription and again at each connection"); no
+   * redirect followed (a 3xx is a failure); the body read up to 64 KiB; the whole exchange within `timeoutMs`, after
+   * which the connection is destroyed (one connection per webhook at most, never left hanging). The connection is
+   * kept for the next delivery; one the receiver closed or reset before answering is replaced once, at once.
+   * `connection` names whose connection it is (the webhook's id); sends with the same name and URL share it, one at
+   * a time. Without it, the URL's.
+   */
+  async send(url: string, headers: Record<string, string>, body: string, connection = ''): Promise<SendOutcome> {
+    if (this.closed) return { status: null, error: 'not sent: the sender is closed' };
+    const route = await this.routeOf(connection, url);
+    if (route.client === null) return { status: null, error: route.refused };
+    const request = { path: route.path, method: 'POST' as const, headers: { ...FIXED_HEADERS, ...headers }, body };
+    const deadline = Date.now() + this.opts.timeoutMs;
+    const first = await post(route.client, request, this.opts.timeoutMs);
+    if (!first.dropped) return first.outcome;
+    return (await post(route.client, request, Math.max(1, deadline - Date.now()))).outcome;
   }
-  // What needs no name look-up is checked at once: the scheme, and an address written in the URL (Node does not look
-  // one up, so the connection's look-up would not see it).
-  if ((!opts.allowPrivate && target.protocol !== 'https:') || isIP(hostOf(target)) !== 0) {
-    try {
-      await checkedTarget(target, opts.allowPrivate);
-    } catch (err) {
-      return { status: null, error: err instanceof UrlRefused ? `refused: url ${err.message}` : String(err) };
+
+  /** Ends every connection; sends after this fail at once. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const routes = [...this.routes.values()];
+    this.routes.clear();
+    await Promise.allSettled(routes.map((r) => r.client?.destroy()));
+  }
+
+  /**
+   * Where `connection`'s sends to `url` go: made at its first send (the URL parsed, and what needs no name look-up
+   * checked: the scheme, and an address written in the URL, which Node does not look up, so the connection's look-up
+   * would not see it), kept while used; routes not used for ROUTE_IDLE_MS are dropped on the way (their connections
+   * closed).
+   */
+  private async routeOf(connection: string, url: string): Promise<Route> {
+    const now = Date.now();
+    if (now - this.sweptAt > ROUTE_IDLE_MS) {
+      this.sweptAt = now;
+      for (const [key, r] of this.routes)
+        if (now - r.used > ROUTE_IDLE_MS) {
+          this.routes.delete(key);
+          void r.client?.destroy().catch(() => undefined);
+        }
     }
+    const key = `${connection} ${url}`;
+    let route = this.routes.get(key);
+    if (route === undefined) {
+      route = await this.newRoute(url);
+      if (this.closed) {
+        void route.client?.destroy().catch(() => undefined);
+        return { ...route, client: null, refused: 'not sent: the sender is closed' };
+      }
+      const known = this.routes.get(key); // another send made it meanwhile
+      if (known) void route.client?.destroy().catch(() => undefined);
+      else this.routes.set(key, route);
+      route = known ?? route;
+    }
+    route.used = now;
+    return route;
   }
-  const lookup = checkingLookup(target, opts.allowPrivate, opts.resolve ?? systemResolver);
-  const agent = agentFor(target, opts.allowPrivate);
-  const deadline = Date.now() + opts.timeoutMs;
-  const first = await post(target, lookup, agent, headers, body, opts, opts.timeoutMs);
-  if (!first.staleSocket) return first.outcome;
-  return (await post(target, lookup, agent, headers, body, opts, Math.max(1, deadline - Date.now()))).outcome;
+
+  private async newRoute(url: string): Promise<Route> {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return { client: null, refused: 'invalid url', path: '', used: 0 };
+    }
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') return { client: null, refused: 'refused: url must use http or https', path: '', used: 0 };
+    if ((!this.opts.allowPrivate && target.protocol !== 'https:') || isIP(hostOf(target)) !== 0) {
+      try {
+        await checkedTarget(target, this.opts.allowPrivate);
+      } catch (err) {
+        return { client: null, refused: err instanceof UrlRefused ? `refused: url ${err.message}` : String(err), path: '', used: 0 };
+      }
+    }
+    const client = new Client(target.origin, {
+      keepAliveTimeout: IDLE_SOCKET_MS,
+      keepAliveMaxTimeout: IDLE_SOCKET_MS,
+      connect: {
+        timeout: this.opts.timeoutMs,
+        lookup: checkingLookup(target, this.opts.allowPrivate, this.opts.resolve ?? systemResolver),
+        ...(this.opts.ca ? { ca: this.opts.ca } : {}),
+      },
+    });
+    return { client, refused: null, path: `${target.pathname}${target.search}`, used: 0 };
+  }
 }
 
-/** One request; `staleSocket` when it failed before any answer on a kept-alive socket (the receiver had closed it). */
-function post(
-  target: URL,
-  lookup: LookupFunction,
-  agent: http.Agent,
-  headers: Record<string, string>,
-  body: string,
-  opts: SenderOptions,
-  timeoutMs: number,
-): Promise<{ outcome: SendOutcome; staleSocket: boolean }> {
-  const mod = target.protocol === 'https:' ? https : http;
+/** A connection's way to one URL: its undici Client (one connection), or why nothing is sent there. */
+type Route = { client: Client; refused: null; path: string; used: number } | { client: null; refused: string; path: string; used: number };
+
+const FIXED_HEADERS = { 'content-type': 'application/json', 'user-agent': 'dtp-webhooks/1' };
+
+/** The `location` header among undici's raw response headers (name, value, name, value...). */
+function locationOf(raw: Buffer[]): string | null {
+  for (let i = 0; i + 1 < raw.length; i += 2)
+    if (raw[i].length === 8 && raw[i].toString('latin1').toLowerCase() === 'location') return raw[i + 1].toString('utf8');
+  return null;
+}
+
+/** The cause of a failure that is no answer, as the delivery log writes it (undici's own codes in words). */
+function failure(e: Error): string {
+  if (e instanceof UrlRefused) return `refused: url ${e.message}`;
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'UND_ERR_SOCKET') return 'connection failed: the receiver closed the connection';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connection failed: connect timed out';
+  return `connection failed: ${code ?? e.message}`;
+}
+
+/**
+ * One request through undici's dispatcher (its handler interface: no stream or promise per request); `dropped` when
+ * the connection failed before any answer in a way that sending again on a new one may cure (a kept connection the
+ * receiver had closed).
+ */
+function post(client: Client, request: Dispatcher.DispatchOptions, timeoutMs: number): Promise<{ outcome: SendOutcome; dropped: boolean }> {
   return new Promise((resolve) => {
     let settled = false;
-    const done = (o: SendOutcome, destroy: boolean, staleSocket = false) => {
+    let abort: ((err?: Error) => void) | null = null;
+    let status = 0;
+    let location: string | null = null;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (outcome: SendOutcome, stop: boolean, dropped = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      if (destroy) req.destroy();
-      resolve({ outcome: o, staleSocket });
+      if (stop) abort?.(STOPPED);
+      resolve({ outcome, dropped });
     };
-    const req = mod.request(
-      target,
-      {
-        method: 'POST',
-        lookup,
-        agent,
-        ...(opts.ca ? { ca: opts.ca } : {}),
-        headers: { 'content-type': 'application/json', 'user-agent': 'dtp-webhooks/1', 'content-length': Buffer.byteLength(body), ...headers },
+    const answered = (stop: boolean) => {
+      if (status >= 200 && status < 300) return done({ status, error: null }, stop);
+      const text = Buffer.concat(chunks).subarray(0, RESPONSE_KEPT_BYTES).toString('utf8');
+      const where = status >= 300 && status < 400 ? ` (redirects are not followed${location ? `: to ${location}` : ''})` : '';
+      done({ status, error: `HTTP ${status}${where}${text ? `: ${text}` : ''}` }, stop);
+    };
+    // Past the deadline the request is aborted, which destroys its connection; one still waiting for a connection is
+    // aborted as soon as it gets one (its connection attempt itself ends at the same timeout, the client's).
+    const timer = setTimeout(() => done({ status: null, error: `timed out after ${timeoutMs} ms` }, true), timeoutMs);
+    client.dispatch(request, {
+      onConnect(a) {
+        abort = a;
+        if (settled) a(STOPPED);
       },
-      (res) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const finish = (destroy: boolean) => {
-          const status = res.statusCode ?? 0;
-          if (status >= 200 && status < 300) return done({ status, error: null }, destroy);
-          const text = Buffer.concat(chunks).subarray(0, RESPONSE_KEPT_BYTES).toString('utf8');
-          const where = status >= 300 && status < 400 ? ` (redirects are not followed${res.headers.location ? `: to ${res.headers.location}` : ''})` : '';
-          done({ status, error: `HTTP ${status}${where}${text ? `: ${text}` : ''}` }, destroy);
-        };
-        res.on('data', (c: Buffer) => {
-          if (size >= RESPONSE_READ_BYTES) return;
-          chunks.push(c.subarray(0, RESPONSE_READ_BYTES - size));
-          size += c.length;
-          if (size >= RESPONSE_READ_BYTES) finish(true); // the rest is not read: the connection goes
-        });
-        res.on('end', () => finish(false)); // read to its end: the connection goes back to the agent
-        res.on('error', (e) => done({ status: res.statusCode ?? null, error: `response error: ${e.message}` }, true));
+      onHeaders(code, raw) {
+        if (code < 200) return true; // 1xx: the answer is still to come
+        status = code;
+        if (code >= 300 && code < 400) location = locationOf(raw);
+        return true;
       },
-    );
-    const timer = setTimeout(() => done({ status: null, error: `timed out after ${opts.timeoutMs} ms` }, true), timeoutMs);
-    req.on('error', (e: NodeJS.ErrnoException) =>
-      e instanceof UrlRefused
-        ? done({ status: null, error: `refused: url ${e.message}` }, true)
-        : done({ status: null, error: `connection failed: ${e.code ?? e.message}` }, true, req.reusedSocket && (e.code === 'ECONNRESET' || e.code === 'EPIPE')),
-    );
-    req.end(body);
+      onData(chunk) {
+        if (size < RESPONSE_KEPT_BYTES && (status < 200 || status >= 300)) chunks.push(chunk.subarray(0, RESPONSE_KEPT_BYTES - size));
+        size += chunk.length;
+        if (size >= RESPONSE_READ_BYTES) answered(true); // the rest is not read: the connection goes
+        return true;
+      },
+      onComplete() {
+        answered(false); // read to its end: the connection is kept
+      },
+      onError(e) {
+        if (e === STOPPED) return;
+        if (status !== 0) return done({ status, error: `response error: ${e.message}` }, true);
+        done({ status: null, error: failure(e) }, true, DROPPED.has((e as NodeJS.ErrnoException).code ?? ''));
+      },
+    });
   });
 }
+
+/** The error a request is aborted with when this side stops it (timed out, body over the limit): not a failure to log. */
+const STOPPED = new Error('stopped by the sender');
