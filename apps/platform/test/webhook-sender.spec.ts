@@ -107,7 +107,7 @@ describe('webhook sender connections', () => {
     }
   });
 
-  it('keeps an https connection made with a CA; a sender without that CA refuses the certificate', async () => {
+  it('keeps an https connection made with a CA, checks the certificate against the name; a sender without that CA refuses it', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'dtp-webhook-tls-'));
     execFileSync(
       'openssl',
@@ -128,17 +128,21 @@ describe('webhook sender connections', () => {
         '-subj',
         '/CN=localhost',
         '-addext',
-        'subjectAltName=IP:127.0.0.1',
+        'subjectAltName=IP:127.0.0.1,DNS:hook.example',
       ],
       { stdio: 'ignore' },
     );
     const ca = readFileSync(`${dir}/cert.pem`, 'utf8');
     let handshakes = 0;
+    const names: (string | false)[] = [];
     const server = https.createServer({ key: readFileSync(`${dir}/key.pem`), cert: ca }, (req, res) => {
       req.resume();
       req.on('end', () => res.writeHead(204).end());
     });
-    server.on('secureConnection', () => (handshakes += 1));
+    server.on('secureConnection', (socket: import('node:tls').TLSSocket) => {
+      handshakes += 1;
+      names.push(socket.servername);
+    });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `https://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook`;
     try {
@@ -148,6 +152,16 @@ describe('webhook sender connections', () => {
       expect(await sender({ timeoutMs: 5000, allowPrivate: true }).send(url, {}, '{}')).toEqual({
         status: null,
         error: 'connection failed: DEPTH_ZERO_SELF_SIGNED_CERT',
+      });
+      // a named host: connected to the address the look-up checked, the name sent as SNI and checked against the
+      // certificate (hook.example is in it, other.example is not)
+      const port = new URL(url).port;
+      const named = sender({ timeoutMs: 5000, allowPrivate: true, ca, resolve: async () => [{ address: '127.0.0.1', family: 4 }] });
+      expect(await named.send(`https://hook.example:${port}/hook`, {}, '{}')).toEqual({ status: 204, error: null });
+      expect(names.at(-1)).toBe('hook.example');
+      expect(await named.send(`https://other.example:${port}/hook`, {}, '{}')).toEqual({
+        status: null,
+        error: 'connection failed: ERR_TLS_CERT_ALTNAME_INVALID',
       });
     } finally {
       server.closeAllConnections();
