@@ -61,8 +61,8 @@ export interface WebhookSenderOverrides {
  * flight per webhook, order per subject, no webhook starving another, and a crashed worker's webhooks come back
  * when their lease runs out. Each attempt is counted when claimed and its outcome stored only if it is still the
  * delivery's latest attempt; a batch's outcomes are stored in one statement. Woken after each commit of the unit of
- * work (at most one look every PASS_GAP_MS); polls every WEBHOOK_POLL_MS. Connections to a receiver are kept alive
- * between its deliveries (webhook-sender.ts).
+ * work (at most one look every PASS_GAP_MS); polls every WEBHOOK_POLL_MS. Each webhook's connection is kept alive
+ * between its deliveries, and closed when the worker stops (webhook-sender.ts).
  */
 @Injectable()
 export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
