@@ -139,9 +139,10 @@ describe('webhook sender connections', () => {
       req.resume();
       req.on('end', () => res.writeHead(204).end());
     });
-    server.on('secureConnection', (socket: import('node:tls').TLSSocket) => {
+    // the name the client sent (SNI): a server-side TLSSocket's `servername`, which @types/node does not declare
+    server.on('secureConnection', (socket: import('node:tls').TLSSocket & { servername?: string | false }) => {
       handshakes += 1;
-      names.push(socket.servername);
+      names.push(socket.servername ?? false);
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `https://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook`;
