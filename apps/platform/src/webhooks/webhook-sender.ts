@@ -134,7 +134,7 @@ export class WebhookSender {
       try {
         await checkedTarget(target, this.opts.allowPrivate);
       } catch (err) {
-        return { client: null, refused: err instanceof UrlRefused ? `refused: url ${err.message}` : String(err), path: '', used: 0 };
+        return { client: null, refused: failure(err as Error), path: '', used: 0 };
       }
     }
     const client = new Client(target.origin, {
@@ -162,7 +162,7 @@ function locationOf(raw: Buffer[]): string | null {
   return null;
 }
 
-/** The cause of a failure that is no answer, as the delivery log writes it (undici's own codes in words). */
+/** The cause of a failure that is no answer (a refused URL included), as the delivery log writes it (undici's own codes in words). */
 function failure(e: Error): string {
   if (e instanceof UrlRefused) return `refused: url ${e.message}`;
   const code = (e as NodeJS.ErrnoException).code;
