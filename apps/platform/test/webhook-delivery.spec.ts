@@ -127,7 +127,7 @@ describe('webhook delivery', () => {
       return Number(rows[0].n) >= 3;
     });
     const { rows } = await f.db.query(`SELECT status, last_error FROM webhook_deliveries WHERE webhook_id = $1 AND attempts > 0`, [w.webhook_id]);
-    expect(rows.every((x) => x.status === 'pending' && /connection failed: ECONNREFUSED/.test(x.last_error))).toBe(true);
+    expect(rows.every((x) => x.status === 'pending' && /connection failed: connection refused \(ECONNREFUSED\)/.test(x.last_error))).toBe(true);
     const r = await receiver(undefined, held);
     expect(r.url).toBe(w.url);
     await expectAllInOrder(p, r);

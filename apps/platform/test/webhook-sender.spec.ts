@@ -152,7 +152,7 @@ describe('webhook sender connections', () => {
       expect(handshakes).toBe(1);
       expect(await sender({ timeoutMs: 5000, allowPrivate: true }).send(url, {}, '{}')).toEqual({
         status: null,
-        error: 'connection failed: DEPTH_ZERO_SELF_SIGNED_CERT',
+        error: 'connection failed: self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT)',
       });
       // a named host: connected to the address the look-up checked, the name sent as SNI and checked against the
       // certificate (hook.example is in it, other.example is not)
@@ -162,7 +162,9 @@ describe('webhook sender connections', () => {
       expect(names.at(-1)).toBe('hook.example');
       expect(await named.send(`https://other.example:${port}/hook`, {}, '{}')).toEqual({
         status: null,
-        error: 'connection failed: ERR_TLS_CERT_ALTNAME_INVALID',
+        error: expect.stringMatching(
+          /^connection failed: Hostname\/IP does not match certificate's altnames: .*other\.example.* \(ERR_TLS_CERT_ALTNAME_INVALID\)$/,
+        ),
       });
     } finally {
       server.closeAllConnections();
@@ -200,6 +202,43 @@ describe('webhook sender connections', () => {
     } finally {
       await r.close();
     }
+  });
+
+  it('writes in words, for the delivery log, an answer that is not HTTP/1.1, a head over the limit, one cut short, a refused connection', async () => {
+    /** A server that answers every connection's first bytes with `answer` and ends it. */
+    const answering = async (answer: string) => {
+      const server = net.createServer((socket) => {
+        socket.on('error', () => undefined);
+        socket.once('data', () => socket.end(answer));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return { url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}/hook`, server };
+    };
+    const cases: [string, { status: number | null; error: string }][] = [
+      ['SSH-2.0-OpenSSH_9.6\r\n', { status: null, error: 'invalid response: Response does not match the HTTP/1.1 protocol (Expected HTTP/)' }],
+      ['HTTP/1.1 abc OK\r\n\r\n', { status: null, error: 'invalid response: Response does not match the HTTP/1.1 protocol (Invalid response status)' }],
+      [
+        `HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(http.maxHeaderSize)}\r\n\r\n`,
+        { status: null, error: `invalid response: its head is over ${http.maxHeaderSize / 1024} KiB` },
+      ],
+      [
+        'HTTP/1.1 500 Oops\r\nContent-Length: 100\r\n\r\nabc',
+        { status: 500, error: 'response error: the receiver closed the connection before the end of its answer' },
+      ],
+    ];
+    const s = sender({ timeoutMs: 5000, allowPrivate: true });
+    for (const [answer, outcome] of cases) {
+      const { url, server } = await answering(answer);
+      try {
+        expect(await s.send(url, {}, '{}')).toEqual(outcome);
+      } finally {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    }
+    // a port nobody listens on: the port of a server just closed
+    const { url, server } = await answering('');
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    expect(await s.send(url, {}, '{}')).toEqual({ status: null, error: 'connection failed: connection refused (ECONNREFUSED)' });
   });
 
   it('names a receiver that closes every connection without answering, after sending once more on a new one', async () => {

@@ -1,3 +1,4 @@
+import { maxHeaderSize } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
 import { Client, type Dispatcher } from 'undici';
 import { checkedTarget, hostOf, Resolver, systemResolver, UrlRefused } from './url-guard';
@@ -162,13 +163,34 @@ function locationOf(raw: Buffer[]): string | null {
   return null;
 }
 
-/** The cause of a failure that is no answer (a refused URL included), as the delivery log writes it (undici's own codes in words). */
+/** The cause of a failure that is no answer (a refused URL included), as the delivery log writes it. */
 function failure(e: Error): string {
   if (e instanceof UrlRefused) return `refused: url ${e.message}`;
   const code = (e as NodeJS.ErrnoException).code;
-  if (code === 'UND_ERR_SOCKET') return 'connection failed: the receiver closed the connection';
-  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connection failed: connect timed out';
-  return `connection failed: ${code ?? e.message}`;
+  // an answer that is not HTTP/1.1 (undici's parser: HPE_ codes), or one whose head is over the limit
+  if (e.name === 'HTTPParserError' || code === 'UND_ERR_HEADERS_OVERFLOW') return `invalid response: ${described(e)}`;
+  return `connection failed: ${described(e)}`;
+}
+
+/** Words, with their code, for the system's errors whose message repeats the code with an address. */
+const SYSTEM_ERRORS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'the receiver reset the connection',
+  EPIPE: 'the receiver closed the connection',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'timed out',
+};
+
+/** An error in the delivery log's words: undici's own codes in words, a system error's with its code, TLS's message and code. */
+function described(e: Error, answering = false): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'UND_ERR_SOCKET') return answering ? 'the receiver closed the connection before the end of its answer' : 'the receiver closed the connection';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect timed out';
+  if (code === 'UND_ERR_HEADERS_OVERFLOW') return `its head is over ${maxHeaderSize / 1024} KiB`; // undici's limit is node's (--max-http-header-size)
+  if (code === undefined || code.startsWith('UND_ERR') || code.startsWith('HPE_')) return e.message;
+  if (code in SYSTEM_ERRORS) return `${SYSTEM_ERRORS[code]} (${code})`;
+  return e.message.includes(code) ? e.message : `${e.message} (${code})`;
 }
 
 /**
@@ -222,7 +244,7 @@ function post(client: Client, request: Dispatcher.DispatchOptions, timeoutMs: nu
       },
       onError(e) {
         if (e === STOPPED) return;
-        if (status !== 0) return done({ status, error: `response error: ${e.message}` }, true);
+        if (status !== 0) return done({ status, error: `response error: ${described(e, true)}` }, true);
         done({ status: null, error: failure(e) }, true, DROPPED.has((e as NodeJS.ErrnoException).code ?? ''));
       },
     });
