@@ -344,8 +344,16 @@ const bench: Benchmark = async (report) => {
     const cpuTen = perRegistration(cpuTenStart, cpu(), withTen * SECONDS);
     const dbAfter = await postgresCpuByClient(stack.platformDb, dbClients);
     if (dbBefore && dbAfter) {
-      const parts = Object.keys(dbAfter).map((k) => `${k} ${Math.round((((dbAfter[k] ?? 0) - (dbBefore[k] ?? 0)) / (withTen * SECONDS)) * 1e6)}`);
-      process.stderr.write(`# PostgreSQL CPU per registration with 10 webhooks (us), by whose connection: ${parts.join(', ')}\n`);
+      // per backend, the CPU it used between the two samples (one that started since counts whole), under its owner
+      // now; one that ended in between is left out (its last CPU time is not known): counted, so the split says so
+      const split: Record<string, number> = {};
+      for (const [pid, b] of dbAfter) split[b.who] = (split[b.who] ?? 0) + b.cpu - (dbBefore.get(pid)?.cpu ?? 0);
+      const ended = [...dbBefore.keys()].filter((pid) => !dbAfter.has(pid)).length;
+      const parts = Object.entries(split).map(([k, v]) => `${k} ${Math.round((v / (withTen * SECONDS)) * 1e6)}`);
+      process.stderr.write(
+        `# PostgreSQL CPU per registration with 10 webhooks (us), by whose connection: ${parts.join(', ')}` +
+          `${ended ? ` (${ended} backends ended in between, left out)` : ''}\n`,
+      );
     }
     const deliveryRate = sinks.length / drainedIn;
     // What the platform (API replica with the load generator, worker replica, PostgreSQL) spends per registration,
@@ -444,7 +452,7 @@ const bench: Benchmark = async (report) => {
  * through `ss`), and of PostgreSQL's own processes (`background`: WAL writer, checkpointer, autovacuum). Backends that
  * ended meanwhile are not counted. Undefined where `ss` is missing.
  */
-async function postgresCpuByClient(db: string, owners: Record<number, string>): Promise<Record<string, number> | undefined> {
+async function postgresCpuByClient(db: string, owners: Record<number, string>): Promise<Map<number, { who: string; cpu: number }> | undefined> {
   let sockets: string;
   try {
     sockets = execFileSync('ss', ['-tnpH'], { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
@@ -461,11 +469,11 @@ async function postgresCpuByClient(db: string, owners: Record<number, string>): 
     db,
     `SELECT pid, client_port AS port, backend_type AS type FROM pg_stat_activity WHERE pid <> pg_backend_pid()`,
   );
-  const out: Record<string, number> = {};
+  const out = new Map<number, { who: string; cpu: number }>();
   for (const b of backends) {
     const who = b.type === 'client backend' ? (ownerOfPort.get(b.port ?? -1) ?? 'others') : 'background';
     try {
-      out[who] = (out[who] ?? 0) + processCpuSeconds(b.pid);
+      out.set(b.pid, { who, cpu: processCpuSeconds(b.pid) });
     } catch {
       // the backend ended
     }
