@@ -36,8 +36,12 @@ describe('platform migrations', () => {
       ]);
       const triggers = await ds.query(`SELECT tgname FROM pg_trigger WHERE NOT tgisinternal`);
       expect(triggers).toEqual([]);
+      const functions = async () =>
+        (await ds.query(`SELECT proname FROM pg_proc WHERE pronamespace = 'public'::regnamespace ORDER BY 1`)).map((r: { proname: string }) => r.proname);
+      expect(await functions()).toEqual(['dtp_uuid_v7', 'outbox_notify']);
       for (let i = 0; i < platformMigrations.length; i++) await ds.undoLastMigration({ transaction: 'each' });
       expect(await tables()).toEqual([]);
+      expect(await functions()).toEqual([]);
     } finally {
       await ds.destroy();
     }

@@ -17,6 +17,7 @@ import { WebhookDeliveriesUnlocked1765072800000 } from './1765072800000-webhook-
 import { WebhookDeliveriesRoom1765159200000 } from './1765159200000-webhook-deliveries-room';
 import { WebhookDeliveriesEventIndex1765245600000 } from './1765245600000-webhook-deliveries-event-index';
 import { WebhookPendingFrom1765332000000 } from './1765332000000-webhook-pending-from';
+import { TimeOrderedDeliveryIds1765418400000 } from './1765418400000-time-ordered-delivery-ids';
 
 /** Every migration of the platform database, in order. Add new ones at the end. */
 export const platformMigrations = [
@@ -39,4 +40,5 @@ export const platformMigrations = [
   WebhookDeliveriesRoom1765159200000,
   WebhookDeliveriesEventIndex1765245600000,
   WebhookPendingFrom1765332000000,
+  TimeOrderedDeliveryIds1765418400000,
 ];

@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { CustodyAction, DiamondV1, EventEnvelope, ParticipantEventType } from '@dtp/domain';
-import { envelopeJson, ParticipantEventTypes } from '@dtp/domain';
+import { envelopeJson, newEventId, ParticipantEventTypes } from '@dtp/domain';
 import { jsonArrayText, jsonElements, type Sql } from '@dtp/database';
 import type { OutboxEvent } from '@dtp/events';
 
@@ -27,7 +26,7 @@ export function participantEvent(
   data: unknown,
   time: Date,
 ): ParticipantEventWrite {
-  return { event_id: randomUUID(), participant_id: participantId, type, subject, time, data: JSON.stringify(data) };
+  return { event_id: newEventId(), participant_id: participantId, type, subject, time, data: JSON.stringify(data) };
 }
 
 /** One event for each distinct participant of `participants` (nulls skipped), e.g. holder and uploader. */
@@ -50,7 +49,7 @@ function eventsWithText(
   time: Date,
 ): ParticipantEventWrite[] {
   return [...new Set(participants.filter((p): p is string => typeof p === 'string' && p !== ''))].map((p) => ({
-    event_id: randomUUID(),
+    event_id: newEventId(),
     participant_id: p,
     type,
     subject,
@@ -119,7 +118,8 @@ function withAction(action: CustodyAction, record: DiamondV1, recordJson: string
 
 /**
  * The CTEs that write `events` (parameters from `firstParam` on, always 6: one per column, so the statement is the
- * same for any number of events): `pe` inserts the events, `pd` a delivery per matching enabled webhook. The
+ * same for any number of events): `pe` inserts the events, `pd` a delivery per matching enabled webhook, its id a
+ * UUIDv7 made by PostgreSQL (`dtp_uuid_v7()`, migration 1765418400000: ordered by time, as newEventId's). The
  * events' data, JSON texts already, travel as one JSON array (jsonArrayText: nothing for the driver to escape).
  */
 export function participantEventsCtes(events: ParticipantEventWrite[], firstParam: number): { sql: string; values: unknown[] } {
@@ -131,7 +131,7 @@ export function participantEventsCtes(events: ParticipantEventWrite[], firstPara
       `${jsonElements(p(5), 'json')}) ` +
       `RETURNING seq, event_id, participant_id, type, subject), ` +
       `pd AS (INSERT INTO webhook_deliveries (delivery_id, webhook_id, event_seq, event_id, type, subject) ` +
-      `SELECT gen_random_uuid(), w.webhook_id, pe.seq, pe.event_id, pe.type, pe.subject FROM pe JOIN webhooks w ` +
+      `SELECT dtp_uuid_v7(), w.webhook_id, pe.seq, pe.event_id, pe.type, pe.subject FROM pe JOIN webhooks w ` +
       `ON w.participant_id = pe.participant_id AND w.enabled AND (w.event_types IS NULL OR pe.type = ANY (w.event_types)))`,
     values: [
       events.map((e) => e.event_id),

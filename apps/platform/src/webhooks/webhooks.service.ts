@@ -170,7 +170,7 @@ export class WebhooksService {
       const rows = await tx.rows<DeliveryRow>(
         `WITH pe AS (INSERT INTO participant_events (event_id, participant_id, type, subject, time, data) VALUES ($1, $2, $3, $4, $5, $6::json) RETURNING seq)
          INSERT INTO webhook_deliveries (delivery_id, webhook_id, event_seq, event_id, type, subject)
-         SELECT gen_random_uuid(), $7, pe.seq, $1, $3, $4 FROM pe RETURNING *`,
+         SELECT dtp_uuid_v7(), $7, pe.seq, $1, $3, $4 FROM pe RETURNING *`,
         [e.event_id, e.participant_id, e.type, e.subject, e.time, e.data, w.webhook_id],
       );
       return rows[0];

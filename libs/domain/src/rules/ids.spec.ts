@@ -1,4 +1,4 @@
-import { DIAMOND_ID_PATTERN, isDiamondId, isFileHash, isGradingId, isUuid, newDiamondId, newVersionId } from './ids';
+import { DIAMOND_ID_PATTERN, isDiamondId, isFileHash, isGradingId, isUuid, newDiamondId, newEventId, newVersionId } from './ids';
 
 describe('ids', () => {
   it('DIAMOND_ID_PATTERN is 20..98 lowercase letters and digits', () => {
@@ -10,6 +10,21 @@ describe('ids', () => {
     expect(isDiamondId('A'.repeat(26))).toBe(false);
     expect(isDiamondId('abcdefghij-klmnopqrstu')).toBe(false);
     expect(isDiamondId(12345678901234567890)).toBe(false);
+  });
+
+  it('newEventId is a UUIDv7 of the current time, unique, and rising from one to the next', () => {
+    const since = Date.now();
+    const ids = Array.from({ length: 1000 }, () => newEventId());
+    const until = Date.now();
+    for (const id of ids) {
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(isUuid(id)).toBe(true);
+      const ms = parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+      expect(ms).toBeGreaterThanOrEqual(since);
+      expect(ms).toBeLessThanOrEqual(until);
+    }
+    expect(new Set(ids).size).toBe(1000);
+    expect([...ids].sort()).toEqual(ids);
   });
 
   it('newDiamondId is a lowercased 26-character ULID, unique and sortable', () => {

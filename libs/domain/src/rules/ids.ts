@@ -1,5 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
+import { v7 as uuidV7 } from 'uuid';
 
 /** Platform diamond id (spec: lowercase letters and digits, length 20 to 98). */
 export const DIAMOND_ID_PATTERN = /^[a-z0-9]{20,98}$/;
@@ -57,4 +58,14 @@ export function newDiamondId(): string {
 /** A new version id (lowercased ULID); a record gets a fresh one on every update. */
 export function newVersionId(): string {
   return nextUlid().toLowerCase();
+}
+
+/**
+ * A new participant event's id (its CloudEvent `id` on the feed and in webhook deliveries): a UUIDv7 (RFC 9562, the
+ * `uuid` package), ordered by creation time. Events are kept for 30 days under a unique index on this id: random ids
+ * (v4) land on any page of it, and the first change to each page after a checkpoint writes the whole page to the WAL;
+ * ordered ids land on its last pages. Platform's delivery ids are made the same way in SQL (`dtp_uuid_v7()`).
+ */
+export function newEventId(): string {
+  return uuidV7();
 }
