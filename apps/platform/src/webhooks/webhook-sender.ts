@@ -189,7 +189,7 @@ function described(e: Error, answering = false): string {
   if (code === 'UND_ERR_CONNECT_TIMEOUT') return 'connect timed out';
   if (code === 'UND_ERR_HEADERS_OVERFLOW') return `its head is over ${maxHeaderSize / 1024} KiB`; // undici's limit is node's (--max-http-header-size)
   if (code === undefined || code.startsWith('UND_ERR') || code.startsWith('HPE_')) return e.message;
-  if (code in SYSTEM_ERRORS) return `${SYSTEM_ERRORS[code]} (${code})`;
+  if (Object.hasOwn(SYSTEM_ERRORS, code)) return `${SYSTEM_ERRORS[code]} (${code})`;
   return e.message.includes(code) ? e.message : `${e.message} (${code})`;
 }
 
