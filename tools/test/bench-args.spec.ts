@@ -4,7 +4,7 @@ import { selection } from '../../bench/run';
 describe('npm run bench arguments', () => {
   it('runs every benchmark without names, or exactly the named ones', () => {
     expect(selection([])).toEqual({
-      names: ['auth', 'auth-guard', 'deletion', 'dtp-import', 'gis', 'memory', 'platform', 'restart', 'scale', 'search', 'webhooks'],
+      names: ['auth', 'auth-guard', 'deletion', 'dtp-import', 'event-ids', 'gis', 'memory', 'platform', 'restart', 'scale', 'search', 'webhooks'],
     });
     expect(selection(['search', 'platform'])).toEqual({ names: ['search', 'platform'] });
   });
@@ -12,7 +12,7 @@ describe('npm run bench arguments', () => {
   it('--help prints the usage with the names and exits 0', () => {
     const help = selection(['--help']);
     expect(help).toMatchObject({ exit: 0 });
-    expect('text' in help && help.text).toContain('auth, auth-guard, deletion, dtp-import, gis, memory, platform, restart, scale, search, webhooks');
+    expect('text' in help && help.text).toContain('auth, auth-guard, deletion, dtp-import, event-ids, gis, memory, platform, restart, scale, search, webhooks');
     expect(selection(['-h'])).toMatchObject({ exit: 0 });
   });
 
