@@ -58,7 +58,7 @@ async function walBytes(db: Client): Promise<bigint> {
 }
 
 /** One round: tables emptied and filled with `kind` ids, a checkpoint, then WRITES events. WAL bytes and ms per event. */
-async function round1(db: Client, kind: Kind): Promise<{ wal: number; ms: number }> {
+async function measuredRound(db: Client, kind: Kind): Promise<{ wal: number; ms: number }> {
   const id = kind === 'ordered' ? 'dtp_uuid_v7()' : 'gen_random_uuid()';
   await db.query(`TRUNCATE participant_events, webhook_deliveries`);
   await db.query(
@@ -100,7 +100,7 @@ const bench: Benchmark = async (report) => {
         [PARTICIPANT, WEBHOOKS],
       );
       const runs: Record<Kind, { wal: number; ms: number }[]> = { random: [], ordered: [] };
-      for (let r = 0; r < ROUNDS; r += 1) for (const kind of ['random', 'ordered'] as const) runs[kind].push(await round1(db, kind));
+      for (let r = 0; r < ROUNDS; r += 1) for (const kind of ['random', 'ordered'] as const) runs[kind].push(await measuredRound(db, kind));
       const wal = (k: Kind) => mean(runs[k].map((x) => x.wal));
       process.stderr.write(
         `# per event with ${WEBHOOKS} webhooks, ${EVENTS} events and ${EVENTS * WEBHOOKS} deliveries in the tables, after a checkpoint: ` +

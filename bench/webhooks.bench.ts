@@ -448,9 +448,10 @@ const bench: Benchmark = async (report) => {
 };
 
 /**
- * CPU seconds so far of the backends serving each named process's connections to `db` (found by their client ports,
- * through `ss`), and of PostgreSQL's own processes (`background`: WAL writer, checkpointer, autovacuum). Backends that
- * ended meanwhile are not counted. Undefined where `ss` is missing.
+ * CPU seconds so far of each backend of `db`, by its pid, with whose it is: the named process whose connection it
+ * serves (found by its client port, through `ss`; `others` for any other client), or `background` for PostgreSQL's
+ * own processes (WAL writer, checkpointer, autovacuum). A backend that ends while this reads is left out. Undefined
+ * where `ss` is missing.
  */
 async function postgresCpuByClient(db: string, owners: Record<number, string>): Promise<Map<number, { who: string; cpu: number }> | undefined> {
   let sockets: string;
