@@ -20,7 +20,9 @@
  *    other, the ratio moved by as much as the goal's margin). BENCH_BARE_ANCHOR=0 skips it.
  * Figures: throughput (ratio = service / raw, higher is better), p50/p99 latency (ratio = service / raw, lower is
  * better), the server process's CPU time per request (no anchor; steadier than throughput on a shared machine), and
- * throughput, p99 and CPU per request against the bare server (`*_vs_bare_http`: both from the interleaved turns).
+ * throughput, p99 and CPU per request against the bare server (`*_vs_bare_http`: both from the interleaved turns),
+ * and PostgreSQL's CPU per request in those turns (`postgres_cpu_per_request_vs_bare_http`: its backends in each
+ * server's databases and its own processes), which with the server's is what throughput on this machine follows.
  * BENCH_SERVER_CGROUP=dir starts the service inside that cgroup (v1 or v2; the bench must be allowed to write its
  * cgroup.procs, e.g. root and `mkdir /sys/fs/cgroup/memory/dtp && echo 536870912 >
  * /sys/fs/cgroup/memory/dtp/memory.limit_in_bytes`): Node then sizes its heap from the cgroup's memory limit, as in a
@@ -49,7 +51,7 @@ import { toDiamondV1 } from '../apps/platform/src/diamonds/diamond.mapper';
 import { diamondUpserted } from '../apps/platform/src/diamonds/diamond-events';
 import { newRoughRow } from '../apps/platform/src/registration/registration.service';
 import type { Benchmark } from './run';
-import { mean } from './support';
+import { mean, postgresCpuByDatabase } from './support';
 
 const ISSUER = 'http://auth.bench';
 const AUDIENCE = 'http://platform.bench';
@@ -357,6 +359,8 @@ interface Contender {
   name: 'service' | 'bare';
   child: ChildProcess;
   url: string;
+  /** The databases its connections use: PostgreSQL's CPU in them (and in its own processes) is the contender's. */
+  databases: string[];
 }
 
 /** One contender's figures over its counted slices. */
@@ -368,6 +372,13 @@ interface Figures {
   cpuUs: number;
   /** CPU per request of each slice, in turn order. */
   slices: number[];
+  /**
+   * PostgreSQL's CPU time per answered request, in microseconds, over the same spans as `cpuUs`: its backends in the
+   * contender's databases and its own processes (WAL writer, checkpointer, ...).
+   */
+  postgresUs: number;
+  /** `postgresUs` of each slice, in turn order. */
+  postgresSlices: number[];
 }
 
 interface Interleaved {
@@ -384,21 +395,30 @@ interface Interleaved {
  * each pair of neighbouring turns, whose spread is what the machine's moving speed leaves in the figure.
  */
 async function interleaved(service: Contender, bare: Contender, token: string): Promise<Interleaved> {
-  const acc = new Map<Contender, { cpu: number; ok: number; p99s: number[]; slices: number[] }>(
-    [service, bare].map((c) => [c, { cpu: 0, ok: 0, p99s: [], slices: [] }]),
+  const acc = new Map<Contender, { cpu: number; pgCpu: number; ok: number; p99s: number[]; slices: number[]; pgSlices: number[] }>(
+    [service, bare].map((c) => [c, { cpu: 0, pgCpu: 0, ok: 0, p99s: [], slices: [], pgSlices: [] }]),
   );
-  let open: { who: Contender; cpu: NodeJS.CpuUsage; result: autocannon.Result } | undefined;
+  // PostgreSQL serves both contenders, and a slice's span takes in the next turn's settling: its CPU is counted in
+  // the contender's own databases, plus PostgreSQL's own processes (shared; small beside the backends).
+  const postgresCpu = (who: Contender) => {
+    const byDb = postgresCpuByDatabase();
+    return ['', ...who.databases].reduce((sum, db) => sum + (byDb.get(db) ?? 0), 0);
+  };
+  let open: { who: Contender; cpu: NodeJS.CpuUsage; pgCpu: number; result: autocannon.Result } | undefined;
   const close = async () => {
     if (!open) return;
     const end = await ask<NodeJS.CpuUsage>(open.who.child, 'cpu', 'cpu');
+    const pgCpu = (postgresCpu(open.who) - open.pgCpu) * 1e6;
     const a = acc.get(open.who)!;
     const { result } = open;
     if (result.non2xx > 0 || result.errors > 0) throw new Error(`${open.who.name} (interleaved): ${result.non2xx} non-2xx, ${result.errors} errors`);
     const cpu = cpuMicros(open.cpu, end);
     a.cpu += cpu;
+    a.pgCpu += pgCpu;
     a.ok += result['2xx'];
     a.p99s.push(result.latency.p99);
     a.slices.push(cpu / Math.max(1, result['2xx']));
+    a.pgSlices.push(pgCpu / Math.max(1, result['2xx']));
     open = undefined;
   };
   for (let i = 0; i < 2 * BARE_TURNS; i++) {
@@ -406,7 +426,8 @@ async function interleaved(service: Contender, bare: Contender, token: string): 
     await load(who.url, token, SETTLE_S, `${who.name}-settle-${i}`);
     await close();
     const cpu = await ask<NodeJS.CpuUsage>(who.child, 'cpu', 'cpu');
-    open = { who, cpu, result: await load(who.url, token, SLICE_S, `${who.name}-${i}`) };
+    const pgCpu = postgresCpu(who);
+    open = { who, cpu, pgCpu, result: await load(who.url, token, SLICE_S, `${who.name}-${i}`) };
   }
   await new Promise((r) => setTimeout(r, SETTLE_S * 1000));
   await close();
@@ -417,13 +438,17 @@ async function interleaved(service: Contender, bare: Contender, token: string): 
       p99: mean(a.p99s),
       cpuUs: a.cpu / Math.max(1, a.ok),
       slices: a.slices,
+      postgresUs: a.pgCpu / Math.max(1, a.ok),
+      postgresSlices: a.pgSlices,
     };
   };
   const out = { service: figures(service), bare: figures(bare) };
   const pairs = out.service.slices.map((s, i) => round(s / out.bare.slices[i], 2));
   process.stderr.write(
     `# interleaved turns (${BARE_TURNS} x ${SLICE_S} s each): CPU per request, service ${out.service.slices.map((x) => round(x)).join(', ')} us; ` +
-      `bare ${out.bare.slices.map((x) => round(x)).join(', ')} us; service/bare per pair ${pairs.join(', ')}\n`,
+      `bare ${out.bare.slices.map((x) => round(x)).join(', ')} us; service/bare per pair ${pairs.join(', ')}\n` +
+      `# the same turns, PostgreSQL's CPU per request: service ${out.service.postgresSlices.map((x) => round(x)).join(', ')} us; ` +
+      `bare ${out.bare.postgresSlices.map((x) => round(x)).join(', ')} us\n`,
   );
   return out;
 }
@@ -500,7 +525,11 @@ const bench: Benchmark = async (report) => {
       const started = await startChild<{ platform: string }>(BARE_FLAG, { BENCH_PG_URL: anchorDb, BENCH_PRODUCER_ID: creds.participant_id });
       bare = started.child;
       await load(started.urls.platform, token, 2, 'bare-warm'); // JIT, pool (the service is warm from its run)
-      bareFigures = await interleaved({ name: 'service', child: server, url: platform }, { name: 'bare', child: bare, url: started.urls.platform }, token);
+      bareFigures = await interleaved(
+        { name: 'service', child: server, url: platform, databases: ['bench_platform', 'bench_auth'] },
+        { name: 'bare', child: bare, url: started.urls.platform, databases: ['bench_anchor'] },
+        token,
+      );
     }
 
     const anchor = { rate: (before.rate + after.rate) / 2, p50: (before.p50 + after.p50) / 2, p99: (before.p99 + after.p99) / 2 };
@@ -524,6 +553,16 @@ const bench: Benchmark = async (report) => {
         unit: 'us',
         anchor: round(b.cpuUs),
         ratio: round(v.cpuUs / b.cpuUs, 3),
+      });
+      // PostgreSQL's side of the same requests: the service writes registrations that arrive together in one
+      // statement, the bare server one statement (and one commit) per request. With the server's CPU it is what
+      // the machine spends per request besides the load generator, which is what throughput on two cores follows.
+      report({
+        name: `${FIGURE}.postgres_cpu_per_request_vs_bare_http`,
+        value: round(v.postgresUs),
+        unit: 'us',
+        anchor: round(b.postgresUs),
+        ratio: round(v.postgresUs / b.postgresUs, 3),
       });
     }
   } finally {

@@ -59,6 +59,36 @@ export function postgresCpuSeconds(): number {
   const pids = new Set(procs.map((p) => p.pid));
   return procs.reduce((total, p) => total + p.own + (pids.has(p.ppid) ? 0 : p.reaped), 0);
 }
+/**
+ * CPU time (s) PostgreSQL has used so far, by database: a backend's time under its database, read from its process
+ * title (`postgres: <user> <database> <host>(<port>) <state>`, PostgreSQL's default `update_process_title`), and a
+ * running autovacuum worker's under the database it works in; the time of its own processes (WAL writer,
+ * checkpointer, background writer, I/O workers), and of the children the postmaster has reaped, under ''. A backend
+ * that ends between two readings takes its time with it: compare readings over spans where the connections stay
+ * open (a pool's).
+ */
+export function postgresCpuByDatabase(): Map<string, number> {
+  const out = new Map<string, number>();
+  const add = (db: string, seconds: number) => out.set(db, (out.get(db) ?? 0) + seconds);
+  const procs: { pid: string; ppid: string; own: number; reaped: number; db: string }[] = [];
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!/\((postgres|postmaster)\)/.test(stat)) continue;
+      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const db = (/^postgres: autovacuum worker (\S+)/.exec(title) ?? /^postgres: \S+ (\S+) [^ ]*\(\d+\)/.exec(title))?.[1] ?? '';
+      procs.push({ pid, ppid: f[1]!, own: (Number(f[11]) + Number(f[12])) / 100, reaped: (Number(f[13]) + Number(f[14])) / 100, db });
+    } catch {
+      // the process ended
+    }
+  }
+  const pids = new Set(procs.map((p) => p.pid));
+  for (const p of procs) add(p.db, p.own + (pids.has(p.ppid) ? 0 : p.reaped));
+  return out;
+}
+
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
