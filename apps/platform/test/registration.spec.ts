@@ -40,7 +40,11 @@ describe('POST /diamonds/rough/create', () => {
     expect(d.diamond_id).toMatch(/^[0-9a-z]{26}$/);
     expect(d.version_id).toMatch(/^[0-9a-z]{26}$/);
     expect(d.version_id).not.toBe(d.diamond_id);
-    expect(d.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // the legacy id: a UUIDv7 (ordered by time, like the diamond id) whose time is the request's
+    expect(d.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const idTime = parseInt(d.id.replace(/-/g, '').slice(0, 12), 16);
+    expect(idTime).toBeGreaterThanOrEqual(before);
+    expect(idTime).toBeLessThanOrEqual(Date.now());
     expect(d).toMatchObject({
       lifecycle_state: 'rough',
       current_stage: 'rough',

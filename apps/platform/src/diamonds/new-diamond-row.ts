@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { DiamondV1Polished, DiamondV1Rough, newDiamondId, newVersionId, PolishedSchemaDto, RoughSchemaDto, toDecimalText } from '@dtp/domain';
+import { DiamondV1Polished, DiamondV1Rough, newDiamondId, newLegacyId, newVersionId, PolishedSchemaDto, RoughSchemaDto, toDecimalText } from '@dtp/domain';
 import type { DiamondRow } from './diamond.entity';
 
 /** What differs between new diamonds (registration, a polished child, a rough cut). */
@@ -36,7 +35,7 @@ export type NewDiamondFields = Pick<
 export function newDiamondRow(fields: NewDiamondFields, now: Date): DiamondRow {
   return {
     diamond_id: newDiamondId(),
-    legacy_id: randomUUID(),
+    legacy_id: newLegacyId(),
     version_id: newVersionId(),
     revision: 1,
     ...fields,

@@ -1,4 +1,4 @@
-import { DIAMOND_ID_PATTERN, isDiamondId, isFileHash, isGradingId, isUuid, newDiamondId, newEventId, newVersionId } from './ids';
+import { DIAMOND_ID_PATTERN, isDiamondId, isFileHash, isGradingId, isUuid, newDiamondId, newEventId, newLegacyId, newVersionId } from './ids';
 
 describe('ids', () => {
   it('DIAMOND_ID_PATTERN is 20..98 lowercase letters and digits', () => {
@@ -12,9 +12,12 @@ describe('ids', () => {
     expect(isDiamondId(12345678901234567890)).toBe(false);
   });
 
-  it('newEventId is a UUIDv7 of the current time, unique, and rising from one to the next', () => {
+  it.each([
+    ['newEventId', newEventId],
+    ['newLegacyId', newLegacyId],
+  ])('%s is a UUIDv7 of the current time, unique, and rising from one to the next', (_name, newId) => {
     const since = Date.now();
-    const ids = Array.from({ length: 1000 }, () => newEventId());
+    const ids = Array.from({ length: 1000 }, () => newId());
     const until = Date.now();
     for (const id of ids) {
       expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
