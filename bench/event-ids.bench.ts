@@ -1,7 +1,8 @@
 /**
- * Event and delivery ids benchmark (`npm run bench -- event-ids`): the WAL that writing a participant event and its
- * webhook deliveries costs on tables that have grown, with the ids the service makes (UUIDv7, ordered by time:
- * `newEventId()` for events, `dtp_uuid_v7()` for deliveries) against random ones (UUIDv4, what both were before).
+ * Event, delivery and legacy ids benchmark (`npm run bench -- event-ids`): the WAL that writing a participant event
+ * and its webhook deliveries costs on tables that have grown, with the ids the service makes (UUIDv7, ordered by
+ * time: `newEventId()` for events, `dtp_uuid_v7()` for deliveries) against random ones (UUIDv4, what both were
+ * before); and the same for a new diamond's row, whose legacy `id` (`newLegacyId()`) has a unique index of its own.
  *
  * Embedded PostgreSQL with durable settings (fsync and full-page writes on, as in production), a database migrated
  * with platform's own migrations, 10 webhooks of one participant. Per round, on emptied tables: BENCH_IDS_EVENTS
@@ -17,13 +18,21 @@
  * kept, soon all of them at a few events a second; at high rates the whole pages are written once per checkpoint
  * and the cost spreads over more rows. The figure is the first writes after a checkpoint, the worst of the cycle.
  *
- * Figure: `event_ids.wal_bytes_per_event.10_webhooks` (ordered ids; anchor: random ids; ratio, lower is better),
- * and a `#` line with the time per statement of each kind.
+ * Diamonds, the same way: per round, on an emptied table, BENCH_IDS_DIAMONDS rows (default 100,000: copies of one row
+ * as registration makes it, `newDiamondRow`) with legacy ids of the kind measured, a CHECKPOINT, then BENCH_IDS_WRITES
+ * inserts of a new diamond row, each its own transaction. The other keys of the row (diamond id, box, uploader) come
+ * in rising order in both, as a producer's own sequential participant ids would: what differs is the legacy id.
+ * Diamonds are never purged, so that index only grows.
+ *
+ * Figures: `event_ids.wal_bytes_per_event.10_webhooks` and `event_ids.wal_bytes_per_diamond` (ordered ids; anchor:
+ * random ids; ratio, lower is better), and a `#` line each with the time per statement of each kind.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { ensureDatabase, runMigrations, withDatabase } from '@dtp/database';
-import { newEventId } from '@dtp/domain';
+import { newDiamondId, newEventId, newLegacyId } from '@dtp/domain';
+import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS, type DiamondRow } from '../apps/platform/src/diamonds/diamond.entity';
+import { newDiamondRow } from '../apps/platform/src/diamonds/new-diamond-row';
 import { platformEntities } from '../apps/platform/src/entities';
 import { platformMigrations } from '../apps/platform/src/migrations';
 import { participantEventsCtes, type ParticipantEventWrite } from '../apps/platform/src/webhooks/participant-events';
@@ -33,6 +42,7 @@ import { mean, round } from './support';
 const EVENTS = Number(process.env.BENCH_IDS_EVENTS ?? 100_000);
 const WRITES = Number(process.env.BENCH_IDS_WRITES ?? 1_000);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_IDS_ROUNDS ?? 2));
+const DIAMONDS = Number(process.env.BENCH_IDS_DIAMONDS ?? 100_000);
 const WEBHOOKS = 10;
 const PARTICIPANT = 'bench-ids-participant';
 
@@ -82,6 +92,75 @@ async function measuredRound(db: Client, kind: Kind): Promise<{ wal: number; ms:
   return { wal: Number((await walBytes(db)) - before) / WRITES, ms };
 }
 
+/** A new rough diamond's row as registration makes it, with the legacy id given, as the statement's parameters. */
+function diamondValues(legacyId: string, i: number): unknown[] {
+  const now = new Date();
+  const row: DiamondRow = newDiamondRow(
+    {
+      uploader_id: PARTICIPANT,
+      holder_id: PARTICIPANT,
+      producer_uuid: '0ed6f7d5-9bbe-4136-8ae6-e99c475b3ea7',
+      box_scope: PARTICIPANT,
+      box_id: 'SIGHT-2024-03',
+      participant_id: `w-${String(i).padStart(8, '0')}`,
+      diamond_parent_id: null,
+      participant_parent_id: null,
+      legacy_parent_id: null,
+      lifecycle_state: 'rough',
+      current_stage: 'rough',
+      assurance_level: 'assured',
+      provenance_pending: false,
+      box_description: 'March sight',
+      sight_no: 3,
+      sight_year: 2024,
+      participant_timestamp: '2024-03-01T10:00:00Z',
+      rough: { carats: '1.25', colour: 'D', model: 'M-1', quality: 'Q1', stress: 'light stress' },
+      polished: {},
+      provenance: { provenance_name: 'Jwaneng', provenance_type: 'mine', is_locked: true, is_country_code_available: true, country_code: 'BW' },
+      entity_specific_tags: null,
+      supplementary_tags: null,
+    } as Parameters<typeof newDiamondRow>[0],
+    now,
+  );
+  row.legacy_id = legacyId;
+  return DIAMOND_COLUMNS.map((c) => {
+    const v = row[c];
+    if (v instanceof Date) return v.toISOString();
+    return DIAMOND_JSON_COLUMNS.has(c) && v !== null ? JSON.stringify(v) : v;
+  });
+}
+
+const DIAMOND_INSERT = `INSERT INTO diamonds (${DIAMOND_COLUMNS.join(', ')}) VALUES (${DIAMOND_COLUMNS.map((c, i) => `$${i + 1}${DIAMOND_JSON_COLUMNS.has(c) ? '::jsonb' : ''}`).join(', ')})`;
+
+/** One diamonds round: the table emptied and filled with `kind` legacy ids, a checkpoint, then WRITES new diamonds. */
+async function diamondsRound(db: Client, kind: Kind): Promise<{ wal: number; ms: number }> {
+  await db.query(`TRUNCATE diamonds CASCADE`);
+  const template = diamondValues(randomUUID(), 0);
+  await db.query(DIAMOND_INSERT, template);
+  // copies of that row, each with its own ids and box key, in one statement
+  const copy = DIAMOND_COLUMNS.map((c) => {
+    if (c === 'legacy_id') return kind === 'ordered' ? 'dtp_uuid_v7()' : 'gen_random_uuid()';
+    if (c === 'diamond_id' || c === 'version_id') return `'00' || lpad(s::text, 24, '0')`;
+    if (c === 'participant_id') return `'filled-' || lpad(s::text, 8, '0')`;
+    return c;
+  });
+  await db.query(
+    `INSERT INTO diamonds (${DIAMOND_COLUMNS.join(', ')}) SELECT ${copy.join(', ')} FROM diamonds, generate_series(1, $1::int) s WHERE participant_id = $2`,
+    [DIAMONDS, template[DIAMOND_COLUMNS.indexOf('participant_id')]],
+  );
+  await db.query(`VACUUM ANALYZE diamonds`);
+  await db.query(`CHECKPOINT`);
+  const before = await walBytes(db);
+  const started = performance.now();
+  for (let i = 1; i <= WRITES; i += 1) {
+    const values = diamondValues(kind === 'ordered' ? newLegacyId() : randomUUID(), i);
+    values[DIAMOND_COLUMNS.indexOf('diamond_id')] = newDiamondId();
+    await db.query(DIAMOND_INSERT, values);
+  }
+  const ms = (performance.now() - started) / WRITES;
+  return { wal: Number((await walBytes(db)) - before) / WRITES, ms };
+}
+
 const bench: Benchmark = async (report) => {
   const { startEmbeddedPostgres } = await import('../tools/embedded-pg.mjs');
   const dataDir = `/tmp/dtp-bench-ids-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -113,6 +192,21 @@ const bench: Benchmark = async (report) => {
         unit: 'bytes',
         anchor: Math.round(wal('random')),
         ratio: round(wal('ordered') / wal('random'), 3),
+      });
+      const diamonds: Record<Kind, { wal: number; ms: number }[]> = { random: [], ordered: [] };
+      for (let r = 0; r < ROUNDS; r += 1) for (const kind of ['random', 'ordered'] as const) diamonds[kind].push(await diamondsRound(db, kind));
+      const dWal = (k: Kind) => mean(diamonds[k].map((x) => x.wal));
+      process.stderr.write(
+        `# per new diamond, ${DIAMONDS} diamonds in the table, after a checkpoint: ` +
+          `WAL bytes random ${diamonds.random.map((x) => Math.round(x.wal)).join(', ')}, ordered ${diamonds.ordered.map((x) => Math.round(x.wal)).join(', ')}; ` +
+          `ms per statement random ${diamonds.random.map((x) => x.ms.toFixed(2)).join(', ')}, ordered ${diamonds.ordered.map((x) => x.ms.toFixed(2)).join(', ')}\n`,
+      );
+      report({
+        name: 'event_ids.wal_bytes_per_diamond',
+        value: Math.round(dWal('ordered')),
+        unit: 'bytes',
+        anchor: Math.round(dWal('random')),
+        ratio: round(dWal('ordered') / dWal('random'), 3),
       });
     } finally {
       await db.end();
