@@ -1,7 +1,9 @@
 import { createDataSource, runMigrations } from '@dtp/database';
 import { createTestDatabase } from '@dtp/testing';
+import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS } from '../src/diamonds/diamond.entity';
 import { platformEntities } from '../src/entities';
 import { platformMigrations } from '../src/migrations';
+import { sampleRow } from './diamond.fixture';
 
 describe('platform migrations', () => {
   it('apply on an empty database, undo completely with their down, and apply again', async () => {
@@ -46,5 +48,63 @@ describe('platform migrations', () => {
       await ds.destroy();
     }
     expect(await runMigrations(opts)).toHaveLength(platformMigrations.length);
+  });
+
+  it('hold diamond and shipment ids to the spec form with a check that has no bounded repetition, validated', async () => {
+    const url = await createTestDatabase('platform_id_checks');
+    const opts = { url, service: 'platform', entities: platformEntities, migrations: platformMigrations };
+    await runMigrations(opts);
+    const ds = createDataSource(opts);
+    await ds.initialize();
+    try {
+      const checks = async () =>
+        (await ds.query(
+          `SELECT conrelid::regclass::text AS tbl, pg_get_constraintdef(oid) AS def, convalidated AS valid FROM pg_constraint
+            WHERE contype = 'c' AND conrelid IN ('diamonds'::regclass, 'shipments'::regclass) AND pg_get_constraintdef(oid) LIKE '%_id ~%' ORDER BY 1`,
+        )) as { tbl: string; def: string; valid: boolean }[];
+      // (the text as PostgreSQL prints it back: its parentheses differ between versions)
+      const lengthAndClass = (column: string) =>
+        expect.stringMatching(
+          new RegExp(`^CHECK \\(+length\\(${column}\\) >= 20\\) AND \\(length\\(${column}\\) <= 98\\)+ AND \\(${column} ~ '\\^\\[a-z0-9\\]\\+\\$'::text\\)+$`),
+        );
+      expect(await checks()).toEqual([
+        { tbl: 'diamonds', def: lengthAndClass('diamond_id'), valid: true },
+        { tbl: 'shipments', def: lengthAndClass('shipment_id'), valid: true },
+      ]);
+      // what the database accepts: 20 to 98 lowercase letters and digits, nothing else
+      const insert = async (diamondId: string, i: number) => {
+        const row = sampleRow({ diamond_id: diamondId, legacy_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, participant_id: `ERP-${i}` });
+        const values = DIAMOND_COLUMNS.map((c) => (DIAMOND_JSON_COLUMNS.has(c) && row[c] !== null ? JSON.stringify(row[c]) : row[c]));
+        const params = DIAMOND_COLUMNS.map((_, j) => `$${j + 1}`).join(', ');
+        return ds.query(`INSERT INTO diamonds (${DIAMOND_COLUMNS.join(', ')}) VALUES (${params})`, values).then(
+          () => 'stored',
+          (err: { code?: string; constraint?: string }) => `${err.code} ${err.constraint}`,
+        );
+      };
+      const cases: [string, string][] = [
+        ['a'.repeat(20), 'stored'],
+        ['0123456789abcdefghijklmnopqrstuvwxyz'.repeat(3).slice(0, 98), 'stored'],
+        ['01hv5x4k2m8q9r7s6t5u4v3w2x', 'stored'],
+        ['a'.repeat(19), '23514 diamonds_diamond_id_check'],
+        ['a'.repeat(99), '23514 diamonds_diamond_id_check'],
+        ['A'.repeat(26), '23514 diamonds_diamond_id_check'],
+        ['01hv5x4k2m8q9r7s6t5u4v3w2-', '23514 diamonds_diamond_id_check'],
+        ['01hv5x4k2m8q9r7s6t5u4v3w2\u00e9', '23514 diamonds_diamond_id_check'],
+        ['01hv5x4k2m8q9r7s6t5u4v3w2x\n', '23514 diamonds_diamond_id_check'],
+        ['', '23514 diamonds_diamond_id_check'],
+      ];
+      const got: [string, string][] = [];
+      for (const [i, [id]] of cases.entries()) got.push([id, await insert(id, i)]);
+      expect(got).toEqual(cases);
+      // the down puts the regular expression of the first migration back, validated
+      await ds.undoLastMigration({ transaction: 'each' });
+      const bounded = (column: string) => expect.stringMatching(new RegExp(`^CHECK \\(+${column} ~ '\\^\\[a-z0-9\\]\\{20,98\\}\\$'::text\\)+$`));
+      expect(await checks()).toEqual([
+        { tbl: 'diamonds', def: bounded('diamond_id'), valid: true },
+        { tbl: 'shipments', def: bounded('shipment_id'), valid: true },
+      ]);
+    } finally {
+      await ds.destroy();
+    }
   });
 });

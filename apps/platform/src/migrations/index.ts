@@ -18,6 +18,7 @@ import { WebhookDeliveriesRoom1765159200000 } from './1765159200000-webhook-deli
 import { WebhookDeliveriesEventIndex1765245600000 } from './1765245600000-webhook-deliveries-event-index';
 import { WebhookPendingFrom1765332000000 } from './1765332000000-webhook-pending-from';
 import { TimeOrderedDeliveryIds1765418400000 } from './1765418400000-time-ordered-delivery-ids';
+import { IdChecks1765504800000 } from './1765504800000-id-checks';
 
 /** Every migration of the platform database, in order. Add new ones at the end. */
 export const platformMigrations = [
@@ -41,4 +42,5 @@ export const platformMigrations = [
   WebhookDeliveriesEventIndex1765245600000,
   WebhookPendingFrom1765332000000,
   TimeOrderedDeliveryIds1765418400000,
+  IdChecks1765504800000,
 ];
