@@ -161,6 +161,30 @@ async function diamondsRound(db: Client, kind: Kind): Promise<{ wal: number; ms:
   return { wal: Number((await walBytes(db)) - before) / WRITES, ms };
 }
 
+/**
+ * ROUNDS rounds of each kind, alternating, random first: the `#` line (`line` given the rounds' figures) and the
+ * figure `name` (ordered ids, against random ones).
+ */
+async function compare(
+  db: Client,
+  report: Parameters<Benchmark>[0],
+  name: string,
+  measure: (db: Client, kind: Kind) => Promise<{ wal: number; ms: number }>,
+  line: (figures: string) => string,
+): Promise<void> {
+  const runs: Record<Kind, { wal: number; ms: number }[]> = { random: [], ordered: [] };
+  for (let r = 0; r < ROUNDS; r += 1) for (const kind of ['random', 'ordered'] as const) runs[kind].push(await measure(db, kind));
+  const wal = (k: Kind) => mean(runs[k].map((x) => x.wal));
+  const each = (k: Kind, f: (x: { wal: number; ms: number }) => string) => runs[k].map(f).join(', ');
+  process.stderr.write(
+    line(
+      `WAL bytes random ${each('random', (x) => String(Math.round(x.wal)))}, ordered ${each('ordered', (x) => String(Math.round(x.wal)))}; ` +
+        `ms per statement random ${each('random', (x) => x.ms.toFixed(2))}, ordered ${each('ordered', (x) => x.ms.toFixed(2))}`,
+    ) + '\n',
+  );
+  report({ name, value: Math.round(wal('ordered')), unit: 'bytes', anchor: Math.round(wal('random')), ratio: round(wal('ordered') / wal('random'), 3) });
+}
+
 const bench: Benchmark = async (report) => {
   const { startEmbeddedPostgres } = await import('../tools/embedded-pg.mjs');
   const dataDir = `/tmp/dtp-bench-ids-${process.pid}-${randomBytes(4).toString('hex')}`;
@@ -178,36 +202,20 @@ const bench: Benchmark = async (report) => {
          SELECT gen_random_uuid(), $1, 'https://erp.example/hook-' || n, 'whsec_bench', now() FROM generate_series(1, $2::int) n`,
         [PARTICIPANT, WEBHOOKS],
       );
-      const runs: Record<Kind, { wal: number; ms: number }[]> = { random: [], ordered: [] };
-      for (let r = 0; r < ROUNDS; r += 1) for (const kind of ['random', 'ordered'] as const) runs[kind].push(await measuredRound(db, kind));
-      const wal = (k: Kind) => mean(runs[k].map((x) => x.wal));
-      process.stderr.write(
-        `# per event with ${WEBHOOKS} webhooks, ${EVENTS} events and ${EVENTS * WEBHOOKS} deliveries in the tables, after a checkpoint: ` +
-          `WAL bytes random ${runs.random.map((x) => Math.round(x.wal)).join(', ')}, ordered ${runs.ordered.map((x) => Math.round(x.wal)).join(', ')}; ` +
-          `ms per statement random ${runs.random.map((x) => x.ms.toFixed(2)).join(', ')}, ordered ${runs.ordered.map((x) => x.ms.toFixed(2)).join(', ')}\n`,
+      await compare(
+        db,
+        report,
+        'event_ids.wal_bytes_per_event.10_webhooks',
+        measuredRound,
+        (n) => `# per event with ${WEBHOOKS} webhooks, ${EVENTS} events and ${EVENTS * WEBHOOKS} deliveries in the tables, after a checkpoint: ${n}`,
       );
-      report({
-        name: 'event_ids.wal_bytes_per_event.10_webhooks',
-        value: Math.round(wal('ordered')),
-        unit: 'bytes',
-        anchor: Math.round(wal('random')),
-        ratio: round(wal('ordered') / wal('random'), 3),
-      });
-      const diamonds: Record<Kind, { wal: number; ms: number }[]> = { random: [], ordered: [] };
-      for (let r = 0; r < ROUNDS; r += 1) for (const kind of ['random', 'ordered'] as const) diamonds[kind].push(await diamondsRound(db, kind));
-      const dWal = (k: Kind) => mean(diamonds[k].map((x) => x.wal));
-      process.stderr.write(
-        `# per new diamond, ${DIAMONDS} diamonds in the table, after a checkpoint: ` +
-          `WAL bytes random ${diamonds.random.map((x) => Math.round(x.wal)).join(', ')}, ordered ${diamonds.ordered.map((x) => Math.round(x.wal)).join(', ')}; ` +
-          `ms per statement random ${diamonds.random.map((x) => x.ms.toFixed(2)).join(', ')}, ordered ${diamonds.ordered.map((x) => x.ms.toFixed(2)).join(', ')}\n`,
+      await compare(
+        db,
+        report,
+        'event_ids.wal_bytes_per_diamond',
+        diamondsRound,
+        (n) => `# per new diamond, ${DIAMONDS} diamonds in the table, after a checkpoint: ${n}`,
       );
-      report({
-        name: 'event_ids.wal_bytes_per_diamond',
-        value: Math.round(dWal('ordered')),
-        unit: 'bytes',
-        anchor: Math.round(dWal('random')),
-        ratio: round(dWal('ordered') / dWal('random'), 3),
-      });
     } finally {
       await db.end();
     }
