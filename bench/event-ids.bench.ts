@@ -31,7 +31,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { ensureDatabase, runMigrations, withDatabase } from '@dtp/database';
 import { newDiamondId, newEventId, newLegacyId } from '@dtp/domain';
-import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS, type DiamondRow } from '../apps/platform/src/diamonds/diamond.entity';
+import { DIAMOND_COLUMNS, type DiamondRow } from '../apps/platform/src/diamonds/diamond.entity';
+import { diamondRows, diamondRowValues } from '../apps/platform/src/diamonds/diamonds.repository';
 import { newDiamondRow } from '../apps/platform/src/diamonds/new-diamond-row';
 import { platformEntities } from '../apps/platform/src/entities';
 import { platformMigrations } from '../apps/platform/src/migrations';
@@ -123,14 +124,10 @@ function diamondValues(legacyId: string, i: number): unknown[] {
     now,
   );
   row.legacy_id = legacyId;
-  return DIAMOND_COLUMNS.map((c) => {
-    const v = row[c];
-    if (v instanceof Date) return v.toISOString();
-    return DIAMOND_JSON_COLUMNS.has(c) && v !== null ? JSON.stringify(v) : v;
-  });
+  return diamondRowValues(row);
 }
 
-const DIAMOND_INSERT = `INSERT INTO diamonds (${DIAMOND_COLUMNS.join(', ')}) VALUES (${DIAMOND_COLUMNS.map((c, i) => `$${i + 1}${DIAMOND_JSON_COLUMNS.has(c) ? '::jsonb' : ''}`).join(', ')})`;
+const DIAMOND_INSERT = `INSERT INTO diamonds (${DIAMOND_COLUMNS.join(', ')}) VALUES ${diamondRows(1)}`;
 
 /** One diamonds round: the table emptied and filled with `kind` legacy ids, a checkpoint, then WRITES new diamonds. */
 async function diamondsRound(db: Client, kind: Kind): Promise<{ wal: number; ms: number }> {

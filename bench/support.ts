@@ -43,22 +43,11 @@ export function processCpuSeconds(pid: number): number {
  * connections, so their time would otherwise be lost when they exit.
  */
 export function postgresCpuSeconds(): number {
-  const procs: { pid: string; ppid: string; own: number; reaped: number }[] = [];
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!/\((postgres|postmaster)\)/.test(stat)) continue;
-      // From field 3 (state) on: ppid is field 4, utime/stime 14/15, cutime/cstime 16/17.
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      procs.push({ pid, ppid: f[1]!, own: (Number(f[11]) + Number(f[12])) / 100, reaped: (Number(f[13]) + Number(f[14])) / 100 });
-    } catch {
-      // the process ended
-    }
-  }
-  const pids = new Set(procs.map((p) => p.pid));
-  return procs.reduce((total, p) => total + p.own + (pids.has(p.ppid) ? 0 : p.reaped), 0);
+  let total = 0;
+  for (const seconds of postgresCpuByDatabase().values()) total += seconds;
+  return total;
 }
+
 /**
  * CPU time (s) PostgreSQL has used so far, by database: a backend's time under its database, read from its process
  * title (`postgres: <user> <database> <host>(<port>) <state>`, PostgreSQL's default `update_process_title`), and a
@@ -77,6 +66,7 @@ export function postgresCpuByDatabase(): Map<string, number> {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       if (!/\((postgres|postmaster)\)/.test(stat)) continue;
       const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      // From field 3 (state) on: ppid is field 4, utime/stime 14/15, cutime/cstime 16/17.
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const db = (/^postgres: autovacuum worker (\S+)/.exec(title) ?? /^postgres: \S+ (\S+) [^ ]*\(\d+\)/.exec(title))?.[1] ?? '';
       procs.push({ pid, ppid: f[1]!, own: (Number(f[11]) + Number(f[12])) / 100, reaped: (Number(f[13]) + Number(f[14])) / 100, db });

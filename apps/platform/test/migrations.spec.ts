@@ -1,6 +1,7 @@
 import { createDataSource, runMigrations } from '@dtp/database';
 import { createTestDatabase } from '@dtp/testing';
-import { DIAMOND_COLUMNS, DIAMOND_JSON_COLUMNS } from '../src/diamonds/diamond.entity';
+import { DIAMOND_COLUMNS } from '../src/diamonds/diamond.entity';
+import { diamondRows, diamondRowValues } from '../src/diamonds/diamonds.repository';
 import { platformEntities } from '../src/entities';
 import { platformMigrations } from '../src/migrations';
 import { sampleRow } from './diamond.fixture';
@@ -74,9 +75,7 @@ describe('platform migrations', () => {
       // what the database accepts: 20 to 98 lowercase letters and digits, nothing else
       const insert = async (diamondId: string, i: number) => {
         const row = sampleRow({ diamond_id: diamondId, legacy_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, participant_id: `ERP-${i}` });
-        const values = DIAMOND_COLUMNS.map((c) => (DIAMOND_JSON_COLUMNS.has(c) && row[c] !== null ? JSON.stringify(row[c]) : row[c]));
-        const params = DIAMOND_COLUMNS.map((_, j) => `$${j + 1}`).join(', ');
-        return ds.query(`INSERT INTO diamonds (${DIAMOND_COLUMNS.join(', ')}) VALUES (${params})`, values).then(
+        return ds.query(`INSERT INTO diamonds (${DIAMOND_COLUMNS.join(', ')}) VALUES ${diamondRows(1)}`, diamondRowValues(row)).then(
           () => 'stored',
           (err: { code?: string; constraint?: string }) => `${err.code} ${err.constraint}`,
         );

@@ -11,7 +11,7 @@ const DIAMOND_COLUMN_LIST = DIAMOND_COLUMNS.join(', ');
 const rowLists = new Map<number, string>();
 
 /** The VALUES rows of `n` new diamonds, parameters $1 on (built once per n). */
-function diamondRows(n: number): string {
+export function diamondRows(n: number): string {
   let text = rowLists.get(n);
   if (text === undefined) {
     const row = (k: number) => `(${DIAMOND_COLUMNS.map((c, i) => param(c, k * DIAMOND_COLUMNS.length + i + 1)).join(', ')})`;
@@ -35,6 +35,11 @@ function value(row: DiamondRow, col: keyof DiamondRow): unknown {
   const v = row[col];
   if (v instanceof Date) return v.toISOString();
   return DIAMOND_JSON_COLUMNS.has(col) && v !== null ? JSON.stringify(v) : v;
+}
+
+/** A new diamond's parameters for `diamondRows`, in DIAMOND_COLUMNS order (`value` of each column). */
+export function diamondRowValues(row: DiamondRow): unknown[] {
+  return DIAMOND_COLUMNS.map((c) => value(row, c));
 }
 
 /** A diamond in a subtree query, with its depth below the root (root = 0). */
