@@ -68,6 +68,12 @@ export async function call<T = unknown>(f: PlatformFixture, method: string, path
 
 let seq = 0;
 /** A unique participant_id for this test run. */
+/** The Unix time in milliseconds of a UUIDv7 (its first 48 bits), after checking its version and variant. */
+export function uuidV7Millis(id: string): number {
+  expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  return parseInt(id.replace(/-/g, '').slice(0, 12), 16);
+}
+
 export function pid(prefix = 'erp'): string {
   seq += 1;
   return `${prefix}-${process.pid}-${Date.now().toString(36)}-${seq}`;

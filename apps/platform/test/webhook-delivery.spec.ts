@@ -9,7 +9,7 @@ import { createTestDatabase, HeldPort, ParticipantWithToken } from '@dtp/testing
 import { platformService } from '../src/app';
 import { PlatformConfig } from '../src/config';
 import { participantEvent, participantEventsCtes } from '../src/webhooks/participant-events';
-import { call, PlatformFixture, platformReplicaEnv, register, startPlatform, waitFor } from './helpers';
+import { call, PlatformFixture, platformReplicaEnv, register, startPlatform, uuidV7Millis, waitFor } from './helpers';
 import { knownParticipant } from './shipments-helpers';
 import { Receiver, startReceiver } from './webhook-receiver';
 
@@ -104,11 +104,6 @@ describe('webhook delivery', () => {
   });
 
   it('gives events and deliveries ids ordered by time (UUIDv7): the feed events minted by the service, the deliveries by PostgreSQL', async () => {
-    /** The Unix time in milliseconds of a UUIDv7 (its first 48 bits), after checking its version and variant. */
-    const v7Time = (id: string): number => {
-      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
-      return parseInt(id.replace(/-/g, '').slice(0, 12), 16);
-    };
     const since = Date.now();
     const p = await knownParticipant(f, 'producer');
     const r = await receiver();
@@ -118,10 +113,10 @@ describe('webhook delivery', () => {
     const log = await settledLog(p, w.webhook_id, 3);
     const until = Date.now();
     // feed events in recorded order: their ids rise with it (the service's generator is monotonic)
-    expect(events.map((e) => v7Time(e.id)).every((t) => t >= since && t <= until)).toBe(true);
+    expect(events.map((e) => uuidV7Millis(e.id)).every((t) => t >= since && t <= until)).toBe(true);
     expect([...events.map((e) => e.id)].sort()).toEqual(events.map((e) => e.id));
-    for (const d of log) expect(v7Time(d.delivery_id)).toBeGreaterThanOrEqual(since);
-    for (const d of log) expect(v7Time(d.delivery_id)).toBeLessThanOrEqual(until);
+    for (const d of log) expect(uuidV7Millis(d.delivery_id)).toBeGreaterThanOrEqual(since);
+    for (const d of log) expect(uuidV7Millis(d.delivery_id)).toBeLessThanOrEqual(until);
     // PostgreSQL's generator (migration 1765418400000), many at once: distinct, each in the statement's time span
     const { rows } = await f.db.query<{ id: string; before: string; after: string }>(
       `SELECT dtp_uuid_v7()::text AS id, floor(extract(epoch FROM statement_timestamp()) * 1000)::text AS before,
@@ -129,7 +124,7 @@ describe('webhook delivery', () => {
     );
     expect(new Set(rows.map((x) => x.id)).size).toBe(1000);
     for (const x of rows) {
-      const t = v7Time(x.id);
+      const t = uuidV7Millis(x.id);
       expect(t).toBeGreaterThanOrEqual(Number(x.before));
       expect(t).toBeLessThanOrEqual(Number(rows[rows.length - 1].after));
     }
