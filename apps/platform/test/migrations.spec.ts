@@ -1,10 +1,20 @@
+import type { DataSource, MigrationInterface } from 'typeorm';
 import { createDataSource, runMigrations } from '@dtp/database';
 import { createTestDatabase } from '@dtp/testing';
 import { DIAMOND_COLUMNS } from '../src/diamonds/diamond.entity';
 import { diamondRows, diamondRowValues } from '../src/diamonds/diamonds.repository';
 import { platformEntities } from '../src/entities';
 import { platformMigrations } from '../src/migrations';
+import { IdChecks1765504800000 } from '../src/migrations/1765504800000-id-checks';
+import { UnusedDiamondIndexes1765591200000 } from '../src/migrations/1765591200000-unused-diamond-indexes';
 import { sampleRow } from './diamond.fixture';
+
+/** Undoes the migrations applied after `migration`, then `migration` itself (the newest first). */
+async function undoThrough(ds: DataSource, migration: new () => MigrationInterface): Promise<void> {
+  const at = platformMigrations.indexOf(migration as (typeof platformMigrations)[number]);
+  if (at < 0) throw new Error(`${migration.name} is not a platform migration`);
+  for (let i = platformMigrations.length - 1; i >= at; i--) await ds.undoLastMigration({ transaction: 'each' });
+}
 
 describe('platform migrations', () => {
   it('apply on an empty database, undo completely with their down, and apply again', async () => {
@@ -96,12 +106,46 @@ describe('platform migrations', () => {
       for (const [i, [id]] of cases.entries()) got.push([id, await insert(id, i)]);
       expect(got).toEqual(cases);
       // the down puts the regular expression of the first migration back, validated
-      await ds.undoLastMigration({ transaction: 'each' });
+      await undoThrough(ds, IdChecks1765504800000);
       const bounded = (column: string) => expect.stringMatching(new RegExp(`^CHECK \\(+${column} ~ '\\^\\[a-z0-9\\]\\{20,98\\}\\$'::text\\)+$`));
       expect(await checks()).toEqual([
         { tbl: 'diamonds', def: bounded('diamond_id'), valid: true },
         { tbl: 'shipments', def: bounded('shipment_id'), valid: true },
       ]);
+    } finally {
+      await ds.destroy();
+    }
+  });
+
+  it('index diamonds only where a statement reads them: no index by holder or by uploader alone, the down puts both back', async () => {
+    const url = await createTestDatabase('platform_diamond_indexes');
+    const opts = { url, service: 'platform', entities: platformEntities, migrations: platformMigrations };
+    await runMigrations(opts);
+    const ds = createDataSource(opts);
+    await ds.initialize();
+    try {
+      const indexes = async () =>
+        (await ds.query(
+          `SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+            WHERE i.indrelid = 'diamonds'::regclass ORDER BY 1`,
+        )) as { name: string; valid: boolean }[];
+      const kept = ['diamonds_box_participant_id', 'diamonds_legacy_id_key', 'diamonds_parent', 'diamonds_pkey', 'diamonds_provenance_pending'];
+      expect(await indexes()).toEqual(kept.map((name) => ({ name, valid: true })));
+      // the one statement by uploader still reads its partial index, not the table: 5,000 diamonds, 10 waiting
+      const row = sampleRow({ diamond_id: 'a'.repeat(26), participant_id: 'ERP-0', provenance_pending: false });
+      await ds.query(`INSERT INTO diamonds (${DIAMOND_COLUMNS.join(', ')}) VALUES ${diamondRows(1)}`, diamondRowValues(row));
+      await ds.query(
+        `INSERT INTO diamonds SELECT (jsonb_populate_record(d, jsonb_build_object('diamond_id', 'b' || lpad(g::text, 25, '0'),
+           'legacy_id', gen_random_uuid(), 'participant_id', 'ERP-' || g, 'provenance_pending', g <= 10))).*
+           FROM diamonds d, generate_series(1, 4999) g`,
+      );
+      await ds.query(`ANALYZE diamonds`);
+      const [{ 'QUERY PLAN': plan }] = (await ds.query(
+        `EXPLAIN (FORMAT JSON) SELECT * FROM diamonds WHERE uploader_id = 'p' AND provenance_pending ORDER BY diamond_id FOR UPDATE`,
+      )) as { 'QUERY PLAN': unknown }[];
+      expect(JSON.stringify(plan)).toContain('"Index Name":"diamonds_provenance_pending"');
+      await undoThrough(ds, UnusedDiamondIndexes1765591200000);
+      expect(await indexes()).toEqual([...kept, 'diamonds_holder', 'diamonds_uploader'].sort().map((name) => ({ name, valid: true })));
     } finally {
       await ds.destroy();
     }

@@ -19,6 +19,7 @@ import { WebhookDeliveriesEventIndex1765245600000 } from './1765245600000-webhoo
 import { WebhookPendingFrom1765332000000 } from './1765332000000-webhook-pending-from';
 import { TimeOrderedDeliveryIds1765418400000 } from './1765418400000-time-ordered-delivery-ids';
 import { IdChecks1765504800000 } from './1765504800000-id-checks';
+import { UnusedDiamondIndexes1765591200000 } from './1765591200000-unused-diamond-indexes';
 
 /** Every migration of the platform database, in order. Add new ones at the end. */
 export const platformMigrations = [
@@ -43,4 +44,5 @@ export const platformMigrations = [
   WebhookPendingFrom1765332000000,
   TimeOrderedDeliveryIds1765418400000,
   IdChecks1765504800000,
+  UnusedDiamondIndexes1765591200000,
 ];
