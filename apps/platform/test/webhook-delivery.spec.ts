@@ -9,6 +9,7 @@ import { createTestDatabase, HeldPort, ParticipantWithToken } from '@dtp/testing
 import { platformService } from '../src/app';
 import { PlatformConfig } from '../src/config';
 import { participantEvent, participantEventsCtes } from '../src/webhooks/participant-events';
+import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
 import { call, PlatformFixture, platformReplicaEnv, register, startPlatform, uuidV7Millis, waitFor } from './helpers';
 import { knownParticipant } from './shipments-helpers';
 import { Receiver, startReceiver } from './webhook-receiver';
@@ -405,4 +406,50 @@ describe("the worker moving a webhook's walk start", () => {
       await r.close();
     }
   }, 120_000);
+});
+
+describe('the delivery worker while no webhook is enabled', () => {
+  let f: PlatformFixture;
+  const receivers: Receiver[] = [];
+
+  beforeAll(async () => {
+    // A poll far longer than the test: whatever the worker does here, a commit or a webhook change made it do.
+    f = await startPlatform({ ...FAST, WEBHOOK_POLL_MS: '60000' });
+  });
+  afterAll(async () => {
+    for (const r of receivers) await r.close();
+    await f?.close();
+  });
+
+  it('leases nothing on commits, looks again when a webhook is created or disabled here, and delivers at once', async () => {
+    const leases = jest.spyOn(WebhooksRepository.prototype, 'leaseWebhooks');
+    const looks = jest.spyOn(WebhooksRepository.prototype, 'anyEnabled');
+    try {
+      const p = await knownParticipant(f, 'producer');
+      // every commit pokes the worker: none of them leases while no webhook is enabled (one look at most, at start)
+      for (let i = 0; i < 8; i++) await register(f, p);
+      expect(leases).not.toHaveBeenCalled();
+      expect(looks.mock.calls.length).toBeLessThanOrEqual(1);
+
+      // a webhook created on this replica is served at once, not after the poll
+      const r = await startReceiver();
+      receivers.push(r);
+      const hook = await subscribeOn(f, p, r.url);
+      const d = await register(f, p);
+      await waitFor('the registration delivered', async () => r.accepted.some((x) => x.event.subject === d.diamond_id), 10_000);
+      expect(leases).toHaveBeenCalled();
+
+      // disabled: the worker looks again, and leases stop
+      const looked = looks.mock.calls.length;
+      expect((await call(f, 'PATCH', `/webhooks/${hook.webhook_id}`, p.token, { enabled: false })).status).toBe(200);
+      await register(f, p);
+      await waitFor('a look after the change', async () => looks.mock.calls.length > looked);
+      const leased = leases.mock.calls.length;
+      for (let i = 0; i < 5; i++) await register(f, p);
+      expect(leases.mock.calls.length).toBe(leased);
+    } finally {
+      leases.mockRestore();
+      looks.mockRestore();
+    }
+  });
 });

@@ -350,6 +350,12 @@ export class WebhooksRepository {
     return n > 0;
   }
 
+  /** Whether any webhook is enabled (the worker leases nothing while none is). */
+  async anyEnabled(sql: Sql): Promise<boolean> {
+    const rows = await sql.rows<{ any: boolean }>(`SELECT EXISTS (SELECT 1 FROM webhooks WHERE enabled) AS any`, [], 'webhooks_any_enabled');
+    return rows[0].any;
+  }
+
   /** Disables a webhook whose receiver answered 410 Gone. */
   async disableGone(sql: Sql, webhookId: string): Promise<void> {
     await sql.exec(`UPDATE webhooks SET enabled = false, disabled_reason = 'gone' WHERE webhook_id = $1`, [webhookId]);

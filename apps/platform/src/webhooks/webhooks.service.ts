@@ -107,6 +107,7 @@ export class WebhooksService {
         secret: this.secrets.forStorage(webhookId, secret),
         created_at: new Date(),
       });
+      tx.afterCommit(() => this.worker.webhooksChanged());
       return { ...toWebhook(row), secret };
     });
   }
@@ -139,7 +140,7 @@ export class WebhooksService {
         next.disabled_reason = null;
       }
       const saved = toWebhook(await this.repo.update(tx, next));
-      tx.afterCommit(() => this.worker.poke());
+      tx.afterCommit(() => this.worker.webhooksChanged());
       return saved;
     });
   }
@@ -175,7 +176,7 @@ export class WebhooksService {
       );
       return rows[0];
     });
-    this.worker.poke();
+    this.worker.webhooksChanged();
     return toDelivery(row);
   }
 
@@ -189,7 +190,7 @@ export class WebhooksService {
     if (!isWebhookId(deliveryId)) throw new NotFoundError('delivery not found');
     const d = await this.repo.retry(this.uow.sql, w.webhook_id, deliveryId);
     if (!d) throw new NotFoundError('delivery not found');
-    this.worker.poke();
+    this.worker.webhooksChanged();
     return toDelivery(d);
   }
 
