@@ -168,7 +168,14 @@ export class DiamondV1 {
   diamond_id!: string;
 
   /** UUID; legacy, deprecated. */
-  @ApiProperty(uuidField({ deprecated: true, description: 'Legacy id, superseded by `diamond_id`.' }))
+  @ApiProperty(
+    uuidField({
+      deprecated: true,
+      description:
+        'Legacy id, superseded by `diamond_id`. A UUIDv7 (its first 48 bits the time of registration) for diamonds registered since 2026-12-07, a random UUIDv4 before.',
+      example: '01a24fd6-e1f9-7b1a-9c4d-2e8f0a6b3c91',
+    }),
+  )
   id!: string;
 
   /** Deprecated. */

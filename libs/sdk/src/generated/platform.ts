@@ -1168,8 +1168,8 @@ export interface components {
             /**
              * Format: uuid
              * @deprecated
-             * @description Legacy id, superseded by `diamond_id`.
-             * @example 3b241101-e2bb-4255-8caf-4136c566a962
+             * @description Legacy id, superseded by `diamond_id`. A UUIDv7 (its first 48 bits the time of registration) for diamonds registered since 2026-12-07, a random UUIDv4 before.
+             * @example 01a24fd6-e1f9-7b1a-9c4d-2e8f0a6b3c91
              */
             id: string;
             /**
