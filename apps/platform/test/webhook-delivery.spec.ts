@@ -10,6 +10,7 @@ import { platformService } from '../src/app';
 import { PlatformConfig } from '../src/config';
 import { participantEvent, participantEventsCtes } from '../src/webhooks/participant-events';
 import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
+import { DeliveryWorker } from '../src/webhooks/delivery-worker';
 import { call, PlatformFixture, platformReplicaEnv, register, startPlatform, uuidV7Millis, waitFor } from './helpers';
 import { knownParticipant } from './shipments-helpers';
 import { Receiver, startReceiver } from './webhook-receiver';
@@ -449,6 +450,31 @@ describe('the delivery worker while no webhook is enabled', () => {
       expect(leases.mock.calls.length).toBe(leased);
     } finally {
       leases.mockRestore();
+      looks.mockRestore();
+    }
+  });
+
+  it('does not keep a look that a webhook created meanwhile overtook', async () => {
+    const worker = f.stack.services.platform!.app.get(DeliveryWorker);
+    const p = await knownParticipant(f, 'producer');
+    const r = await startReceiver();
+    receivers.push(r);
+    const look = WebhooksRepository.prototype.anyEnabled;
+    const looks = jest.spyOn(WebhooksRepository.prototype, 'anyEnabled');
+    let overtaken = false;
+    // the next look reads the table (no webhook enabled), and a webhook is created before its answer is back
+    looks.mockImplementationOnce(async function (this: WebhooksRepository, sql) {
+      const seen = await look.call(this, sql);
+      await subscribeOn(f, p, r.url);
+      overtaken = true;
+      return seen;
+    });
+    try {
+      worker.webhooksChanged();
+      await waitFor('the look overtaken', async () => overtaken);
+      const d = await register(f, p);
+      await waitFor('the registration delivered', async () => r.accepted.some((x) => x.event.subject === d.diamond_id), 10_000);
+    } finally {
       looks.mockRestore();
     }
   });
