@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { createDataSource, runMigrations } from '@dtp/database';
+import { Client } from 'pg';
+import { createDataSource, runMigrations, sqlOn, type Sql } from '@dtp/database';
 import type { DiamondV1 } from '@dtp/domain';
 import { createTestDatabase } from '@dtp/testing';
 import { ReadModelRepository, searchDbOptions } from '../src/app';
@@ -27,6 +28,9 @@ const hashes = async (ds: DataSource, id: string) =>
 describe('ReadModelRepository.upsertMany (real PostgreSQL)', () => {
   let ds: DataSource;
   let repo: ReadModelRepository;
+  /** One connection's Sql, as the consumer's unit of work has (`ctx.tx`): the statement is prepared on it. */
+  let client: Client;
+  let sql: Sql;
 
   beforeAll(async () => {
     const url = await createTestDatabase('search_upsert_many');
@@ -34,22 +38,32 @@ describe('ReadModelRepository.upsertMany (real PostgreSQL)', () => {
     ds = createDataSource(searchDbOptions({ DATABASE_URL: url, DB_POOL_SIZE: 2 }));
     await ds.initialize();
     repo = new ReadModelRepository(ds);
+    client = new Client({ connectionString: url });
+    await client.connect();
+    sql = sqlOn(client);
   });
   afterAll(async () => {
+    await client?.end();
     await ds?.destroy();
   });
 
-  it('stores each record whose revision is newer, as sent (key order kept), and replaces its file index', async () => {
+  it.each([
+    ['TypeORM (sent as it is)', () => undefined],
+    ["a unit of work's Sql (prepared)", () => sql],
+  ])('stores each record whose revision is newer, as sent (key order kept), and replaces its file index: %s', async (_, writer) => {
     // diamondRecord's keys are in an order jsonb would not keep (it sorts them by length, then bytes).
     const a = withImages(diamondRecord(), 'a-front', 'a-side');
     const b = withImages(diamondRecord({ diamond_parent_id: a.diamond_id }), 'b-front');
     const c = diamondRecord();
     expect(
-      await repo.upsertMany([
-        { record: a, revision: 1 },
-        { record: b, revision: 3 },
-        { record: c, revision: 1 },
-      ]),
+      await repo.upsertMany(
+        [
+          { record: a, revision: 1 },
+          { record: b, revision: 3 },
+          { record: c, revision: 1 },
+        ],
+        writer(),
+      ),
     ).toEqual(new Set([a.diamond_id, b.diamond_id, c.diamond_id]));
     for (const r of [a, b, c]) expect(await storedText(ds, r.diamond_id)).toBe(JSON.stringify(r));
     expect(await hashes(ds, a.diamond_id)).toEqual([hashOf('a-front'), hashOf('a-side')].sort());
@@ -61,12 +75,15 @@ describe('ReadModelRepository.upsertMany (real PostgreSQL)', () => {
     const b2 = withImages({ ...b, version_id: 'v-b-stale' }, 'b-other');
     const c0 = { ...c, version_id: 'v-c-older' };
     const d = diamondRecord();
-    const applied = await repo.upsertMany([
-      { record: a2, revision: 2 },
-      { record: b2, revision: 3 },
-      { record: c0, revision: 0 },
-      { record: d, revision: 1 },
-    ]);
+    const applied = await repo.upsertMany(
+      [
+        { record: a2, revision: 2 },
+        { record: b2, revision: 3 },
+        { record: c0, revision: 0 },
+        { record: d, revision: 1 },
+      ],
+      writer(),
+    );
     expect(applied).toEqual(new Set([a.diamond_id, d.diamond_id]));
     expect(await storedText(ds, a.diamond_id)).toBe(JSON.stringify(a2));
     expect(await hashes(ds, a.diamond_id)).toEqual([hashOf('a-side'), hashOf('a-back')].sort());
@@ -74,6 +91,9 @@ describe('ReadModelRepository.upsertMany (real PostgreSQL)', () => {
     expect(await hashes(ds, b.diamond_id)).toEqual([hashOf('b-front')]);
     expect((await repo.find(c.diamond_id))?.version_id).toBe(c.version_id);
     expect(await repo.find(d.diamond_id)).toEqual(d);
+    // prepared once on the Sql's connection (two calls, one statement); never on TypeORM's
+    const prepared = (await client.query<{ name: string }>(`SELECT name FROM pg_prepared_statements`)).rows.map((r) => r.name);
+    expect(prepared).toEqual(writer() === undefined ? [] : ['search_upsert_many']);
   });
 
   it('does not bring back a deleted diamond with an older revision, and does with a newer one', async () => {

@@ -36,6 +36,6 @@ export class DiamondEventsController {
           break;
       }
     }
-    await this.repo.upsertMany(upserts, ctx.manager);
+    await this.repo.upsertMany(upserts, ctx.tx); // the same transaction, the statement prepared per connection
   }
 }
