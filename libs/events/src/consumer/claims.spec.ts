@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { UnitOfWork } from '@dtp/database';
 import { eventsDatabase } from '../../test/helpers';
-import { RevisionClaims } from './claims';
+import { CLAIM_SQL, RevisionClaims } from './claims';
 
 describe('RevisionClaims (real PostgreSQL)', () => {
   let ds: DataSource;
@@ -40,6 +40,18 @@ describe('RevisionClaims (real PostgreSQL)', () => {
     expect(await held('c1', 'a')).toEqual([5]);
     // Another state name keeps its own progress.
     expect(await uow.run((tx) => new RevisionClaims('c2').claim(tx, 't', [{ key: 'a', revision: 1 }]))).toEqual([{ held: null }]);
+  });
+
+  it('is prepared once per connection: every claim after the first only binds the same statement', async () => {
+    const claims = new RevisionClaims('c5');
+    const preparedOnItsConnection = () =>
+      uow.run(async (tx) => {
+        await claims.claim(tx, 't', [{ key: `k${Math.random()}`, revision: 1 }]);
+        return (await tx.rows<{ name: string; statement: string }>(`SELECT name, statement FROM pg_prepared_statements WHERE name = 'consumer_claim'`)).map(
+          (r) => r.statement,
+        );
+      });
+    for (let i = 0; i < 3; i++) expect(await preparedOnItsConnection()).toEqual([CLAIM_SQL]);
   });
 
   it('rolls back with the transaction it was made in', async () => {

@@ -39,7 +39,9 @@ export class RevisionClaims {
    * order, the revision held before for each claimed event, or false (not newer: a duplicate).
    */
   async claim(tx: Tx, topic: string, events: readonly { key: string; revision: number }[]): Promise<Claim[]> {
-    const rows = (await tx.rows(CLAIM_SQL, [this.stateName, topic, events.map((e) => e.key), events.map((e) => e.revision)])) as {
+    // Prepared once per connection (`consumer_claim`): parsed and planned once, not for every batch. Its plan does not
+    // depend on the statistics (above), and PostgreSQL plans a kept statement again when they change.
+    const rows = (await tx.rows(CLAIM_SQL, [this.stateName, topic, events.map((e) => e.key), events.map((e) => e.revision)], 'consumer_claim')) as {
       held: string | null;
       claimed: boolean;
     }[];
