@@ -1,7 +1,7 @@
 import type { DataSource, MigrationInterface } from 'typeorm';
 import { createDataSource, runMigrations } from '@dtp/database';
 import { createTestDatabase } from '@dtp/testing';
-import { DIAMOND_COLUMNS } from '../src/diamonds/diamond.entity';
+import { DIAMOND_COLUMNS, DiamondRow } from '../src/diamonds/diamond.entity';
 import { diamondRows, diamondRowValues } from '../src/diamonds/diamonds.repository';
 import { platformEntities } from '../src/entities';
 import { platformMigrations } from '../src/migrations';
@@ -15,6 +15,23 @@ async function undoThrough(ds: DataSource, migration: new () => MigrationInterfa
   if (at < 0) throw new Error(`${migration.name} is not a platform migration`);
   for (let i = platformMigrations.length - 1; i >= at; i--) await ds.undoLastMigration({ transaction: 'each' });
 }
+
+/** A new database with every platform migration applied, and a data source on it for `run` (destroyed after). */
+async function withMigratedDatabase(name: string, run: (ds: DataSource) => Promise<void>): Promise<void> {
+  const opts = { url: await createTestDatabase(name), service: 'platform', entities: platformEntities, migrations: platformMigrations };
+  await runMigrations(opts);
+  const ds = createDataSource(opts);
+  await ds.initialize();
+  try {
+    await run(ds);
+  } finally {
+    await ds.destroy();
+  }
+}
+
+/** Inserts one diamond row as the registration's statement writes it. */
+const insertDiamond = (ds: DataSource, row: DiamondRow) =>
+  ds.query(`INSERT INTO diamonds (${DIAMOND_COLUMNS.join(', ')}) VALUES ${diamondRows(1)}`, diamondRowValues(row));
 
 describe('platform migrations', () => {
   it('apply on an empty database, undo completely with their down, and apply again', async () => {
@@ -62,12 +79,7 @@ describe('platform migrations', () => {
   });
 
   it('hold diamond and shipment ids to the spec form with a check that has no bounded repetition, validated', async () => {
-    const url = await createTestDatabase('platform_id_checks');
-    const opts = { url, service: 'platform', entities: platformEntities, migrations: platformMigrations };
-    await runMigrations(opts);
-    const ds = createDataSource(opts);
-    await ds.initialize();
-    try {
+    await withMigratedDatabase('platform_id_checks', async (ds) => {
       const checks = async () =>
         (await ds.query(
           `SELECT conrelid::regclass::text AS tbl, pg_get_constraintdef(oid) AS def, convalidated AS valid FROM pg_constraint
@@ -85,7 +97,7 @@ describe('platform migrations', () => {
       // what the database accepts: 20 to 98 lowercase letters and digits, nothing else
       const insert = async (diamondId: string, i: number) => {
         const row = sampleRow({ diamond_id: diamondId, legacy_id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, participant_id: `ERP-${i}` });
-        return ds.query(`INSERT INTO diamonds (${DIAMOND_COLUMNS.join(', ')}) VALUES ${diamondRows(1)}`, diamondRowValues(row)).then(
+        return insertDiamond(ds, row).then(
           () => 'stored',
           (err: { code?: string; constraint?: string }) => `${err.code} ${err.constraint}`,
         );
@@ -112,18 +124,11 @@ describe('platform migrations', () => {
         { tbl: 'diamonds', def: bounded('diamond_id'), valid: true },
         { tbl: 'shipments', def: bounded('shipment_id'), valid: true },
       ]);
-    } finally {
-      await ds.destroy();
-    }
+    });
   });
 
   it('index diamonds only where a statement reads them: no index by holder or by uploader alone, the down puts both back', async () => {
-    const url = await createTestDatabase('platform_diamond_indexes');
-    const opts = { url, service: 'platform', entities: platformEntities, migrations: platformMigrations };
-    await runMigrations(opts);
-    const ds = createDataSource(opts);
-    await ds.initialize();
-    try {
+    await withMigratedDatabase('platform_diamond_indexes', async (ds) => {
       const indexes = async () =>
         (await ds.query(
           `SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
@@ -133,7 +138,7 @@ describe('platform migrations', () => {
       expect(await indexes()).toEqual(kept.map((name) => ({ name, valid: true })));
       // the one statement by uploader still reads its partial index, not the table: 5,000 diamonds, 10 waiting
       const row = sampleRow({ diamond_id: 'a'.repeat(26), participant_id: 'ERP-0', provenance_pending: false });
-      await ds.query(`INSERT INTO diamonds (${DIAMOND_COLUMNS.join(', ')}) VALUES ${diamondRows(1)}`, diamondRowValues(row));
+      await insertDiamond(ds, row);
       await ds.query(
         `INSERT INTO diamonds SELECT (jsonb_populate_record(d, jsonb_build_object('diamond_id', 'b' || lpad(g::text, 25, '0'),
            'legacy_id', gen_random_uuid(), 'participant_id', 'ERP-' || g, 'provenance_pending', g <= 10))).*
@@ -146,8 +151,6 @@ describe('platform migrations', () => {
       expect(JSON.stringify(plan)).toContain('"Index Name":"diamonds_provenance_pending"');
       await undoThrough(ds, UnusedDiamondIndexes1765591200000);
       expect(await indexes()).toEqual([...kept, 'diamonds_holder', 'diamonds_uploader'].sort().map((name) => ({ name, valid: true })));
-    } finally {
-      await ds.destroy();
-    }
+    });
   });
 });
