@@ -10,7 +10,7 @@ import { platformService } from '../src/app';
 import { PlatformConfig } from '../src/config';
 import { participantEvent, participantEventsCtes } from '../src/webhooks/participant-events';
 import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
-import { DeliveryWorker } from '../src/webhooks/delivery-worker';
+import { BATCH, CAUTIOUS_BATCH, DeliveryWorker } from '../src/webhooks/delivery-worker';
 import { call, PlatformFixture, platformReplicaEnv, register, startPlatform, uuidV7Millis, waitFor } from './helpers';
 import { knownParticipant } from './shipments-helpers';
 import { Receiver, startReceiver } from './webhook-receiver';
@@ -289,6 +289,32 @@ describe('webhook delivery with a patient timeout', () => {
     );
     expect(seen).toBe(true);
     expect(r.accepted.map((x) => x.event.subject)).toEqual(['slow-a', 'slow-b', 'slow-c']);
+  });
+
+  it('claims CAUTIOUS_BATCH deliveries of a webhook it has not delivered to yet or whose last attempt failed, BATCH after a delivery', async () => {
+    const p = await knownParticipant(f, 'producer');
+    // the 1st and 3rd requests fail (the first registration's first try, the second's), every other one is accepted
+    const r = await receiver((_, n) => (n === 1 || n === 3 ? 500 : 204));
+    const hook = await subscribe(p, r.url);
+    const claim = WebhooksRepository.prototype.claimBatch;
+    const claims: { size: number; got: number }[] = [];
+    const spy = jest.spyOn(WebhooksRepository.prototype, 'claimBatch').mockImplementation(async function (this: WebhooksRepository, ...args) {
+      const got = await claim.apply(this, args);
+      if (args[1] === hook.webhook_id) claims.push({ size: args[3], got: got.length });
+      return got;
+    });
+    try {
+      for (let i = 1; i <= 3; i++) {
+        const d = await register(f, p);
+        await waitFor(`registration ${i} accepted`, async () => r.accepted.some((x) => x.event.subject === d.diamond_id), 15_000);
+      }
+      // the claims that found a delivery: the first (a webhook not served yet) and the retry after a 500 cautious, the
+      // next after an accepted one large, cautious again after the second 500, large after the accepted retry
+      expect(claims.filter((c) => c.got > 0).map((c) => c.size)).toEqual([CAUTIOUS_BATCH, CAUTIOUS_BATCH, BATCH, CAUTIOUS_BATCH, BATCH]);
+      expect(r.received).toHaveLength(5);
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('is fair: a webhook with a dead receiver and a backlog does not hold up another participant', async () => {
