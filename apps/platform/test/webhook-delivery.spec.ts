@@ -10,7 +10,7 @@ import { platformService } from '../src/app';
 import { PlatformConfig } from '../src/config';
 import { participantEvent, participantEventsCtes } from '../src/webhooks/participant-events';
 import { WebhooksRepository } from '../src/webhooks/webhooks.repository';
-import { BATCH, CAUTIOUS_BATCH, DeliveryWorker } from '../src/webhooks/delivery-worker';
+import { BATCH, CAUTIOUS_BATCH, CLAIMS_PER_LEASE, DeliveryWorker, PER_LEASE } from '../src/webhooks/delivery-worker';
 import { call, PlatformFixture, platformReplicaEnv, register, startPlatform, uuidV7Millis, waitFor } from './helpers';
 import { knownParticipant } from './shipments-helpers';
 import { Receiver, startReceiver } from './webhook-receiver';
@@ -291,32 +291,6 @@ describe('webhook delivery with a patient timeout', () => {
     expect(r.accepted.map((x) => x.event.subject)).toEqual(['slow-a', 'slow-b', 'slow-c']);
   });
 
-  it('claims CAUTIOUS_BATCH deliveries of a webhook it has not delivered to yet or whose last attempt failed, BATCH after a delivery', async () => {
-    const p = await knownParticipant(f, 'producer');
-    // the 1st and 3rd requests fail (the first registration's first try, the second's), every other one is accepted
-    const r = await receiver((_, n) => (n === 1 || n === 3 ? 500 : 204));
-    const hook = await subscribe(p, r.url);
-    const claim = WebhooksRepository.prototype.claimBatch;
-    const claims: { size: number; got: number }[] = [];
-    const spy = jest.spyOn(WebhooksRepository.prototype, 'claimBatch').mockImplementation(async function (this: WebhooksRepository, ...args) {
-      const got = await claim.apply(this, args);
-      if (args[1] === hook.webhook_id) claims.push({ size: args[3], got: got.length });
-      return got;
-    });
-    try {
-      for (let i = 1; i <= 3; i++) {
-        const d = await register(f, p);
-        await waitFor(`registration ${i} accepted`, async () => r.accepted.some((x) => x.event.subject === d.diamond_id), 15_000);
-      }
-      // the claims that found a delivery: the first (a webhook not served yet) and the retry after a 500 cautious, the
-      // next after an accepted one large, cautious again after the second 500, large after the accepted retry
-      expect(claims.filter((c) => c.got > 0).map((c) => c.size)).toEqual([CAUTIOUS_BATCH, CAUTIOUS_BATCH, BATCH, CAUTIOUS_BATCH, BATCH]);
-      expect(r.received).toHaveLength(5);
-    } finally {
-      spy.mockRestore();
-    }
-  });
-
   it('is fair: a webhook with a dead receiver and a backlog does not hold up another participant', async () => {
     const slow = await knownParticipant(f, 'producer');
     const quick = await knownParticipant(f, 'producer');
@@ -433,6 +407,99 @@ describe("the worker moving a webhook's walk start", () => {
       await r.close();
     }
   }, 120_000);
+});
+
+describe("the delivery worker's claims", () => {
+  let f: PlatformFixture;
+  let r: Receiver | undefined;
+  afterEach(async () => {
+    await r?.close();
+    r = undefined;
+  });
+
+  beforeAll(async () => {
+    // A timeout longer than the test: the first delivery is held by the receiver while a backlog builds up.
+    f = await startPlatform({ ...FAST, WEBHOOK_TIMEOUT_MS: '60000' });
+  });
+  afterAll(async () => {
+    await f?.close();
+  });
+
+  it('claims CAUTIOUS_BATCH deliveries of a webhook it has not delivered to yet or whose last attempt failed, BATCH after a delivery', async () => {
+    const p = await knownParticipant(f, 'producer');
+    // the 1st and 3rd requests fail (the first registration's first try, the second's), every other one is accepted
+    const rcv = (r = await startReceiver((_, n) => (n === 1 || n === 3 ? 500 : 204)));
+    const hook = await subscribeOn(f, p, rcv.url);
+    const claim = WebhooksRepository.prototype.claimBatch;
+    const claims: { size: number; got: number }[] = [];
+    const spy = jest.spyOn(WebhooksRepository.prototype, 'claimBatch').mockImplementation(async function (this: WebhooksRepository, ...args) {
+      const got = await claim.apply(this, args);
+      if (args[1] === hook.webhook_id) claims.push({ size: args[3], got: got.length });
+      return got;
+    });
+    try {
+      for (let i = 1; i <= 3; i++) {
+        const d = await register(f, p);
+        await waitFor(`registration ${i} accepted`, async () => rcv.accepted.some((x) => x.event.subject === d.diamond_id), 15_000);
+      }
+      // the claims that found a delivery: the first (a webhook not served yet) and the retry after a 500 cautious, the
+      // next after an accepted one large, cautious again after the second 500, large after the accepted retry
+      expect(claims.filter((c) => c.got > 0).map((c) => c.size)).toEqual([CAUTIOUS_BATCH, CAUTIOUS_BATCH, BATCH, CAUTIOUS_BATCH, BATCH]);
+      expect(rcv.received).toHaveLength(5);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it('claims at most PER_LEASE deliveries in at most CLAIMS_PER_LEASE claims per lease, BATCH at a time once delivering', async () => {
+    const p = await knownParticipant(f, 'producer');
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const rcv = (r = await startReceiver(async (_, n) => (n === 1 ? gate.then(() => 204) : 204)));
+    const hook = await subscribeOn(f, p, rcv.url);
+    // what the worker does with this webhook, in order: each claim (asked, found) and each release (a lease's end)
+    const steps: ({ size: number; got: number } | 'released')[] = [];
+    const claim = WebhooksRepository.prototype.claimBatch;
+    const release = WebhooksRepository.prototype.release;
+    const claims = jest.spyOn(WebhooksRepository.prototype, 'claimBatch').mockImplementation(async function (this: WebhooksRepository, ...args) {
+      const got = await claim.apply(this, args);
+      if (args[1] === hook.webhook_id) steps.push({ size: args[3], got: got.length });
+      return got;
+    });
+    const releases = jest.spyOn(WebhooksRepository.prototype, 'release').mockImplementation(async function (this: WebhooksRepository, ...args) {
+      await release.apply(this, args);
+      if (args[1] === hook.webhook_id) steps.push('released');
+    });
+    try {
+      const first = await register(f, p);
+      await waitFor('the first delivery held by the receiver', async () => rcv.received.length === 1);
+      // a backlog of 130 while the first is held: the worker cannot claim them before the gate opens
+      const rest: string[] = [];
+      for (let i = 0; i < 130; i++) rest.push((await register(f, p)).diamond_id);
+      open();
+      await waitFor('every registration accepted', async () => rcv.accepted.length === 131, 30_000);
+      expect(rcv.accepted[0].event.subject).toBe(first.diamond_id);
+      expect(new Set(rcv.accepted.map((x) => x.event.subject))).toEqual(new Set([first.diamond_id, ...rest]));
+
+      const leases: { size: number; got: number }[][] = [[]];
+      for (const step of steps) {
+        if (step === 'released') leases.push([]);
+        else leases[leases.length - 1].push(step);
+      }
+      for (const lease of leases) {
+        expect(lease.length).toBeLessThanOrEqual(CLAIMS_PER_LEASE);
+        expect(lease.reduce((n, c) => n + c.got, 0)).toBeLessThanOrEqual(PER_LEASE);
+      }
+      const found = steps.filter((s): s is { size: number; got: number } => s !== 'released' && s.got > 0);
+      // the first claim of a webhook not yet sent to is cautious; once delivering, full batches of BATCH were claimed
+      expect(found[0]).toEqual({ size: CAUTIOUS_BATCH, got: 1 });
+      expect(found.some((c) => c.size === BATCH && c.got === BATCH)).toBe(true);
+      expect(found.reduce((n, c) => n + c.got, 0)).toBe(131);
+    } finally {
+      claims.mockRestore();
+      releases.mockRestore();
+    }
+  });
 });
 
 describe('the delivery worker while no webhook is enabled', () => {

@@ -17,20 +17,24 @@ import { AttemptOutcome, ClaimedDelivery, WebhooksRepository } from './webhooks.
 import type { Resolver } from './url-guard';
 
 /**
- * Deliveries claimed at once for one webhook (each a different subject), and batches per lease (fairness: at most
- * BATCH x BATCHES_PER_LEASE deliveries, 100, before the webhook goes back to the end of the queue). The claim is planned
- * at each call (WebhooksRepository.claimBatch says why), so a larger batch spreads that over more deliveries: 50
- * rather than 20 took the worker's database time per delivery from 82 to 98 us to 58 to 69 in
- * `npm run bench -- webhooks` (docs/webhooks.md, "Batches of 50").
+ * Deliveries claimed at once for one webhook (each a different subject). The claim is planned at each call
+ * (WebhooksRepository.claimBatch says why), and so is the statement storing a batch's outcomes, so a larger batch
+ * spreads them over more deliveries: 50 rather than 20 took the worker's database time per delivery from 82 to 98 us
+ * to 58 to 69 in `npm run bench -- webhooks` (docs/webhooks.md, "Batches of 50").
  */
 export const BATCH = 50;
-export const BATCHES_PER_LEASE = 2;
 /**
- * The batch of a webhook whose last attempt from this replica was not delivered, or that it has not sent to yet: a
+ * The batch of a webhook whose last attempt from this worker was not delivered, or that it has not sent to yet: a
  * receiver that never answers holds its webhook's slot for a batch of timeouts (20 x WEBHOOK_TIMEOUT_MS, as before
  * batches of 50), not 50.
  */
 export const CAUTIOUS_BATCH = 20;
+/**
+ * Fairness: a lease claims at most PER_LEASE deliveries, in at most CLAIMS_PER_LEASE claims (short ones when a backlog
+ * is a few subjects', each claim taking one delivery per subject), then the webhook goes back to the end of the queue.
+ */
+export const PER_LEASE = 100;
+export const CLAIMS_PER_LEASE = 5;
 /** A lease is renewed before an attempt that might otherwise outlast it by less than this. */
 const LEASE_MARGIN_MS = 1000;
 /** Outcomes are stored at the end of a batch, and also after an attempt ending this long after the last store. */
@@ -243,12 +247,14 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
   private async serve(w: WebhookRow): Promise<void> {
     const sql = this.uow.standalone;
     try {
-      for (let i = 0; i < BATCHES_PER_LEASE && !this.stopping; i++) {
+      let claimed = 0;
+      for (let i = 0; i < CLAIMS_PER_LEASE && claimed < PER_LEASE && !this.stopping; i++) {
         let leaseUntil = Date.now() + this.leaseMs;
         if (this.delivering.size > 10_000) this.delivering.clear(); // webhooks deleted meanwhile; one forgotten starts cautious
-        const size = this.delivering.has(w.webhook_id) ? BATCH : CAUTIOUS_BATCH;
+        const size = Math.min(this.delivering.has(w.webhook_id) ? BATCH : CAUTIOUS_BATCH, PER_LEASE - claimed);
         const batch = await this.repo.claimBatch(sql, w.webhook_id, this.workerId, size, this.leaseMs);
         if (batch.length === 0) break;
+        claimed += batch.length;
         this.claimedSinceMove.set(w.webhook_id, (this.claimedSinceMove.get(w.webhook_id) ?? 0) + batch.length);
         // One request at a time. The outcomes are stored together, in one statement, before the next claim (which
         // reads what is still pending); claimed deliveries left when stopping stay pending (their attempt counted,
