@@ -409,6 +409,33 @@ describe("the worker moving a webhook's walk start", () => {
   }, 120_000);
 });
 
+/**
+ * What the delivery worker does with one webhook, in order: each claim (the size asked, the deliveries found) and each
+ * release (the end of a lease). `restore` puts the repository's methods back.
+ */
+function watchWorker(webhookId: string) {
+  const steps: ({ size: number; got: number } | 'released')[] = [];
+  const claim = WebhooksRepository.prototype.claimBatch;
+  const release = WebhooksRepository.prototype.release;
+  const claims = jest.spyOn(WebhooksRepository.prototype, 'claimBatch').mockImplementation(async function (this: WebhooksRepository, ...args) {
+    const got = await claim.apply(this, args);
+    if (args[1] === webhookId) steps.push({ size: args[3], got: got.length });
+    return got;
+  });
+  const releases = jest.spyOn(WebhooksRepository.prototype, 'release').mockImplementation(async function (this: WebhooksRepository, ...args) {
+    await release.apply(this, args);
+    if (args[1] === webhookId) steps.push('released');
+  });
+  return {
+    steps,
+    claims: () => steps.filter((s): s is { size: number; got: number } => s !== 'released'),
+    restore: () => {
+      claims.mockRestore();
+      releases.mockRestore();
+    },
+  };
+}
+
 describe("the delivery worker's claims", () => {
   let f: PlatformFixture;
   let r: Receiver | undefined;
@@ -430,13 +457,7 @@ describe("the delivery worker's claims", () => {
     // the 1st and 3rd requests fail (the first registration's first try, the second's), every other one is accepted
     const rcv = (r = await startReceiver((_, n) => (n === 1 || n === 3 ? 500 : 204)));
     const hook = await subscribeOn(f, p, rcv.url);
-    const claim = WebhooksRepository.prototype.claimBatch;
-    const claims: { size: number; got: number }[] = [];
-    const spy = jest.spyOn(WebhooksRepository.prototype, 'claimBatch').mockImplementation(async function (this: WebhooksRepository, ...args) {
-      const got = await claim.apply(this, args);
-      if (args[1] === hook.webhook_id) claims.push({ size: args[3], got: got.length });
-      return got;
-    });
+    const worker = watchWorker(hook.webhook_id);
     try {
       for (let i = 1; i <= 3; i++) {
         const d = await register(f, p);
@@ -444,10 +465,15 @@ describe("the delivery worker's claims", () => {
       }
       // the claims that found a delivery: the first (a webhook not served yet) and the retry after a 500 cautious, the
       // next after an accepted one large, cautious again after the second 500, large after the accepted retry
-      expect(claims.filter((c) => c.got > 0).map((c) => c.size)).toEqual([CAUTIOUS_BATCH, CAUTIOUS_BATCH, BATCH, CAUTIOUS_BATCH, BATCH]);
+      expect(
+        worker
+          .claims()
+          .filter((c) => c.got > 0)
+          .map((c) => c.size),
+      ).toEqual([CAUTIOUS_BATCH, CAUTIOUS_BATCH, BATCH, CAUTIOUS_BATCH, BATCH]);
       expect(rcv.received).toHaveLength(5);
     } finally {
-      spy.mockRestore();
+      worker.restore();
     }
   });
 
@@ -457,19 +483,7 @@ describe("the delivery worker's claims", () => {
     const gate = new Promise<void>((resolve) => (open = resolve));
     const rcv = (r = await startReceiver(async (_, n) => (n === 1 ? gate.then(() => 204) : 204)));
     const hook = await subscribeOn(f, p, rcv.url);
-    // what the worker does with this webhook, in order: each claim (asked, found) and each release (a lease's end)
-    const steps: ({ size: number; got: number } | 'released')[] = [];
-    const claim = WebhooksRepository.prototype.claimBatch;
-    const release = WebhooksRepository.prototype.release;
-    const claims = jest.spyOn(WebhooksRepository.prototype, 'claimBatch').mockImplementation(async function (this: WebhooksRepository, ...args) {
-      const got = await claim.apply(this, args);
-      if (args[1] === hook.webhook_id) steps.push({ size: args[3], got: got.length });
-      return got;
-    });
-    const releases = jest.spyOn(WebhooksRepository.prototype, 'release').mockImplementation(async function (this: WebhooksRepository, ...args) {
-      await release.apply(this, args);
-      if (args[1] === hook.webhook_id) steps.push('released');
-    });
+    const worker = watchWorker(hook.webhook_id);
     try {
       const first = await register(f, p);
       await waitFor('the first delivery held by the receiver', async () => rcv.received.length === 1);
@@ -482,7 +496,7 @@ describe("the delivery worker's claims", () => {
       expect(new Set(rcv.accepted.map((x) => x.event.subject))).toEqual(new Set([first.diamond_id, ...rest]));
 
       const leases: { size: number; got: number }[][] = [[]];
-      for (const step of steps) {
+      for (const step of worker.steps) {
         if (step === 'released') leases.push([]);
         else leases[leases.length - 1].push(step);
       }
@@ -490,14 +504,13 @@ describe("the delivery worker's claims", () => {
         expect(lease.length).toBeLessThanOrEqual(CLAIMS_PER_LEASE);
         expect(lease.reduce((n, c) => n + c.got, 0)).toBeLessThanOrEqual(PER_LEASE);
       }
-      const found = steps.filter((s): s is { size: number; got: number } => s !== 'released' && s.got > 0);
+      const found = worker.claims().filter((c) => c.got > 0);
       // the first claim of a webhook not yet sent to is cautious; once delivering, full batches of BATCH were claimed
       expect(found[0]).toEqual({ size: CAUTIOUS_BATCH, got: 1 });
       expect(found.some((c) => c.size === BATCH && c.got === BATCH)).toBe(true);
       expect(found.reduce((n, c) => n + c.got, 0)).toBe(131);
     } finally {
-      claims.mockRestore();
-      releases.mockRestore();
+      worker.restore();
     }
   });
 });
