@@ -54,7 +54,7 @@ import { sqlOn, withDatabase } from '@dtp/database';
 import { loadConfig } from '@dtp/service-kit';
 import { HeldPort } from '@dtp/testing';
 import { platformService } from '@dtp/platform';
-import { BATCH, CLAIMS_PER_LEASE, PER_LEASE, WALK_MOVE_EVERY } from '../apps/platform/src/webhooks/delivery-worker';
+import { nextClaimSize, WALK_MOVE_EVERY } from '../apps/platform/src/webhooks/delivery-worker';
 import { participantEvent, writeParticipantEvents } from '../apps/platform/src/webhooks/participant-events';
 import { WebhooksRepository } from '../apps/platform/src/webhooks/webhooks.repository';
 import type { Benchmark } from './run';
@@ -511,17 +511,19 @@ async function claimCost(url: string, backlog: number, deliveredBefore = 0): Pro
       }
     };
     /**
-     * Leases the webhook, claims batches of BATCH (as for a receiver that accepts) and stores them as delivered, up to
-     * PER_LEASE deliveries in CLAIMS_PER_LEASE claims a lease, moves the walk's start (once WALK_MOVE_EVERY were claimed
-     * since the last move) and releases it, until nothing is due, as the worker does (delivery-worker.ts); how many.
+     * Leases the webhook, claims batches as the worker does for a receiver that accepts (nextClaimSize) and stores them
+     * as delivered, moves the walk's start (once WALK_MOVE_EVERY were claimed since the last move) and releases it,
+     * until nothing is due, as the worker does (delivery-worker.ts); how many.
      */
     let sinceMove = 0;
     const drain = async (): Promise<number> => {
       let n = 0;
       while ((await repo.leaseWebhooks(sql, 'bench', 1, 60_000)).length > 0) {
         let claimed = 0;
-        for (let b = 0; b < CLAIMS_PER_LEASE && claimed < PER_LEASE; b++) {
-          const batch = await repo.claimBatch(sql, webhookId, 'bench', Math.min(BATCH, PER_LEASE - claimed), 60_000);
+        for (let b = 0; ; b++) {
+          const size = nextClaimSize(b, claimed, true);
+          if (size === 0) break;
+          const batch = await repo.claimBatch(sql, webhookId, 'bench', size, 60_000);
           if (batch.length === 0) break;
           claimed += batch.length;
           const at = new Date();

@@ -35,6 +35,15 @@ export const CAUTIOUS_BATCH = 20;
  */
 export const PER_LEASE = 100;
 export const CLAIMS_PER_LEASE = 5;
+
+/**
+ * The size of a lease's next claim after `claims` claims that took `claimed` deliveries, for a webhook `delivering` or
+ * not (BATCH or CAUTIOUS_BATCH, within PER_LEASE); 0 when the lease has had its share.
+ */
+export function nextClaimSize(claims: number, claimed: number, delivering: boolean): number {
+  if (claims >= CLAIMS_PER_LEASE || claimed >= PER_LEASE) return 0;
+  return Math.min(delivering ? BATCH : CAUTIOUS_BATCH, PER_LEASE - claimed);
+}
 /** A lease is renewed before an attempt that might otherwise outlast it by less than this. */
 const LEASE_MARGIN_MS = 1000;
 /** Outcomes are stored at the end of a batch, and also after an attempt ending this long after the last store. */
@@ -248,10 +257,11 @@ export class DeliveryWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const sql = this.uow.standalone;
     try {
       let claimed = 0;
-      for (let i = 0; i < CLAIMS_PER_LEASE && claimed < PER_LEASE && !this.stopping; i++) {
+      for (let i = 0; !this.stopping; i++) {
         let leaseUntil = Date.now() + this.leaseMs;
         if (this.delivering.size > 10_000) this.delivering.clear(); // webhooks deleted meanwhile; one forgotten starts cautious
-        const size = Math.min(this.delivering.has(w.webhook_id) ? BATCH : CAUTIOUS_BATCH, PER_LEASE - claimed);
+        const size = nextClaimSize(i, claimed, this.delivering.has(w.webhook_id));
+        if (size === 0) break;
         const batch = await this.repo.claimBatch(sql, w.webhook_id, this.workerId, size, this.leaseMs);
         if (batch.length === 0) break;
         claimed += batch.length;
