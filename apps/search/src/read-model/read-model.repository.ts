@@ -40,6 +40,20 @@ const UPSERT_MANY_SQL = `WITH input AS (
 /** Parameterised SQL with prepared statements (the consumer's `ctx.tx`), as opposed to TypeORM's `query`. */
 const isSql = (m: Queryable | Sql): m is Sql => typeof (m as Partial<Sql>).rows === 'function';
 
+/**
+ * A diamond ($1) and its ancestors, by depth: each step looks the parent up by its `diamond_id` (the primary key), from
+ * child to parent; nothing walks the other way, so `parent_id` has no index (migration 1765677600000).
+ */
+export const ANCESTORS_SQL = `WITH RECURSIVE chain AS (
+   SELECT d.diamond_id, d.parent_id, d.record, 0 AS depth, ARRAY[d.diamond_id] AS seen
+   FROM search_diamonds d WHERE d.diamond_id = $1 AND d.record IS NOT NULL
+   UNION ALL
+   SELECT p.diamond_id, p.parent_id, p.record, c.depth + 1, c.seen || p.diamond_id
+   FROM chain c JOIN search_diamonds p ON p.diamond_id = c.parent_id
+   WHERE p.record IS NOT NULL AND c.depth < 1000 AND NOT p.diamond_id = ANY(c.seen)
+ )
+ SELECT depth, record FROM chain ORDER BY depth`;
+
 /** The SQL of the search read model (tables from SearchReadModel1763900000000). */
 @Injectable()
 export class ReadModelRepository {
@@ -130,18 +144,7 @@ export class ReadModelRepository {
    * ancestor and at 1,000 levels). Null when the diamond itself is unknown or deleted.
    */
   async ancestors(diamondId: string): Promise<DiamondV1[] | null> {
-    const rows = (await this.db.query(
-      `WITH RECURSIVE chain AS (
-         SELECT d.diamond_id, d.parent_id, d.record, 0 AS depth, ARRAY[d.diamond_id] AS seen
-         FROM search_diamonds d WHERE d.diamond_id = $1 AND d.record IS NOT NULL
-         UNION ALL
-         SELECT p.diamond_id, p.parent_id, p.record, c.depth + 1, c.seen || p.diamond_id
-         FROM chain c JOIN search_diamonds p ON p.diamond_id = c.parent_id
-         WHERE p.record IS NOT NULL AND c.depth < 1000 AND NOT p.diamond_id = ANY(c.seen)
-       )
-       SELECT depth, record FROM chain ORDER BY depth`,
-      [diamondId],
-    )) as { depth: number; record: DiamondV1 }[];
+    const rows = (await this.db.query(ANCESTORS_SQL, [diamondId])) as { depth: number; record: DiamondV1 }[];
     if (rows.length === 0) return null;
     return rows.filter((r) => r.depth > 0).map((r) => r.record);
   }
