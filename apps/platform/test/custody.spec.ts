@@ -421,6 +421,7 @@ describe('custody configuration', () => {
     expect(load({ CUSTODY_SIGNING_KEY: JSON.stringify(publicOnly) })).toThrow(/private key/);
     const other = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' });
     expect(load({ CUSTODY_SIGNING_KEY: JSON.stringify({ ...SIGNING_JWK, x: other.x }) })).toThrow(/not the public half/);
+    expect(load({ CUSTODY_SIGNING_KEY: JSON.stringify({ ...SIGNING_JWK, d: 'AAAA' }) })).toThrow(/"d" that is not an Ed25519 private key/);
     // the start-up error never shows the private key
     expect(load({ CUSTODY_SIGNING_KEY: JSON.stringify({ ...SIGNING_JWK, x: other.x }) })).not.toThrow(SIGNING_JWK.d!);
     const ec = { ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }), kid: 'k' };
