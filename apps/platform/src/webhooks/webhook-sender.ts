@@ -190,8 +190,16 @@ function described(e: Error, answering = false): string {
   if (code === 'UND_ERR_HEADERS_OVERFLOW') return `its head is over ${maxHeaderSize / 1024} KiB`; // undici's limit is node's (--max-http-header-size)
   if (code === undefined || code.startsWith('UND_ERR') || code.startsWith('HPE_')) return e.message;
   if (Object.hasOwn(SYSTEM_ERRORS, code)) return `${SYSTEM_ERRORS[code]} (${code})`;
-  return e.message.includes(code) ? e.message : `${e.message} (${code})`;
+  const message = e.message.replace(NODE_CA_HINT, '');
+  return message.includes(code) ? message : `${message} (${code})`;
 }
+
+/**
+ * Advice Node 24 appends to some certificate errors ("self-signed certificate; if the root CA is installed locally,
+ * try running Node.js with --use-system-ca"): about the platform's own command line, nothing a receiver's owner can
+ * act on, so the delivery log leaves it out and reads as it does on Node 20 and 22.
+ */
+const NODE_CA_HINT = /; if the root CA is installed locally, try running Node\.js with\s+--use-system-ca$/;
 
 /**
  * One request through undici's dispatcher (its handler interface: no stream or promise per request); `dropped` when
