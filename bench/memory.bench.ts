@@ -58,6 +58,10 @@ const bench: Benchmark = async (report) => {
   if (build.status !== 0) throw new Error(`build failed: ${build.stderr || build.stdout}`);
   const dataDir = `/tmp/dtp-bench-memory-${tag}`;
   const blobDir = `/tmp/dtp-bench-memory-${tag}-blobs`;
+  // Declared before the first `measure` (a function declaration, hoisted, that reads it): until 2026-12-07 it stood
+  // after the loop that calls `measure`, and every run stopped at "Cannot access 'signingKeyEncryptionKey' before
+  // initialization".
+  const signingKeyEncryptionKey = randomBytes(32).toString('base64');
   const pg = await startEmbeddedPostgres({ dataDir, persistent: false, fast: false });
   const peer = await startKafkaPeer({ log: (l) => process.stderr.write(`# ${l}\n`) });
   const imageEnv = stageEnv(parseDockerfile().stages, 'runtime');
@@ -119,7 +123,6 @@ const bench: Benchmark = async (report) => {
   }
 
   /** Starts the four services with `setting`, measures them idle and under load, and stops them. */
-  const signingKeyEncryptionKey = randomBytes(32).toString('base64');
   async function measure(
     setting: Setting,
     run: string,
