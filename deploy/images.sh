@@ -4,13 +4,15 @@
 #   deploy/images.sh [--tag TAG] [APP ...]
 # - The engine: deploy/docker-engine.sh (one that answers, or Debian's dockerd started here as root, its data kept
 #   in /var/lib/dtp-docker so that the base image and the layer cache serve the next build).
-# - The base: NODE_IMAGE (default node:20.20.2-bookworm-slim, what the Dockerfile names). When the engine has no
+# - The base: NODE_IMAGE (default: the one docker/Dockerfile's `ARG NODE_IMAGE` names). When the engine has no
 #   such image and no registry gives it (a machine that reaches only the npm registry and Debian's mirrors), one is
-#   made offline, once: `debootstrap --variant=minbase bookworm`, this machine's own `node` (20.19 or later) and npm,
-#   a `node` user (uid 1000), and this machine's CA bundle as NODE_EXTRA_CA_CERTS (what `npm ci` inside the build
-#   needs to reach the registry through this network's proxy; it is in the images built on it too: build release
-#   images from the official base). It is imported as dtp/node-base:<node version> and given to the build as
-#   NODE_IMAGE.
+#   made offline, once: `debootstrap --variant=minbase bookworm`, the node of the version NODE_IMAGE names (the
+#   release binary as the npm registry's `node-linux-<arch>` package carries it, integrity checked by npm; this
+#   machine's own `node`, 20.19 or later, when it is that version or the package cannot be had, with a line saying
+#   so), this machine's npm, a `node` user (uid 1000), and this machine's CA bundle as NODE_EXTRA_CA_CERTS (what
+#   `npm ci` inside the build needs to reach the registry through this network's proxy; it is in the images built on
+#   it too: build release images from the official base). It is imported as dtp/node-base:<node version> and given
+#   to the build as NODE_IMAGE.
 # - The builder: the classic one (DOCKER_BUILDKIT=0): BuildKit fetches the `# syntax=` frontend from Docker Hub.
 # Environment: TAG, NODE_IMAGE, DTP_DOCKER_ROOT, DOCKER (the client; default Debian's /usr/bin/docker).
 # Prints the images it built, with their sizes; exits 1 with one line saying why when it cannot build.
@@ -19,7 +21,8 @@ set -euo pipefail
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
 TAG="${TAG:-dev}"
-NODE_IMAGE="${NODE_IMAGE:-node:20.20.2-bookworm-slim}"
+NODE_IMAGE="${NODE_IMAGE:-$(sed -n 's/^ARG NODE_IMAGE=//p' "$ROOT/docker/Dockerfile")}"
+[ -n "$NODE_IMAGE" ] || { printf 'images: docker/Dockerfile names no ARG NODE_IMAGE\n' >&2; exit 1; }
 DOCKER="${DOCKER:-$( [ -x /usr/bin/docker ] && echo /usr/bin/docker || command -v docker || echo docker )}"
 APPS=()
 while [ $# -gt 0 ]; do
@@ -45,15 +48,42 @@ docker() { "$DOCKER" "$@"; }
 # ---- the base image -------------------------------------------------------------------------------------------
 has_image() { docker image inspect "$1" >/dev/null 2>&1; }
 BASE="$NODE_IMAGE"
+# The node binary of version $1 from the npm registry (`node-linux-<arch>`: the release binary; npm checks the
+# tarball against the registry's integrity hash), unpacked under $2; prints its path, or fails quietly.
+registry_node() {
+  local arch
+  arch="$(node -p process.arch)" || return 1
+  (cd "$2" && npm pack --silent "node-linux-${arch}@$1" >/dev/null 2>&1) || return 1
+  tar -xzf "$2"/node-linux-"${arch}"-"$1".tgz -C "$2" || return 1
+  [ "$("$2/package/bin/node" --version 2>/dev/null)" = "v$1" ] || return 1
+  printf '%s\n' "$2/package/bin/node"
+}
+
 if ! has_image "$BASE" && ! docker pull "$BASE" >/dev/null 2>&1; then
-  node_version="$(node --version | sed 's/^v//')"
-  case "$node_version" in
-    20.19.* | 20.2[0-9].* | 2[2-9].*) ;;
-    *) fail "no $NODE_IMAGE here and this machine's node ($node_version) is too old for an offline base (20.19+)" ;;
-  esac
-  BASE="dtp/node-base:${node_version}"
-  if has_image "$BASE"; then
+  # The version NODE_IMAGE names (node:<major.minor.patch>-...), if it names one.
+  pinned="$(printf '%s' "$NODE_IMAGE" | sed -n 's/^node:\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\)-.*/\1/p')"
+  if [ -n "$pinned" ] && has_image "dtp/node-base:${pinned}"; then
+    BASE="dtp/node-base:${pinned}"
     say "base: $BASE (made offline earlier)"
+  else
+    workdir="$(mktemp -d /var/tmp/dtp-node-base.XXXXXX)"
+    trap 'rm -rf "$workdir"' EXIT
+    node_bin=""
+    if [ -n "$pinned" ] && [ "$(node --version)" != "v$pinned" ]; then
+      mkdir -p "$workdir/node"
+      node_bin="$(registry_node "$pinned" "$workdir/node")" ||
+        { node_bin=""; say "node $pinned (what $NODE_IMAGE runs) is not to be had from the npm registry: the base gets this machine's node $(node --version) instead"; }
+    fi
+    [ -n "$node_bin" ] || node_bin="$(command -v node)"
+    node_version="$("$node_bin" --version | sed 's/^v//')"
+    case "$node_version" in
+      20.19.* | 20.2[0-9].* | 2[2-9].*) ;;
+      *) fail "no $NODE_IMAGE here and this machine's node ($node_version) is too old for an offline base (20.19+)" ;;
+    esac
+    BASE="dtp/node-base:${node_version}"
+  fi
+  if has_image "$BASE"; then
+    [ -z "${node_bin:-}" ] || say "base: $BASE (made offline earlier)"
   else
     say "base: $NODE_IMAGE cannot be pulled; making $BASE offline (debootstrap, a few minutes, once per machine)"
     [ "$(id -u)" = 0 ] || fail "making the base image offline needs root (debootstrap)"
@@ -61,11 +91,10 @@ if ! has_image "$BASE" && ! docker pull "$BASE" >/dev/null 2>&1; then
       DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y --no-install-recommends debootstrap >&2 ||
         fail "could not install debootstrap with apt-get"
     fi
-    rootfs="$(mktemp -d /var/tmp/dtp-node-base.XXXXXX)"
-    trap 'rm -rf "$rootfs"' EXIT
+    rootfs="$workdir/rootfs"
+    mkdir -p "$rootfs"
     debootstrap --variant=minbase bookworm "$rootfs" >"$rootfs.log" 2>&1 || fail "debootstrap failed: $(tail -n 3 "$rootfs.log" | tr '\n' ' ')"
     rm -f "$rootfs.log"
-    node_bin="$(command -v node)"
     npm_dir="$(cd "$(dirname "$(readlink -f "$(command -v npm)")")/.." && pwd)"
     install -m 0755 "$node_bin" "$rootfs/usr/local/bin/node"
     mkdir -p "$rootfs/usr/local/lib/node_modules"
@@ -83,10 +112,10 @@ if ! has_image "$BASE" && ! docker pull "$BASE" >/dev/null 2>&1; then
       --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
       --change 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/dtp-build-ca.crt' \
       --change 'CMD ["node"]' - "$BASE" >/dev/null
-    rm -rf "$rootfs"
-    trap - EXIT
     say "base: $BASE made"
   fi
+  [ -z "${workdir:-}" ] || rm -rf "$workdir"
+  trap - EXIT
 fi
 
 # ---- the four images ------------------------------------------------------------------------------------------

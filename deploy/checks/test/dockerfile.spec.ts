@@ -24,8 +24,8 @@ describe('docker/Dockerfile', () => {
     expect(validate(broken).length).toBeGreaterThan(0);
   });
 
-  it('builds on a pinned slim Node 20 base (full version), and every stage on it or on an earlier stage', () => {
-    expect(args.NODE_IMAGE).toMatch(/^node:20\.\d+\.\d+-bookworm-slim(@sha256:[0-9a-f]{64})?$/);
+  it('builds on a pinned slim Node 24 (LTS) base (full version), and every stage on it or on an earlier stage', () => {
+    expect(args.NODE_IMAGE).toMatch(/^node:24\.\d+\.\d+-bookworm-slim(@sha256:[0-9a-f]{64})?$/);
     const seen: string[] = [];
     for (const s of stages) {
       expect([s.name, s.from === '${NODE_IMAGE}' || seen.includes(s.from)]).toEqual([s.name, true]);
