@@ -22,7 +22,6 @@ SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
 TAG="${TAG:-dev}"
 NODE_IMAGE="${NODE_IMAGE:-$(sed -n 's/^ARG NODE_IMAGE=//p' "$ROOT/docker/Dockerfile")}"
-[ -n "$NODE_IMAGE" ] || { printf 'images: docker/Dockerfile names no ARG NODE_IMAGE\n' >&2; exit 1; }
 DOCKER="${DOCKER:-$( [ -x /usr/bin/docker ] && echo /usr/bin/docker || command -v docker || echo docker )}"
 APPS=()
 while [ $# -gt 0 ]; do
@@ -40,6 +39,7 @@ fail() {
   exit 1
 }
 say() { printf '[images] %s\n' "$*" >&2; }
+[ -n "$NODE_IMAGE" ] || fail "docker/Dockerfile names no ARG NODE_IMAGE"
 
 DOCKER_HOST="$("$SCRIPT_DIR/docker-engine.sh")" || fail "no Docker engine (see the line above)"
 export DOCKER_HOST
@@ -62,12 +62,11 @@ registry_node() {
 if ! has_image "$BASE" && ! docker pull "$BASE" >/dev/null 2>&1; then
   # The version NODE_IMAGE names (node:<major.minor.patch>-...), if it names one.
   pinned="$(printf '%s' "$NODE_IMAGE" | sed -n 's/^node:\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\)-.*/\1/p')"
+  workdir="$(mktemp -d /var/tmp/dtp-node-base.XXXXXX)"
+  trap 'rm -rf "$workdir"' EXIT
   if [ -n "$pinned" ] && has_image "dtp/node-base:${pinned}"; then
     BASE="dtp/node-base:${pinned}"
-    say "base: $BASE (made offline earlier)"
   else
-    workdir="$(mktemp -d /var/tmp/dtp-node-base.XXXXXX)"
-    trap 'rm -rf "$workdir"' EXIT
     node_bin=""
     if [ -n "$pinned" ] && [ "$(node --version)" != "v$pinned" ]; then
       mkdir -p "$workdir/node"
@@ -83,7 +82,7 @@ if ! has_image "$BASE" && ! docker pull "$BASE" >/dev/null 2>&1; then
     BASE="dtp/node-base:${node_version}"
   fi
   if has_image "$BASE"; then
-    [ -z "${node_bin:-}" ] || say "base: $BASE (made offline earlier)"
+    say "base: $BASE (made offline earlier)"
   else
     say "base: $NODE_IMAGE cannot be pulled; making $BASE offline (debootstrap, a few minutes, once per machine)"
     [ "$(id -u)" = 0 ] || fail "making the base image offline needs root (debootstrap)"
@@ -114,7 +113,7 @@ if ! has_image "$BASE" && ! docker pull "$BASE" >/dev/null 2>&1; then
       --change 'CMD ["node"]' - "$BASE" >/dev/null
     say "base: $BASE made"
   fi
-  [ -z "${workdir:-}" ] || rm -rf "$workdir"
+  rm -rf "$workdir"
   trap - EXIT
 fi
 
