@@ -63,7 +63,7 @@ async function main(): Promise<number> {
   for (const name of chosen.names) {
     const file = `${name}.bench.ts`;
     const mod = (await import(path.join(__dirname, file))) as { default: Benchmark };
-    // The runtime moves the figures (Node 24 spends about a fifth less CPU per registration than Node 20: docs/platform.md).
+    // The runtime moves the figures (Node 24 spends about a sixth less server CPU per registration than Node 20: docs/platform.md).
     process.stderr.write(`# ${file} (node ${process.version}, ${os.cpus().length} CPUs)\n`);
     await mod.default((f) => process.stdout.write(`${JSON.stringify(f)}\n`));
   }
