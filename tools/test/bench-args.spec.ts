@@ -1,4 +1,4 @@
-import { selection } from '../../bench/run';
+import { runtimeLine, selection } from '../../bench/run';
 
 /** `npm run bench` arguments (issue 16: a typo or --help used to run nothing and exit 0). */
 describe('npm run bench arguments', () => {
@@ -23,5 +23,13 @@ describe('npm run bench arguments', () => {
     const option = selection(['--fast']);
     expect(option).toMatchObject({ exit: 2 });
     expect('text' in option && option.text).toMatch(/--fast/);
+  });
+
+  it("starts each benchmark with the node and CPUs that ran it, and says so when that node is not the images'", () => {
+    expect(runtimeLine('platform.bench.ts', 'v24.22.3', 2, '24.22.3')).toBe('# platform.bench.ts (node v24.22.3, 2 CPUs)\n');
+    expect(runtimeLine('platform.bench.ts', 'v20.20.2', 16, '24.22.3')).toBe(
+      '# platform.bench.ts (node v20.20.2, 16 CPUs; the images run node 24.22.3: figures differ by runtime)\n',
+    );
+    expect(runtimeLine('search.bench.ts', 'v20.20.2', 2, undefined)).toBe('# search.bench.ts (node v20.20.2, 2 CPUs)\n');
   });
 });

