@@ -232,16 +232,19 @@ export class OutboxRelay {
     await Promise.all([c?.end().catch(() => undefined), l?.end().catch(() => undefined)]);
   }
 
-  /** One pass: publish batches while there are rows (each after the linger), then count the backlog. */
+  /**
+   * One pass: publish batches while there are rows (each after the linger), then count the backlog. A stop cuts
+   * the linger short and one more batch publishes what accumulated meanwhile (a graceful stop flushes, as it did
+   * before the linger held rows back), also when the stop came during a publish, before the linger began.
+   */
   private async drain(): Promise<void> {
-    let n = 0;
-    do {
-      // A stop cuts the linger short and what accumulated meanwhile is still published (a graceful stop
-      // flushes, as it did before the linger held rows back).
+    for (;;) {
       await this.linger();
-      n = await this.publishBatch();
+      const last = !this.loop.running;
+      const n = await this.publishBatch();
       if (n > 0) this.lastPublishAt = Date.now();
-    } while (n > 0 && this.loop.running);
+      if (n === 0 || last) break;
+    }
     await this.updateBacklog();
   }
 

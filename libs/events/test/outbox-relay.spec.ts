@@ -141,6 +141,33 @@ describe('OutboxRelay (real PostgreSQL)', () => {
     await transport.close();
   });
 
+  it('stop() during a publish still publishes what was committed meanwhile (the window before the linger starts)', async () => {
+    const inner = new InProcessTransport();
+    const got = await collect(inner);
+    const held = new FlakyTransport(inner);
+    let release!: () => void;
+    let inFlight!: () => void;
+    const publishing = new Promise<void>((resolve) => (inFlight = resolve));
+    held.publish = async (messages) => {
+      if (got.length === 0) {
+        inFlight();
+        await new Promise<void>((resolve) => (release = resolve));
+      }
+      await inner.publish(messages);
+    };
+    const r = await relay(held, { lingerMs: 600_000 });
+    const [a, b] = [newId(), newId()];
+    await produce([a], 1, 1);
+    await publishing; // a's publish is in flight: the relay has not begun to linger
+    await produce([b], 1, 1);
+    const stopped = r.stop();
+    release();
+    await stopped;
+    expect(got.map((m) => m.key)).toEqual([a, b]);
+    expect(await unpublished()).toBe(0);
+    await inner.close();
+  });
+
   it('keeps rows while the broker is away, retries with backoff, then delivers all in order, none lost', async () => {
     const inner = new InProcessTransport();
     const flaky = new FlakyTransport(inner);
