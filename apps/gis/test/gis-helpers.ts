@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import pino from 'pino';
 import { importJWK, JWK, SignJWT } from 'jose';
 import {
@@ -42,7 +42,8 @@ export interface GisTestStack {
   env: Record<string, string>;
   /** Every message GIS published on its topics, in order. */
   published: IncomingMessage[];
-  db: Client;
+  /** GIS's database, for single statements; a pool, since tests wait on several diamonds at once. */
+  db: Pool;
   close(): Promise<void>;
 }
 
@@ -55,8 +56,7 @@ export async function startGis(env: Record<string, string> = {}): Promise<GisTes
   for (const topic of [Topics.GIS_ELIGIBILITY, Topics.GIS_GRADINGS, Topics.GIS_VALIDATIONS]) {
     await stack.transport.subscribe({ topic, group, fromBeginning: true, handler: async (m) => void published.push(m) });
   }
-  const db = new Client({ connectionString: stack.databases.gis });
-  await db.connect();
+  const db = new Pool({ connectionString: stack.databases.gis, max: 4 });
   return {
     stack,
     gis: stack.urls.gis!,

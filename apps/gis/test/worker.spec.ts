@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { createDataSource, UnitOfWork } from '@dtp/database';
 import { RunningService } from '@dtp/service-kit';
 import { gisEntities } from '../src/entities';
@@ -24,7 +24,7 @@ async function queue(t: GisTestStack, token: string, body: Json = VALIDATE_OK): 
   return { id: d.diamond_id, requestId: res.body.request_id as string, path: pathOf(res.body.status_url as string) };
 }
 
-const jobRow = async (db: Client, requestId: string) =>
+const jobRow = async (db: Pool, requestId: string) =>
   (await db.query(`SELECT status, attempts, claimed_by, answered_by, verification_error FROM validation_requests WHERE request_id = $1`, [requestId]))
     .rows[0] as Json;
 
