@@ -7,12 +7,12 @@
 # - The base: NODE_IMAGE (default: the one docker/Dockerfile's `ARG NODE_IMAGE` names). When the engine has no
 #   such image and no registry gives it (a machine that reaches only the npm registry and Debian's mirrors), one is
 #   made offline, once: `debootstrap --variant=minbase bookworm`, the node of the version NODE_IMAGE names (the
-#   release binary as the npm registry's `node-linux-<arch>` package carries it, integrity checked by npm; this
-#   machine's own `node`, 20.19 or later, when it is that version or the package cannot be had, with a line saying
-#   so), this machine's npm, a `node` user (uid 1000), and this machine's CA bundle as NODE_EXTRA_CA_CERTS (what
-#   `npm ci` inside the build needs to reach the registry through this network's proxy; it is in the images built on
-#   it too: build release images from the official base). It is imported as dtp/node-base:<node version> and given
-#   to the build as NODE_IMAGE.
+#   release binary as the npm registry's `node-linux-<arch>` package carries it, integrity checked by npm: the one
+#   `npm ci` installed under node_modules, else fetched; this machine's own `node`, 20.19 or later, when it is that
+#   version or the package cannot be had, with a line saying so), this machine's npm, a `node` user (uid 1000),
+#   and this machine's CA bundle as NODE_EXTRA_CA_CERTS (what `npm ci` inside the build needs to reach the registry
+#   through this network's proxy; it is in the images built on it too: build release images from the official
+#   base). It is imported as dtp/node-base:<node version> and given to the build as NODE_IMAGE.
 # - The builder: the classic one (DOCKER_BUILDKIT=0): BuildKit fetches the `# syntax=` frontend from Docker Hub.
 # Environment: TAG, NODE_IMAGE, DTP_DOCKER_ROOT, DOCKER (the client; default Debian's /usr/bin/docker).
 # Prints the images it built, with their sizes; exits 1 with one line saying why when it cannot build.
@@ -59,6 +59,16 @@ registry_node() {
   printf '%s\n' "$2/package/bin/node"
 }
 
+# The same binary as `npm ci` installed it (package.json's optional dependency `node-linux-<arch>`, pinned to the
+# Dockerfile's node), when it is version $1: run directly rather than through `npm run images`, whose PATH puts it
+# first, this script would otherwise fetch it again. Prints its path, or fails quietly.
+installed_node() {
+  local bin
+  bin="$(readlink -f "$ROOT/node_modules/.bin/node" 2>/dev/null)" || return 1
+  [ -x "$bin" ] && [ "$("$bin" --version 2>/dev/null)" = "v$1" ] || return 1
+  printf '%s\n' "$bin"
+}
+
 if ! has_image "$BASE" && ! docker pull "$BASE" >/dev/null 2>&1; then
   # The version NODE_IMAGE names (node:<major.minor.patch>-...), if it names one.
   pinned="$(printf '%s' "$NODE_IMAGE" | sed -n 's/^node:\([0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*\)-.*/\1/p')"
@@ -69,9 +79,11 @@ if ! has_image "$BASE" && ! docker pull "$BASE" >/dev/null 2>&1; then
   else
     node_bin=""
     if [ -n "$pinned" ] && [ "$(node --version)" != "v$pinned" ]; then
-      mkdir -p "$workdir/node"
-      node_bin="$(registry_node "$pinned" "$workdir/node")" ||
-        { node_bin=""; say "node $pinned (what $NODE_IMAGE runs) is not to be had from the npm registry: the base gets this machine's node $(node --version) instead"; }
+      node_bin="$(installed_node "$pinned")" || {
+        mkdir -p "$workdir/node"
+        node_bin="$(registry_node "$pinned" "$workdir/node")" ||
+          { node_bin=""; say "node $pinned (what $NODE_IMAGE runs) is not to be had from the npm registry: the base gets this machine's node $(node --version) instead"; }
+      }
     fi
     [ -n "$node_bin" ] || node_bin="$(command -v node)"
     node_version="$("$node_bin" --version | sed 's/^v//')"
