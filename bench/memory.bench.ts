@@ -19,8 +19,10 @@
  *   registrations (32 connections) and then search BENCH_DURATION_S s of reads (64 connections), with gis and
  *   search consuming the diamond events meanwhile.
  * Figures: memory.<service>.idle_rss and .load_rss_peak (and the same with `_image_only`) in MB (10^6 bytes, as
- * the goal of #17 is stated), anchor 150 MB (that goal), ratio = RSS / 150; idle.<service>.cpu (and
- * `_image_only`) in % of one core, no anchor.
+ * the goal of #17 is stated), anchor 150 MB (that goal), ratio = RSS / 150; memory.<service>.idle_private and
+ * .load_private_peak (as deployed only), the anonymous part of the same (`RssAnon`: V8's heap, malloc, stacks; the
+ * rest is the node binary's file-backed pages, shared between processes of one binary), no anchor;
+ * idle.<service>.cpu (and `_image_only`) in % of one core, no anchor.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -87,7 +89,7 @@ const bench: Benchmark = async (report) => {
           .map(([k, v]) => `${k}=${v}`)
           .join(' ')}\n`,
       );
-      const { idle, idleCpu, peak, registrations } = await measure(setting, `${tag}-${setting.name}`);
+      const { idle, idlePrivate, idleCpu, peak, peakPrivate, registrations } = await measure(setting, `${tag}-${setting.name}`);
       process.stderr.write(`# memory (${setting.name}): ${registrations} registrations, production build in ${path.relative(ROOT, out)}\n`);
       for (const s of SERVICES) {
         const label = setting.suffix ? 'production build, image alone' : 'production build as deployed';
@@ -105,6 +107,22 @@ const bench: Benchmark = async (report) => {
           anchor: GOAL_MB,
           ratio: round(peak[s] / GOAL_MB, 3),
         });
+        if (!setting.suffix) {
+          report({
+            name: `memory.${s}.idle_private (${label}: anonymous memory, without the binary's shared file pages)`,
+            value: round(idlePrivate[s], 1),
+            unit: 'MB',
+            anchor: null,
+            ratio: null,
+          });
+          report({
+            name: `memory.${s}.load_private_peak (${label}: anonymous memory, without the binary's shared file pages)`,
+            value: round(peakPrivate[s], 1),
+            unit: 'MB',
+            anchor: null,
+            ratio: null,
+          });
+        }
         report({
           name: `idle.${s}.cpu${setting.suffix} (${label}; over ${IDLE_CPU_S} s)`,
           value: round(idleCpu[s], 2),
@@ -126,7 +144,14 @@ const bench: Benchmark = async (report) => {
   async function measure(
     setting: Setting,
     run: string,
-  ): Promise<{ idle: Record<Service, number>; idleCpu: Record<Service, number>; peak: Record<Service, number>; registrations: number }> {
+  ): Promise<{
+    idle: Record<Service, number>;
+    idlePrivate: Record<Service, number>;
+    idleCpu: Record<Service, number>;
+    peak: Record<Service, number>;
+    peakPrivate: Record<Service, number>;
+    registrations: number;
+  }> {
     const replicas: Partial<Record<Service, Replica>> = {};
     try {
       const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, await freePort()] as const))) as Record<Service, number>;
@@ -167,6 +192,7 @@ const bench: Benchmark = async (report) => {
       for (const service of SERVICES) await replicas[service]!.start();
       await sleep(5000);
       const idle = Object.fromEntries(SERVICES.map((s) => [s, replicas[s]!.rssMB()])) as Record<Service, number>;
+      const idlePrivate = Object.fromEntries(SERVICES.map((s) => [s, replicas[s]!.privateMB()])) as Record<Service, number>;
       const cpuBefore = SERVICES.map((s) => replicas[s]!.cpuSeconds());
       await sleep(IDLE_CPU_S * 1000);
       const idleCpu = Object.fromEntries(SERVICES.map((s, i) => [s, ((replicas[s]!.cpuSeconds() - cpuBefore[i]) / IDLE_CPU_S) * 100])) as Record<
@@ -175,10 +201,14 @@ const bench: Benchmark = async (report) => {
       >;
 
       const peak = { ...idle };
+      const peakPrivate = { ...idlePrivate };
       let sampling = true;
       const sampler = (async () => {
         while (sampling) {
-          for (const s of SERVICES) peak[s] = Math.max(peak[s], replicas[s]!.rssMB());
+          for (const s of SERVICES) {
+            peak[s] = Math.max(peak[s], replicas[s]!.rssMB());
+            peakPrivate[s] = Math.max(peakPrivate[s], replicas[s]!.privateMB());
+          }
           await sleep(250);
         }
       })();
@@ -205,7 +235,7 @@ const bench: Benchmark = async (report) => {
       ]);
       sampling = false;
       await sampler;
-      return { idle, idleCpu, peak, registrations: n };
+      return { idle, idlePrivate, idleCpu, peak, peakPrivate, registrations: n };
     } finally {
       for (const s of [...SERVICES].reverse()) await replicas[s]?.stop().catch(() => undefined);
     }
