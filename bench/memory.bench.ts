@@ -107,17 +107,16 @@ const bench: Benchmark = async (report) => {
           anchor: GOAL_MB,
           ratio: round(peak[s] / GOAL_MB, 3),
         });
-        if (!setting.suffix) {
+        const privates = setting.suffix
+          ? []
+          : ([
+              ['idle_private', idlePrivate],
+              ['load_private_peak', peakPrivate],
+            ] as const);
+        for (const [figure, mb] of privates) {
           report({
-            name: `memory.${s}.idle_private (${label}: anonymous memory, without the binary's shared file pages)`,
-            value: round(idlePrivate[s], 1),
-            unit: 'MB',
-            anchor: null,
-            ratio: null,
-          });
-          report({
-            name: `memory.${s}.load_private_peak (${label}: anonymous memory, without the binary's shared file pages)`,
-            value: round(peakPrivate[s], 1),
+            name: `memory.${s}.${figure} (${label}: anonymous memory, without the binary's shared file pages)`,
+            value: round(mb[s], 1),
             unit: 'MB',
             anchor: null,
             ratio: null,
