@@ -190,8 +190,9 @@ const bench: Benchmark = async (report) => {
       }
       for (const service of SERVICES) await replicas[service]!.start();
       await sleep(5000);
-      const idle = Object.fromEntries(SERVICES.map((s) => [s, replicas[s]!.rssMB()])) as Record<Service, number>;
-      const idlePrivate = Object.fromEntries(SERVICES.map((s) => [s, replicas[s]!.privateMB()])) as Record<Service, number>;
+      const idleMemory = SERVICES.map((s) => replicas[s]!.memoryMB());
+      const idle = Object.fromEntries(SERVICES.map((s, i) => [s, idleMemory[i].rss])) as Record<Service, number>;
+      const idlePrivate = Object.fromEntries(SERVICES.map((s, i) => [s, idleMemory[i].private])) as Record<Service, number>;
       const cpuBefore = SERVICES.map((s) => replicas[s]!.cpuSeconds());
       await sleep(IDLE_CPU_S * 1000);
       const idleCpu = Object.fromEntries(SERVICES.map((s, i) => [s, ((replicas[s]!.cpuSeconds() - cpuBefore[i]) / IDLE_CPU_S) * 100])) as Record<
@@ -205,8 +206,9 @@ const bench: Benchmark = async (report) => {
       const sampler = (async () => {
         while (sampling) {
           for (const s of SERVICES) {
-            peak[s] = Math.max(peak[s], replicas[s]!.rssMB());
-            peakPrivate[s] = Math.max(peakPrivate[s], replicas[s]!.privateMB());
+            const now = replicas[s]!.memoryMB();
+            peak[s] = Math.max(peak[s], now.rss);
+            peakPrivate[s] = Math.max(peakPrivate[s], now.private);
           }
           await sleep(250);
         }

@@ -114,23 +114,16 @@ export class Replica {
     this.url = `http://127.0.0.1:${port}`;
   }
 
-  /** Resident set size of the process now, in MB (10^6 bytes; Linux /proc). */
-  rssMB(): number {
-    return this.statusMB('VmRSS');
-  }
-
   /**
-   * The part of the resident set that is the process's own (anonymous memory: V8's heap, malloc, stacks), in MB: the
-   * rest is file-backed, mostly the node binary's pages, which processes of the same binary (and containers of the
-   * same image layer, on one node) share in the page cache.
+   * Memory of the process now, in MB (10^6 bytes; Linux /proc), from one read of its status: `rss`, the resident set,
+   * and `private`, the part of it that is the process's own (anonymous memory: V8's heap, malloc, stacks); the rest is
+   * file-backed, mostly the node binary's pages, which processes of the same binary (and containers of the same image
+   * layer, on one node) share in the page cache.
    */
-  privateMB(): number {
-    return this.statusMB('RssAnon');
-  }
-
-  private statusMB(field: 'VmRSS' | 'RssAnon'): number {
+  memoryMB(): { rss: number; private: number } {
     const status = readFileSync(`/proc/${this.child!.pid}/status`, 'utf8');
-    return (Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)![1]) * 1024) / 1e6;
+    const mb = (re: RegExp) => (Number(re.exec(status)![1]) * 1024) / 1e6;
+    return { rss: mb(/^VmRSS:\s+(\d+) kB/m), private: mb(/^RssAnon:\s+(\d+) kB/m) };
   }
 
   /** CPU time the process has used so far (user + system), in seconds. */
