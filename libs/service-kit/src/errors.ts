@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, UnprocessableEntityException, ValidationError } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, DomainErrorKind, MAX_VALIDATION_DETAILS, toValidationDetail, ValidationDetailItem } from '@dtp/domain';
+import { DomainError, DomainErrorKind, toValidationDetail, validationBody, ValidationDetailItem } from '@dtp/domain';
 
 /** The one place a domain error's kind becomes an HTTP status. */
 export const DOMAIN_ERROR_STATUS: Readonly<Record<DomainErrorKind, number>> = {
@@ -40,14 +40,7 @@ export function toValidationDetails(errors: ValidationError[], root: string = 'b
  */
 export class RequestValidationException extends UnprocessableEntityException {
   constructor(readonly details: ValidationDetail[]) {
-    const shown = details.slice(0, MAX_VALIDATION_DETAILS);
-    const omitted = details.length - shown.length;
-    const message = shown.map((d) => `${d.loc.slice(1).join('.') || d.loc[0]}: ${d.msg}`).join('; ');
-    super({
-      detail: shown,
-      message: omitted > 0 ? `${message}; and ${omitted} more` : message,
-      ...(omitted > 0 ? { detail_omitted: omitted } : {}),
-    });
+    super(validationBody(details));
   }
 }
 

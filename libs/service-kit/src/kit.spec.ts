@@ -99,6 +99,18 @@ describe('service kit HTTP behaviour', () => {
     expect(locs).toEqual(expect.arrayContaining(['body.bogus:extra_forbidden', 'body.inner.extra:extra_forbidden']));
   });
 
+  it('names an unknown field once in the summary, as the multipart parser does', async () => {
+    const res = await inject({ method: 'POST', url: '/things', payload: { name: 'a', inner: { count: 1, extra: 1 }, bogus: true } });
+    const body = res.json() as { detail: { loc: unknown[]; msg: string }[]; message: string };
+    expect(
+      body.detail
+        .filter((d) => d.msg === 'extra fields not permitted')
+        .map((d) => d.loc.join('.'))
+        .sort(),
+    ).toEqual(['body.bogus', 'body.inner.extra']);
+    expect(body.message.split('; ').sort()).toEqual(['bogus: extra fields not permitted', 'inner.extra: extra fields not permitted']);
+  });
+
   it('answers 422 for malformed JSON and for a body that is not an object', async () => {
     const bad = await inject({ method: 'POST', url: '/things', headers: { 'content-type': 'application/json' }, payload: '{"name":' });
     expect(bad.statusCode).toBe(422);

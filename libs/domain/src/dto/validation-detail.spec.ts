@@ -13,7 +13,7 @@ describe('toValidationDetail', () => {
     });
     expect(toValidationDetail(errors)).toEqual([
       { loc: ['body', 'box_id'], msg: 'box_id should not be empty', type: 'missing' },
-      { loc: ['body', 'rough', 'extra'], msg: 'extra: extra fields not permitted', type: 'extra_forbidden' },
+      { loc: ['body', 'rough', 'extra'], msg: 'extra fields not permitted', type: 'extra_forbidden' },
       {
         loc: ['body', 'rough', 'carats'],
         msg: 'carats must be a number greater than 0 or decimal text such as "1.25"',

@@ -52,7 +52,8 @@ export function toValidationDetail(errors: readonly ValidationError[], root: (st
       const constraints = error.constraints ?? {};
       const absent = error.value === undefined && constraints.isDefined !== undefined;
       for (const [constraint, msg] of Object.entries(absent ? { isDefined: constraints.isDefined } : constraints)) {
-        const message = constraint === 'whitelistValidation' ? `${String(key)}: extra fields not permitted` : msg;
+        // The field is named by `loc` (and by the summary's `<path>: `), as the multipart parser's refusal does.
+        const message = constraint === 'whitelistValidation' ? 'extra fields not permitted' : msg;
         out.push({ loc, msg: message, type: validationErrorType(constraint) });
       }
       if (error.children?.length) walk(error.children, loc);

@@ -127,12 +127,21 @@ export class UnauthenticatedError extends DomainError {
  * MAX_VALIDATION_DETAILS entries are sent; `detail_omitted` counts the rest.
  */
 export function invalidFields(details: readonly ValidationDetailItem[]): InvalidError {
+  return new InvalidError(validationBody(details));
+}
+
+/**
+ * A 422's body: the first MAX_VALIDATION_DETAILS entries of `details`, `message` summing them up (`<path>: <msg>`,
+ * `; ` between) and `detail_omitted` counting the rest when there are more. One form for every 422 of fields, the
+ * validation pipe's (service-kit's `RequestValidationException`) and a service's rule (`invalidFields`).
+ */
+export function validationBody(details: readonly ValidationDetailItem[]): { detail: ValidationDetailItem[]; message: string; detail_omitted?: number } {
   const shown = details.slice(0, MAX_VALIDATION_DETAILS);
   const omitted = details.length - shown.length;
   const message = shown.map((d) => `${d.loc.slice(1).join('.') || d.loc[0]}: ${d.msg}`).join('; ');
-  return new InvalidError({
+  return {
     detail: shown,
     message: omitted > 0 ? `${message}; and ${omitted} more` : message,
     ...(omitted > 0 ? { detail_omitted: omitted } : {}),
-  });
+  };
 }
