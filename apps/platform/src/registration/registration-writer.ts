@@ -5,10 +5,14 @@ import { activeTraceparent } from '@dtp/events';
 import { histogramOf, ServiceMetrics } from '@dtp/service-kit';
 import { DiamondsRepository, NewDiamondWrite } from '../diamonds/diamonds.repository';
 
-/** At most this many registrations share one statement (about 50 parameters each; PostgreSQL allows 65,535). */
-export const MAX_ROWS_PER_STATEMENT = 16;
-/** At most this many shared statements run at once; registrations arriving meanwhile wait for the next one. */
-export const MAX_STATEMENTS_IN_FLIGHT = 2;
+/** At most this many registrations share one statement (about 57 parameters each; PostgreSQL allows 65,535). */
+export const MAX_ROWS_PER_STATEMENT = 32;
+/**
+ * At most this many shared statements run at once; registrations arriving meanwhile wait for the next one. One: the
+ * registrations in flight (up to MAX_ROWS_PER_STATEMENT) share one commit instead of being split over two, and each
+ * replica of several then sends PostgreSQL one commit at a time (docs/platform.md, "Registrations written together").
+ */
+export const MAX_STATEMENTS_IN_FLIGHT = 1;
 
 interface Queued {
   write: NewDiamondWrite;
@@ -20,10 +24,10 @@ interface Queued {
  * Writes the rough registrations of the hot path (no explicit transaction), several in one statement when they
  * arrive together: group commit, done by the service. Each registration's diamond, custody entry and event are
  * still written all or none; what changes is that registrations arriving within the same turn of the event loop,
- * or while MAX_STATEMENTS_IN_FLIGHT statements are running, share one statement, one round trip and one commit.
+ * or while the statement before them is running, share one statement, one round trip and one commit.
  * PostgreSQL then spends about a third of the CPU per registration, and the service less per registration on the
  * driver (docs/platform.md, "Registrations written together"). No request waits on a timer: a registration
- * that finds fewer statements running than the limit is written in the next turn of the event loop.
+ * that finds no statement running is written in the next turn of the event loop.
  *
  * A statement that PostgreSQL refuses (for example one duplicate among sixteen new diamonds) rolls back all of
  * its rows; each registration of it is then written alone, so each request gets its own answer (the duplicate its
@@ -127,6 +131,6 @@ function batchHistogram(metrics: ServiceMetrics): Histogram {
   return histogramOf(metrics.registry, {
     name,
     help: 'Rough registrations written by one statement (registrations that arrive together share one)',
-    buckets: [1, 2, 4, 8, MAX_ROWS_PER_STATEMENT],
+    buckets: [1, 2, 4, 8, 16, MAX_ROWS_PER_STATEMENT],
   });
 }
