@@ -2,7 +2,7 @@ import { InternalServerErrorException } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import '@fastify/multipart';
 import { BlobStore, BlobTooLargeError, isMediaType } from '@dtp/blob-store';
-import { DESCRIPTION_MAX_LENGTH, DomainError, ID_MAX_LENGTH, invalidFields, InvalidError, textProblem, TooLargeError } from '@dtp/domain';
+import { DESCRIPTION_MAX_LENGTH, DomainError, EXTRA_FIELD_MSG, ID_MAX_LENGTH, invalidFields, InvalidError, textProblem, TooLargeError } from '@dtp/domain';
 
 /** A file received into the blob store, with the form's text fields. */
 export interface ReceivedUpload {
@@ -71,7 +71,7 @@ export async function receiveUpload(req: FastifyRequest, blobs: BlobStore, opts:
       if (part.type === 'file') {
         if (part.fieldname !== 'file') {
           part.file.resume();
-          throw invalid(part.fieldname, 'extra fields not permitted (the file goes in "file")', 'extra_forbidden');
+          throw invalid(part.fieldname, `${EXTRA_FIELD_MSG} (the file goes in "file")`, 'extra_forbidden');
         }
         const filename = baseName(part.filename);
         const badName = filename === null ? null : textFieldProblem(filename, ID_MAX_LENGTH, false);
@@ -92,7 +92,7 @@ export async function receiveUpload(req: FastifyRequest, blobs: BlobStore, opts:
         if (stream.truncated) throw new BlobTooLargeError(opts.limitBytes);
         stored = { hash: put.hash, size: put.size, filename, contentType };
       } else {
-        if (!opts.fields.includes(part.fieldname)) throw invalid(part.fieldname, 'extra fields not permitted', 'extra_forbidden');
+        if (!opts.fields.includes(part.fieldname)) throw invalid(part.fieldname, EXTRA_FIELD_MSG, 'extra_forbidden');
         if (part.fieldname in fields) throw invalid(part.fieldname, `${part.fieldname} must be given once`, 'too_long');
         if (part.valueTruncated) throw invalid(part.fieldname, `${part.fieldname} is too long`, 'string_too_long');
         const value = String(part.value);

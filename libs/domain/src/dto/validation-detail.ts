@@ -7,6 +7,9 @@ export interface ValidationDetailItem {
   type: string;
 }
 
+/** The `msg` of a field no schema has (`type` `extra_forbidden`); the field itself is named by `loc`. */
+export const EXTRA_FIELD_MSG = 'extra fields not permitted';
+
 /** FastAPI-style error types for the class-validator constraints that have a well-known equivalent. */
 const TYPE_BY_CONSTRAINT: Record<string, string> = {
   whitelistValidation: 'extra_forbidden',
@@ -52,8 +55,7 @@ export function toValidationDetail(errors: readonly ValidationError[], root: (st
       const constraints = error.constraints ?? {};
       const absent = error.value === undefined && constraints.isDefined !== undefined;
       for (const [constraint, msg] of Object.entries(absent ? { isDefined: constraints.isDefined } : constraints)) {
-        // The field is named by `loc` (and by the summary's `<path>: `), as the multipart parser's refusal does.
-        const message = constraint === 'whitelistValidation' ? 'extra fields not permitted' : msg;
+        const message = constraint === 'whitelistValidation' ? EXTRA_FIELD_MSG : msg;
         out.push({ loc, msg: message, type: validationErrorType(constraint) });
       }
       if (error.children?.length) walk(error.children, loc);
