@@ -107,20 +107,20 @@ const bench: Benchmark = async (report) => {
           anchor: GOAL_MB,
           ratio: round(peak[s] / GOAL_MB, 3),
         });
-        const privates = setting.suffix
-          ? []
-          : ([
-              ['idle_private', idlePrivate],
-              ['load_private_peak', peakPrivate],
-            ] as const);
-        for (const [figure, mb] of privates) {
-          report({
-            name: `memory.${s}.${figure} (${label}: anonymous memory, without the binary's shared file pages)`,
-            value: round(mb[s], 1),
-            unit: 'MB',
-            anchor: null,
-            ratio: null,
-          });
+        if (!setting.suffix) {
+          const privates = [
+            ['idle_private', idlePrivate],
+            ['load_private_peak', peakPrivate],
+          ] as const;
+          for (const [figure, mb] of privates) {
+            report({
+              name: `memory.${s}.${figure} (${label}: anonymous memory, without the binary's shared file pages)`,
+              value: round(mb[s], 1),
+              unit: 'MB',
+              anchor: null,
+              ratio: null,
+            });
+          }
         }
         report({
           name: `idle.${s}.cpu${setting.suffix} (${label}; over ${IDLE_CPU_S} s)`,
