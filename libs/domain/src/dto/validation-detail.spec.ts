@@ -1,5 +1,7 @@
 import { CreateRoughDiamondDto } from './create-rough-diamond.dto';
 import { ConsistencyQueryDto } from './custody.dto';
+import { LookupQueryDto } from './lookup.dto';
+import { CreateWebhookRequest, EventFeedQueryDto } from '../webhooks';
 import { validatePlain } from './spec-helpers';
 import { toValidationDetail } from './validation-detail';
 
@@ -33,5 +35,24 @@ describe('toValidationDetail', () => {
     // A value that is there but wrong still gets every check it fails.
     const zero = validatePlain(ConsistencyQueryDto, { from: '0', to: '3' });
     expect(toValidationDetail(zero.errors, ['query'])).toEqual([{ loc: ['query', 'from'], msg: 'from must not be less than 1', type: 'greater_than_equal' }]);
+  });
+
+  it('gives a value of the wrong kind its kind entries only, not the checks that presume the kind', () => {
+    // null for a text of at most 1,000 characters: not "shorter than or equal to 1000 characters".
+    const nullText = validatePlain(CreateWebhookRequest, { url: 'https://hooks.example.com/dtp', description: null });
+    expect(toValidationDetail(nullText.errors)).toEqual([{ loc: ['body', 'description'], msg: 'description must be a string', type: 'string_type' }]);
+    // A text for a list of at most 7 distinct types: not "no more than 7 elements", "elements must be unique".
+    const text = validatePlain(CreateWebhookRequest, { url: 'https://hooks.example.com/dtp', event_types: 'dtp.diamond.updated' });
+    expect(toValidationDetail(text.errors)).toEqual([{ loc: ['body', 'event_types'], msg: 'event_types must be an array', type: 'list_type' }]);
+    // A repeated query parameter arrives as a list.
+    const repeated = validatePlain(EventFeedQueryDto, { limit: ['1', '2'] });
+    expect(toValidationDetail(repeated.errors, ['query'])).toEqual([{ loc: ['query', 'limit'], msg: 'limit must be an integer number', type: 'int_type' }]);
+    const twice = validatePlain(LookupQueryDto, { grader_report_number: ['abc', 'def'] });
+    expect(toValidationDetail(twice.errors, ['query'])).toEqual([
+      { loc: ['query', 'grader_report_number'], msg: 'grader_report_number must be a string', type: 'string_type' },
+    ]);
+    // A value of the right kind still gets every check it fails.
+    const long = validatePlain(CreateWebhookRequest, { url: 'https://hooks.example.com/dtp', event_types: ['dtp.ping', 'dtp.ping'] });
+    expect(toValidationDetail(long.errors).map((d) => d.type)).toEqual(['enum', 'array_unique']);
   });
 });

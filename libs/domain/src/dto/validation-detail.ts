@@ -35,6 +35,14 @@ const TYPE_BY_CONSTRAINT: Record<string, string> = {
   nestedValidation: 'model_type',
 };
 
+/**
+ * The constraints that say what kind of value a member takes (text, integer, number, boolean, object, list). A value
+ * of another kind fails the checks that presume that kind too (a `null` description is not "longer than 1000
+ * characters", a repeated query parameter is not "shorter than 1 character"), so where one of these fails, only
+ * these are listed.
+ */
+const TYPE_CONSTRAINTS = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isObject', 'isArray', 'nestedValidation']);
+
 /** `isPositiveDecimal` → `is_positive_decimal` for constraints without a FastAPI equivalent. */
 export function validationErrorType(constraint: string): string {
   return TYPE_BY_CONSTRAINT[constraint] ?? constraint.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
@@ -44,7 +52,8 @@ export function validationErrorType(constraint: string): string {
  * Flattens class-validator errors into `detail` entries, one per failed constraint, with `loc` the path
  * to the field (array indices as numbers), prefixed with `root` (e.g. ['body'] or ['query']). A required member
  * (`@IsDefined`) that is absent gets its one `missing` entry: the checks of its value (integer, minimum...) have
- * nothing to say about a value that is not there.
+ * nothing to say about a value that is not there. A value of the wrong kind gets only its kind's entries
+ * (TYPE_CONSTRAINTS): the checks of length, size, range or pattern presume the kind.
  */
 export function toValidationDetail(errors: readonly ValidationError[], root: (string | number)[] = ['body']): ValidationDetailItem[] {
   const out: ValidationDetailItem[] = [];
@@ -54,7 +63,9 @@ export function toValidationDetail(errors: readonly ValidationError[], root: (st
       const loc = [...path, key];
       const constraints = error.constraints ?? {};
       const absent = error.value === undefined && constraints.isDefined !== undefined;
-      for (const [constraint, msg] of Object.entries(absent ? { isDefined: constraints.isDefined } : constraints)) {
+      const failed = Object.entries(absent ? { isDefined: constraints.isDefined } : constraints);
+      const wrongKind = failed.filter(([constraint]) => TYPE_CONSTRAINTS.has(constraint));
+      for (const [constraint, msg] of wrongKind.length > 0 ? wrongKind : failed) {
         const message = constraint === 'whitelistValidation' ? EXTRA_FIELD_MSG : msg;
         out.push({ loc, msg: message, type: validationErrorType(constraint) });
       }
