@@ -51,6 +51,9 @@ describe('toValidationDetail', () => {
     expect(toValidationDetail(twice.errors, ['query'])).toEqual([
       { loc: ['query', 'grader_report_number'], msg: 'grader_report_number must be a string', type: 'string_type' },
     ]);
+    // null for a required object: one entry, not also "should not be null" and "nested property must be object".
+    const nullObject = validatePlain(CreateRoughDiamondDto, { box_id: 'B', participant_id: 'P1', participant_timestamp: '2024-05-01T10:00:00Z', rough: null });
+    expect(toValidationDetail(nullObject.errors)).toEqual([{ loc: ['body', 'rough'], msg: 'rough must be an object', type: 'dict_type' }]);
     // A value of the right kind still gets every check it fails.
     const long = validatePlain(CreateWebhookRequest, { url: 'https://hooks.example.com/dtp', event_types: ['dtp.ping', 'dtp.ping'] });
     expect(toValidationDetail(long.errors).map((d) => d.type)).toEqual(['enum', 'array_unique']);

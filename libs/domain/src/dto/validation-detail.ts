@@ -39,9 +39,10 @@ const TYPE_BY_CONSTRAINT: Record<string, string> = {
  * The constraints that say what kind of value a member takes (text, integer, number, boolean, object, list). A value
  * of another kind fails the checks that presume that kind too (a `null` description is not "longer than 1000
  * characters", a repeated query parameter is not "shorter than 1 character"), so where one of these fails, only
- * these are listed.
+ * these are listed (and not `nestedValidation`'s "must be either object or array" beside `isObject`'s "must be an
+ * object", nor `isDefined`'s "should not be null" for a `null`).
  */
-const TYPE_CONSTRAINTS = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isObject', 'isArray', 'nestedValidation']);
+const TYPE_CONSTRAINTS = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isObject', 'isArray']);
 
 /** `isPositiveDecimal` → `is_positive_decimal` for constraints without a FastAPI equivalent. */
 export function validationErrorType(constraint: string): string {
