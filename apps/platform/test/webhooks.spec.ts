@@ -68,6 +68,19 @@ describe('webhooks and the event feed', () => {
       expect((await call(f, 'GET', `/webhooks/${created.webhook_id}`, p.token)).status).toBe(404);
     });
 
+    it('takes null for event_types (every type) and description (none) on creation, and a null description removes it', async () => {
+      const p = await knownParticipant(f, 'manufacturer');
+      // The OpenAPI document gives both as nullable; until 2026-12-07 creation refused null with 422.
+      const created = await subscribe(p, 'http://127.0.0.1:9/n', { event_types: null, description: null });
+      expect(created).toMatchObject({ event_types: null, description: null });
+      const described = await call<Webhook>(f, 'PATCH', `/webhooks/${created.webhook_id}`, p.token, { description: 'ERP' });
+      expect(described.body.description).toBe('ERP');
+      const cleared = await call<Webhook>(f, 'PATCH', `/webhooks/${created.webhook_id}`, p.token, { description: null });
+      expect(cleared.status).toBe(200);
+      expect(cleared.body).toEqual({ ...described.body, description: null });
+      expect((await call<Webhook>(f, 'GET', `/webhooks/${created.webhook_id}`, p.token)).body.description).toBeNull();
+    });
+
     it("answers 404 for another participant's webhook, whatever the operation", async () => {
       const owner = await knownParticipant(f, 'producer');
       const other = await knownParticipant(f, 'producer');

@@ -38,9 +38,9 @@ describe('toValidationDetail', () => {
   });
 
   it('gives a value of the wrong kind its kind entries only, not the checks that presume the kind', () => {
-    // null for a text of at most 1,000 characters: not "shorter than or equal to 1000 characters".
-    const nullText = validatePlain(CreateWebhookRequest, { url: 'https://hooks.example.com/dtp', description: null });
-    expect(toValidationDetail(nullText.errors)).toEqual([{ loc: ['body', 'description'], msg: 'description must be a string', type: 'string_type' }]);
+    // A number for a text of at most 1,000 characters: not "shorter than or equal to 1000 characters".
+    const number = validatePlain(CreateWebhookRequest, { url: 'https://hooks.example.com/dtp', description: 42 });
+    expect(toValidationDetail(number.errors)).toEqual([{ loc: ['body', 'description'], msg: 'description must be a string', type: 'string_type' }]);
     // A text for a list of at most 7 distinct types: not "no more than 7 elements", "elements must be unique".
     const text = validatePlain(CreateWebhookRequest, { url: 'https://hooks.example.com/dtp', event_types: 'dtp.diamond.updated' });
     expect(toValidationDetail(text.errors)).toEqual([{ loc: ['body', 'event_types'], msg: 'event_types must be an array', type: 'list_type' }]);

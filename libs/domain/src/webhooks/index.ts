@@ -141,6 +141,14 @@ const typesField: ApiPropertyOptions = {
   example: ['dtp.shipment.inbound', 'dtp.diamond.updated'],
 };
 
+const descriptionField: ApiPropertyOptions = {
+  type: 'string',
+  maxLength: DESCRIPTION_MAX_LENGTH,
+  nullable: true,
+  description: 'A note for you; absent or null: none.',
+  example: 'ERP inbound shipments',
+};
+
 /** Body of `POST {base_url}/webhooks`. */
 @ApiSchema(closedSchema('CreateWebhook', 'A new webhook subscription. Unknown fields are rejected.'))
 export class CreateWebhookRequest {
@@ -149,18 +157,18 @@ export class CreateWebhookRequest {
   url!: string;
 
   @ApiPropertyOptional(typesField)
-  @IsOptionalNonNull()
+  @IsOptional() // null: every type, as absent (until 2026-12-07 refused, though documented)
   @IsArray()
   @ArrayMaxSize(PARTICIPANT_EVENT_TYPE_VALUES.length)
   @ArrayUnique()
   @IsIn(PARTICIPANT_EVENT_TYPE_VALUES, { each: true })
-  event_types?: ParticipantEventType[];
+  event_types?: ParticipantEventType[] | null;
 
-  @ApiPropertyOptional({ type: 'string', maxLength: DESCRIPTION_MAX_LENGTH, example: 'ERP inbound shipments' })
-  @IsOptionalNonNull()
+  @ApiPropertyOptional(descriptionField)
+  @IsOptional() // null: none, as absent
   @IsString()
   @MaxLength(DESCRIPTION_MAX_LENGTH)
-  description?: string;
+  description?: string | null;
 }
 
 /** Body of `PATCH {base_url}/webhooks/{webhook_id}`: any of the members. */
@@ -184,11 +192,11 @@ export class UpdateWebhookRequest {
   @IsBoolean()
   enabled?: boolean;
 
-  @ApiPropertyOptional({ type: 'string', maxLength: DESCRIPTION_MAX_LENGTH })
-  @IsOptionalNonNull()
+  @ApiPropertyOptional({ ...descriptionField, description: 'A note for you; null removes it.' })
+  @IsOptional() // null: removes the description
   @IsString()
   @MaxLength(DESCRIPTION_MAX_LENGTH)
-  description?: string;
+  description?: string | null;
 }
 
 /** A webhook subscription as listed. */

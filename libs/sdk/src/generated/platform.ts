@@ -1967,8 +1967,11 @@ export interface components {
              *     ]
              */
             event_types?: ("dtp.shipment.inbound" | "dtp.shipment.accepted" | "dtp.shipment.rejected" | "dtp.diamond.updated" | "dtp.diamond.deleted" | "dtp.grading.received" | "dtp.validation.answered")[] | null;
-            /** @example ERP inbound shipments */
-            description?: string;
+            /**
+             * @description A note for you; absent or null: none.
+             * @example ERP inbound shipments
+             */
+            description?: string | null;
         };
         WebhookWithSecret: {
             /** Format: uuid */
@@ -2058,7 +2061,11 @@ export interface components {
             event_types?: ("dtp.shipment.inbound" | "dtp.shipment.accepted" | "dtp.shipment.rejected" | "dtp.diamond.updated" | "dtp.diamond.deleted" | "dtp.grading.received" | "dtp.validation.answered")[] | null;
             /** @description false pauses deliveries; true resumes (and re-enables a webhook disabled by a 410). */
             enabled?: boolean;
-            description?: string;
+            /**
+             * @description A note for you; null removes it.
+             * @example ERP inbound shipments
+             */
+            description?: string | null;
         };
         WebhookDelivery: {
             /** Format: uuid */
