@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { JsonExceptionFilter } from './errors';
 import { HttpConfig } from './http-settings';
-import { JSON_PARSER_OPTIONS, registerBodyDepthLimit } from './input-bounds';
+import { JSON_PARSER_OPTIONS, registerBodyDepthLimit, registerJsonBodyParser } from './input-bounds';
 import { KitModule, ServiceContext } from './kit.module';
 import { fixNestInterceptorContext } from './nest-interceptor-context';
 import { responseContractCheck } from './contract-hook';
@@ -184,5 +184,6 @@ export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyAp
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'docs/json', yamlDocumentUrl: 'docs/yaml' });
 
   await app.init();
+  registerJsonBodyParser(fastify);
   return app;
 }

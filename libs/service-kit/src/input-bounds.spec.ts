@@ -123,6 +123,40 @@ describe('input bounds: JSON depth (iterative, before class-transformer)', () =>
   });
 });
 
+describe('an empty body with a JSON content type', () => {
+  let app: NestFastifyApplication;
+  beforeAll(async () => ({ app } = await freshApp()));
+  afterAll(() => app.close());
+  const json = { 'content-type': 'application/json; charset=utf-8' };
+
+  it('is no body, as without the header: an operation that takes none answers as it does without', async () => {
+    // A client that sends Content-Type on every request (a session-wide header) was refused with 422 json_invalid.
+    const withHeader = await app.inject({ method: 'POST', url: '/bounds/raw', headers: { ...json, 'content-length': '0' } });
+    const without = await app.inject({ method: 'POST', url: '/bounds/raw' });
+    expect([withHeader.statusCode, withHeader.json()]).toEqual([201, { ok: true, type: 'undefined' }]);
+    expect([without.statusCode, without.json()]).toEqual([201, { ok: true, type: 'undefined' }]);
+  });
+
+  it('still leaves an operation that needs a body refusing its absence, by its DTO, the same with and without the header', async () => {
+    const withHeader = await app.inject({ method: 'POST', url: '/bounds/dto', headers: json, payload: '' });
+    const without = await app.inject({ method: 'POST', url: '/bounds/dto' });
+    expect(withHeader.statusCode).toBe(422);
+    expect(withHeader.json()).toEqual(without.json());
+    expect((withHeader.json() as { detail: Detail[] }).detail).toEqual([{ loc: ['body'], msg: 'Input should be a JSON object', type: 'missing' }]);
+  });
+
+  it('is not stretched to a body of white space or a malformed one: those are still json_invalid', async () => {
+    for (const payload of [' ', '\n', '{']) {
+      const res = await app.inject({ method: 'POST', url: '/bounds/raw', headers: json, payload });
+      expect([JSON.stringify(payload), res.statusCode, (res.json() as { detail: Detail[] }).detail[0].type]).toEqual([
+        JSON.stringify(payload),
+        422,
+        'json_invalid',
+      ]);
+    }
+  });
+});
+
 describe('input bounds: NUL and lone surrogates, and the 422 detail cap', () => {
   let app: NestFastifyApplication;
   let ctx: ServiceContext;

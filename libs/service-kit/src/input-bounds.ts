@@ -64,6 +64,24 @@ export function bodyDepthIssues(body: unknown, maxDepth = INPUT_BOUNDS.maxDepth)
 export const JSON_PARSER_OPTIONS = { onProtoPoisoning: 'ignore', onConstructorPoisoning: 'ignore' } as const;
 
 /**
+ * The JSON body parser of every service: Fastify's own (secure-json-parse with JSON_PARSER_OPTIONS), except that an
+ * empty body (`Content-Length: 0`) with a JSON content type is no body, as it is without the header. Fastify's
+ * refuses it ("Body cannot be empty when content-type is set to 'application/json'"), so a client that sends the
+ * header on every request (a session-wide header, common in integration code) got a 422 from every operation that
+ * takes no body (unlock, select, rotate-secret, DELETE) or an optional one (share). An operation that needs a body
+ * still refuses its absence, by its DTO ("Input should be a JSON object"). Registered after Nest's `app.init()`,
+ * which adds Nest's own JSON parser; that one also made a parser per request.
+ */
+export function registerJsonBodyParser(fastify: FastifyInstance): void {
+  const parse = fastify.getDefaultJsonParser(JSON_PARSER_OPTIONS.onProtoPoisoning, JSON_PARSER_OPTIONS.onConstructorPoisoning);
+  if (fastify.hasContentTypeParser('application/json')) fastify.removeContentTypeParser('application/json');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body.length === 0) return done(null, undefined);
+    void parse(request, body as string, done);
+  });
+}
+
+/**
  * NUL / lone-surrogate issues and reserved keys (RESERVED_KEYS: `constructor`, `toString`, ..., which Nest and
  * class-transformer would drop without a word) of a parsed value (body or query), at most MAX_VALIDATION_DETAILS + 1;
  * and, in the same walk, whether the value is only what JSON.parse makes (`plain`: scanJson's checkPlain).
