@@ -317,6 +317,31 @@ describe('Idempotency-Key on platform (POST/PATCH)', () => {
     });
   });
 
+  describe('share (POST /diamonds/{id}/share, optional body)', () => {
+    it('a retry without a body replays the first link: the body read as {} after the key was taken is not another request', async () => {
+      const d = await register(f, producer, { participant_id: `share-${newKey()}` });
+      for (const contentType of [undefined, 'application/json']) {
+        const key = newKey('share');
+        const send = async () => {
+          const headers: Record<string, string> = { authorization: producer.token, 'idempotency-key': key };
+          if (contentType) headers['content-type'] = contentType;
+          const res = await fetch(`${f.url}/diamonds/${d.diamond_id}/share`, { method: 'POST', headers });
+          return { status: res.status, body: (await res.json()) as Json, replayed: res.headers.get('idempotency-replayed') };
+        };
+        const first = await send();
+        expect([contentType, first.status, first.replayed]).toEqual([contentType, 201, null]);
+        // Until 2026-12-07: 422 idempotency_key_reused (stored with the digest of {}, compared with none).
+        const again = await send();
+        expect([contentType, again.status, again.replayed]).toEqual([contentType, 201, 'true']);
+        expect(again.body).toEqual(first.body);
+      }
+      // A body that differs is still another request.
+      const key = newKey('share');
+      expect((await keyed('POST', `/diamonds/${d.diamond_id}/share`, producer, key)).status).toBe(201);
+      expect((await keyed('POST', `/diamonds/${d.diamond_id}/share`, producer, key, { expires_at: '2999-01-01T00:00:00Z' })).status).toBe(422);
+    });
+  });
+
   describe('graded measurements (PATCH select)', () => {
     it('a retried PATCH replays its answer and makes one new version', async () => {
       const d = await register(f, producer);

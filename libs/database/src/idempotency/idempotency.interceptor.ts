@@ -72,7 +72,10 @@ export class IdempotencyInterceptor implements PassThroughInterceptor {
     if ('problem' in parsed) throw idempotencyKeyInvalid(parsed.problem);
     const { key } = parsed;
     const multipart = MultipartDigest.tap(request.raw);
-    const fingerprint = async () => requestFingerprint(request.method, request.url, multipart ? await multipart.digest() : bodyDigest(request.body));
+    // The body as it arrived, digested now: interceptors, pipes and the handler run after this one and may change
+    // `request.body` (an optional body is read as `{}`), and a retry is compared before any of them runs.
+    const arrived = multipart ? undefined : bodyDigest(request.body);
+    const fingerprint = async () => requestFingerprint(request.method, request.url, multipart ? await multipart.digest() : arrived!);
 
     const outcome = await this.uow.runShared(async (tx): Promise<Outcome> => {
       if (!(await this.store.tryLock(tx, participantId, key))) throw idempotencyKeyInUse();
