@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { DECORATORS } from '@nestjs/swagger';
 import type { ClassConstructor } from 'class-transformer';
 import { getMetadataStorage } from 'class-validator';
-import { EXAMPLE_IDS } from '../records/examples';
+import { EXAMPLE_IDS, VALIDATE_JSON_EXAMPLE, VERIFY_REQUEST_EXAMPLE } from '../records/examples';
 import { CreateWebhookRequest, EventFeedQueryDto, UpdateWebhookRequest } from '../webhooks';
 import { OnboardParticipantDto, ProvenanceInputDto, RegisterCertificateDto } from './auth.dto';
 import { BulkDeleteEntryDto, BulkDeleteRequestDto } from './bulk-delete.dto';
@@ -193,20 +193,8 @@ const CASES: [string, ClassConstructor<object>, Record<string, unknown>][] = [
   ['UserGradedMeasurementDto', UserGradedMeasurementDto, GRADED],
   // Beyond the spec's operations: GIS, auth's admin API, webhooks, the event feed, lookup, shares, custody.
   ['GradingSubmissionDto', GradingSubmissionDto, GRADED],
-  ['VerifyRequestDto', VerifyRequestDto, { carat_weight: 1.02, shape_group: 'Round' }],
-  [
-    'ValidateJsonRequestDto',
-    ValidateJsonRequestDto,
-    {
-      shape_group: 'Round',
-      estimated_weight_crt: 1.02,
-      girdle_avg_mm: 7.55,
-      table_avg_mm: 3.71,
-      total_depth_mm: 4.2,
-      crown_angle_deg: 34.5,
-      pavillion_angle_deg: 40.8,
-    },
-  ],
+  ['VerifyRequestDto', VerifyRequestDto, { ...VERIFY_REQUEST_EXAMPLE }],
+  ['ValidateJsonRequestDto', ValidateJsonRequestDto, { ...VALIDATE_JSON_EXAMPLE }],
   ['ProvenanceInputDto', ProvenanceInputDto, { name: 'Karowe', type: 'mine', country_code: 'BW' }],
   [
     'OnboardParticipantDto',
