@@ -6,6 +6,7 @@ import type { FastifyRequest } from 'fastify';
 import pino from 'pino';
 import { Gauge, Counter } from 'prom-client';
 import { createHttpApp } from './bootstrap';
+import { NOT_UTF8 } from './input-bounds';
 import { newServiceContext } from './listen';
 import { ServiceContext } from './kit.module';
 
@@ -143,6 +144,23 @@ describe('an empty body with a JSON content type', () => {
     expect(withHeader.statusCode).toBe(422);
     expect(withHeader.json()).toEqual(without.json());
     expect((withHeader.json() as { detail: Detail[] }).detail).toEqual([{ loc: ['body'], msg: 'Input should be a JSON object', type: 'missing' }]);
+  });
+
+  it('a body that is not UTF-8 is refused (422 json_invalid), not stored with replacement characters', async () => {
+    // Until 2026-12-07 "\xff\xfe" arrived as "\ufffd\ufffd" and was stored so.
+    for (const bytes of [
+      Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+      Buffer.from('{"name":"\xe9"}', 'latin1'),
+    ]) {
+      const res = await app.inject({ method: 'POST', url: '/bounds/dto', headers: json, payload: bytes });
+      expect(res.statusCode).toBe(422);
+      expect((res.json() as { detail: Detail[] }).detail).toEqual([{ loc: ['body'], msg: `JSON decode error: ${NOT_UTF8}`, type: 'json_invalid' }]);
+    }
+    // The same text in UTF-8, a byte order mark and U+FFFD itself included, is taken.
+    for (const text of ['{"name":"\u00e9"}', '\ufeff{"name":"\u00e9"}', '{"name":"\ufffd"}']) {
+      const res = await app.inject({ method: 'POST', url: '/bounds/dto', headers: json, payload: Buffer.from(text, 'utf8') });
+      expect([text, res.statusCode, res.json()]).toEqual([text, 201, { ok: true, keys: ['name'] }]);
+    }
   });
 
   it('is not stretched to a body of white space or a malformed one: those are still json_invalid', async () => {

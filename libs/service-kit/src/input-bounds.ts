@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { JsonScanIssue, MAX_JSON_DEPTH, MAX_VALIDATION_DETAILS, scanJson } from '@dtp/domain';
 import { RequestValidationException, ValidationDetail } from './errors';
@@ -65,7 +66,8 @@ export const JSON_PARSER_OPTIONS = { onProtoPoisoning: 'ignore', onConstructorPo
 
 /**
  * The JSON body parser of every service: Fastify's own (secure-json-parse with JSON_PARSER_OPTIONS), except that an
- * empty body (`Content-Length: 0`) with a JSON content type is no body, as it is without the header. Fastify's
+ * empty body (`Content-Length: 0`) with a JSON content type is no body, as it is without the header, and a body that
+ * is not UTF-8 is refused rather than decoded with replacement characters. Fastify's
  * refuses it ("Body cannot be empty when content-type is set to 'application/json'"), so a client that sends the
  * header on every request (a session-wide header, common in integration code) got a 422 from every operation that
  * takes no body (unlock, select, rotate-secret, DELETE) or an optional one (share). An operation that needs a body
@@ -75,11 +77,18 @@ export const JSON_PARSER_OPTIONS = { onProtoPoisoning: 'ignore', onConstructorPo
 export function registerJsonBodyParser(fastify: FastifyInstance): void {
   const parse = fastify.getDefaultJsonParser(JSON_PARSER_OPTIONS.onProtoPoisoning, JSON_PARSER_OPTIONS.onConstructorPoisoning);
   if (fastify.hasContentTypeParser('application/json')) fastify.removeContentTypeParser('application/json');
-  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body.length === 0) return done(null, undefined);
-    void parse(request, body as string, done);
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (bytes.length === 0) return done(null, undefined);
+    // RFC 8259 8.1: JSON text is UTF-8. Decoded as it comes, a byte that is not would become U+FFFD in the stored
+    // value, without a word: refused instead (422 json_invalid, by the exception filter).
+    if (!isUtf8(bytes)) return done(Object.assign(new Error(NOT_UTF8), { statusCode: 400 }), undefined);
+    void parse(request, bytes.toString('utf8'), done);
   });
 }
+
+/** Why a JSON body that is not UTF-8 is refused (the 422's `msg` follows "JSON decode error: "). */
+export const NOT_UTF8 = 'Body is not valid JSON: it is not UTF-8 (RFC 8259 8.1)';
 
 /**
  * NUL / lone-surrogate issues and reserved keys (RESERVED_KEYS: `constructor`, `toString`, ..., which Nest and
