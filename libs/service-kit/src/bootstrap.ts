@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { JsonExceptionFilter } from './errors';
 import { HttpConfig } from './http-settings';
-import { JSON_PARSER_OPTIONS, registerBodyDepthLimit, registerJsonBodyParser } from './input-bounds';
+import { registerBodyDepthLimit, registerJsonBodyParser } from './input-bounds';
 import { KitModule, ServiceContext } from './kit.module';
 import { fixNestInterceptorContext } from './nest-interceptor-context';
 import { responseContractCheck } from './contract-hook';
@@ -111,8 +111,7 @@ export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyAp
     genReqId: () => randomUUID(),
     logController: new LogController({ requestIdLogLabel: 'reqId', disableRequestLogging: true }),
     bodyLimit: opts.bodyLimit ?? 1024 * 1024,
-    // `__proto__` and constructor.prototype are refused by the depth bound's hook, named (input-bounds.ts).
-    ...JSON_PARSER_OPTIONS,
+    // No JSON parser options here: registerJsonBodyParser (after app.init()) replaces the parser they would set.
     // Not `true` (anyone could write X-Forwarded-For): only TRUSTED_PROXIES hops (http-settings.ts).
     trustProxy: ctx.http.trustProxy,
   });

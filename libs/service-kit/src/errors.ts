@@ -59,7 +59,6 @@ function unreadableContentType(request: FastifyRequest): ValidationDetail {
 /** A body that cannot be parsed at all (malformed JSON, wrong content type) is also a 422 with `detail`. */
 function bodyParseDetail(err: { code?: string; message: string; statusCode?: number }): ValidationDetail[] | null {
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') return [{ loc: ['body'], msg: err.message, type: 'content_type' }];
-  if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return [{ loc: ['body'], msg: 'Field required', type: 'missing' }];
   // V8's JSON.parse does not recurse, but should a body parser ever overflow on a deep body (Fastify marks its
   // parser errors 400), that is the client's 422. A RangeError elsewhere stays a 500: it is a bug to see.
   if (err.statusCode === 400 && (err instanceof RangeError || /call stack size/i.test(err.message))) {

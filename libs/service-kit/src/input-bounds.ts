@@ -65,14 +65,14 @@ export function bodyDepthIssues(body: unknown, maxDepth = INPUT_BOUNDS.maxDepth)
 export const JSON_PARSER_OPTIONS = { onProtoPoisoning: 'ignore', onConstructorPoisoning: 'ignore' } as const;
 
 /**
- * The JSON body parser of every service: Fastify's own (secure-json-parse with JSON_PARSER_OPTIONS), except that an
- * empty body (`Content-Length: 0`) with a JSON content type is no body, as it is without the header, and a body that
- * is not UTF-8 is refused rather than decoded with replacement characters. Fastify's
- * refuses it ("Body cannot be empty when content-type is set to 'application/json'"), so a client that sends the
- * header on every request (a session-wide header, common in integration code) got a 422 from every operation that
- * takes no body (unlock, select, rotate-secret, DELETE) or an optional one (share). An operation that needs a body
- * still refuses its absence, by its DTO ("Input should be a JSON object"). Registered after Nest's `app.init()`,
- * which adds Nest's own JSON parser; that one also made a parser per request.
+ * The JSON body parser of every service: Fastify's own (secure-json-parse with JSON_PARSER_OPTIONS), with two
+ * differences. An empty body (`Content-Length: 0`) with a JSON content type is no body, as it is without the header:
+ * Fastify's refuses it ("Body cannot be empty when content-type is set to 'application/json'"), so a client that
+ * sends the header on every request (a session-wide header, common in integration code) got a 422 from every
+ * operation that takes no body (unlock, select, rotate-secret, DELETE) or an optional one (share); an operation that
+ * needs a body still refuses its absence, by its DTO ("Input should be a JSON object"). And a body that is not UTF-8
+ * is refused rather than decoded with replacement characters. Registered after Nest's `app.init()`, which adds
+ * Nest's own JSON parser (one that also made a parser per request); the only JSON parser a request meets.
  */
 export function registerJsonBodyParser(fastify: FastifyInstance): void {
   const parse = fastify.getDefaultJsonParser(JSON_PARSER_OPTIONS.onProtoPoisoning, JSON_PARSER_OPTIONS.onConstructorPoisoning);
@@ -103,7 +103,7 @@ export function textScan(value: unknown): { issues: JsonScanIssue[]; plain: bool
 
 /**
  * Registers the depth bound, and the refusal of keys that could pollute a prototype, on every route of `fastify` (a
- * preValidation hook: after parsing, before Nest). Required with JSON_PARSER_OPTIONS.
+ * preValidation hook: after parsing, before Nest). Required with JSON_PARSER_OPTIONS (registerJsonBodyParser).
  */
 export function registerBodyDepthLimit(fastify: FastifyInstance, maxDepth = INPUT_BOUNDS.maxDepth): void {
   fastify.addHook('preValidation', async (request: FastifyRequest, reply: FastifyReply) => {
