@@ -124,13 +124,13 @@ describe('input bounds: JSON depth (iterative, before class-transformer)', () =>
   });
 });
 
-describe('an empty body with a JSON content type', () => {
+describe('the JSON body parser (registerJsonBodyParser)', () => {
   let app: NestFastifyApplication;
   beforeAll(async () => ({ app } = await freshApp()));
   afterAll(() => app.close());
   const json = { 'content-type': 'application/json; charset=utf-8' };
 
-  it('is no body, as without the header: an operation that takes none answers as it does without', async () => {
+  it('reads an empty body with the JSON header as no body, as without the header: an operation that takes none answers as it does without', async () => {
     // A client that sends Content-Type on every request (a session-wide header) was refused with 422 json_invalid.
     const withHeader = await app.inject({ method: 'POST', url: '/bounds/raw', headers: { ...json, 'content-length': '0' } });
     const without = await app.inject({ method: 'POST', url: '/bounds/raw' });
@@ -138,7 +138,7 @@ describe('an empty body with a JSON content type', () => {
     expect([without.statusCode, without.json()]).toEqual([201, { ok: true, type: 'undefined' }]);
   });
 
-  it('still leaves an operation that needs a body refusing its absence, by its DTO, the same with and without the header', async () => {
+  it('still leaves an operation that needs a body refusing an empty one, by its DTO, the same with and without the header', async () => {
     const withHeader = await app.inject({ method: 'POST', url: '/bounds/dto', headers: json, payload: '' });
     const without = await app.inject({ method: 'POST', url: '/bounds/dto' });
     expect(withHeader.statusCode).toBe(422);
@@ -148,10 +148,7 @@ describe('an empty body with a JSON content type', () => {
 
   it('a body that is not UTF-8 is refused (422 json_invalid), not stored with replacement characters', async () => {
     // Until 2026-12-07 "\xff\xfe" arrived as "\ufffd\ufffd" and was stored so.
-    for (const bytes of [
-      Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
-      Buffer.from('{"name":"\xe9"}', 'latin1'),
-    ]) {
+    for (const bytes of [Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]), Buffer.from('{"name":"\xe9"}', 'latin1')]) {
       const res = await app.inject({ method: 'POST', url: '/bounds/dto', headers: json, payload: bytes });
       expect(res.statusCode).toBe(422);
       expect((res.json() as { detail: Detail[] }).detail).toEqual([{ loc: ['body'], msg: `JSON decode error: ${NOT_UTF8}`, type: 'json_invalid' }]);
@@ -163,7 +160,7 @@ describe('an empty body with a JSON content type', () => {
     }
   });
 
-  it('is not stretched to a body of white space or a malformed one: those are still json_invalid', async () => {
+  it('does not stretch that to a body of white space or a malformed one: those are still json_invalid', async () => {
     for (const payload of [' ', '\n', '{']) {
       const res = await app.inject({ method: 'POST', url: '/bounds/raw', headers: json, payload });
       expect([JSON.stringify(payload), res.statusCode, (res.json() as { detail: Detail[] }).detail[0].type]).toEqual([
