@@ -117,6 +117,22 @@ describe('admin API', () => {
       const shown = (await (await get(`/admin/participants/${String(participant_id)}`)).json()) as Json;
       expect(shown.provenance).toBeNull();
     });
+    it('takes integration_started_at as a date or a date-time with a zone, and answers 422 (not 500) for other ISO 8601 forms', async () => {
+      const started = async (value: string) => {
+        const res = await post('/admin/participants', { name: 'Legacy ERP', role: 'manufacturer', integration_started_at: value });
+        expect(res.status).toBe(201);
+        const { participant_id } = (await res.json()) as Json;
+        return ((await (await get(`/admin/participants/${String(participant_id)}`)).json()) as Json).integration_started_at;
+      };
+      expect(await started('2021-05-01')).toBe('2021-05-01T00:00:00.000Z');
+      expect(await started('2021-05-01T02:30:00+02:00')).toBe('2021-05-01T00:30:00.000Z');
+      for (const value of ['2021-W05-1', '2021-123', '20210501T093000Z', '2021-05-01T09', '2021-05-01T09:30:00,5Z', '2021-05-01T09:30:00']) {
+        const res = await post('/admin/participants', { name: 'Legacy ERP', role: 'manufacturer', integration_started_at: value });
+        expect({ value, status: res.status }).toEqual({ value, status: 422 });
+        const body = (await res.json()) as { detail: { loc: string[]; type: string }[] };
+        expect(body.detail).toEqual([expect.objectContaining({ loc: ['body', 'integration_started_at'], type: 'datetime_parsing' })]);
+      }
+    });
   });
 
   describe('GET /admin/participants/{id}', () => {

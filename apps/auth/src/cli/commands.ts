@@ -18,7 +18,7 @@ export const USAGE = `usage: npm run auth:cli -- <command> [options]   (prints J
 
   onboard --name <name> --role <producer|manufacturer|retailer|grading_lab|non_participant>
           [--provenance-name <name> --provenance-type <type> [--country-code <XX>]]
-          [--integration-started-at <ISO date-time>]   (before 2023-06-30: a legacy integration, mutual TLS allowed)
+          [--integration-started-at <date or date-time with a zone>]   (before 2023-06-30: a legacy integration, mutual TLS allowed)
   add-credential --participant <participant_id>
   revoke-client --client-id <client_id>
   show --participant <participant_id>

@@ -5,7 +5,7 @@ import { IsISO31661Alpha2, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, Len
 import { ROLE_VALUES, Role } from '../enums/participant';
 import { ID_MAX_LENGTH, NAME_MAX_LENGTH } from '../rules/limits';
 import { CERTIFICATE_PEM_MAX_LENGTH, MTLS_INTEGRATION_CUTOFF } from '../rules/mtls';
-import { IsIsoDateTime, IsOptionalNonNull } from './validators';
+import { IsInstantOrDate, IsOptionalNonNull } from './validators';
 
 /** A request body's schema: named, and closed (the validation pipe refuses unknown members with 422). */
 const requestSchema = (name: string, description: string) => ({ name, description, additionalProperties: false }) as ApiSchemaOptions;
@@ -63,12 +63,13 @@ export class OnboardParticipantDto {
     type: 'string',
     format: 'date-time',
     description:
-      "When the participant's integration started (ISO 8601 date-time; default: now). Only participants whose integration " +
+      "When the participant's integration started: a date-time with a time zone, or a date (midnight UTC); default: now. " +
+      'A week or ordinal date, a bare year or a time without a zone is refused (422). Only participants whose integration ' +
       `started before ${MTLS_INTEGRATION_CUTOFF} may use mutual TLS (legacy client certificates); everyone else gets OAuth 2.0 credentials only.`,
     example: '2021-05-01T00:00:00Z',
   })
   @IsOptionalNonNull()
-  @IsIsoDateTime()
+  @IsInstantOrDate()
   integration_started_at?: string;
 }
 

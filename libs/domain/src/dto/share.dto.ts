@@ -1,10 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ValidateBy, ValidationOptions } from 'class-validator';
 import { dateTimeField } from '../records/api-fields';
-import { IsIsoDateTime, IsOptionalNonNull } from './validators';
-
-/** RFC 3339 date-time with a time zone (Z or ±hh:mm): an instant, not a local time. */
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i;
+import { INSTANT_PATTERN, IsIsoDateTime, IsOptionalNonNull } from './validators';
 
 /** A date-time with a time zone that lies in the future (when validated). */
 export function IsFutureInstant(options?: ValidationOptions): PropertyDecorator {
@@ -12,7 +9,7 @@ export function IsFutureInstant(options?: ValidationOptions): PropertyDecorator 
     {
       name: 'isFutureInstant',
       validator: {
-        validate: (value: unknown) => typeof value === 'string' && INSTANT.test(value) && Date.parse(value) > Date.now(),
+        validate: (value: unknown) => typeof value === 'string' && INSTANT_PATTERN.test(value) && Date.parse(value) > Date.now(),
         defaultMessage: (a) => `${a?.property} must be a date-time with a time zone (e.g. 2030-01-01T00:00:00Z) in the future`,
       },
     },

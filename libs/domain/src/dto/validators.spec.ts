@@ -3,6 +3,7 @@ import {
   IsCaratWeight,
   IsDiamondIdFormat,
   IsEntitySpecificTags,
+  IsInstantOrDate,
   IsIsoDateTime,
   IsNonNegativeDecimal,
   IsOptionalNonNull,
@@ -25,6 +26,7 @@ class Probe {
   @IsPlainObject() obj!: unknown;
   @IsStringMap() map!: unknown;
   @IsIsoDateTime() at!: unknown;
+  @IsInstantOrDate() instant!: unknown;
   @IsOptionalNonNull() @IsPositiveDecimal() maybe?: unknown;
 }
 
@@ -41,6 +43,7 @@ const valid = {
   obj: {},
   map: { a: 'b' },
   at: '2024-05-01T10:00:00Z',
+  instant: '2021-05-01T00:00:00Z',
 };
 const fails = (field: string, value: unknown) => failedPaths(Probe, { ...valid, [field]: value });
 
@@ -182,6 +185,45 @@ describe('custom validators', () => {
   describe('IsIsoDateTime', () => {
     it.each(['2024-05-01T10:00:00Z', '2024-05-01T10:00:00.123+02:00', '2024-05-01T10:00'])('accepts %p', (v) => expect(fails('at', v)).toEqual([]));
     it.each(['yesterday', '2023-02-30T10:00:00Z', '2024-13-01T00:00:00Z', 1714557600000, ''])('rejects %p', (v) => expect(fails('at', v)).toEqual(['at']));
+  });
+
+  describe('IsInstantOrDate', () => {
+    it.each([
+      '2021-05-01',
+      '2021-05-01T09:30:00Z',
+      '2021-05-01t09:30:00z',
+      '2021-05-01T09:30Z',
+      '2021-05-01T09:30:00.123456789+14:00',
+      '2024-02-29T23:59:59-12:00',
+    ])('accepts %p', (v) => expect(fails('instant', v)).toEqual([]));
+    // ISO 8601 forms that validator's strict isISO8601 accepts but JavaScript's Date cannot read (week, ordinal, basic
+    // format, hour only, a comma before the fraction) or reads in the server's local time (no zone), and impossible moments.
+    it.each([
+      '2021-W05-1',
+      '2021-123',
+      '20210501T093000Z',
+      '2021-05-01T09',
+      '2021-05-01T09:30:00,5Z',
+      '2021-05-01T09:30:00',
+      '2021-05-01 09:30:00Z',
+      '2021',
+      '2021-05',
+      '2021-02-29',
+      '2021-02-30T00:00:00Z',
+      '2021-05-01T24:00:00Z',
+      '2021-05-01T09:60:00Z',
+      '2021-05-01T09:30:00+24:00',
+      '0999-05-01',
+      ' 2021-05-01',
+      '',
+      1619827200000,
+      null,
+    ])('rejects %p', (v) => expect(fails('instant', v)).toEqual(['instant']));
+    it('names the field and both accepted forms', () => {
+      expect(messages(Probe, { ...valid, instant: '2021-W05-1' })).toEqual([
+        'instant must be a date (e.g. 2021-05-01, midnight UTC) or a date-time with a time zone (e.g. 2021-05-01T09:30:00Z)',
+      ]);
+    });
   });
 
   describe('IsOptionalNonNull', () => {

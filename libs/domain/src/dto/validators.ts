@@ -1,6 +1,7 @@
 import { IsISO8601, ValidateIf, ValidationArguments, ValidationOptions, registerDecorator } from 'class-validator';
 import { DECIMAL_TEXT_PATTERN, decimalPlaces, toDecimal } from '../rules/decimal';
 import { isDiamondId } from '../rules/ids';
+import { isCalendarDateTime } from './validation-verdict';
 import { CARATS_MAX, CARATS_MAX_DECIMALS, TAGS_MAX_BYTES, TAGS_MAX_DEPTH } from '../rules/limits';
 
 /**
@@ -152,6 +153,43 @@ export function IsStringMap(options?: ValidationOptions): PropertyDecorator {
 /** ISO 8601 date-time text, with calendar checks (rejects 2023-02-30). */
 export function IsIsoDateTime(options?: ValidationOptions): PropertyDecorator {
   return IsISO8601({ strict: true }, { message: (a: ValidationArguments) => `${a.property} must be an ISO 8601 date-time string`, ...options });
+}
+
+/**
+ * RFC 3339 date-time with a time zone (`Z` or `±hh:mm`; seconds and their fraction optional): an instant, not a local
+ * time, so every reader takes the same moment from it whatever its own time zone.
+ */
+export const INSTANT_PATTERN = /^\d{4}-\d{2}-\d{2}T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/i;
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * A moment the service compares with others (not text kept as sent): a calendar date (`2021-05-01`, midnight UTC) or
+ * a date-time with a time zone (INSTANT_PATTERN), on a day that exists, year 1000 to 9999. Other ISO 8601 forms
+ * (a week or ordinal date, a bare year, the basic format, a time without a zone, whose moment would depend on the
+ * server's time zone) are refused: JavaScript's Date reads none of them, or reads them in local time.
+ */
+export function IsInstantOrDate(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isInstantOrDate',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: {
+        message: (a: ValidationArguments) =>
+          `${a.property} must be a date (e.g. 2021-05-01, midnight UTC) or a date-time with a time zone (e.g. 2021-05-01T09:30:00Z)`,
+        ...options,
+      },
+      validator: { validate: isInstantOrDate },
+    });
+}
+
+export function isInstantOrDate(value: unknown): boolean {
+  return (
+    typeof value === 'string' &&
+    (DATE_PATTERN.test(value) || INSTANT_PATTERN.test(value)) &&
+    isCalendarDateTime(value.slice(0, 10)) &&
+    Number.isFinite(Date.parse(value))
+  );
 }
 
 /**

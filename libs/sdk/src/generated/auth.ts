@@ -375,7 +375,7 @@ export interface components {
             provenance?: components["schemas"]["ProvenanceInput"] | null;
             /**
              * Format: date-time
-             * @description When the participant's integration started (ISO 8601 date-time; default: now). Only participants whose integration started before 2023-06-30T00:00:00.000Z may use mutual TLS (legacy client certificates); everyone else gets OAuth 2.0 credentials only.
+             * @description When the participant's integration started: a date-time with a time zone, or a date (midnight UTC); default: now. A week or ordinal date, a bare year or a time without a zone is refused (422). Only participants whose integration started before 2023-06-30T00:00:00.000Z may use mutual TLS (legacy client certificates); everyone else gets OAuth 2.0 credentials only.
              * @example 2021-05-01T00:00:00Z
              */
             integration_started_at?: string;
