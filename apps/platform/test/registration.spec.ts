@@ -167,6 +167,12 @@ describe('POST /diamonds/rough/create', () => {
       [roughBody({ rough: { carats: 1, colour: 'AA' } }), 'body.rough.colour'],
       [roughBody({ participant_id: ' padded ' }), 'body.participant_id'],
       [roughBody({ participant_timestamp: 'yesterday' }), 'body.participant_timestamp'],
+      // ISO 8601 forms that are no date-time to a record's readers (JavaScript's Date reads none of these but the year)
+      [roughBody({ participant_timestamp: '2024' }), 'body.participant_timestamp'],
+      [roughBody({ participant_timestamp: '2024-W18-3' }), 'body.participant_timestamp'],
+      [roughBody({ participant_timestamp: '2024-122' }), 'body.participant_timestamp'],
+      [roughBody({ participant_timestamp: '20240501T100000Z' }), 'body.participant_timestamp'],
+      [roughBody({ participant_timestamp: '2024-05-01T10' }), 'body.participant_timestamp'],
       [roughBody({ assurance_level: 'maybe' }), 'body.assurance_level'],
       [roughBody({ sight_no: 1.5 }), 'body.sight_no'],
       [roughBody({ sight_no: 2 ** 60 }), 'body.sight_no'],

@@ -4,7 +4,7 @@ import { Type } from 'class-transformer';
 import { IsDefined, IsIn, IsNotEmpty, IsObject, IsOptional, IsString, MaxLength, ValidateNested } from 'class-validator';
 import { entitySpecificTagsField, isoTextField, participantIdField, tagsField } from '../records/api-fields';
 import { ID_MAX_LENGTH } from '../rules/limits';
-import { IsBoundedJsonObject, IsEntitySpecificTags, IsIsoDateTime, NoSurroundingWhitespace } from './validators';
+import { IsBoundedJsonObject, IsEntitySpecificTags, IsCalendarDateTime, NoSurroundingWhitespace } from './validators';
 
 /*
  * The members several request bodies share, each declared once: its OpenAPI schema and its validation together,
@@ -22,11 +22,11 @@ export const ParticipantIdMember = (description: string) =>
   stacked(ApiProperty(participantIdField(description)), IsString(), IsNotEmpty(), MaxLength(ID_MAX_LENGTH), NoSurroundingWhitespace());
 
 /** A required ISO 8601 date-time text, answered as sent. */
-export const TimestampMember = (description: string) => stacked(ApiProperty(isoTextField({ description })), IsIsoDateTime());
+export const TimestampMember = (description: string) => stacked(ApiProperty(isoTextField({ description })), IsCalendarDateTime());
 
 /** An optional, nullable ISO 8601 date-time text (absent or null: the body's `description` says what then). */
 export const OptionalTimestampMember = (description: string) =>
-  stacked(ApiPropertyOptional(isoTextField({ nullable: true, description })), IsOptional(), IsIsoDateTime());
+  stacked(ApiPropertyOptional(isoTextField({ nullable: true, description })), IsOptional(), IsCalendarDateTime());
 
 /** A required nested object, validated member by member as `of` (unknown members refused by its schema). */
 export const NestedMember = (of: () => new () => object) =>

@@ -6,7 +6,7 @@ import { SHAPE_GROUP_INPUT_VALUES } from '../rules/shape-groups';
 import { GradingFieldsDto } from './grading-fields.dto';
 import { isoTextField } from '../records/api-fields';
 import { CARATS_MAX, CARATS_MAX_DECIMALS, ID_MAX_LENGTH } from '../rules/limits';
-import { IsCaratWeight, IsIsoDateTime } from './validators';
+import { IsCaratWeight, IsCalendarDateTime } from './validators';
 
 const FINITE = { allowNaN: false, allowInfinity: false } as const;
 /** A request body's schema: named, and closed (the validation pipe refuses unknown members with 422). */
@@ -122,7 +122,7 @@ export class GradingSubmissionDto extends GradingFieldsDto {
   grading_lab!: GradingLab;
 
   @ApiProperty(isoTextField({ description: 'ISO 8601 date-time (RFC 3339 recommended); kept as sent.', example: '2025-03-04T10:00:00Z' }))
-  @IsIsoDateTime()
+  @IsCalendarDateTime()
   graded_date!: string;
 
   @ApiProperty({

@@ -5,7 +5,7 @@ import { SHAPE_VALUES, Shape } from '../enums/shape';
 import { GradingFieldsDto } from './grading-fields.dto';
 import { ApiEnums, caratsInput, closedSchema, isoTextField } from '../records/api-fields';
 import { ID_MAX_LENGTH } from '../rules/limits';
-import { IsCaratWeight, IsIsoDateTime } from './validators';
+import { IsCaratWeight, IsCalendarDateTime } from './validators';
 
 /**
  * A graded-measurement record the holder adds itself (`source: user`): every GradingDataView member
@@ -29,7 +29,7 @@ export class UserGradedMeasurementDto extends GradingFieldsDto {
   grading_lab?: GradingLab | null;
   @ApiPropertyOptional(isoTextField({ nullable: true, example: '2024-06-01T00:00:00Z' }))
   @IsOptional()
-  @IsIsoDateTime()
+  @IsCalendarDateTime()
   graded_date?: string | null;
   @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: ID_MAX_LENGTH, example: '2141438172' })
   @IsOptional()

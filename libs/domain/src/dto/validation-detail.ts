@@ -26,6 +26,7 @@ const TYPE_BY_CONSTRAINT: Record<string, string> = {
   isIso8601: 'datetime_parsing',
   isDateString: 'datetime_parsing',
   isInstantOrDate: 'datetime_parsing',
+  isCalendarDateTime: 'datetime_parsing',
   arrayMaxSize: 'too_long',
   arrayMinSize: 'too_short',
   maxLength: 'string_too_long',

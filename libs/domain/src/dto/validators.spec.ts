@@ -3,6 +3,7 @@ import {
   IsCaratWeight,
   IsDiamondIdFormat,
   IsEntitySpecificTags,
+  IsCalendarDateTime,
   IsInstantOrDate,
   IsIsoDateTime,
   IsNonNegativeDecimal,
@@ -27,6 +28,7 @@ class Probe {
   @IsStringMap() map!: unknown;
   @IsIsoDateTime() at!: unknown;
   @IsInstantOrDate() instant!: unknown;
+  @IsCalendarDateTime() kept!: unknown;
   @IsOptionalNonNull() @IsPositiveDecimal() maybe?: unknown;
 }
 
@@ -44,6 +46,7 @@ const valid = {
   map: { a: 'b' },
   at: '2024-05-01T10:00:00Z',
   instant: '2021-05-01T00:00:00Z',
+  kept: '2024-05-01T10:00:00Z',
 };
 const fails = (field: string, value: unknown) => failedPaths(Probe, { ...valid, [field]: value });
 
@@ -185,6 +188,32 @@ describe('custom validators', () => {
   describe('IsIsoDateTime', () => {
     it.each(['2024-05-01T10:00:00Z', '2024-05-01T10:00:00.123+02:00', '2024-05-01T10:00'])('accepts %p', (v) => expect(fails('at', v)).toEqual([]));
     it.each(['yesterday', '2023-02-30T10:00:00Z', '2024-13-01T00:00:00Z', 1714557600000, ''])('rejects %p', (v) => expect(fails('at', v)).toEqual(['at']));
+  });
+
+  describe('IsCalendarDateTime', () => {
+    it.each([
+      '2024-05-01T10:00:00Z',
+      '2024-05-01T10:00:00.123456789+02:00',
+      '2024-05-01T10:00:00+0200',
+      '2024-05-01T10:00',
+      '2024-05-01T10:00:00',
+      '2024-05-01 10:00:00Z',
+      '2024-05-01',
+      '2024-02-29T00:00:00Z',
+    ])('accepts %p (as validator does)', (v) => {
+      expect(fails('kept', v)).toEqual([]);
+      expect(fails('at', v)).toEqual([]);
+    });
+    // Taken by validator's strict isISO8601 (IsIsoDateTime, which events keep): a year or month alone is no date-time,
+    // and JavaScript's Date reads none of the others.
+    it.each(['2024', '2024-05', '2024-W18-3', '2024-122', '20240501T100000Z', '2024-05-01T10', '2024-05-01T10:00:00,5Z'])('refuses %p', (v) => {
+      expect(fails('at', v)).toEqual([]);
+      expect(fails('kept', v)).toEqual(['kept']);
+    });
+    it.each(['yesterday', '2023-02-30T10:00:00Z', '2024-13-01T00:00:00Z', '2024-05-01T24:00:00Z', '2024-05-01t10:00:00z', 1714557600000, '', null])(
+      'refuses %p',
+      (v) => expect(fails('kept', v)).toEqual(['kept']),
+    );
   });
 
   describe('IsInstantOrDate', () => {

@@ -1,4 +1,4 @@
-import { IsISO8601, ValidateIf, ValidationArguments, ValidationOptions, registerDecorator } from 'class-validator';
+import { IsISO8601, isISO8601, ValidateIf, ValidationArguments, ValidationOptions, registerDecorator } from 'class-validator';
 import { DECIMAL_TEXT_PATTERN, decimalPlaces, toDecimal } from '../rules/decimal';
 import { isDiamondId } from '../rules/ids';
 import { isCalendarDateTime } from './validation-verdict';
@@ -153,6 +153,39 @@ export function IsStringMap(options?: ValidationOptions): PropertyDecorator {
 /** ISO 8601 date-time text, with calendar checks (rejects 2023-02-30). */
 export function IsIsoDateTime(options?: ValidationOptions): PropertyDecorator {
   return IsISO8601({ strict: true }, { message: (a: ValidationArguments) => `${a.property} must be an ISO 8601 date-time string`, ...options });
+}
+
+/**
+ * The ISO 8601 date-time texts a request may carry where the text is kept as sent: a calendar date in the extended
+ * form, then optionally `T` (or a space) and the time to the minute or finer (a `.` before the fraction), then
+ * optionally its zone (`Z`, `±hh:mm` or `±hhmm`). ISO 8601's other forms (a week or ordinal date, the basic format,
+ * a bare year or month, an hour alone, a `,` before the fraction) are not what "date-time" means to the readers of a
+ * record: JavaScript's Date, for one, reads none of them.
+ */
+const CALENDAR_DATE_TIME_TEXT = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * A date-time a request member keeps as sent (CALENDAR_DATE_TIME_TEXT) that validator's strict ISO 8601 check also
+ * takes (the day exists in its month, the hours and minutes are in range). Calendar text in the common form is
+ * answered by isCalendarDateTime, which validator's check always agrees with, without asking it.
+ */
+export function IsCalendarDateTime(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isCalendarDateTime',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: {
+        message: (a: ValidationArguments) =>
+          `${a.property} must be an ISO 8601 date-time string such as 2024-05-01T10:00:00Z (a calendar date, optionally with a time and zone)`,
+        ...options,
+      },
+      validator: { validate: isCalendarDateTimeText },
+    });
+}
+
+export function isCalendarDateTimeText(value: unknown): boolean {
+  return typeof value === 'string' && (isCalendarDateTime(value) || (CALENDAR_DATE_TIME_TEXT.test(value) && isISO8601(value, { strict: true })));
 }
 
 /**
