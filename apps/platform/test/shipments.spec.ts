@@ -142,6 +142,19 @@ describe('shipments and transfers', () => {
       expect((await diamondState(f, d.diamond_id)).possession_state).toBe('held');
     });
 
+    it('takes the recipient id in either case (RFC 9562), and the shipment reaches the recipient', async () => {
+      // Before: 422 "no onboarded participant" for the uppercase id of a known participant.
+      const d = await register(f, producer);
+      const recipient = await knownParticipant(f, 'manufacturer');
+      const res = await transferOut(f, producer, recipient.participant_id.toUpperCase(), 'rough', [d.diamond_id]);
+      expect(res.status).toBe(201);
+      const inbound = await call<{ results: { id: string }[] }>(f, 'GET', '/v2/shipment/inbound', recipient.token);
+      expect(inbound.body.results.map((s) => s.id)).toEqual([res.body.id]);
+      const self = await transferOut(f, producer, producer.participant_id.toUpperCase(), 'rough', [(await register(f, producer)).diamond_id]);
+      expect(self.status).toBe(422);
+      expect(JSON.stringify(self.body)).toContain('yourself');
+    });
+
     it('answers 422 for bad bodies, naming the field', async () => {
       const d = await register(f, producer);
       const base = { recipient_participant_id: maker.participant_id, name: 'x', shipment_type: 'rough', diamond_ids: [d.diamond_id] };

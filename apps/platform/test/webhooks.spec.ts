@@ -1,7 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { EventTypes, makeEnvelope, Topics } from '@dtp/domain';
-import type { CloudEvent, EventFeedPage, GradingSubmittedData, Webhook, WebhookDeliveryList, WebhookList, WebhookWithSecret } from '@dtp/domain';
+import type {
+  CloudEvent,
+  EventFeedPage,
+  GradingSubmittedData,
+  Webhook,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookList,
+  WebhookWithSecret,
+} from '@dtp/domain';
 import type { ParticipantWithToken } from '@dtp/testing';
 import { verifyWebhook } from '../../../libs/sdk/src/webhooks';
 import { EventRetention } from '../src/webhooks/event-retention';
@@ -79,6 +88,20 @@ describe('webhooks and the event feed', () => {
       expect(cleared.status).toBe(200);
       expect(cleared.body).toEqual({ ...described.body, description: null });
       expect((await call<Webhook>(f, 'GET', `/webhooks/${created.webhook_id}`, p.token)).body.description).toBeNull();
+    });
+
+    it('takes webhook and delivery ids in either case (RFC 9562: UUIDs are case-insensitive on input)', async () => {
+      // Before: 404 for an uppercase id, which SQL Server's uniqueidentifier, for one, writes.
+      const p = await knownParticipant(f, 'manufacturer');
+      const { secret: _secret, ...shown } = await subscribe(p, 'http://127.0.0.1:9/u');
+      const upper = shown.webhook_id.toUpperCase();
+      expect((await call<Webhook>(f, 'GET', `/webhooks/${upper}`, p.token)).body).toEqual(shown);
+      expect((await call(f, 'POST', `/webhooks/${upper}/test`, p.token)).status).toBe(202);
+      const [delivery] = (await call<WebhookDeliveryList>(f, 'GET', `/webhooks/${upper}/deliveries`, p.token)).body.results;
+      const retried = await call<WebhookDelivery>(f, 'POST', `/webhooks/${upper}/deliveries/${delivery.delivery_id.toUpperCase()}/retry`, p.token);
+      expect({ status: retried.status, delivery_id: retried.body.delivery_id }).toEqual({ status: 202, delivery_id: delivery.delivery_id });
+      expect((await call(f, 'DELETE', `/webhooks/${upper}`, p.token)).status).toBe(204);
+      expect((await call(f, 'GET', `/webhooks/${shown.webhook_id}`, p.token)).status).toBe(404);
     });
 
     it("answers 404 for another participant's webhook, whatever the operation", async () => {

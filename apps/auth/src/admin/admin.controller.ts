@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOk
 import {
   ClientCertificateList,
   ClientCertificateView,
+  canonicalUuid,
   isUuid,
   MessageErrorResponse,
   OnboardParticipantDto,
@@ -22,13 +23,9 @@ import { AdminTokenGuard } from './admin-token.guard';
  * an unknown id. Participant ids are UUIDs (compared lowercased); client ids are printable ASCII.
  */
 const ParticipantIdParam = () =>
-  Param('participant_id', new PathIdPipe(isUuid, { message: 'participant not found', reason: 'participant_not_found' }), {
-    transform: (v: string) => v.toLowerCase(),
-  });
+  Param('participant_id', new PathIdPipe(isUuid, { message: 'participant not found', reason: 'participant_not_found' }, canonicalUuid));
 const CertificateIdParam = () =>
-  Param('certificate_id', new PathIdPipe(isUuid, { message: 'certificate not found', reason: 'certificate_not_found' }), {
-    transform: (v: string) => v.toLowerCase(),
-  });
+  Param('certificate_id', new PathIdPipe(isUuid, { message: 'certificate not found', reason: 'certificate_not_found' }, canonicalUuid));
 const ClientIdParam = () => Param('client_id', new PathIdPipe(isCredentialText, { message: 'client not found', reason: 'client_not_found' }));
 
 const PARTICIPANT_ID = '3f1c2f8e-1111-4222-8333-444455556666';

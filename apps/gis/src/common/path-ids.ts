@@ -1,5 +1,5 @@
 import { Param } from '@nestjs/common';
-import { isDiamondId, isUuid } from '@dtp/domain';
+import { canonicalUuid, isDiamondId, isUuid } from '@dtp/domain';
 import { PathIdPipe } from '@dtp/service-kit';
 import { DIAMOND_NOT_FOUND, REQUEST_NOT_FOUND } from './errors';
 
@@ -9,4 +9,4 @@ import { DIAMOND_NOT_FOUND, REQUEST_NOT_FOUND } from './errors';
  */
 export const DiamondIdParam = (notFound = DIAMOND_NOT_FOUND) => Param('diamond_id', new PathIdPipe(isDiamondId, { detail: notFound }));
 /** Validation request ids are UUIDs. */
-export const RequestIdParam = () => Param('request_id', new PathIdPipe(isUuid, { detail: REQUEST_NOT_FOUND }));
+export const RequestIdParam = () => Param('request_id', new PathIdPipe(isUuid, { detail: REQUEST_NOT_FOUND }, canonicalUuid));

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } fr
 import { ApiAcceptedResponse, ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Caller, CurrentCaller, Roles } from '@dtp/auth-guard';
 import {
+  canonicalUuid,
   CreateWebhookRequest,
   EventFeedPage,
   EventFeedQueryDto,
@@ -19,7 +20,7 @@ import { ApiNoBodyErrors, ApiPathErrors, Errors } from '../api-docs';
 import { WebhooksService } from './webhooks.service';
 
 const ROLES = 'producers, manufacturers and retailers';
-const WebhookIdParam = () => Param('webhook_id', new PathIdPipe(isWebhookId, { message: 'webhook not found' }));
+const WebhookIdParam = () => Param('webhook_id', new PathIdPipe(isWebhookId, { message: 'webhook not found' }, canonicalUuid));
 const ApiWebhookIdParam = () =>
   ApiParam({
     name: 'webhook_id',
@@ -204,7 +205,7 @@ export class WebhooksController {
   async retry(
     @CurrentCaller() caller: Caller,
     @WebhookIdParam() id: string,
-    @Param('delivery_id', new PathIdPipe(isWebhookId, { message: 'delivery not found' })) deliveryId: string,
+    @Param('delivery_id', new PathIdPipe(isWebhookId, { message: 'delivery not found' }, canonicalUuid)) deliveryId: string,
   ): Promise<WebhookDelivery> {
     return this.webhooks.retry(caller, id, deliveryId);
   }

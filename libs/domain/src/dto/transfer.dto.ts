@@ -1,9 +1,10 @@
 import 'reflect-metadata'; // class-transformer's @Type reads design:type metadata
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { Type } from 'class-transformer';
+import { Transform, Type } from 'class-transformer';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, IsUUID, Max, MaxLength, Min } from 'class-validator';
 import { SHIPMENT_TYPE_VALUES, ShipmentType } from '../enums/shipment';
 import { ApiEnums, closedSchema, DIAMOND_ID_EXAMPLE, uuidField } from '../records/api-fields';
+import { canonicalUuid } from '../rules/ids';
 import { DEFAULT_PAGE_SIZE, ID_MAX_LENGTH, MAX_PAGE_SIZE, NAME_MAX_LENGTH, TRANSFER_LIMIT } from '../rules/limits';
 
 /** Shared rule for `diamond_ids`: 1 to 1,000 distinct non-empty strings of at most 256 characters. */
@@ -32,7 +33,10 @@ function DiamondIds(description: string): PropertyDecorator {
 /** Body of `POST {base_url}/v2/transfer/out`. */
 @ApiSchema(closedSchema('TransferOut', 'A shipment of diamonds you hold to another participant. Unknown fields are rejected.'))
 export class TransferOutDto {
-  @ApiProperty(uuidField({ description: "The recipient's participant id (an onboarded producer, manufacturer or retailer; not yourself)." }))
+  @ApiProperty(
+    uuidField({ description: "The recipient's participant id (an onboarded producer, manufacturer or retailer; not yourself); either case, read lowercased." }),
+  )
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? canonicalUuid(value) : value))
   @IsUUID('all', { message: 'recipient_participant_id must be a UUID' })
   recipient_participant_id!: string;
 

@@ -24,6 +24,14 @@ export function isUuid(value: unknown): value is string {
 }
 
 /**
+ * A UUID as ids are stored and compared: lowercase. RFC 9562 (section 4) writes UUIDs in lowercase and reads them in
+ * either case, and some systems write them in uppercase (SQL Server's uniqueidentifier, for one).
+ */
+export function canonicalUuid(value: string): string {
+  return value.toLowerCase();
+}
+
+/**
  * A graded measurement id: a UUID when the platform or GIS mints it, or any id a lab system gives in the same
  * safe alphabet (letters, digits, `.`, `_`, `:`, `-`; 1 to 128 characters, starting with a letter or digit).
  */

@@ -1585,7 +1585,7 @@ export interface components {
         TransferOut: {
             /**
              * Format: uuid
-             * @description The recipient's participant id (an onboarded producer, manufacturer or retailer; not yourself).
+             * @description The recipient's participant id (an onboarded producer, manufacturer or retailer; not yourself); either case, read lowercased.
              * @example 3b241101-e2bb-4255-8caf-4136c566a962
              */
             recipient_participant_id: string;
