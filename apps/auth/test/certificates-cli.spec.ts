@@ -66,9 +66,17 @@ describe('auth:cli client certificates', () => {
   it('registers a PEM file; refuses a participant onboarded after 2023-06-30 (exit 1, mtls_not_allowed) and bad options (exit 2)', async () => {
     const file = issueDevCertificate({ outDir: dir, name: 'self', commonName: 'self-signed erp', usage: 'client' });
     const legacy = await onboard(stack, 'producer', { integration_started_at: '2020-05-05T00:00:00Z' });
-    const ok = await cli(['register-certificate', '--participant', legacy.participant_id, '--certificate-file', file.certPath], env);
+    // The participant id as SQL Server writes UUIDs (uppercase): stored and published lowercase, as every service compares it.
+    const ok = await cli(['register-certificate', '--participant', legacy.participant_id.toUpperCase(), '--certificate-file', file.certPath], env);
     expect(ok.code).toBe(0);
-    expect(JSON.parse(ok.out)).toMatchObject({ subject: 'CN=self-signed erp' });
+    const registered = JSON.parse(ok.out) as { certificate_id: string; subject: string };
+    expect(registered).toMatchObject({ subject: 'CN=self-signed erp' });
+    const published = await sqlRows<{ participant_id: string }>(
+      stack.databases.auth!,
+      `SELECT payload->'data'->>'participant_id' AS participant_id FROM outbox WHERE event_type = 'client_certificate.changed' AND key = $1`,
+      [registered.certificate_id],
+    );
+    expect(published).toEqual([{ participant_id: legacy.participant_id }]);
 
     const fresh = await onboard(stack, 'producer');
     const refused = await cli(['register-certificate', '--participant', fresh.participant_id, '--certificate-file', file.certPath], env);

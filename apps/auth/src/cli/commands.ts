@@ -6,7 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { DomainError, isUuid, OnboardParticipantDto } from '@dtp/domain';
+import { canonicalUuid, DomainError, isUuid, OnboardParticipantDto } from '@dtp/domain';
 import { ConfigError, ensureDevCa, issueDevCertificate, loadConfig, toValidationDetails } from '@dtp/service-kit';
 import { ClientCertificatesService } from '../certificates/client-certificates.service';
 import { AuthConfig } from '../config';
@@ -57,7 +57,7 @@ async function prepare(command: string, options: Options, io: CliIo, env: Record
   const participantId = (): string | number => {
     const id = need('participant');
     if (!id) return 2;
-    if (isUuid(id)) return id;
+    if (isUuid(id)) return canonicalUuid(id);
     io.err(JSON.stringify({ message: 'participant id must be a UUID' }));
     return 2;
   };
@@ -124,8 +124,8 @@ async function prepare(command: string, options: Options, io: CliIo, env: Record
         return 2;
       }
       return async (app) => {
-        await app.get(ClientCertificatesService).remove(id, certificateId.toLowerCase());
-        return { participant_id: id, certificate_id: certificateId.toLowerCase(), removed: true };
+        await app.get(ClientCertificatesService).remove(id, canonicalUuid(certificateId));
+        return { participant_id: id, certificate_id: canonicalUuid(certificateId), removed: true };
       };
     }
     case 'issue-dev-certificate': {
