@@ -71,8 +71,8 @@ export const authService = defineService<AuthConfig, AuthDeps>({
   events: (config) => ({ relay: { retentionHours: config.OUTBOX_RETENTION_HOURS, lingerMs: config.OUTBOX_LINGER_MS } }),
   providers: () => ({ providers: [{ provide: AUTH_CONFIG, useExisting: AuthConfig }], exports: [AUTH_CONFIG] }),
   features: [TokenModule, AdminModule, KeyMaintenanceModule, ParticipantsModule, RecentRevocationsModule],
-  // RFC 6749 4.4 form bodies: Nest's Fastify adapter already parses application/x-www-form-urlencoded
-  // (registering @fastify/formbody as well fails with "Content type parser already present").
+  // RFC 6749 4.4 form bodies: the kit parses application/x-www-form-urlencoded for the routes marked
+  // @TakesFormBody() (the token endpoint) and refuses it elsewhere (registerFormBodyParser).
   configure: (fastify, config) => {
     registerTokenResponseHook(fastify);
     if (config.ADMIN_PORT !== undefined) registerAdminSeparation(fastify);

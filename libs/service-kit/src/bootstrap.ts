@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { JsonExceptionFilter } from './errors';
 import { HttpConfig } from './http-settings';
-import { registerBodyDepthLimit, registerJsonBodyParser } from './input-bounds';
+import { registerBodyDepthLimit, registerFormBodyParser, registerJsonBodyParser } from './input-bounds';
 import { KitModule, ServiceContext } from './kit.module';
 import { fixNestInterceptorContext } from './nest-interceptor-context';
 import { responseContractCheck } from './contract-hook';
@@ -184,5 +184,6 @@ export async function createHttpApp(opts: HttpAppOptions): Promise<NestFastifyAp
 
   await app.init();
   registerJsonBodyParser(fastify);
+  registerFormBodyParser(fastify);
   return app;
 }

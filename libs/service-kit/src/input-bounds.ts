@@ -1,4 +1,6 @@
 import { isUtf8 } from 'node:buffer';
+import { parse as parseQueryString } from 'node:querystring';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { JsonScanIssue, MAX_JSON_DEPTH, MAX_VALIDATION_DETAILS, scanJson } from '@dtp/domain';
 import { RequestValidationException, ValidationDetail } from './errors';
@@ -84,6 +86,32 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
     // value, without a word: refused instead (422 json_invalid, by the exception filter).
     if (!isUtf8(bytes)) return done(Object.assign(new Error(NOT_UTF8), { statusCode: 400 }), undefined);
     void parse(request, bytes.toString('utf8'), done);
+  });
+}
+
+/** The Fastify route config key of the routes that read `application/x-www-form-urlencoded` bodies (TakesFormBody). */
+export const FORM_BODY_ROUTE = 'dtpFormBody';
+const FORM = 'application/x-www-form-urlencoded';
+
+/** Marks a route that reads form bodies (registerFormBodyParser); its `@ApiConsumes` says so to the OpenAPI reader. */
+export const TakesFormBody = (): MethodDecorator => RouteConfig({ [FORM_BODY_ROUTE]: true });
+
+/**
+ * Form bodies (`application/x-www-form-urlencoded`) are read only by the routes that take them (`@TakesFormBody()`:
+ * the OAuth token endpoint, the passport's look-up form); sent to any other route, a form is refused like XML,
+ * 422 `content_type` ("send application/json"). Nest parses forms for every route: a form sent to a JSON operation
+ * then met its validation as an object whose one member was named after the whole form text, and its 422 named that
+ * text as an unknown field. An empty form body is no body, as an empty JSON body is (`curl -X POST -d ''` sends the
+ * form content type). Registered after Nest's `app.init()`, in place of Nest's parser.
+ */
+export function registerFormBodyParser(fastify: FastifyInstance): void {
+  if (fastify.hasContentTypeParser(FORM)) fastify.removeContentTypeParser(FORM);
+  fastify.addContentTypeParser(FORM, { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (bytes.length === 0) return done(null, undefined);
+    const config = request.routeOptions.config as unknown as Record<string, unknown> | undefined;
+    if (config?.[FORM_BODY_ROUTE] !== true) return done(Object.assign(new Error(`${FORM} is not read here`), { statusCode: 415 }), undefined);
+    done(null, parseQueryString(bytes.toString('utf8')));
   });
 }
 

@@ -2,7 +2,7 @@ import { Controller, Get, Header, HttpCode, Inject, Post, Req } from '@nestjs/co
 import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { AuthorizationServerMetadata, JwksResponse, MessageErrorResponse, TokenErrorResponse, TokenRequestDto, TokenResponse } from '@dtp/domain';
-import { Public } from '@dtp/service-kit';
+import { Public, TakesFormBody } from '@dtp/service-kit';
 import { SigningKeys } from '../keys/signing-keys';
 import { TrustedProxies } from '@dtp/service-kit';
 import { TOKEN_PATH } from './token-response.hook';
@@ -49,6 +49,7 @@ export class TokenController {
       'minute is over), tokens per client id (429 with Retry-After).',
   })
   @ApiConsumes('application/json', 'application/x-www-form-urlencoded')
+  @TakesFormBody()
   @ApiBody({
     type: TokenRequestDto,
     examples: {

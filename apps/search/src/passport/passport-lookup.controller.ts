@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import { ApiBody, ApiConsumes, ApiOperation, ApiProduces, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GRADING_LAB_VALUES, ID_MAX_LENGTH, invalidFields, MessageErrorResponse, NotFoundError, RateLimitedError, ValidationErrorResponse } from '@dtp/domain';
-import { ApiErrors, Public, RATE_LIMIT_REASON, RateLimits } from '@dtp/service-kit';
+import { ApiErrors, Public, RATE_LIMIT_REASON, RateLimits, TakesFormBody } from '@dtp/service-kit';
 import { SearchConfig } from '../config';
 import {
   LOOKUP_CSP,
@@ -97,6 +97,7 @@ export class PassportLookupController {
       'anything else -> the same 404 page whether or not a diamond has that number. Limited per client address: 429 with `Retry-After`.',
   })
   @ApiConsumes('application/x-www-form-urlencoded')
+  @TakesFormBody()
   @ApiBody({
     schema: {
       type: 'object',
