@@ -99,9 +99,9 @@ export const TakesFormBody = (): MethodDecorator => RouteConfig({ [FORM_BODY_ROU
 /**
  * Form bodies (`application/x-www-form-urlencoded`) are read only by the routes that take them (`@TakesFormBody()`:
  * the OAuth token endpoint, the passport's look-up form); sent to any other route, a form is refused like XML,
- * 422 `content_type` ("send application/json"). Nest parses forms for every route: a form sent to a JSON operation
- * then met its validation as an object whose one member was named after the whole form text, and its 422 named that
- * text as an unknown field. An empty form body is no body, as an empty JSON body is (`curl -X POST -d ''` sends the
+ * 422 `content_type` ("send application/json"). Nest parses forms for every route: JSON sent without its
+ * Content-Type (curl's `-d` alone sends the form type) then met validation as an object whose one member was named
+ * after the whole JSON text, and its 422 named that text as an unknown field. An empty form body is no body, as an empty JSON body is (`curl -X POST -d ''` sends the
  * form content type). Registered after Nest's `app.init()`, in place of Nest's parser.
  */
 export function registerFormBodyParser(fastify: FastifyInstance): void {
