@@ -1,6 +1,8 @@
 import { isUtf8 } from 'node:buffer';
 import { parse as parseQueryString } from 'node:querystring';
+import { applyDecorators } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
+import { ApiConsumes } from '@nestjs/swagger';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { JsonScanIssue, MAX_JSON_DEPTH, MAX_VALIDATION_DETAILS, scanJson } from '@dtp/domain';
 import { RequestValidationException, ValidationDetail } from './errors';
@@ -93,16 +95,21 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
 export const FORM_BODY_ROUTE = 'dtpFormBody';
 const FORM = 'application/x-www-form-urlencoded';
 
-/** Marks a route that reads form bodies (registerFormBodyParser); its `@ApiConsumes` says so to the OpenAPI reader. */
-export const TakesFormBody = (): MethodDecorator => RouteConfig({ [FORM_BODY_ROUTE]: true });
+/**
+ * Marks a route that reads form bodies (registerFormBodyParser) and says so in its OpenAPI operation, in one place:
+ * `@ApiConsumes` of `alsoConsumes` (in that order) and the form type.
+ */
+export const TakesFormBody = (...alsoConsumes: string[]): MethodDecorator =>
+  applyDecorators(ApiConsumes(...alsoConsumes, FORM), RouteConfig({ [FORM_BODY_ROUTE]: true }));
 
 /**
  * Form bodies (`application/x-www-form-urlencoded`) are read only by the routes that take them (`@TakesFormBody()`:
  * the OAuth token endpoint, the passport's look-up form); sent to any other route, a form is refused like XML,
  * 422 `content_type` ("send application/json"). Nest parses forms for every route: JSON sent without its
  * Content-Type (curl's `-d` alone sends the form type) then met validation as an object whose one member was named
- * after the whole JSON text, and its 422 named that text as an unknown field. An empty form body is no body, as an empty JSON body is (`curl -X POST -d ''` sends the
- * form content type). Registered after Nest's `app.init()`, in place of Nest's parser.
+ * after the whole JSON text, and its 422 named that text as an unknown field. An empty form body is no body, as an
+ * empty JSON body is (`curl -X POST -d ''` sends the form content type). Registered after Nest's `app.init()`, in
+ * place of Nest's parser.
  */
 export function registerFormBodyParser(fastify: FastifyInstance): void {
   if (fastify.hasContentTypeParser(FORM)) fastify.removeContentTypeParser(FORM);

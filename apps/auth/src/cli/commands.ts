@@ -123,9 +123,10 @@ async function prepare(command: string, options: Options, io: CliIo, env: Record
         io.err(JSON.stringify({ message: 'certificate id must be a UUID' }));
         return 2;
       }
+      const certificate = canonicalUuid(certificateId);
       return async (app) => {
-        await app.get(ClientCertificatesService).remove(id, canonicalUuid(certificateId));
-        return { participant_id: id, certificate_id: canonicalUuid(certificateId), removed: true };
+        await app.get(ClientCertificatesService).remove(id, certificate);
+        return { participant_id: id, certificate_id: certificate, removed: true };
       };
     }
     case 'issue-dev-certificate': {

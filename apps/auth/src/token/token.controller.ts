@@ -1,5 +1,5 @@
 import { Controller, Get, Header, HttpCode, Inject, Post, Req } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
 import { AuthorizationServerMetadata, JwksResponse, MessageErrorResponse, TokenErrorResponse, TokenRequestDto, TokenResponse } from '@dtp/domain';
 import { Public, TakesFormBody } from '@dtp/service-kit';
@@ -48,8 +48,7 @@ export class TokenController {
       'failed authentications per client id and address (past it that client id is locked for that address until the ' +
       'minute is over), tokens per client id (429 with Retry-After).',
   })
-  @ApiConsumes('application/json', 'application/x-www-form-urlencoded')
-  @TakesFormBody()
+  @TakesFormBody('application/json')
   @ApiBody({
     type: TokenRequestDto,
     examples: {

@@ -1,5 +1,5 @@
 import { Controller, Get, Inject, Post, Req, Res } from '@nestjs/common';
-import { ApiBody, ApiConsumes, ApiOperation, ApiProduces, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
+import { ApiBody, ApiOperation, ApiProduces, ApiResponse, ApiTags, getSchemaPath } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GRADING_LAB_VALUES, ID_MAX_LENGTH, invalidFields, MessageErrorResponse, NotFoundError, RateLimitedError, ValidationErrorResponse } from '@dtp/domain';
 import { ApiErrors, Public, RATE_LIMIT_REASON, RateLimits, TakesFormBody } from '@dtp/service-kit';
@@ -96,7 +96,6 @@ export class PassportLookupController {
       "Only diamonds whose holder has a live share link are found: one -> 303 to that link's passport; several (labs can share numbers) -> a page linking each; " +
       'anything else -> the same 404 page whether or not a diamond has that number. Limited per client address: 429 with `Retry-After`.',
   })
-  @ApiConsumes('application/x-www-form-urlencoded')
   @TakesFormBody()
   @ApiBody({
     schema: {
